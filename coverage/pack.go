@@ -1,0 +1,56 @@
+// Package coverage answers "does this node have a kernel on that device, for
+// these dtypes?" the way TensorFlow's own kernel lookup does, against kernel
+// registry packs whose provenance is recorded with them.
+package coverage
+
+import kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+
+// Mechanism is how a vendor stack runs TensorFlow ops.
+type Mechanism string
+
+const (
+	MechanismKernel       Mechanism = "kernel"        // per-op kernels (PluggableDevice, C++ device)
+	MechanismGraphOffload Mechanism = "graph_offload" // whole supported subgraphs compiled into one op (Ascend GeOp)
+	MechanismXLACluster   Mechanism = "xla_cluster"   // XLA devices
+)
+
+// Method is how a pack's kernel list was obtained.
+type Method string
+
+const (
+	MethodSourceExtraction Method = "source_extraction"
+	MethodLiveDump         Method = "live_dump"
+	MethodDocumentation    Method = "documentation"
+)
+
+// Pack is one kernel registry: TensorFlow KernelDefs plus where they came
+// from and how far to trust them.
+type Pack struct {
+	Name       string    `json:"name"`
+	Vendor     string    `json:"vendor"`
+	DeviceType string    `json:"device_type"`
+	Mechanism  Mechanism `json:"mechanism"`
+	TFVersion  string    `json:"tf_version"`
+	// Source is a repository and commit, a document address and version, or
+	// "live dump from <host/stack>".
+	Source     string `json:"source"`
+	Method     Method `json:"method"`
+	Date       string `json:"date"`
+	Confidence string `json:"confidence"`
+	// Kernels are the KernelDefs, DEFAULT device kernels included where the
+	// source has them.
+	Kernels []*kdpb.KernelDef `json:"-"`
+}
+
+// Reason is the one reason code each node gets against a target.
+type Reason string
+
+const (
+	ReasonCovered          Reason = "covered"
+	ReasonCoveredDefault   Reason = "covered_default"
+	ReasonNoKernel         Reason = "no_kernel"
+	ReasonNoKernelForDType Reason = "no_kernel_for_dtype"
+	ReasonLabelMismatch    Reason = "label_mismatch"
+	ReasonUnknownOp        Reason = "unknown_op"
+	ReasonFunctionCall     Reason = "function_call"
+)

@@ -1,0 +1,102 @@
+// Package graph is the model every later stage of tfscan walks: every node of
+// the top-level graph and of every function in the library, with stable
+// paths, call edges through function-valued attrs, reachability per
+// signature, attrs completed with OpDef defaults and resolved dtypes.
+package graph
+
+import (
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// Graph is one MetaGraph of a model, built for analysis.
+type Graph struct {
+	Model     *savedmodel.Model
+	MetaGraph *savedmodel.MetaGraph
+	// Nodes holds every node: the top-level graph's first, in GraphDef order,
+	// then each function's, functions in name order. Node.ID indexes it.
+	Nodes []*Node
+	// TopLevel is the number of leading entries of Nodes that belong to the
+	// top-level graph.
+	TopLevel int
+	// Functions in name order; FunctionByName indexes them.
+	Functions      []*Function
+	FunctionByName map[string]*Function
+	Ops            *OpRegistry
+	Signatures     []*savedmodel.Signature
+	// Diagnostics are problems that did not stop the build (recursion,
+	// unknown ops, dangling inputs), in a deterministic order.
+	Diagnostics []Diagnostic
+}
+
+// Function is one FunctionDef of the library.
+type Function struct {
+	Name  string
+	Def   *fpb.FunctionDef
+	Nodes []*Node
+	// ArgTypes and RetTypes are the resolved dtypes of the signature's
+	// arguments and results (DT_INVALID where a polymorphic type is unbound).
+	ArgTypes, RetTypes []tpb.DataType
+	// Callers are the nodes that call this function, in Node.ID order.
+	Callers []*Node
+	// Recursive is set when the function can reach itself through calls.
+	Recursive bool
+}
+
+// Node is one NodeDef, in the top-level graph or in a function body.
+type Node struct {
+	ID   int
+	Name string
+	Op   string
+	// Func is the function whose body holds the node; nil at top level.
+	Func *Function
+	Def  *nodepb.NodeDef
+	// OpDef is nil for an op in no registry (a custom op) and for a call of
+	// a library function by op name.
+	OpDef *opdefpb.OpDef
+	// Attrs are the NodeDef's attrs completed with the OpDef's defaults.
+	Attrs  map[string]*attrpb.AttrValue
+	Device string
+	// Inputs are the data inputs in order; ControlInputs the ^inputs.
+	Inputs        []Input
+	ControlInputs []*Node
+	// InputTypes and OutputTypes are the resolved dtype of every input and
+	// output (DT_INVALID where it cannot be told).
+	InputTypes, OutputTypes []tpb.DataType
+	// Calls are the functions this node calls, through any function-valued
+	// attr or by naming a library function as its op.
+	Calls []*Function
+	// Path is stable and unique: signature → call chain → node, e.g.
+	// "serving_default/StatefulPartitionedCall/__inference_call_123/conv2d/Conv2D".
+	Path string
+	// Reachable is set when some signature output (or, without signatures,
+	// some sink) needs this node through data or control edges.
+	Reachable bool
+	// Unknown is set when the op is in no op registry and is no function.
+	Unknown bool
+}
+
+// Input is one data input edge.
+type Input struct {
+	// Node produces the value; nil when the input is a function argument.
+	Node *Node
+	// Output is the index of the producing output (flattened over the
+	// OpDef's output args).
+	Output int
+	// Arg is the function argument's index when Node is nil.
+	Arg int
+	// Raw is the input string as written in the NodeDef.
+	Raw string
+}
+
+// Diagnostic is a problem found while building the graph.
+type Diagnostic struct {
+	Kind    string // "recursion", "unknown_op", "dangling_input", ...
+	Path    string
+	Message string
+}

@@ -1,0 +1,47 @@
+package kernels
+
+import (
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+)
+
+// Context is what a kernel sees of one node execution.
+type Context struct {
+	Op   string
+	Path string // the node's graph path, for error messages
+	// Attrs are the node's attrs completed with OpDef defaults.
+	Attrs  map[string]*attrpb.AttrValue
+	Inputs []*Tensor
+	// Emu is the precision emulation in force; nil runs exactly in the
+	// tensors' own dtypes.
+	Emu *Emulation
+}
+
+// Emulation tells precision-sensitive kernels (MatMul, BatchMatMul, Einsum,
+// the convolutions, reductions) how the target rounds. The executor rounds
+// every float output to the profile's storage type itself; kernels only apply
+// the hooks that happen inside them.
+type Emulation struct {
+	// RoundOperand rounds a matmul/conv operand before multiplication (tf32,
+	// fp16, bf16 storage); nil leaves operands as they are.
+	RoundOperand func(float32) float32
+	// RoundAccum rounds every partial sum of an accumulation (fp16_acc16);
+	// nil accumulates in float32.
+	RoundAccum func(float32) float32
+}
+
+// KernelFunc computes a node's outputs from its inputs.
+type KernelFunc func(ctx *Context) ([]*Tensor, error)
+
+var registry = map[string]KernelFunc{}
+
+// Register makes fn the kernel for op. It is called from init functions of
+// the op-family files; registering one op twice is a programming error.
+func Register(op string, fn KernelFunc) {
+	if _, dup := registry[op]; dup {
+		panic("kernels: duplicate kernel for " + op)
+	}
+	registry[op] = fn
+}
+
+// Lookup returns the kernel for op, or nil.
+func Lookup(op string) KernelFunc { return registry[op] }

@@ -1,0 +1,83 @@
+// Package savedmodel reads the TensorFlow model formats a migrating team has —
+// SavedModel (binary and text), frozen GraphDef, MetaGraphDef and TF.js graph
+// models — into one in-memory Model. It sniffs formats by content, never by
+// file extension alone, and never executes anything it reads.
+package savedmodel
+
+import (
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+)
+
+// Format names the on-disk format a model was read from. The values are
+// stable: they appear in JSON reports.
+type Format string
+
+const (
+	FormatSavedModel     Format = "saved_model"       // saved_model.pb
+	FormatSavedModelText Format = "saved_model_pbtxt" // saved_model.pbtxt
+	FormatGraphDef       Format = "graph_def"         // binary frozen GraphDef
+	FormatGraphDefText   Format = "graph_def_pbtxt"   // text GraphDef
+	FormatMetaGraph      Format = "meta_graph"        // binary MetaGraphDef
+	FormatMetaGraphText  Format = "meta_graph_pbtxt"  // text MetaGraphDef
+	FormatTFJS           Format = "tfjs_graph_model"  // model.json + shards
+)
+
+// Model is everything tfscan read from one model path. GraphDefs and
+// MetaGraphDefs are wrapped into MetaGraphs so that later stages see one shape
+// whatever the format.
+type Model struct {
+	// Path is the path the user gave (a directory or a file).
+	Path string
+	// File is the file the graph was read from (saved_model.pb, model.json, ...);
+	// errors and SARIF locations name it.
+	File   string
+	Format Format
+	// MetaGraphs holds every MetaGraphDef of a SavedModel, or exactly one for
+	// the other formats.
+	MetaGraphs []*MetaGraph
+	// VariablesPrefix is the tensor-bundle prefix of a SavedModel's checkpoint
+	// (DIR/variables/variables), or "" when the model has none.
+	VariablesPrefix string
+	// Assets lists the files under a SavedModel's assets/ directory.
+	Assets []string
+	// Weights holds TF.js weights by node name, already dequantized the way
+	// TF.js does on load. Nil for other formats (their weights are Const
+	// values or checkpoint entries).
+	Weights map[string]*Weight
+}
+
+// MetaGraph is one MetaGraphDef with its signatures decoded.
+type MetaGraph struct {
+	Tags []string
+	// Def is the raw proto; Def.GraphDef holds the graph and its function library.
+	Def        *mgpb.MetaGraphDef
+	Signatures []*Signature // sorted by Key
+}
+
+// Signature is one entry of a MetaGraphDef's signature_def map.
+type Signature struct {
+	Key     string
+	Method  string
+	Inputs  []*TensorInfo // sorted by Key
+	Outputs []*TensorInfo // sorted by Key
+}
+
+// TensorInfo describes one signature input or output.
+type TensorInfo struct {
+	Key  string // the signature's key for it (e.g. "x")
+	Name string // the graph tensor it binds to (e.g. "x:0")
+	// DType is the TensorFlow data type.
+	DType tpb.DataType
+	// Shape has -1 for unknown dimensions; nil with UnknownRank for an unknown rank.
+	Shape       []int64
+	UnknownRank bool
+}
+
+// Weight is one decoded TF.js weight: little-endian bytes of DType with Shape.
+type Weight struct {
+	Name  string
+	DType tpb.DataType
+	Shape []int64
+	Data  []byte
+}
