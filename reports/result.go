@@ -1,0 +1,219 @@
+// Package reports holds tfscan's result model (JSON schema version 1) and
+// the writers that render it: table, JSON, HTML, Markdown, SARIF and JUnit.
+// Writers are pure functions of the model; nothing here reads models or flags.
+package reports
+
+// SchemaVersion is the version of the JSON report. Within a version, changes
+// are additive only.
+const SchemaVersion = 1
+
+// Report is the result of one tfscan scan, check or parity run.
+type Report struct {
+	SchemaVersion int      `json:"schema_version"`
+	Tool          Tool     `json:"tool"`
+	Models        []*Model `json:"models"`
+	// Gate is set by `tfscan check`.
+	Gate *Gate `json:"gate,omitempty"`
+}
+
+// Tool names the program that wrote a report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Model is one scanned model.
+type Model struct {
+	Path      string `json:"path"`
+	File      string `json:"file"`
+	Format    string `json:"format"`
+	Signature string `json:"signature,omitempty"`
+	// Findings are security findings (unsafe_op), independent of targets.
+	Findings []Finding `json:"findings"`
+	Targets  []*Target `json:"targets"`
+}
+
+// Finding is one security finding.
+type Finding struct {
+	Kind    string `json:"kind"` // "unsafe_op"
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Target is one model against one target registry.
+type Target struct {
+	Target    string       `json:"target"`
+	Registry  RegistryInfo `json:"registry"`
+	Coverage  Coverage     `json:"coverage"`
+	Uncovered []Uncovered  `json:"uncovered"`
+	Placement *Placement   `json:"placement,omitempty"`
+	Islands   []Island     `json:"islands,omitempty"`
+	Wishlist  []Wish       `json:"wishlist,omitempty"`
+	Fusions   []Fusion     `json:"fusions,omitempty"`
+	Parity    *Parity      `json:"parity,omitempty"`
+	Nodes     []NodeResult `json:"nodes"`
+}
+
+// RegistryInfo is the provenance of the pack a target was checked against.
+type RegistryInfo struct {
+	Name       string `json:"name"`
+	Vendor     string `json:"vendor,omitempty"`
+	DeviceType string `json:"device_type,omitempty"`
+	Mechanism  string `json:"mechanism,omitempty"`
+	Source     string `json:"source"`
+	Method     string `json:"method"`
+	Confidence string `json:"confidence,omitempty"`
+}
+
+// Coverage counts nodes and distinct ops, all nodes and reachable ones.
+type Coverage struct {
+	NodesTotal            int            `json:"nodes_total"`
+	NodesCovered          int            `json:"nodes_covered"`
+	OpsTotal              int            `json:"ops_total"`
+	OpsCovered            int            `json:"ops_covered"`
+	ReachableNodesTotal   int            `json:"reachable_nodes_total"`
+	ReachableNodesCovered int            `json:"reachable_nodes_covered"`
+	ByReason              map[string]int `json:"by_reason"`
+}
+
+// Uncovered groups uncovered nodes by (op, dtypes, reason).
+type Uncovered struct {
+	Op     string   `json:"op"`
+	DTypes []string `json:"dtypes"`
+	Reason string   `json:"reason"`
+	Count  int      `json:"count"`
+	// Nodes are example node paths (at most a few).
+	Nodes []string `json:"nodes"`
+	// Supported names the dtypes that do have kernels (no_kernel_for_dtype).
+	Supported []string `json:"supported,omitempty"`
+	// Hint is e.g. the library a custom op probably needs.
+	Hint string `json:"hint,omitempty"`
+}
+
+// Placement summarises the predicted device partitioning.
+type Placement struct {
+	SoftPlacement         bool     `json:"soft_placement"`
+	Partitions            int      `json:"partitions"`
+	Transfers             int      `json:"transfers"`
+	TransferBytes         int64    `json:"transfer_bytes"`
+	TransfersPerIteration int      `json:"transfers_per_iteration"`
+	IOTransfers           int      `json:"io_transfers"`
+	IOBytes               int64    `json:"io_bytes"`
+	AssumedDims           []string `json:"assumed_dims"`
+	// Error is the error TensorFlow would raise with soft placement off.
+	Error string `json:"error,omitempty"`
+	// PartitionEdges are the transfers between device partitions, for the
+	// partition picture.
+	PartitionEdges []PartitionEdge `json:"partition_edges,omitempty"`
+	// DeviceNodes counts nodes per predicted device.
+	DeviceNodes map[string]int `json:"device_nodes,omitempty"`
+}
+
+// PartitionEdge is the traffic from one device partition to another.
+type PartitionEdge struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Transfers int    `json:"transfers"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// Island is a maximal connected group of nodes placed on CPU between device nodes.
+type Island struct {
+	Nodes []string `json:"nodes"`
+	Bytes int64    `json:"bytes"`
+	Cause string   `json:"cause"`
+}
+
+// Wish is a missing kernel and what adding it would remove.
+type Wish struct {
+	Op               string `json:"op"`
+	DType            string `json:"dtype"`
+	TransfersRemoved int    `json:"transfers_removed"`
+	BytesRemoved     int64  `json:"bytes_removed"`
+}
+
+// Fusion is a Grappler remapper fusion that applies on the source GPU but
+// not on the target.
+type Fusion struct {
+	Fused  string   `json:"fused"`
+	Nodes  []string `json:"nodes"`
+	Reason string   `json:"reason"`
+}
+
+// NodeResult is one node against one target.
+type NodeResult struct {
+	Path      string   `json:"path"`
+	Op        string   `json:"op"`
+	DTypes    []string `json:"dtypes,omitempty"`
+	Reason    string   `json:"reason"`
+	Reachable bool     `json:"reachable"`
+	Device    string   `json:"device,omitempty"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+// Parity is the numeric comparison of a model under a precision profile.
+type Parity struct {
+	Profile         string         `json:"profile"`
+	ATol            float64        `json:"atol"`
+	RTol            float64        `json:"rtol"`
+	FirstDivergence *string        `json:"first_divergence"`
+	Outputs         []ParityOutput `json:"outputs"`
+	Nodes           []ParityNode   `json:"nodes"`
+	Golden          []ParityOutput `json:"golden,omitempty"`
+}
+
+// ParityOutput is one model output compared under the tolerance.
+type ParityOutput struct {
+	Name        string    `json:"name"`
+	MaxAbsError float64   `json:"max_abs_error"`
+	MaxRelError float64   `json:"max_rel_error"`
+	MaxULP      uint64    `json:"max_ulp"`
+	Mismatches  int       `json:"mismatches"`
+	Pass        bool      `json:"pass"`
+	Stats       *ErrStats `json:"stats,omitempty"`
+}
+
+// ErrStats are absolute-error statistics with a histogram, Polygraphy-style.
+type ErrStats struct {
+	Max       float64   `json:"max"`
+	Mean      float64   `json:"mean"`
+	Median    float64   `json:"median"`
+	P99       float64   `json:"p99"`
+	Histogram []HistBin `json:"histogram"`
+}
+
+// HistBin is one histogram bucket of absolute errors.
+type HistBin struct {
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Count int     `json:"count"`
+}
+
+// ParityNode is one node's error under the profile.
+type ParityNode struct {
+	Path             string  `json:"path"`
+	Op               string  `json:"op"`
+	MaxAbsError      float64 `json:"max_abs_error"`
+	MaxRelError      float64 `json:"max_rel_error"`
+	MaxULP           uint64  `json:"max_ulp"`
+	Mismatches       int     `json:"mismatches"`
+	NaNInfIntroduced bool    `json:"nan_inf_introduced"`
+	Overflow         int     `json:"overflow"`
+	Underflow        int     `json:"underflow"`
+}
+
+// Gate is the outcome of `tfscan check`.
+type Gate struct {
+	Pass     bool          `json:"pass"`
+	Failures []GateFailure `json:"failures"`
+	Warnings []string      `json:"warnings"`
+}
+
+// GateFailure is one reason the gate failed, for one model and target.
+type GateFailure struct {
+	Model   string `json:"model"`
+	Target  string `json:"target"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
