@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 )
 
@@ -45,3 +47,21 @@ func Register(op string, fn KernelFunc) {
 
 // Lookup returns the kernel for op, or nil.
 func Lookup(op string) KernelFunc { return registry[op] }
+
+// UnsupportedError says that no reference kernel handles this node: the op
+// has no kernel, or not for these dtypes or attr values. The run stops with
+// it rather than produce a wrong number.
+type UnsupportedError struct {
+	Op   string
+	Path string
+	What string // e.g. "dtype DT_HALF" or "data_format NCHW"
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: no reference kernel for %s (%s)", e.Path, e.Op, e.What)
+}
+
+// Unsupported returns an *UnsupportedError for the node.
+func (c *Context) Unsupported(format string, args ...any) error {
+	return &UnsupportedError{Op: c.Op, Path: c.Path, What: fmt.Sprintf(format, args...)}
+}
