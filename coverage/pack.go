@@ -37,6 +37,12 @@ type Pack struct {
 	Method     Method `json:"method"`
 	Date       string `json:"date"`
 	Confidence string `json:"confidence"`
+	// UnresolvedOps are ops with at least one registration whose dtype
+	// constraint the extractor could not resolve (a C++ template parameter,
+	// a computed list). That constraint is left out of the KernelDef, so
+	// such a kernel matches more dtypes than it may really accept; reports
+	// should call coverage of these ops "dtype unverified".
+	UnresolvedOps []string `json:"unresolved_ops,omitempty"`
 	// Kernels are the KernelDefs, DEFAULT device kernels included where the
 	// source has them.
 	Kernels []*kdpb.KernelDef `json:"-"`

@@ -32,6 +32,9 @@ type Graph struct {
 	// Diagnostics are problems that did not stop the build (recursion,
 	// unknown ops, dangling inputs), in a deterministic order.
 	Diagnostics []Diagnostic
+
+	edges edgeIndex
+	topo  []*Node // top-level topological order
 }
 
 // Function is one FunctionDef of the library.
@@ -46,6 +49,8 @@ type Function struct {
 	Callers []*Node
 	// Recursive is set when the function can reach itself through calls.
 	Recursive bool
+
+	topo []*Node
 }
 
 // Node is one NodeDef, in the top-level graph or in a function body.
@@ -59,14 +64,17 @@ type Node struct {
 	// OpDef is nil for an op in no registry (a custom op) and for a call of
 	// a library function by op name.
 	OpDef *opdefpb.OpDef
-	// Attrs are the NodeDef's attrs completed with the OpDef's defaults.
+	// Attrs are the NodeDef's attrs completed with the OpDef's defaults. It
+	// is the NodeDef's own map when no default was missing (nil for a node
+	// without attrs): read it, do not modify it.
 	Attrs  map[string]*attrpb.AttrValue
 	Device string
 	// Inputs are the data inputs in order; ControlInputs the ^inputs.
 	Inputs        []Input
 	ControlInputs []*Node
 	// InputTypes and OutputTypes are the resolved dtype of every input and
-	// output (DT_INVALID where it cannot be told).
+	// output (DT_INVALID where it cannot be told). Nodes of the same op may
+	// share these slices: do not modify them.
 	InputTypes, OutputTypes []tpb.DataType
 	// Calls are the functions this node calls, through any function-valued
 	// attr or by naming a library function as its op.
@@ -88,7 +96,8 @@ type Input struct {
 	// Output is the index of the producing output (flattened over the
 	// OpDef's output args).
 	Output int
-	// Arg is the function argument's index when Node is nil.
+	// Arg is the function argument's index when Node is nil; -1 when the
+	// input names nothing (a dangling input, also reported as a Diagnostic).
 	Arg int
 	// Raw is the input string as written in the NodeDef.
 	Raw string

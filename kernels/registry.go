@@ -29,6 +29,11 @@ type Emulation struct {
 	// RoundAccum rounds every partial sum of an accumulation (fp16_acc16);
 	// nil accumulates in float32.
 	RoundAccum func(float32) float32
+	// RoundStorage rounds every float32 tensor the executor passes between
+	// nodes (constants, weights, feeds and every kernel output) to the
+	// device's storage format (e.g. RoundFloat16, RoundBFloat16); nil
+	// keeps float32 storage. Kernels do not apply it.
+	RoundStorage func(float32) float32
 }
 
 // KernelFunc computes a node's outputs from its inputs.

@@ -108,6 +108,43 @@ type Placement struct {
 	PartitionEdges []PartitionEdge `json:"partition_edges,omitempty"`
 	// DeviceNodes counts nodes per predicted device.
 	DeviceNodes map[string]int `json:"device_nodes,omitempty"`
+	// UnknownSizeTransfers counts transfers whose size could not be told
+	// (unknown shapes, strings, variants); their bytes are not in the sums.
+	UnknownSizeTransfers int `json:"unknown_size_transfers,omitempty"`
+	// Warnings are messages TensorFlow would log (resources moved, bodies
+	// that will fail at run time).
+	Warnings []string `json:"warnings,omitempty"`
+	// AMP lists the nodes auto mixed precision would convert (with
+	// --precision) and whether the target has the half kernel.
+	AMP []AMPNode `json:"amp,omitempty"`
+	// Comparison is the agreement with a real placement log (--compare-log).
+	Comparison *PlacementComparison `json:"comparison,omitempty"`
+}
+
+// AMPNode is one node auto mixed precision would run in half precision.
+type AMPNode struct {
+	Path    string `json:"path"`
+	Op      string `json:"op"`
+	DType   string `json:"dtype"`
+	Covered bool   `json:"covered"`
+}
+
+// PlacementComparison compares the prediction with a placement log.
+type PlacementComparison struct {
+	Matched   int      `json:"matched"`
+	Agreed    int      `json:"agreed"`
+	Unmatched []string `json:"unmatched,omitempty"`
+	// Nodes are the matched nodes, disagreements first.
+	Nodes []ComparedNode `json:"nodes,omitempty"`
+}
+
+// ComparedNode is one node's predicted and logged device.
+type ComparedNode struct {
+	Name      string `json:"name"`
+	Op        string `json:"op"`
+	Predicted string `json:"predicted"`
+	Actual    string `json:"actual"`
+	Agree     bool   `json:"agree"`
 }
 
 // PartitionEdge is the traffic from one device partition to another.
@@ -123,6 +160,8 @@ type Island struct {
 	Nodes []string `json:"nodes"`
 	Bytes int64    `json:"bytes"`
 	Cause string   `json:"cause"`
+	// Transfers counts the copies crossing the island's border per run.
+	Transfers int `json:"transfers,omitempty"`
 }
 
 // Wish is a missing kernel and what adding it would remove.

@@ -2,6 +2,13 @@
 // SavedModel (binary and text), frozen GraphDef, MetaGraphDef and TF.js graph
 // models — into one in-memory Model. It sniffs formats by content, never by
 // file extension alone, and never executes anything it reads.
+//
+// Load reads one model path, Discover finds the model paths under a
+// directory. Every error Load returns is an *Error whose message is one line,
+// "FILE: problem". Files over MaxFileSize are refused before they are read,
+// and shapes over MaxShapeElements / MaxTensorElements are reported, never
+// allocated. The decoded protos are kept as they are (Const payloads are not
+// copied again), so a MetaGraph's Def is the model's own GraphDef.
 package savedmodel
 
 import (
@@ -45,6 +52,11 @@ type Model struct {
 	// TF.js does on load. Nil for other formats (their weights are Const
 	// values or checkpoint entries).
 	Weights map[string]*Weight
+	// Renamed maps a node whose op the loader rewrote to the op name the file
+	// gave it. Keys are node names, or "FUNCTION/NODE" for nodes in library
+	// functions. Today only TF.js's FusedDepthwiseConv2dNative is renamed (to
+	// _FusedDepthwiseConv2dNative); nil when nothing was renamed.
+	Renamed map[string]string
 }
 
 // MetaGraph is one MetaGraphDef with its signatures decoded.
@@ -79,5 +91,10 @@ type Weight struct {
 	Name  string
 	DType tpb.DataType
 	Shape []int64
-	Data  []byte
+	// Data holds the elements of fixed-size dtypes (float32 after any
+	// dequantization, int32, bool as one byte, complex64 as real/imaginary
+	// float32 pairs); nil for DT_STRING.
+	Data []byte
+	// Strings holds the elements of a DT_STRING weight; nil otherwise.
+	Strings [][]byte
 }

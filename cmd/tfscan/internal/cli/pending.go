@@ -10,11 +10,6 @@ import (
 
 var errNotBuilt = errors.New("this command is not built yet")
 
-func runInspect(ctx context.Context, e *env, args []string) error  { return errNotBuilt }
-func runScan(ctx context.Context, e *env, args []string) error     { return errNotBuilt }
-func runCheck(ctx context.Context, e *env, args []string) error    { return errNotBuilt }
-func runBaseline(ctx context.Context, e *env, args []string) error { return errNotBuilt }
-func runRegistry(ctx context.Context, e *env, args []string) error { return errNotBuilt }
-func runRun(ctx context.Context, e *env, args []string) error      { return errNotBuilt }
-func runParity(ctx context.Context, e *env, args []string) error   { return errNotBuilt }
-func runVectors(ctx context.Context, e *env, args []string) error  { return errNotBuilt }
+func runRun(ctx context.Context, e *env, args []string) error     { return errNotBuilt }
+func runParity(ctx context.Context, e *env, args []string) error  { return errNotBuilt }
+func runVectors(ctx context.Context, e *env, args []string) error { return errNotBuilt }

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/config"
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/reports"
+)
+
+// gateFlags are the thresholds of `tfscan check`; a flag that is given
+// overrides the same key of .tfscan.yaml.
+type gateFlags struct {
+	minCoverage      string
+	maxFallbackNodes string
+	maxPartitions    string
+	maxTransferBytes string
+	failOn           listFlag
+	baseline         string
+	config           string
+}
+
+func (g *gateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.minCoverage, "min-coverage", "", "fail when fewer than `PERCENT` of the (reachable) nodes are covered on a target")
+	fs.StringVar(&g.maxFallbackNodes, "max-fallback-nodes", "", "fail when more than `N` nodes fall back to CPU on a target")
+	fs.StringVar(&g.maxPartitions, "max-partitions", "", "fail when the placement has more than `N` device partitions")
+	fs.StringVar(&g.maxTransferBytes, "max-transfer-bytes", "", "fail when more than `N` bytes cross between devices")
+	fs.Var(&g.failOn, "fail-on", "fail on any node with one of these reason `CODES` (e.g. no_kernel,unknown_op,unsafe_op)")
+	fs.StringVar(&g.baseline, "baseline", "", "previous JSON report `FILE`: fail only on regressions against it")
+	fs.StringVar(&g.config, "config", "", "configuration `FILE` (default: .tfscan.yaml found from the working directory up to the repository root)")
+}
+
+// checkSetup is what check and baseline share: the merged options.
+type checkSetup struct {
+	opts     scan.Options
+	formats  []string
+	policy   reports.Policy
+	baseline string
+	cfgPath  string
+}
+
+// setup parses flags, finds and merges the configuration file, and checks
+// everything that can be checked before scanning.
+func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*checkSetup, *gateFlags, error) {
+	fs := newFlagSet(name, e.stderr)
+	var sf scanFlags
+	sf.register(fs)
+	var gf gateFlags
+	gf.register(fs)
+	if extra != nil {
+		extra(fs)
+	}
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	cfg := &config.File{}
+	cfgPath := gf.config
+	if cfgPath == "" {
+		if cfgPath, err = config.Find(e.wd); err != nil {
+			return nil, nil, usageError(err)
+		}
+	} else if !isAbs(cfgPath) {
+		cfgPath = joinWD(e, cfgPath)
+	}
+	if cfgPath != "" {
+		if cfg, err = config.Load(cfgPath); err != nil {
+			return nil, nil, usageError(err)
+		}
+	}
+	if len(sf.targets) == 0 {
+		sf.targets = cfg.Targets
+	}
+	if len(sf.registries) == 0 {
+		sf.registries = cfg.Registries
+	}
+	if !set["signature"] {
+		sf.signature = cfg.Signature
+	}
+	if !set["j"] {
+		sf.jobs = cfg.Jobs
+	}
+	if len(sf.formats) == 0 {
+		sf.formats = cfg.Formats
+	}
+	if _, err := parseFormats(sf.formats); err != nil {
+		return nil, nil, err
+	}
+	opts, err := sf.options(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Version = Version
+	opts.Progress = progressBar(e)
+
+	p := cfg.Policy
+	if set["min-coverage"] {
+		v, err := strconv.ParseFloat(gf.minCoverage, 64)
+		if err != nil {
+			return nil, nil, usageErrorf("--min-coverage %q: want a percentage", gf.minCoverage)
+		}
+		p.MinCoverage = &v
+	}
+	for _, x := range []struct {
+		name, val string
+		dst       **int
+	}{{"max-fallback-nodes", gf.maxFallbackNodes, &p.MaxFallbackNodes}, {"max-partitions", gf.maxPartitions, &p.MaxPartitions}} {
+		if set[x.name] {
+			v, err := strconv.Atoi(x.val)
+			if err != nil {
+				return nil, nil, usageErrorf("--%s %q: want a whole number", x.name, x.val)
+			}
+			*x.dst = &v
+		}
+	}
+	if set["max-transfer-bytes"] {
+		v, err := strconv.ParseInt(gf.maxTransferBytes, 10, 64)
+		if err != nil {
+			return nil, nil, usageErrorf("--max-transfer-bytes %q: want a whole number of bytes", gf.maxTransferBytes)
+		}
+		p.MaxTransferBytes = &v
+	}
+	if set["fail-on"] {
+		p.FailOn = gf.failOn
+	}
+	if err := p.Validate(); err != nil {
+		if cfgPath != "" {
+			return nil, nil, usageErrorf("%v (flags and %s)", err, cfgPath)
+		}
+		return nil, nil, usageError(err)
+	}
+	base := gf.baseline
+	if base == "" {
+		base = cfg.Baseline
+	} else if !isAbs(base) {
+		base = joinWD(e, base)
+	}
+	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath}, &gf, nil
+}
+
+// runCheck scans, evaluates the gate, writes the reports and exits 1 when
+// the gate failed. Warnings (expired or unused ignore entries, thresholds
+// that could not be checked) go to stderr.
+func runCheck(ctx context.Context, e *env, args []string) error {
+	s, _, err := setup(e, "check", args, nil)
+	if err != nil {
+		return err
+	}
+	var base *reports.Report
+	if s.baseline != "" {
+		if base, err = reports.ReadJSON(s.baseline); err != nil {
+			return inputError(fmt.Errorf("baseline: %w", err))
+		}
+	}
+	today, err := gateToday(e)
+	if err != nil {
+		return err
+	}
+	rep, err := scan.Run(ctx, s.opts)
+	if err != nil {
+		return scanError(err)
+	}
+	rep.Gate = reports.EvaluateGate(rep, s.policy, base, today)
+	if err := writeReports(e, s.formats, rep); err != nil {
+		return err
+	}
+	for _, w := range rep.Gate.Warnings {
+		fmt.Fprintf(e.stderr, "tfscan: warning: %s\n", w)
+	}
+	if !rep.Gate.Pass {
+		fmt.Fprintf(e.stderr, "tfscan: gate failed: %d failure(s)\n", len(rep.Gate.Failures))
+		for _, f := range rep.Gate.Failures {
+			where := f.Model
+			if f.Target != "" {
+				where += " on " + f.Target
+			}
+			fmt.Fprintf(e.stderr, "  %s: %s: %s\n", where, f.Rule, f.Message)
+		}
+		return errGateFailed
+	}
+	return nil
+}
+
+// gateToday is the date ignore entries expire against: today in UTC, or
+// TFSCAN_TODAY (YYYY-MM-DD) so that a CI run can be reproduced later and
+// tests do not depend on the clock.
+func gateToday(e *env) (time.Time, error) {
+	if v := e.getenv("TFSCAN_TODAY"); v != "" {
+		t, err := time.Parse("2006-01-02", v)
+		if err != nil {
+			return time.Time{}, usageErrorf("TFSCAN_TODAY %q: want YYYY-MM-DD", v)
+		}
+		return t, nil
+	}
+	return time.Now().UTC(), nil
+}

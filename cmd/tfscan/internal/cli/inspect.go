@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// runInspect implements `tfscan inspect PATH... [--format table|json]
+// [--tags serve,gpu]`: what each model holds, before any target. A
+// directory that is not itself a model is searched for models. Nothing is
+// written to stdout unless every model could be read.
+func runInspect(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("inspect", e.stderr)
+	format := fs.String("format", "table", "output format: table or json")
+	var tags listFlag
+	fs.Var(&tags, "tags", "meta graph tags to inspect (default: the one tagged serve, else the first)")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format != "table" && *format != "json" {
+		return usageErrorf("inspect: unknown --format %q (want table or json)", *format)
+	}
+	if len(paths) == 0 {
+		return usageErrorf("inspect: no model path given (tfscan inspect PATH... [--format table|json])")
+	}
+	rep := &reports.InspectReport{SchemaVersion: reports.SchemaVersion, Models: []*reports.InspectModel{}}
+	for _, p := range paths {
+		found, err := savedmodel.Discover(inspectAbs(e.wd, p))
+		if err != nil {
+			return inputError(err)
+		}
+		if len(found) == 0 {
+			return inputError(&savedmodel.Error{File: p, Err: savedmodel.ErrNoModel})
+		}
+		for _, f := range found {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			im, err := inspectModel(f, tags)
+			if err != nil {
+				return inputError(err)
+			}
+			im.Path = inspectRel(e.wd, p, f)
+			rep.Models = append(rep.Models, im)
+		}
+	}
+	if *format == "json" {
+		return reports.WriteInspectJSON(e.stdout, rep)
+	}
+	return reports.WriteInspectTable(e.stdout, rep)
+}
+
+func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
+	m, err := savedmodel.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	mg, err := graph.SelectMetaGraph(m, tags)
+	if err != nil {
+		return nil, err
+	}
+	g, err := graph.Build(m, mg)
+	if err != nil {
+		var se *savedmodel.Error
+		if errors.As(err, &se) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", m.File, err)
+	}
+	return reports.NewInspectModel(g), nil
+}
+
+// inspectAbs resolves a path given on the command line against the working
+// directory the CLI was started in.
+func inspectAbs(wd, p string) string {
+	if filepath.IsAbs(p) || wd == "" {
+		return p
+	}
+	return filepath.Join(wd, p)
+}
+
+// inspectRel reports a model found under the user's path arg in the user's terms:
+// arg itself, or arg joined with the part below it.
+func inspectRel(wd, arg, found string) string {
+	base := inspectAbs(wd, arg)
+	if found == base {
+		return arg
+	}
+	if r, err := filepath.Rel(base, found); err == nil {
+		return filepath.Join(arg, r)
+	}
+	return found
+}

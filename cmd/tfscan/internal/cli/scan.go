@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+)
+
+// scanFlags are the flags `scan`, `check` and `baseline` share.
+type scanFlags struct {
+	targets    listFlag
+	registries repeatFlag
+	formats    repeatFlag
+	dims       repeatFlag
+	tags       listFlag
+	signature  string
+	jobs       int
+	noSoft     bool
+	noPlace    bool
+	precision  string
+	compareLog string
+}
+
+func (f *scanFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.targets, "target", "target registry `NAME[,NAME...]` (repeatable; see 'tfscan registry list')")
+	fs.Var(&f.registries, "registry", "registry `FILE`: a pack file or a raw kernel dump (repeatable)")
+	fs.Var(&f.formats, "format", "output `FORMAT[=FILE]`: table, json, html, markdown, sarif, junit (repeatable)")
+	fs.Var(&f.dims, "dim", "value for an unknown dimension, `NAME=VALUE` (NAME: an input or 'batch'; repeatable)")
+	fs.Var(&f.tags, "tags", "MetaGraph `TAGS` to scan (default: serve, else the first)")
+	fs.StringVar(&f.signature, "signature", "", "scan only what signature `KEY` needs")
+	fs.IntVar(&f.jobs, "j", 0, "models scanned in parallel (default: number of CPUs)")
+	fs.BoolVar(&f.noSoft, "no-soft-placement", false, "predict TensorFlow's error instead of CPU fallback")
+	fs.BoolVar(&f.noPlace, "no-placement", false, "skip the placement simulation (coverage only)")
+	fs.StringVar(&f.precision, "precision", "", "simulate auto mixed precision: mixed_float16 or mixed_bfloat16")
+	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
+}
+
+func (f *scanFlags) options(paths []string) (scan.Options, error) {
+	dims := map[string]int64{}
+	for _, d := range f.dims {
+		name, v, ok := strings.Cut(d, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || name == "" || err != nil || n < 0 {
+			return scan.Options{}, usageErrorf("--dim %q: want NAME=VALUE with a non-negative integer VALUE", d)
+		}
+		dims[name] = n
+	}
+	switch f.precision {
+	case "", "mixed_float16", "mixed_bfloat16":
+	default:
+		return scan.Options{}, usageErrorf("--precision %q: want mixed_float16 or mixed_bfloat16", f.precision)
+	}
+	return scan.Options{
+		Paths:      paths,
+		Targets:    f.targets,
+		Registries: f.registries,
+		Signature:  f.signature,
+		Tags:       f.tags,
+		Jobs:       f.jobs,
+		Version:    Version,
+		Placement: scan.PlacementOptions{
+			Disabled:        f.noPlace,
+			NoSoftPlacement: f.noSoft,
+			Dims:            dims,
+			Precision:       f.precision,
+			CompareLog:      f.compareLog,
+		},
+	}, nil
+}
+
+func runScan(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("scan", e.stderr)
+	var f scanFlags
+	f.register(fs)
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	opts, err := f.options(paths)
+	if err != nil {
+		return err
+	}
+	rep, err := scan.Run(ctx, opts)
+	if err != nil {
+		return scanError(err)
+	}
+	return writeReports(e, f.formats, rep)
+}
+
+// scanError maps the orchestrator's errors to exit codes.
+func scanError(err error) error {
+	var ue *scan.UsageError
+	if errors.As(err, &ue) {
+		return usageError(err)
+	}
+	var me *scan.ModelError
+	if errors.As(err, &me) {
+		return inputError(err)
+	}
+	return fmt.Errorf("internal error: %w", err)
+}

@@ -1,0 +1,89 @@
+package scan
+
+import (
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/reports"
+)
+
+// applyPlacement copies a placement simulation into the report model: the
+// placement summary, fallback islands, wishlist, fusions, and each node's
+// device and reasons (matched by node path; nodes the report does not list,
+// e.g. outside the scanned signature, are left out).
+func applyPlacement(t *reports.Target, res *placement.Result, g *graph.Graph) {
+	if t == nil || res == nil {
+		return
+	}
+	p := &reports.Placement{
+		SoftPlacement:         res.SoftPlacement,
+		Partitions:            res.Partitions,
+		Transfers:             res.Transfers,
+		TransferBytes:         res.TransferBytes,
+		TransfersPerIteration: res.TransfersPerIteration,
+		IOTransfers:           res.IOTransfers,
+		IOBytes:               res.IOBytes,
+		AssumedDims:           append([]string{}, res.AssumedDims...),
+		Error:                 res.Error,
+		UnknownSizeTransfers:  res.UnknownBytes,
+		Warnings:              append([]string(nil), res.Warnings...),
+	}
+	for _, e := range res.PartitionEdges {
+		p.PartitionEdges = append(p.PartitionEdges, reports.PartitionEdge{From: e.From, To: e.To, Transfers: e.Transfers, Bytes: e.Bytes})
+	}
+	for _, a := range res.AMP {
+		p.AMP = append(p.AMP, reports.AMPNode{Path: a.Path, Op: a.Op, DType: a.DType, Covered: a.Covered})
+	}
+	t.Placement = p
+
+	t.Islands = nil
+	for _, is := range res.Islands {
+		t.Islands = append(t.Islands, reports.Island{Nodes: append([]string(nil), is.Nodes...), Bytes: is.Bytes, Cause: is.Cause, Transfers: is.Transfers})
+	}
+	t.Wishlist = nil
+	for _, w := range res.Wishlist {
+		// A kernel whose addition would add transfers removes none.
+		t.Wishlist = append(t.Wishlist, reports.Wish{Op: w.Op, DType: w.DType,
+			TransfersRemoved: max(w.TransfersRemoved, 0), BytesRemoved: max(w.BytesRemoved, 0)})
+	}
+	t.Fusions = nil
+	for _, f := range res.Fusions {
+		t.Fusions = append(t.Fusions, reports.Fusion{Fused: f.Fused, Nodes: append([]string(nil), f.Nodes...), Reason: f.Reason})
+	}
+
+	byPath := make(map[string]*placement.NodeResult, len(res.Nodes))
+	for i := range res.Nodes {
+		n := &res.Nodes[i]
+		path := n.Path
+		if g != nil && n.ID >= 0 && n.ID < len(g.Nodes) {
+			path = g.Nodes[n.ID].Path
+		}
+		byPath[path] = n
+	}
+	counts := map[string]int{}
+	for i := range t.Nodes {
+		nr := &t.Nodes[i]
+		n, ok := byPath[nr.Path]
+		if !ok {
+			continue
+		}
+		nr.Device = n.Device
+		nr.Reasons = append([]string(nil), n.Reasons...)
+		counts[n.Device]++
+	}
+	if len(counts) > 0 {
+		p.DeviceNodes = counts
+	}
+}
+
+// applyComparison records the agreement of the prediction with a real
+// placement log (--compare-log).
+func applyComparison(t *reports.Target, a *placement.Agreement) {
+	if t == nil || t.Placement == nil || a == nil {
+		return
+	}
+	c := &reports.PlacementComparison{Matched: a.Matched, Agreed: a.Agreed, Unmatched: append([]string(nil), a.Unmatched...)}
+	for _, n := range a.Nodes {
+		c.Nodes = append(c.Nodes, reports.ComparedNode{Name: n.Name, Op: n.Op, Predicted: n.Predicted, Actual: n.Actual, Agree: n.Agree})
+	}
+	t.Placement.Comparison = c
+}

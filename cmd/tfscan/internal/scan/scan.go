@@ -1,0 +1,318 @@
+// Package scan is the orchestrator behind `tfscan scan` and `tfscan check`:
+// load → graph → coverage → placement → the report model. It is the one
+// package that imports every domain package; it prints nothing and knows
+// nothing of flags or exit codes.
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/security"
+)
+
+// Options select what to scan and against what.
+type Options struct {
+	// Paths are model files or directories; a directory that is not itself
+	// a model is searched for models.
+	Paths []string
+	// Targets are built-in pack names or names of packs from Registries.
+	Targets []string
+	// Registries are --registry files: pack files or raw live dumps.
+	Registries []string
+	// Signature restricts the scan to what one signature needs.
+	Signature string
+	// Tags select the MetaGraph of a SavedModel (default: "serve", else the first).
+	Tags []string
+	// Jobs is how many models are scanned at once; 0 means one per CPU.
+	Jobs int
+	// Progress, when set, is told after each model.
+	Progress func(done, total int)
+	// Version is the tool version recorded in the report.
+	Version string
+
+	Placement PlacementOptions
+}
+
+// UsageError is a problem with what was asked (an unknown target, a bad
+// registry file), as opposed to a model that cannot be read.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// ModelError is a model that could not be read or analysed.
+type ModelError struct {
+	Path string
+	Err  error
+}
+
+func (e *ModelError) Error() string {
+	var le *savedmodel.Error
+	if errors.As(e.Err, &le) {
+		return e.Err.Error() // already names the file
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// Run scans every model against every target and returns the report, models
+// sorted by path.
+func Run(ctx context.Context, opts Options) (*reports.Report, error) {
+	targets, err := ResolveTargets(opts.Targets, opts.Registries)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := ExpandPaths(opts.Paths)
+	if err != nil {
+		return nil, err
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	models := make([]*reports.Model, len(paths))
+	errs := make([]error, len(paths))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
+	work := make(chan int)
+	for w := 0; w < min(jobs, len(paths)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if ctx.Err() != nil {
+					errs[i] = ctx.Err()
+					continue
+				}
+				models[i], errs[i] = scanModel(paths[i], targets, opts)
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(paths))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range paths {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &reports.Report{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "tfscan", Version: opts.Version},
+		Models:        models,
+	}, nil
+}
+
+// Target is a resolved --target: its pack indexed for matching.
+type Target struct {
+	Name  string
+	Index *coverage.Index
+}
+
+// Targets bundles the resolved targets with the CPU pack that soft
+// placement falls back to.
+type Targets struct {
+	List []Target
+	CPU  *coverage.Index
+	// Source is the GPU-like pack a model is assumed to come from, for
+	// fusion awareness (the built-in cuda pack).
+	Source *coverage.Index
+}
+
+// ResolveTargets turns target names into indexed packs: packs from registry
+// files first (a pack file by its name, a raw dump by its device type),
+// then the built-in packs.
+func ResolveTargets(names, registryFiles []string) (*Targets, error) {
+	if len(names) == 0 {
+		return nil, &UsageError{errors.New("no --target given (see 'tfscan registry list')")}
+	}
+	defaults, err := coverage.BuiltinPack("default")
+	if err != nil {
+		return nil, err
+	}
+	fromFiles := map[string]*coverage.Pack{}
+	for _, f := range registryFiles {
+		packs, err := coverage.LoadRegistryFile(f)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		for _, p := range packs {
+			fromFiles[p.Name] = p
+		}
+	}
+	ts := &Targets{}
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		p := fromFiles[name]
+		if p == nil {
+			p, err = coverage.BuiltinPack(name)
+			if err != nil {
+				return nil, &UsageError{fmt.Errorf("unknown target %q: %v (built-in targets: %s; or pass --registry FILE)", name, err, strings.Join(builtinNames(), ", "))}
+			}
+		}
+		ts.List = append(ts.List, Target{Name: name, Index: coverage.NewIndex(p, defaults)})
+	}
+	cpu, err := coverage.BuiltinPack("cpu")
+	if err != nil {
+		return nil, err
+	}
+	ts.CPU = coverage.NewIndex(cpu, defaults)
+	if cuda, err := coverage.BuiltinPack("cuda"); err == nil {
+		ts.Source = coverage.NewIndex(cuda, defaults)
+	}
+	return ts, nil
+}
+
+func builtinNames() []string {
+	packs, err := coverage.BuiltinPacks()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, p := range packs {
+		if p.Name != "default" {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// ExpandPaths replaces each directory that is not itself a model by the
+// models found under it. The result is sorted and free of duplicates.
+func ExpandPaths(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, &UsageError{errors.New("no model path given")}
+	}
+	set := map[string]bool{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, &ModelError{Path: p, Err: errors.New("no such file or directory")}
+		}
+		if !st.IsDir() {
+			set[p] = true
+			continue
+		}
+		found, err := savedmodel.Discover(p)
+		if err != nil {
+			return nil, &ModelError{Path: p, Err: err}
+		}
+		if len(found) == 0 {
+			return nil, &ModelError{Path: p, Err: errors.New("no TensorFlow model found in this directory")}
+		}
+		for _, f := range found {
+			set[f] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Load reads one model and builds the graph of the selected MetaGraph.
+func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
+	m, err := savedmodel.Load(path)
+	if err != nil {
+		return nil, nil, &ModelError{Path: path, Err: err}
+	}
+	mg, err := graph.SelectMetaGraph(m, tags)
+	if err != nil {
+		return nil, nil, &ModelError{Path: path, Err: err}
+	}
+	g, err := graph.Build(m, mg)
+	if err != nil {
+		return nil, nil, &ModelError{Path: path, Err: err}
+	}
+	return m, g, nil
+}
+
+func scanModel(path string, ts *Targets, opts Options) (*reports.Model, error) {
+	m, g, err := Load(path, opts.Tags)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := signatureScope(g, opts.Signature)
+	if err != nil {
+		return nil, &ModelError{Path: path, Err: err}
+	}
+	rm := &reports.Model{
+		Path:      path,
+		File:      m.File,
+		Format:    string(m.Format),
+		Signature: opts.Signature,
+		Findings:  []reports.Finding{},
+	}
+	for _, f := range security.Scan(g) {
+		if scope == nil || scope[f.Node] {
+			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
+		}
+	}
+	for _, t := range ts.List {
+		rt := Coverage(g, t, scope)
+		if err := simulate(rt, g, t, ts, opts); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
+		rm.Targets = append(rm.Targets, rt)
+	}
+	return rm, nil
+}
+
+// signatureScope returns the nodes one signature needs, or nil for the whole
+// model.
+func signatureScope(g *graph.Graph, key string) (map[*graph.Node]bool, error) {
+	if key == "" {
+		return nil, nil
+	}
+	var sig *savedmodel.Signature
+	var keys []string
+	for _, s := range g.Signatures {
+		keys = append(keys, s.Key)
+		if s.Key == key {
+			sig = s
+		}
+	}
+	if sig == nil {
+		return nil, fmt.Errorf("no signature %q (signatures: %s)", key, strings.Join(keys, ", "))
+	}
+	byName := map[string]*graph.Node{}
+	for _, n := range g.Nodes[:g.TopLevel] {
+		byName[n.Name] = n
+	}
+	var roots []*graph.Node
+	for _, o := range sig.Outputs {
+		name, _, _ := strings.Cut(o.Name, ":")
+		if n := byName[name]; n != nil {
+			roots = append(roots, n)
+		}
+	}
+	return graph.Closure(roots), nil
+}

@@ -1,0 +1,87 @@
+package scan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/internal/testutil"
+)
+
+func TestRunIsDeterministic(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	opts := Options{
+		Paths:   []string{filepath.Join(corpus, "tf"), filepath.Join(corpus, "tfjs", "emotion")},
+		Targets: []string{"cuda", "cpu"},
+		Jobs:    2,
+	}
+	// The tf/ directory holds two bad models; scan them apart.
+	opts.Paths = []string{
+		filepath.Join(corpus, "tf", "gd_if_op"),
+		filepath.Join(corpus, "tf", "sm_half_plus_two_v1"),
+		filepath.Join(corpus, "tf", "sm_static_hashtable"),
+		filepath.Join(corpus, "tfjs", "emotion"),
+	}
+	var outs [2][]byte
+	for i := range outs {
+		rep, err := Run(context.Background(), opts)
+		require.NoError(t, err)
+		require.Len(t, rep.Models, 4)
+		outs[i], err = json.Marshal(rep)
+		require.NoError(t, err)
+	}
+	assert.True(t, bytes.Equal(outs[0], outs[1]), "two scans of the same models differ")
+}
+
+func TestRunFlagsHostOnlyOpsOnGPU(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	rep, err := Run(context.Background(), Options{
+		Paths:   []string{filepath.Join(corpus, "tf", "sm_static_hashtable")},
+		Targets: []string{"cuda"},
+	})
+	require.NoError(t, err)
+	tgt := rep.Models[0].Targets[0]
+	uncovered := map[string]string{}
+	for _, u := range tgt.Uncovered {
+		uncovered[u.Op] = u.Reason
+	}
+	// Hash tables have CPU kernels only (tensorflow/core/kernels/lookup_table_op.cc).
+	assert.Equal(t, "no_kernel", uncovered["LookupTableFindV2"])
+	assert.Less(t, tgt.Coverage.NodesCovered, tgt.Coverage.NodesTotal)
+}
+
+func TestRunSignatureScope(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	path := filepath.Join(corpus, "tf", "sm_half_plus_two_v1")
+	all, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}})
+	require.NoError(t, err)
+	one, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Signature: "regress_x_to_y"})
+	require.NoError(t, err)
+	assert.Less(t, one.Models[0].Targets[0].Coverage.NodesTotal, all.Models[0].Targets[0].Coverage.NodesTotal)
+
+	_, err = Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Signature: "nope"})
+	var me *ModelError
+	require.True(t, errors.As(err, &me), "got %v", err)
+	assert.Contains(t, err.Error(), `no signature "nope"`)
+}
+
+func TestRunErrors(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	var ue *UsageError
+	_, err := Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", "gd_if_op")}, Targets: []string{"no-such-target"}})
+	require.True(t, errors.As(err, &ue), "got %v", err)
+	_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", "gd_if_op")}})
+	require.True(t, errors.As(err, &ue), "got %v", err)
+
+	var me *ModelError
+	for _, bad := range []string{"gd_malformed", "sm_fuzz_const_no_value", "does_not_exist"} {
+		_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", bad)}, Targets: []string{"cpu"}})
+		require.True(t, errors.As(err, &me), "%s: got %v", bad, err)
+	}
+}

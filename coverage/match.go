@@ -1,0 +1,267 @@
+package coverage
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+)
+
+// DeviceDefault is the device type of TensorFlow's generic fallback kernels
+// (tensorflow/core/framework/types.cc: DEVICE_DEFAULT).
+const DeviceDefault = "DEFAULT"
+
+// Match is the outcome of looking a node up in one target's registry.
+type Match struct {
+	Reason Reason
+	// Kernel is the KernelDef TensorFlow would pick; nil when none matches.
+	Kernel *kdpb.KernelDef
+	// HostMemory are the chosen kernel's host_memory_arg names.
+	HostMemory []string
+	// Supported describes, for no_kernel_for_dtype, the type constraints that
+	// the registered kernels do accept, e.g. "T in {float16, float32}".
+	Supported []string
+	// Hint names, for unknown_op, the library the custom op probably needs.
+	Hint string
+}
+
+// Matcher answers kernel lookups for one device type. The placement
+// simulator wraps it to ask "what if this kernel existed".
+type Matcher interface {
+	Match(n *graph.Node) Match
+	DeviceType() string
+}
+
+// Index is a Pack prepared for lookups: kernels grouped by op for the
+// pack's device type, and the DEFAULT kernels that back them up.
+type Index struct {
+	pack     *Pack
+	byOp     map[string][]*kdpb.KernelDef
+	defaults map[string][]*kdpb.KernelDef
+	// symbolic devices (XLA JIT types) get no DEFAULT fallback
+	// (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621).
+	symbolic bool
+}
+
+// NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
+// carries any (a live dump does), otherwise from defaults (the built-in
+// `default` pack); defaults may be nil.
+func NewIndex(p *Pack, defaults *Pack) *Index {
+	ix := &Index{
+		pack:     p,
+		byOp:     map[string][]*kdpb.KernelDef{},
+		defaults: map[string][]*kdpb.KernelDef{},
+		symbolic: p.Mechanism == MechanismXLACluster,
+	}
+	ownDefaults := false
+	for _, k := range p.Kernels {
+		switch k.GetDeviceType() {
+		case p.DeviceType:
+			ix.byOp[k.GetOp()] = append(ix.byOp[k.GetOp()], k)
+		case DeviceDefault:
+			ix.defaults[k.GetOp()] = append(ix.defaults[k.GetOp()], k)
+			ownDefaults = true
+		}
+	}
+	if !ownDefaults && defaults != nil && p.DeviceType != DeviceDefault {
+		for _, k := range defaults.Kernels {
+			if k.GetDeviceType() == DeviceDefault {
+				ix.defaults[k.GetOp()] = append(ix.defaults[k.GetOp()], k)
+			}
+		}
+	}
+	return ix
+}
+
+// Pack returns the indexed pack.
+func (ix *Index) Pack() *Pack { return ix.pack }
+
+// DeviceType returns the device type the index answers for.
+func (ix *Index) DeviceType() string { return ix.pack.DeviceType }
+
+// HasOp reports whether the device registers any kernel for op.
+func (ix *Index) HasOp(op string) bool { return len(ix.byOp[op]) > 0 }
+
+// callOps are resolved through the function library rather than by a kernel
+// of their own (memory_types.cc:65-69 treats them as function-call ops).
+var callOps = map[string]bool{"PartitionedCall": true, "StatefulPartitionedCall": true}
+
+// Match looks n up the way FindKernelRegistration does
+// (tensorflow/core/framework/op_kernel.cc:1379-1456): the `_kernel` label
+// selects the registrations, every constraint must hold against the attrs
+// completed with OpDef defaults, the highest priority wins, and when nothing
+// on the device matches, the DEFAULT kernels are tried.
+func (ix *Index) Match(n *graph.Node) Match {
+	if n.OpDef == nil {
+		if len(n.Calls) > 0 {
+			return Match{Reason: ReasonFunctionCall}
+		}
+		return Match{Reason: ReasonUnknownOp, Hint: CustomOpHint(n.Op)}
+	}
+	if callOps[n.Op] {
+		return Match{Reason: ReasonFunctionCall}
+	}
+	label := string(n.Attrs["_kernel"].GetS())
+	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
+		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg()}
+	}
+	if !ix.symbolic {
+		if k := bestMatch(ix.defaults[n.Op], n.Attrs, label, false); k != nil {
+			return Match{Reason: ReasonCoveredDefault, Kernel: k, HostMemory: k.GetHostMemoryArg()}
+		}
+	}
+	own := ix.byOp[n.Op]
+	if len(own) == 0 {
+		return Match{Reason: ReasonNoKernel}
+	}
+	labelled := 0
+	for _, k := range own {
+		if k.GetLabel() == label {
+			labelled++
+		}
+	}
+	if labelled == 0 {
+		return Match{Reason: ReasonLabelMismatch}
+	}
+	return Match{Reason: ReasonNoKernelForDType, Supported: supported(own, label)}
+}
+
+// bestMatch returns the matching kernel of highest priority. TensorFlow
+// breaks priority ties among device kernels with an error and ignores
+// priority among DEFAULT kernels; tfscan keeps the first in registry order
+// in both cases, since the node would run either way.
+func bestMatch(ks []*kdpb.KernelDef, attrs map[string]*attrpb.AttrValue, label string, usePriority bool) *kdpb.KernelDef {
+	var best *kdpb.KernelDef
+	for _, k := range ks {
+		if k.GetLabel() != label || !attrsMatch(k, attrs) {
+			continue
+		}
+		if best == nil || (usePriority && k.GetPriority() > best.GetPriority()) {
+			best = k
+		}
+	}
+	return best
+}
+
+// attrsMatch follows KernelAttrsMatch (tensorflow/core/framework/kernel_def_util.cc:36-143).
+func attrsMatch(k *kdpb.KernelDef, attrs map[string]*attrpb.AttrValue) bool {
+	for _, c := range k.GetConstraint() {
+		a, ok := attrs[c.GetName()]
+		if !ok {
+			// TF reports an error; with defaults added this means the
+			// node does not fit the kernel.
+			return false
+		}
+		allowed := c.GetAllowedValues().GetList()
+		switch {
+		case len(allowed.GetType()) > 0:
+			if !typeAllowed(a, allowed.GetType()) {
+				return false
+			}
+		case len(allowed.GetS()) > 0:
+			if !containsBytes(allowed.GetS(), a.GetS()) {
+				return false
+			}
+		case len(allowed.GetI()) > 0:
+			if !containsInt(allowed.GetI(), a.GetI()) {
+				return false
+			}
+		case len(allowed.GetB()) > 0:
+			if !containsBool(allowed.GetB(), a.GetB()) {
+				return false
+			}
+		default:
+			// A constraint with an empty list allows nothing
+			// (Unimplemented in TF).
+			return false
+		}
+	}
+	return true
+}
+
+func typeAllowed(a *attrpb.AttrValue, allowed []tpb.DataType) bool {
+	if l, ok := a.GetValue().(*attrpb.AttrValue_List); ok {
+		// list(type): every element must be allowed; empty matches.
+		for _, t := range l.List.GetType() {
+			if !containsType(allowed, t) {
+				return false
+			}
+		}
+		return true
+	}
+	if _, ok := a.GetValue().(*attrpb.AttrValue_Type); !ok {
+		return false
+	}
+	return containsType(allowed, a.GetType())
+}
+
+func containsType(ts []tpb.DataType, t tpb.DataType) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+func containsBytes(ss [][]byte, s []byte) bool {
+	for _, x := range ss {
+		if string(x) == string(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsInt(is []int64, i int64) bool {
+	for _, x := range is {
+		if x == i {
+			return true
+		}
+	}
+	return false
+}
+
+func containsBool(bs []bool, b bool) bool {
+	for _, x := range bs {
+		if x == b {
+			return true
+		}
+	}
+	return false
+}
+
+// supported summarises the type constraints of the kernels registered under
+// label, per attr: "T in {float16, float32}".
+func supported(ks []*kdpb.KernelDef, label string) []string {
+	byAttr := map[string]map[string]bool{}
+	for _, k := range ks {
+		if k.GetLabel() != label {
+			continue
+		}
+		for _, c := range k.GetConstraint() {
+			for _, t := range c.GetAllowedValues().GetList().GetType() {
+				if byAttr[c.GetName()] == nil {
+					byAttr[c.GetName()] = map[string]bool{}
+				}
+				byAttr[c.GetName()][graph.DTypeName(t)] = true
+			}
+		}
+	}
+	var out []string
+	for attr, set := range byAttr {
+		names := make([]string, 0, len(set))
+		for n := range set {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out = append(out, fmt.Sprintf("%s in {%s}", attr, strings.Join(names, ", ")))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,418 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tfscan/tfscan/coverage"
+)
+
+// isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
+func (p *pnode) isGenerator() bool {
+	return len(p.in) == 0 && len(p.outTypes) == 1 && !isRefType(p.outTypes[0])
+}
+
+// isMetadata: Shape, Size and Rank (graph.cc:79-81).
+func (p *pnode) isMetadata() bool {
+	return p.op == "Shape" || p.op == "Size" || p.op == "Rank"
+}
+
+// assignAll runs the placer's two passes (placer.cc:186-331) unit by unit.
+func (s *sim) assignAll() {
+	s.dev = make([]int, len(s.nodes))
+	for i := range s.dev {
+		s.dev[i] = -1
+	}
+	for ui, u := range s.units {
+		end := len(s.nodes)
+		if ui+1 < len(s.units) {
+			end = s.units[ui+1].first
+		}
+		idx := make([]int, 0, end-u.first)
+		for i := u.first; i < end; i++ {
+			idx = append(idx, i)
+		}
+		s.assignNodes(idx)
+	}
+	for i, p := range s.nodes {
+		if p.ghost {
+			s.dev[i] = s.ghostDevice(i)
+		}
+	}
+}
+
+// assignNodes places the given nodes (ascending ids of one unit, or the
+// region of a what-if); all other nodes keep their devices.
+func (s *sim) assignNodes(idx []int) {
+	var second []int
+	for _, i := range idx {
+		p := s.nodes[i]
+		if p.ghost {
+			continue
+		}
+		if p.host || p.ghostOf >= 0 || p.assigned == -2 {
+			s.assignSingle(i)
+			continue
+		}
+		if p.assigned >= 0 {
+			s.place(i, p.assigned, s.pinnedReason(p))
+			continue
+		}
+		if p.isGenerator() {
+			second = append(second, i)
+			continue
+		}
+		cands := s.candidatesOrFail(i)
+		d, why := cands[0], ""
+		if p.isMetadata() && len(p.in) > 0 && p.in[0].n >= 0 {
+			src := p.in[0].n
+			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
+				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op, s.nodes[src].name)
+			}
+		}
+		s.place(i, d, s.describe(i, d, cands, why))
+	}
+	outs := s.outEdges()
+	for _, i := range second {
+		cands := s.candidatesOrFail(i)
+		d, why := cands[0], ""
+		if es := outs[i]; len(es) > 0 {
+			od := s.dev[es[0].dst]
+			ok := od >= 0
+			for _, e := range es {
+				if s.dev[e.dst] != od {
+					ok = false
+				}
+			}
+			if ok && contains(cands, od) {
+				d, why = od, "generator follows its consumers (placer.cc:296-311)"
+			}
+		}
+		s.place(i, d, s.describe(i, d, cands, why))
+	}
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sim) pinnedReason(p *pnode) string {
+	d := s.devs[p.assigned]
+	if p.note != "" {
+		return d + ": " + p.note
+	}
+	return d + ": assigned before placement"
+}
+
+// assignSingle places a node of a single-device body: no placer runs there
+// (function.cc:930-951), a missing kernel fails at kernel creation.
+func (s *sim) assignSingle(i int) {
+	p := s.nodes[i]
+	d := s.cpu
+	if !p.host && p.ghostOf >= 0 {
+		d = s.dev[p.ghostOf]
+		if d < 0 {
+			d = s.cpu
+		}
+	}
+	why := p.singleWhy
+	if p.op == "_Arg" || p.op == "_Retval" || s.sup[i] == nil || s.sup[i][d] >= 0 {
+		s.place(i, d, s.devs[d]+": "+why)
+		return
+	}
+	msg := fmt.Sprintf("No registered '%s' OpKernel for '%s' devices compatible with node {{node %s}}", p.op, s.types[d], p.name)
+	s.warnings = append(s.warnings, "will fail at run time (no soft placement inside functional op bodies): "+msg)
+	s.place(i, d, s.devs[d]+": "+why+"; will fail at run time: "+msg)
+}
+
+// place assigns node i to device d and pins its group (AssignAndLog,
+// placer.cc:141-151).
+func (s *sim) place(i, d int, reason string) {
+	s.dev[i] = d
+	if reason != "" {
+		s.reasons[i] = append([]string{reason}, s.reasons[i]...)
+	}
+	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
+		g.pinned = d
+	}
+}
+
+func (s *sim) ghostDevice(i int) int {
+	p := s.nodes[i]
+	for _, a := range p.alias {
+		if q := s.resolve(a); q.n >= 0 && s.dev[q.n] >= 0 {
+			return s.dev[q.n]
+		}
+	}
+	if p.req.typ != "" {
+		for d, t := range s.types {
+			if t == p.req.typ {
+				return d
+			}
+		}
+	}
+	if p.dflt >= 0 {
+		return p.dflt
+	}
+	return s.tgt
+}
+
+// candidatesOrFail returns the group's candidate devices; on a placement
+// error it records TF's message and falls back to what soft placement
+// would pick, so that the simulation can go on.
+func (s *sim) candidatesOrFail(i int) []int {
+	c, err := s.candidates(i)
+	if err == nil {
+		return c
+	}
+	p := s.nodes[i]
+	g := s.groups[s.find(i)]
+	msg := fmt.Sprintf("Cannot assign a device for operation %s: %s", p.name, err.Error())
+	if !g.failed {
+		// TF stops at the first error; later members of the group would
+		// fail the same way.
+		s.addErr(msg)
+		g.failed = true
+	}
+	s.reasons[i] = append(s.reasons[i], "TensorFlow fails here: "+msg)
+	var out []int
+	for d := range s.devs {
+		if g.prio[d] >= 0 {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{s.cpu}
+	}
+	s.sortCands(out, g)
+	return out
+}
+
+// candidates computes a group's possible devices (GetDevicesForNode,
+// colocation_graph.cc:1231-1365).
+func (s *sim) candidates(i int) ([]int, error) {
+	root := s.find(i)
+	g := s.groups[root]
+	p := s.nodes[i]
+	// An assigned group (a pre-assigned member, or one the placer already
+	// placed) keeps that device: AssignDevice merges it into the requested
+	// and assigned names (colocation_graph.cc Member::AssignDevice), and soft
+	// placement never relaxes an assigned type (583-605).
+	a := g.pinned
+	if a < 0 {
+		a = g.assigned
+	}
+	if a >= 0 {
+		if g.prio[a] >= 0 {
+			return []int{a}, nil
+		}
+		return nil, s.explicitError(p, g, a)
+	}
+	if g.candsOK {
+		return g.cands, nil
+	}
+	filter := func(spec devSpec) []int {
+		var out []int
+		for d, t := range s.types {
+			if spec.typ != "" && spec.typ != t {
+				continue
+			}
+			if spec.hasID && spec.id != 0 {
+				continue
+			}
+			if g.prio[d] >= 0 {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	var out []int
+	if !g.req.empty() {
+		out = filter(g.req)
+		if len(out) == 0 && s.soft {
+			soft := g.req
+			if g.assigned < 0 && g.res.typ == "" {
+				soft.typ = ""
+			}
+			if g.assigned < 0 && !g.res.hasID {
+				soft.hasID = false
+			}
+			out = filter(soft)
+			if len(out) == 0 {
+				soft = g.req
+				if g.assigned < 0 {
+					soft.typ, soft.hasID = "", false
+				}
+				out = filter(soft)
+				if len(out) > 0 && g.res.typ != "" {
+					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op, p.name))
+				}
+			}
+			if len(out) > 0 {
+				s.reasons[i] = append(s.reasons[i], fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", g.req.String()))
+			}
+		}
+		if len(out) == 0 {
+			return nil, s.explicitError(p, g, -1)
+		}
+	} else {
+		out = filter(devSpec{})
+		if len(out) == 0 {
+			return nil, fmt.Errorf("Node had no OpKernel registered to support this operation: Operation was %s and inputs were [%s].", p.op, typeList(p.inTypes))
+		}
+	}
+	s.sortCands(out, g)
+	g.cands, g.candsOK = out, true
+	return out, nil
+}
+
+// sortCands orders candidates: default device first, then kernel priority,
+// then device-type priority, then name (device_set.cc:116-140).
+func (s *sim) sortCands(out []int, g *group) {
+	sort.SliceStable(out, func(a, b int) bool {
+		da, db := out[a], out[b]
+		if g.dflt >= 0 && (da == g.dflt) != (db == g.dflt) {
+			return da == g.dflt
+		}
+		return s.less(da, db, g.prio)
+	})
+}
+
+func (s *sim) allDevices() string {
+	names := make([]string, len(s.devs))
+	for i, d := range s.devs {
+		names[i] = fullName(d)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// explicitError words the error of an unsatisfiable request
+// (colocation_graph.cc:1280-1340).
+func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
+	own := p.req
+	greq := g.req
+	if assigned >= 0 {
+		greq = devSpec{typ: s.types[assigned], id: 0, hasID: true}
+	}
+	if own.typ == greq.typ && own.hasID == greq.hasID && own.id == greq.id {
+		exists := false
+		for _, t := range s.types {
+			if own.typ == "" || own.typ == t {
+				exists = exists || !own.hasID || own.id == 0
+			}
+		}
+		if !exists {
+			gpu := ""
+			if own.typ == "GPU" && s.types[s.tgt] != "GPU" {
+				gpu = " The requested device appears to be a GPU, but CUDA is not enabled."
+			}
+			return fmt.Errorf("{{node %s}} was explicitly assigned to %s but available devices are [ %s ]. Make sure the device specification refers to a valid device.%s",
+				p.name, own.raw, s.allDevices(), gpu)
+		}
+		if own.typ != "" {
+			return fmt.Errorf("Could not satisfy explicit device specification '%s' because no supported kernel for %s devices is available.", own.raw, own.typ)
+		}
+		return fmt.Errorf("Could not satisfy explicit device specification '%s'", own.raw)
+	}
+	return fmt.Errorf("Could not satisfy explicit device specification '%s' because the node {{colocation_node %s}} was colocated with a group of nodes that required incompatible device '%s'. All available devices [%s].",
+		own.raw, p.name, greq.String(), s.allDevices())
+}
+
+// describe words why node i went to device d.
+func (s *sim) describe(i, d int, cands []int, why string) string {
+	dn := s.devs[d]
+	if why != "" {
+		return dn + ": " + why
+	}
+	g := s.groups[s.find(i)]
+	own := s.sup[i]
+	if d == s.tgt && s.tgt != s.cpu {
+		m := s.matches[i][d]
+		switch m.Reason {
+		case coverage.ReasonCoveredDefault:
+			return dn + ": DEFAULT kernel on " + s.types[d] + " (op_kernel.cc:1419-1452)"
+		case coverage.ReasonFunctionCall:
+			return dn + ": function call, supported on every device"
+		}
+		if g.dflt == d && len(cands) > 1 {
+			return dn + ": kernel on " + s.types[d] + ", the default device"
+		}
+		return dn + ": kernel on " + s.types[d]
+	}
+	if s.tgt == s.cpu {
+		return dn + ": the only device"
+	}
+	// CPU while a target exists.
+	tm := s.matches[i][s.tgt]
+	switch {
+	case own[s.tgt] < 0:
+		return dn + ": " + missingWhy(tm, s.types[s.tgt])
+	case g.hostOnly:
+		return dn + ": group limited to CPU (host-only variant)"
+	case g.prio[s.tgt] < 0 && g.lacks >= 0 && g.lacks != i:
+		c := s.nodes[g.lacks]
+		via := s.mergeNote[i]
+		if via == "" {
+			via = "its colocation group"
+		}
+		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op, c.name, missingWhy(s.matches[g.lacks][s.tgt], s.types[s.tgt]), via)
+	case g.req.typ == "CPU":
+		return dn + ": requested device " + g.req.String()
+	case g.dflt == d:
+		return dn + ": the default device"
+	case g.prio[d] > g.prio[s.tgt]:
+		return fmt.Sprintf("%s: CPU kernel priority %d beats %s priority %d (op_kernel.cc:1586-1591)", dn, g.prio[d], s.types[s.tgt], g.prio[s.tgt])
+	}
+	return dn + ": first candidate"
+}
+
+func missingWhy(m coverage.Match, typ string) string {
+	switch m.Reason {
+	case coverage.ReasonNoKernelForDType:
+		if len(m.Supported) > 0 {
+			return fmt.Sprintf("no kernel on %s for these dtypes; supported: %s", typ, strings.Join(m.Supported, "; "))
+		}
+		return "no kernel on " + typ + " for these dtypes"
+	case coverage.ReasonLabelMismatch:
+		return "no kernel on " + typ + " with this _kernel label"
+	case coverage.ReasonUnknownOp:
+		return "unknown op: assumed to need its own library, CPU only"
+	}
+	return "no kernel on " + typ
+}
+
+// fixControlFlow applies OptimizeControlFlowColocation
+// (graph_partition.cc:359-398) before partitioning.
+func (s *sim) fixControlFlow() {
+	outs := s.outEdges()
+	for i, p := range s.nodes {
+		if p.ghost || len(p.in) == 0 {
+			continue
+		}
+		nd := -1
+		switch p.op {
+		case "Switch", "RefSwitch", "Exit", "RefExit":
+			if q := p.in[0]; q.n >= 0 {
+				nd = s.dev[q.n]
+			}
+		case "Enter", "NextIteration":
+			for _, e := range outs[i] {
+				if !e.ctrl {
+					nd = s.dev[e.dst]
+					break
+				}
+			}
+		}
+		if nd >= 0 && nd != s.dev[i] {
+			s.dev[i] = nd
+			s.reasons[i] = append([]string{s.devs[nd] + ": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)"}, s.reasons[i]...)
+		}
+	}
+}

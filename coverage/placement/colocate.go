@@ -1,0 +1,576 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+)
+
+// group is the state of a colocation group's root (colocation_graph.cc Member).
+type group struct {
+	req      devSpec
+	res      devSpec
+	assigned int // pre-assigned device, -1
+	prio     []int
+	dflt     int
+	pinned   int // device once a member was placed, -1
+	hostOnly bool
+	// failed is set once a member could not be placed (error recorded).
+	failed  bool
+	cands   []int
+	candsOK bool
+	// lacks is a member without a target kernel (for reasons), -1.
+	lacks int
+	size  int
+}
+
+// lookupKernels runs the kernel lookup of every placed node on every device
+// (SupportedDeviceTypesForNode, op_kernel.cc:1530-1599).
+func (s *sim) lookupKernels() {
+	n := len(s.nodes)
+	s.sup = make([][]int, n)
+	s.matches = make([][]coverage.Match, n)
+	for i, p := range s.nodes {
+		if p.ghost {
+			continue
+		}
+		s.sup[i], s.matches[i] = s.kernelsFor(p, p.look, nil)
+	}
+}
+
+// kernelsFor computes the supported devices (kernel priority, -1 = none) of
+// one node; override, when set, replaces the target matcher (what-if).
+func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) ([]int, []coverage.Match) {
+	sup := make([]int, len(s.devs))
+	ms := make([]coverage.Match, len(s.devs))
+	if p.op == "_Arg" || p.op == "_Retval" {
+		// System kernels exist on every device (function_ops.cc:91-172).
+		for d := range sup {
+			ms[d] = coverage.Match{Reason: coverage.ReasonCovered}
+			if d != s.cpu && look != nil && len(look.OutputTypes)+len(look.InputTypes) > 0 {
+				t := append(append([]tpb.DataType(nil), look.InputTypes...), look.OutputTypes...)[0]
+				if hostType(t) || t == tpb.DataType_DT_INT32 {
+					ms[d].HostMemory = []string{"input", "output"}
+				}
+			}
+		}
+		return sup, ms
+	}
+	for d, m := range s.matchers {
+		if override != nil && d == s.tgt {
+			m = override
+		}
+		ms[d] = m.Match(look)
+		switch ms[d].Reason {
+		case coverage.ReasonCovered, coverage.ReasonCoveredDefault:
+			sup[d] = int(ms[d].Kernel.GetPriority())
+		case coverage.ReasonFunctionCall:
+			sup[d] = 0
+		case coverage.ReasonUnknownOp:
+			// A custom op TF would need its library for; tfscan assumes
+			// the library brings a CPU kernel and nothing for the target.
+			sup[d] = -1
+			if d == s.cpu {
+				sup[d] = 0
+			}
+		default:
+			sup[d] = -1
+		}
+	}
+	return sup, ms
+}
+
+func hostType(t tpb.DataType) bool {
+	t = graph.BaseType(t)
+	return t == tpb.DataType_DT_STRING || t == tpb.DataType_DT_RESOURCE
+}
+
+func (s *sim) find(i int) int {
+	for s.parent[i] != i {
+		s.parent[i] = s.parent[s.parent[i]]
+		i = s.parent[i]
+	}
+	return i
+}
+
+// resourceGenerator: no inputs, one resource or ref output
+// (colocation_graph.cc:95-98).
+func (p *pnode) resourceGenerator() bool {
+	return len(p.in) == 0 && len(p.outTypes) == 1 &&
+		(p.outTypes[0] == tpb.DataType_DT_RESOURCE || graph.IsRef(p.outTypes[0]))
+}
+
+// colocate builds the colocation groups (ColocationGraph::Initialize,
+// colocation_graph.cc:929-944).
+func (s *sim) colocate() {
+	n := len(s.nodes)
+	s.parent = make([]int, n)
+	s.groups = make(map[int]*group, n)
+	s.mergeNote = make([]string, n)
+	s.reasons = make([][]string, n)
+	for i, p := range s.nodes {
+		s.parent[i] = i
+		if p.ghost {
+			continue
+		}
+		g := &group{assigned: -1, pinned: -1, dflt: p.dflt, prio: append([]int(nil), s.sup[i]...), lacks: -1, size: 1}
+		if p.resourceGenerator() && !p.req.empty() {
+			g.res = p.req
+		}
+		g.req = p.req
+		if p.assigned >= 0 {
+			g.assigned = p.assigned
+			g.req = devSpec{typ: s.types[p.assigned], hasID: true}
+		}
+		if s.sup[i][s.tgt] < 0 {
+			g.lacks = i
+		}
+		if p.assigned < 0 && p.assigned != -2 && p.ghostOf < 0 && !p.host && allNeg(g.prio) {
+			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]",
+				p.op, p.name, attrString(p), strings.Join(sortedTypes(s.types), ", ")))
+			s.reasons[i] = append(s.reasons[i], "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
+			g.prio[s.cpu] = 0
+		}
+		s.groups[i] = g
+	}
+	s.colocateResourceEdges()
+	s.colocateClasses()
+	s.hostOnlyVariants()
+}
+
+func allNeg(xs []int) bool {
+	for _, x := range xs {
+		if x >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedTypes(ts []string) []string {
+	out := append([]string(nil), ts...)
+	if len(out) == 2 && out[0] > out[1] {
+		out[0], out[1] = out[1], out[0]
+	}
+	return out
+}
+
+func attrString(p *pnode) string {
+	if p.look == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(p.look.Attrs))
+	for k := range p.look.Attrs {
+		if !strings.HasPrefix(k, "_") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := ""
+		switch a := p.look.Attrs[k].GetValue().(type) {
+		case *attrpb.AttrValue_Type:
+			v = graph.DTypeName(a.Type)
+		case *attrpb.AttrValue_I:
+			v = strconv.FormatInt(a.I, 10)
+		case *attrpb.AttrValue_B:
+			v = strconv.FormatBool(a.B)
+		case *attrpb.AttrValue_S:
+			v = strconv.Quote(string(a.S))
+		case *attrpb.AttrValue_List:
+			ts := a.List.GetType()
+			names := make([]string, len(ts))
+			for i, t := range ts {
+				names[i] = graph.DTypeName(t)
+			}
+			v = "[" + strings.Join(names, ", ") + "]"
+		default:
+			v = "..."
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s *sim) addErr(msg string) {
+	s.errs = append(s.errs, msg)
+}
+
+func (s *sim) exempt(op string) bool {
+	return colocationExempt[op]
+}
+
+// colocationExempt are the ops registered with
+// REGISTER_INPUT_COLOCATION_EXEMPTION in TF 2.15 (identity_n_op.cc:35,
+// partitioned_function_ops.cc:290-291, tensorflow/core/kernels/data/*).
+var colocationExempt = map[string]bool{
+	"IdentityN": true, "PartitionedCall": true, "StatefulPartitionedCall": true,
+	"MapDataset": true, "ParallelMapDataset": true, "ParallelMapDatasetV2": true,
+	"FilterDataset": true, "FlatMapDataset": true, "InterleaveDataset": true,
+	"ParallelInterleaveDataset": true, "ParallelInterleaveDatasetV2": true,
+	"ParallelInterleaveDatasetV3": true, "ParallelInterleaveDatasetV4": true,
+	"LegacyParallelInterleaveDatasetV2": true, "GeneratorDataset": true,
+	"ReduceDataset": true, "ScanDataset": true, "MapAndBatchDataset": true,
+	"GroupByWindowDataset": true, "GroupByReducerDataset": true, "TakeWhileDataset": true,
+	"ParallelFilterDataset": true, "DeleteMultiDeviceIterator": true,
+	"ExperimentalGroupByReducerDataset": true, "ExperimentalGroupByWindowDataset": true,
+	"ExperimentalMapAndBatchDataset": true, "ExperimentalParallelInterleaveDataset": true,
+	"ExperimentalScanDataset": true, "ExperimentalTakeWhileDataset": true,
+}
+
+// isDatasetOp follows DatasetOpKernel::IsDatasetOp: one variant output and
+// a name ending in Dataset or DatasetV2.
+func isDatasetOp(p *pnode) bool {
+	return len(p.outTypes) == 1 && p.outTypes[0] == tpb.DataType_DT_VARIANT &&
+		(strings.HasSuffix(p.op, "Dataset") || strings.HasSuffix(p.op, "DatasetV2"))
+}
+
+// colocateResourceEdges unions the ends of every resource or ref edge and
+// of dataset-to-dataset variant edges (colocation_graph.cc:707-785).
+func (s *sim) colocateResourceEdges() {
+	for i, p := range s.nodes {
+		if p.ghost {
+			continue
+		}
+		for j, q := range p.in {
+			if q.n < 0 || s.nodes[q.n].ghost {
+				continue
+			}
+			t := tpb.DataType_DT_INVALID
+			if j < len(p.inTypes) {
+				t = p.inTypes[j]
+			}
+			src := s.nodes[q.n]
+			kind := ""
+			switch {
+			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
+				kind = "dataset variant edge"
+			case (t == tpb.DataType_DT_RESOURCE || graph.IsRef(t)) && !s.exempt(p.op):
+				kind = "resource edge"
+				if graph.IsRef(t) {
+					kind = "reference edge"
+				}
+			default:
+				continue
+			}
+			if src.io || p.io {
+				continue
+			}
+			if err := s.union(q.n, i, true, true); err != nil {
+				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
+				continue
+			}
+			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op, src.name))
+			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op, p.name))
+		}
+	}
+}
+
+func (s *sim) noteMerge(i int, note string) {
+	if s.mergeNote[i] == "" {
+		s.mergeNote[i] = note
+	}
+}
+
+// colocateClasses applies `_class` "loc:@NAME" attrs (colocation_graph.cc:655-705,
+// 1071-1098); names resolve inside the node's own function instance.
+func (s *sim) colocateClasses() {
+	byName := make(map[string]int, len(s.nodes))
+	for i, p := range s.nodes {
+		if !p.ghost {
+			k := fmt.Sprintf("%d\x00%s", p.unit, p.name)
+			if _, ok := byName[k]; !ok {
+				byName[k] = i
+			}
+		}
+	}
+	for i, p := range s.nodes {
+		if p.ghost || p.src == nil {
+			continue
+		}
+		cls := p.src.Attrs["_class"].GetList().GetS()
+		if len(cls) == 0 {
+			continue
+		}
+		prefix := strings.TrimSuffix(p.name, p.src.Name)
+		for _, c := range cls {
+			name, ok := strings.CutPrefix(string(c), "loc:@")
+			if !ok {
+				continue
+			}
+			k := fmt.Sprintf("%d\x00%s%s", p.unit, prefix, name)
+			j, ok := byName[k]
+			if !ok {
+				byName[k] = i
+				continue
+			}
+			if j == i {
+				continue
+			}
+			if err := s.union(j, i, false, s.soft); err != nil {
+				if !s.soft {
+					s.addErr(err.Error())
+				}
+				continue
+			}
+			s.noteMerge(i, fmt.Sprintf("_class loc:@%s", name))
+			s.noteMerge(j, fmt.Sprintf("_class loc:@%s of %s", name, p.name))
+		}
+	}
+}
+
+// union merges the groups of a and b (ColocationGraph::ColocateNodes,
+// colocation_graph.cc:1115-1159). resEdge: a is the producer of a resource
+// edge into b; its request wins a conflict (lines 268-321).
+func (s *sim) union(a, b int, resEdge, soft bool) error {
+	ra, rb := s.find(a), s.find(b)
+	if ra == rb {
+		return nil
+	}
+	ga, gb := s.groups[ra], s.groups[rb]
+	na, nb := s.nodes[a], s.nodes[b]
+	if ga.assigned >= 0 && gb.assigned >= 0 && ga.assigned != gb.assigned {
+		return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible assigned devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
+			fullName(s.devs[ga.assigned]), fullName(s.devs[gb.assigned]), na.name, na.op, nb.name, nb.op)
+	}
+	if ga.res.typ != "" && gb.res.typ != "" && ga.res.typ != gb.res.typ {
+		return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible resource devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
+			ga.res.String(), gb.res.String(), na.name, na.op, nb.name, nb.op)
+	}
+	var req devSpec
+	if resEdge {
+		var err error
+		req, err = mergeSpecs(ga.req, gb.req, false)
+		if err != nil {
+			// "Ignoring device specification ... because the input edge
+			// ... is a reference connection": the producer's wins.
+			req = ga.req
+		}
+	} else {
+		var err error
+		req, err = mergeSpecs(ga.req, gb.req, soft)
+		if err != nil {
+			return fmt.Errorf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}: %s", na.name, nb.name, err.Error())
+		}
+	}
+	prio, ok := mergePrio(ga.prio, gb.prio, s)
+	if !ok {
+		return fmt.Errorf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}} because no device type supports both of those nodes and the other nodes colocated with them.", na.name, nb.name)
+	}
+	// Merge by size like Member::Merge (the larger group's root stays).
+	root, other := ra, rb
+	if gb.size > ga.size {
+		root, other = rb, ra
+	}
+	g := s.groups[root]
+	o := s.groups[other]
+	g.req = req
+	if g.res.typ == "" {
+		g.res = o.res
+	}
+	if g.assigned < 0 {
+		g.assigned = o.assigned
+	}
+	g.prio = prio
+	if ga.dflt >= 0 {
+		g.dflt = ga.dflt
+	} else {
+		g.dflt = gb.dflt
+	}
+	g.hostOnly = g.hostOnly || o.hostOnly
+	if g.lacks < 0 || (o.lacks >= 0 && o.lacks < g.lacks) {
+		if o.lacks >= 0 {
+			g.lacks = o.lacks
+		}
+	}
+	g.size += o.size
+	s.parent[other] = root
+	delete(s.groups, other)
+	return nil
+}
+
+// mergePrio intersects supported device lists with
+// Member::MergeSupportedDevices' priority rules (colocation_graph.cc:428-488).
+func mergePrio(a, b []int, s *sim) ([]int, bool) {
+	out := make([]int, len(a))
+	ai := make([]int, len(a))
+	bi := make([]int, len(a))
+	any := false
+	aP, bP := false, false
+	for d := range a {
+		if a[d] >= 0 && b[d] >= 0 {
+			any = true
+			ai[d], bi[d] = a[d], b[d]
+			aP = aP || a[d] != 0
+			bP = bP || b[d] != 0
+		} else {
+			ai[d], bi[d] = -1, -1
+		}
+	}
+	if !any {
+		return nil, false
+	}
+	switch {
+	case !aP && !bP, aP && !bP:
+		copy(out, ai)
+	case !aP && bP:
+		copy(out, bi)
+	default:
+		if same(s.orderOf(ai), s.orderOf(bi)) {
+			copy(out, ai)
+		} else {
+			for d := range out {
+				if ai[d] >= 0 {
+					out[d] = 0
+				} else {
+					out[d] = -1
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+func same(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// orderOf sorts supported devices by kernel priority, then device-type
+// priority (DeviceSet::SortPrioritizedDeviceTypeVector).
+func (s *sim) orderOf(prio []int) []int {
+	var out []int
+	for d := range prio {
+		if prio[d] >= 0 {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 2 && s.less(out[1], out[0], prio) {
+		out[0], out[1] = out[1], out[0]
+	}
+	return out
+}
+
+func (s *sim) less(a, b int, prio []int) bool {
+	if prio[a] != prio[b] {
+		return prio[a] > prio[b]
+	}
+	pa, pb := typePriority(s.types[a]), typePriority(s.types[b])
+	if pa != pb {
+		return pa > pb
+	}
+	return s.devs[a] < s.devs[b]
+}
+
+// tensorListOps are the ops GetElementDataType knows (colocation_graph.cc:791-809).
+var tensorListOps = map[string]bool{
+	"TensorListReserve": true, "TensorListFromTensor": true, "EmptyTensorList": true,
+	"TensorListSplit": true, "TensorListScatter": true, "TensorListScatterV2": true,
+	"TensorListScatterIntoExistingList": true, "TensorListPushBack": true,
+	"TensorListPushBackBatch": true, "TensorListPopBack": true, "TensorListStack": true,
+	"TensorListConcat": true, "TensorListConcatV2": true, "TensorListGetItem": true,
+	"TensorListSetItem": true, "TensorListGather": true, "TensorListConcatLists": true,
+}
+
+// hostOnlyVariants restricts groups of nodes whose variant inputs carry a
+// TensorList of strings or resources to CPU, without soft placement
+// (AddHostOnlyDataTypesConstraints, colocation_graph.cc:812-914; the legacy
+// reverse-DFS path, memoised).
+func (s *sim) hostOnlyVariants() {
+	memo := make([]int8, len(s.nodes)) // 0 unknown, 1 host, 2 not host, 3 visiting/none
+	var elem func(i int, depth int) int8
+	elem = func(i int, depth int) int8 {
+		if memo[i] != 0 {
+			if memo[i] == 3 {
+				return 0
+			}
+			return memo[i]
+		}
+		if depth > 10000 {
+			return 0
+		}
+		memo[i] = 3
+		p := s.nodes[i]
+		if tensorListOps[p.op] && p.look != nil {
+			if a, ok := p.look.Attrs["element_dtype"]; ok {
+				et := a.GetType()
+				if et != tpb.DataType_DT_INVALID && et != tpb.DataType_DT_VARIANT {
+					r := int8(2)
+					if hostType(et) {
+						r = 1
+					}
+					memo[i] = r
+					return r
+				}
+			}
+		}
+		for _, q := range p.in {
+			if q.n < 0 {
+				continue
+			}
+			src := s.nodes[q.n]
+			if q.port < len(src.outTypes) && src.outTypes[q.port] == tpb.DataType_DT_VARIANT {
+				if r := elem(q.n, depth+1); r != 0 {
+					memo[i] = r
+					return r
+				}
+			}
+		}
+		memo[i] = 3
+		return 0
+	}
+	for i, p := range s.nodes {
+		if p.ghost {
+			continue
+		}
+		hasVariant := false
+		for _, t := range p.inTypes {
+			if t == tpb.DataType_DT_VARIANT {
+				hasVariant = true
+			}
+		}
+		if !hasVariant {
+			continue
+		}
+		root := s.find(i)
+		g := s.groups[root]
+		if g == nil || s.cpuOnly(g.prio) {
+			continue
+		}
+		if elem(i, 0) == 1 {
+			if g.prio[s.cpu] >= 0 {
+				for d := range g.prio {
+					if d != s.cpu {
+						g.prio[d] = -1
+					}
+				}
+				g.hostOnly = true
+				s.reasons[i] = append(s.reasons[i], "CPU: carries a TensorList of strings or resources (host-only variant, colocation_graph.cc:812-911)")
+			}
+		}
+	}
+}
+
+func (s *sim) cpuOnly(prio []int) bool {
+	for d, p := range prio {
+		if d != s.cpu && p >= 0 {
+			return false
+		}
+	}
+	return true
+}

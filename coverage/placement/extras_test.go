@@ -1,0 +1,228 @@
+package placement
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func convGraph(t testing.TB, dtype string) string {
+	return graphText(
+		placeholder("x", dtype, 1, 8, 8, 3),
+		nd("f", "Const", nil, ta("dtype", dtype), `attr { key: "value" value { tensor { dtype: `+dtype+` tensor_shape `+shapeProto(3, 3, 3, 4)+` } } }`),
+		nd("conv", "Conv2D", in("x", "f"), ta("T", dtype), sa("padding", "SAME"),
+			`attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }`),
+		nd("b", "Const", nil, ta("dtype", dtype), `attr { key: "value" value { tensor { dtype: `+dtype+` tensor_shape `+shapeProto(4)+` } } }`),
+		nd("bias", "BiasAdd", in("conv", "b"), ta("T", dtype)),
+		nd("relu", "Relu", in("bias"), ta("T", dtype)),
+		nd("mm", "MatMul", in("x2", "w2"), ta("T", dtype)),
+		placeholder("x2", dtype, 2, 4),
+		nd("w2", "Const", nil, ta("dtype", dtype), `attr { key: "value" value { tensor { dtype: `+dtype+` tensor_shape `+shapeProto(4, 4)+` } } }`),
+	)
+}
+
+const convReg = `
+Conv2D XPU T=float32|float16|bfloat16
+BiasAdd XPU T=float32|float16|bfloat16
+Relu XPU T=float32|float16|bfloat16
+MatMul XPU T=float32|bfloat16
+Const XPU dtype=float32|float16|bfloat16
+Placeholder DEFAULT
+`
+
+// Remapper fusions that would apply on CUDA (remapper.cc:408-420) but have
+// no fused kernel on the target are listed, not assumed.
+func TestFusionsReported(t *testing.T) {
+	g := buildGraph(t, convGraph(t, "DT_FLOAT"))
+	r := simulate(t, g, "XPU", cpuOps+convReg, Options{})
+	require.Len(t, r.Fusions, 1)
+	assert.Equal(t, "_FusedConv2D", r.Fusions[0].Fused)
+	assert.Equal(t, []string{"conv", "bias", "relu"}, r.Fusions[0].Nodes)
+	assert.Contains(t, r.Fusions[0].Reason, "XPU has no _FusedConv2D kernel for float32")
+
+	// With the fused kernel on the target nothing is reported.
+	r = simulate(t, g, "XPU", cpuOps+convReg+"_FusedConv2D XPU T=float32\n", Options{})
+	assert.Empty(t, r.Fusions)
+
+	// A source registry without the fused kernel: the fusion does not apply there either.
+	src, _ := matchers(t, "GPU", "Conv2D GPU T=float32\n")
+	r = simulate(t, g, "XPU", cpuOps+convReg, Options{Source: src})
+	assert.Empty(t, r.Fusions)
+}
+
+// Auto mixed precision paints MatMul/Conv2D (allow list) and the clear and
+// infer ops between them (auto_mixed_precision_lists.h); the target is then
+// asked for the half kernels.
+func TestAMPHalfCoverage(t *testing.T) {
+	g := buildGraph(t, convGraph(t, "DT_FLOAT"))
+	r := simulate(t, g, "XPU", cpuOps+convReg, Options{Precision: PrecisionMixedFloat16})
+	got := map[string]AMPNode{}
+	for _, a := range r.AMP {
+		got[a.Path] = a
+	}
+	require.Contains(t, got, "conv")
+	require.Contains(t, got, "mm")
+	assert.True(t, got["conv"].Covered)
+	assert.Equal(t, "float16", got["mm"].DType)
+	assert.False(t, got["mm"].Covered, "XPU has no float16 MatMul")
+	// BiasAdd (infer) is not between two allow ops, and Relu (clear) only
+	// touches it: neither converts under float16 (passes 3 and 5).
+	assert.NotContains(t, got, "bias")
+	assert.NotContains(t, got, "relu")
+	d := devices(r)
+	assert.Equal(t, "CPU:0", d["mm"])
+	assert.Equal(t, "XPU:0", d["conv"])
+
+	r = simulate(t, g, "XPU", cpuOps+convReg, Options{Precision: PrecisionMixedBFloat16})
+	// bfloat16 adds infer ops right after allow ops (pass 4), then the clear
+	// Relu joins through pass 5.
+	assert.Len(t, r.AMP, 4)
+	for _, a := range r.AMP {
+		assert.Equal(t, "bfloat16", a.DType)
+		assert.True(t, a.Covered, a.Path)
+	}
+
+	_, err := Simulate(g, nil, nil, Options{})
+	assert.Error(t, err)
+	tm, cm := matchers(t, "XPU", convReg)
+	_, err = Simulate(g, tm, cm, Options{Precision: "fp8"})
+	assert.ErrorContains(t, err, "unknown precision")
+}
+
+// The same input gives byte-identical results.
+func TestDeterministic(t *testing.T) {
+	nodes := []string{
+		nd("v", "VarHandleOp", nil, ta("dtype", "DT_FLOAT"), sha("shape", 4, 4), sa("shared_name", "v")),
+		nd("read", "ReadVariableOp", in("v"), ta("dtype", "DT_FLOAT")),
+		placeholder("x", "DT_FLOAT", 2, 4),
+		nd("mm", "MatMul", in("x", "read"), ta("T", "DT_FLOAT")),
+	}
+	nodes = append(nodes, adagradDA("v")...)
+	text := graphText(nodes...)
+	var first []byte
+	for i := 0; i < 5; i++ {
+		g := buildGraph(t, text, "serving_default=x:0->mm:0")
+		r := simulate(t, g, "GPU", cpuOps+varReg, Options{})
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		if first == nil {
+			first = b
+			continue
+		}
+		assert.Equal(t, string(first), string(b))
+	}
+}
+
+// Logs written by hand from the §10 scenarios.
+func TestParseLogAndCompare(t *testing.T) {
+	log := `2026-11-29 10:00:00.000000: I tensorflow/core/common_runtime/placer.cc:125] v: (VarHandleOp): /job:localhost/replica:0/task:0/device:CPU:0
+read: (ReadVariableOp): /job:localhost/replica:0/task:0/device:CPU:0
+x: (Placeholder): /job:localhost/replica:0/task:0/device:GPU:0
+mm: (MatMul): /job:localhost/replica:0/task:0/device:GPU:0
+apply: (ResourceApplyAdagradDA): /job:localhost/replica:0/task:0/device:GPU:0
+something else entirely
+Executing op MatMul in device /job:localhost/replica:0/task:0/device:GPU:0
+ghost: (NoOp): /job:localhost/replica:0/task:0/device:CPU:0
+`
+	l, err := ParseLog(strings.NewReader(log))
+	require.NoError(t, err)
+	assert.Len(t, l.Nodes, 6)
+	assert.Len(t, l.Eager, 1)
+	assert.Equal(t, LogEntry{Name: "v", Op: "VarHandleOp", Device: "CPU:0", Line: 1}, l.Nodes[0])
+
+	nodes := []string{
+		nd("v", "VarHandleOp", nil, ta("dtype", "DT_FLOAT"), sha("shape", 4, 4), sa("shared_name", "v")),
+		nd("read", "ReadVariableOp", in("v"), ta("dtype", "DT_FLOAT")),
+		placeholder("x", "DT_FLOAT", 2, 4),
+		nd("mm", "MatMul", in("x", "read"), ta("T", "DT_FLOAT")),
+	}
+	nodes = append(nodes, adagradDA("v")...)
+	g := buildGraph(t, graphText(nodes...))
+	r := simulate(t, g, "XPU", strings.ReplaceAll(cpuOps+varReg, " GPU ", " XPU "), Options{})
+	a := Compare(r, l)
+	assert.Equal(t, 6, a.Matched) // 5 nodes + the eager MatMul
+	assert.Equal(t, 5, a.Agreed)
+	require.NotEmpty(t, a.Nodes)
+	assert.Equal(t, NodeAgreement{Name: "apply", Op: "ResourceApplyAdagradDA", Predicted: "CPU:0", Actual: "GPU:0"}, a.Nodes[0])
+	assert.Equal(t, []string{"ghost"}, a.Unmatched)
+
+	_, err = ParseLog(strings.NewReader("nothing here\n"))
+	assert.ErrorContains(t, err, "no placement lines")
+	_, err = ParseLog(strings.NewReader(strings.Repeat("x", 2<<20)))
+	assert.Error(t, err)
+}
+
+func FuzzParseLog(f *testing.F) {
+	f.Add("a: (Op): /job:localhost/replica:0/task:0/device:GPU:0\n")
+	f.Add("Executing op MatMul in device /job:localhost/replica:0/task:0/device:CPU:0")
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLog(strings.NewReader(s))
+		if err == nil {
+			Compare(&Result{}, l)
+		}
+	})
+}
+
+func TestParseDevice(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		typ   string
+		id    int
+		hasID bool
+		err   bool
+	}{
+		{"", "", 0, false, false},
+		{"/job:localhost/replica:0/task:0/device:GPU:0", "GPU", 0, true, false},
+		{"/device:CPU:1", "CPU", 1, true, false},
+		{"/cpu:0", "CPU", 0, true, false},
+		{"/gpu:*", "GPU", 0, false, false},
+		{"GPU:0", "GPU", 0, true, false},
+		{"/device:XPU", "XPU", 0, false, false},
+		{"/device:GPU:x", "", 0, false, true},
+		{"nonsense", "", 0, false, true},
+	} {
+		d, err := parseDevice(tc.in)
+		if tc.err {
+			assert.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.typ, d.typ, tc.in)
+		assert.Equal(t, tc.hasID, d.hasID, tc.in)
+		assert.Equal(t, tc.id, d.id, tc.in)
+	}
+	m, err := mergeSpecs(devSpec{typ: "GPU", id: 1, hasID: true}, devSpec{typ: "CPU", id: 1, hasID: true}, true)
+	require.NoError(t, err)
+	assert.True(t, m.empty(), "type conflict clears type and id (device_name_utils.cc:384-397)")
+	m, err = mergeSpecs(devSpec{typ: "GPU", id: 1, hasID: true}, devSpec{typ: "GPU", id: 0, hasID: true}, true)
+	require.NoError(t, err)
+	assert.Equal(t, devSpec{typ: "GPU"}, m)
+	_, err = mergeSpecs(devSpec{typ: "GPU"}, devSpec{typ: "CPU"}, false)
+	assert.ErrorContains(t, err, "Cannot merge devices with incompatible types")
+}
+
+// With soft placement off, TF's own error templates (placement.md §2.10,
+// colocation_graph.cc:1287-1340).
+func TestHardPlacementErrors(t *testing.T) {
+	reg := cpuOps + "Identity XPU T=float32\nPlaceholder DEFAULT\n"
+	for _, tc := range []struct {
+		name, node, want string
+	}{
+		{"missing device type", nd("n", "Identity", in("p"), ta("T", "DT_FLOAT"), dev("/device:GPU:0")),
+			"Cannot assign a device for operation n: {{node n}} was explicitly assigned to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, /job:localhost/replica:0/task:0/device:XPU:0 ]. Make sure the device specification refers to a valid device. The requested device appears to be a GPU, but CUDA is not enabled."},
+		{"no kernel on the requested type", nd("n", "Identity", in("p"), ta("T", "DT_INT64"), dev("/device:XPU:0")),
+			"Cannot assign a device for operation n: Could not satisfy explicit device specification '/device:XPU:0' because no supported kernel for XPU devices is available."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := buildGraph(t, graphText(placeholder("p", "DT_FLOAT", 2), tc.node))
+			r := simulate(t, g, "XPU", reg, Options{NoSoftPlacement: true})
+			assert.Equal(t, tc.want, r.Error)
+			r = simulate(t, g, "XPU", reg, Options{})
+			assert.Empty(t, r.Errors)
+			assert.Contains(t, strings.Join(reasonsOf(r, "n"), "\n"), "soft placement ignored the requested device")
+		})
+	}
+}

@@ -1,0 +1,748 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+)
+
+// pin is one output port of a placement node.
+type pin struct{ n, port int }
+
+var noPin = pin{-1, 0}
+
+// ref is a not yet resolved input: either a graph input seen from an
+// instance, or a direct port of a placement node (pn >= 0).
+type ref struct {
+	inst *instance
+	in   graph.Input
+	pn   int
+	port int
+}
+
+// instance is one instantiation of a function body (or the top-level graph).
+type instance struct {
+	fn     *graph.Function
+	nodes  map[*graph.Node]int
+	args   []ref
+	req    devSpec // requested device given to body nodes without one
+	dflt   int     // default device, -1 for none
+	unit   int
+	depth  int
+	stack  []*graph.Function
+	prefix string // TF's inliner prefixes body names with the caller's
+	frame  string // frame hint for input-less nodes of a lowered loop body
+	// single >= 0 assigns every body node to the device of that node
+	// (bodies of non-lowered control flow, XLA units, dataset functions).
+	single  int
+	singleK string // why
+	// host assigns every node to CPU (dataset functions).
+	host bool
+}
+
+// unitKind tells how a placement unit is run.
+type unitKind int
+
+const (
+	unitTopLevel unitKind = iota // the GraphDef, placed like a session graph
+	unitFunction                 // a function instantiated on its own
+	unitBody                     // a single-device body (no placer)
+)
+
+type unit struct {
+	kind  unitKind
+	fn    *graph.Function
+	first int // first node index
+	why   string
+}
+
+// pnode is one node of the flattened graph the placer sees.
+type pnode struct {
+	idx  int
+	unit int
+	// src is the graph node this instance comes from (nil when synthetic).
+	src *graph.Node
+	// look is the node used for kernel lookups.
+	look *graph.Node
+	name string
+	path string
+	op   string
+
+	rin   []ref
+	rctrl []ref
+	in    []pin
+	ctrl  []int
+
+	inTypes, outTypes []tpb.DataType
+	req               devSpec
+	dflt              int
+	assigned          int
+	// io marks the client-side feed nodes (_Arg of a function unit).
+	io bool
+	// fed marks a Placeholder fed by the chosen signature.
+	fed bool
+	// fetch marks _Retval nodes of a function unit.
+	fetch bool
+	// ghost nodes are inlined calls and lowered functional ops; they are
+	// not placed themselves, their outputs alias the body's.
+	ghost   bool
+	alias   []ref
+	ghostOf int // for body nodes of a single-device unit: the op they run under
+	// passthrough synthetic nodes carry the bytes of input 0.
+	passthrough bool
+	frameHint   string
+	frame       int
+	host        bool
+	singleWhy   string
+	// note is an extra reason (inlined from, lowered from).
+	note string
+}
+
+const (
+	maxInlineDepth = 64
+)
+
+type builder struct {
+	s      *sim
+	queue  []func()
+	budget int
+	frames int
+}
+
+func isXLAMarked(n *graph.Node) bool {
+	if a, ok := n.Attrs["_XlaMustCompile"]; ok && a.GetB() {
+		return true
+	}
+	for _, k := range []string{"_xla_compile_id", "_tpu_replicate"} {
+		if a, ok := n.Attrs[k]; ok && len(a.GetS()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var callOps = map[string]bool{"PartitionedCall": true, "StatefulPartitionedCall": true}
+
+var ifOps = map[string]bool{"If": true, "StatelessIf": true}
+var caseOps = map[string]bool{"Case": true, "StatelessCase": true}
+var whileOps = map[string]bool{"While": true, "StatelessWhile": true}
+
+func funcAttr(n *graph.Node, name string) *graph.Function {
+	a := n.Attrs[name]
+	if a == nil || a.GetFunc() == nil {
+		return nil
+	}
+	return lookupFn(n, a.GetFunc().GetName())
+}
+
+func lookupFn(n *graph.Node, name string) *graph.Function {
+	for _, f := range n.Calls {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// calledFn returns the function an inlinable call node calls, or nil.
+func calledFn(n *graph.Node) *graph.Function {
+	if callOps[n.Op] {
+		return funcAttr(n, "f")
+	}
+	if n.OpDef == nil {
+		return lookupFn(n, n.Op)
+	}
+	return nil
+}
+
+func lowerable(n *graph.Node) bool {
+	if !ifOps[n.Op] && !caseOps[n.Op] && !whileOps[n.Op] {
+		return false
+	}
+	a, ok := n.Attrs["_lower_using_switch_merge"]
+	return ok && a.GetB() && !isXLAMarked(n)
+}
+
+func onStack(st []*graph.Function, f *graph.Function) bool {
+	for _, x := range st {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) newNode(inst *instance, p *pnode) int {
+	s := b.s
+	p.idx = len(s.nodes)
+	p.unit = inst.unit
+	s.nodes = append(s.nodes, p)
+	if inst.host {
+		p.host = true
+	}
+	if inst.single >= 0 || inst.host {
+		p.ghostOf = inst.single
+		p.singleWhy = inst.singleK
+	}
+	b.budget--
+	return p.idx
+}
+
+// addInstance creates placement nodes for nodes (one function body or the
+// top-level graph) in the order GraphConstructor gives them ids.
+func (b *builder) addInstance(inst *instance, nodes []*graph.Node) {
+	inst.nodes = make(map[*graph.Node]int, len(nodes))
+	for _, gn := range topoOrder(nodes) {
+		b.addNode(inst, gn)
+	}
+}
+
+// topoOrder sorts nodes topologically over data and control edges inside
+// the set, ties broken by position (graph_constructor.cc:365, 1181-1190);
+// back edges into Merge from NextIteration are ignored. Nodes on a cycle
+// come last in their original order.
+func topoOrder(nodes []*graph.Node) []*graph.Node {
+	pos := make(map[*graph.Node]int, len(nodes))
+	for i, n := range nodes {
+		pos[n] = i
+	}
+	indeg := make([]int, len(nodes))
+	outs := make([][]int, len(nodes))
+	for i, n := range nodes {
+		add := func(src *graph.Node) {
+			if src == nil {
+				return
+			}
+			j, ok := pos[src]
+			if !ok || src.Op == "NextIteration" || src.Op == "RefNextIteration" {
+				return
+			}
+			indeg[i]++
+			outs[j] = append(outs[j], i)
+		}
+		for _, in := range n.Inputs {
+			add(in.Node)
+		}
+		for _, c := range n.ControlInputs {
+			add(c)
+		}
+	}
+	h := &intHeap{}
+	for i := range nodes {
+		if indeg[i] == 0 {
+			h.push(i)
+		}
+	}
+	out := make([]*graph.Node, 0, len(nodes))
+	done := make([]bool, len(nodes))
+	for h.len() > 0 {
+		i := h.pop()
+		done[i] = true
+		out = append(out, nodes[i])
+		for _, j := range outs[i] {
+			indeg[j]--
+			if indeg[j] == 0 {
+				h.push(j)
+			}
+		}
+	}
+	for i, n := range nodes {
+		if !done[i] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (b *builder) reqFor(inst *instance, gn *graph.Node) (devSpec, string) {
+	if gn.Device != "" {
+		d, err := parseDevice(gn.Device)
+		if err != nil {
+			return devSpec{}, fmt.Sprintf("ignored unparsable device %q", gn.Device)
+		}
+		return d, ""
+	}
+	return inst.req, ""
+}
+
+func (b *builder) inputRefs(inst *instance, gn *graph.Node) ([]ref, []ref) {
+	rin := make([]ref, len(gn.Inputs))
+	for i, in := range gn.Inputs {
+		rin[i] = ref{inst: inst, in: in, pn: -1}
+	}
+	rc := make([]ref, 0, len(gn.ControlInputs))
+	for _, c := range gn.ControlInputs {
+		rc = append(rc, ref{inst: inst, in: graph.Input{Node: c}, pn: -1})
+	}
+	return rin, rc
+}
+
+func (b *builder) addNode(inst *instance, gn *graph.Node) {
+	req, note := b.reqFor(inst, gn)
+	name := inst.prefix + gn.Name
+	p := &pnode{src: gn, look: gn, name: name, path: gn.Path, op: gn.Op,
+		inTypes: gn.InputTypes, outTypes: gn.OutputTypes, req: req, dflt: inst.dflt,
+		assigned: -1, ghostOf: -1, frameHint: inst.frame, note: note}
+	p.rin, p.rctrl = b.inputRefs(inst, gn)
+	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
+
+	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {
+		b.inlineCall(inst, gn, p, f)
+		return
+	}
+	if canExpand && lowerable(gn) {
+		if b.lower(inst, gn, p) {
+			return
+		}
+	}
+	inst.nodes[gn] = b.newNode(inst, p)
+}
+
+func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
+	st := append(append([]*graph.Function(nil), inst.stack...), f)
+	c := &instance{fn: f, req: caller.req, dflt: inst.dflt, unit: inst.unit,
+		depth: inst.depth + 1, stack: st, prefix: caller.name + "/", frame: inst.frame, single: -1}
+	if c.req.empty() && c.dflt < 0 {
+		// The call runs on its requested device, else the default
+		// device, else the highest-priority device (placement.md §8 R2);
+		// body nodes without a device prefer it.
+		c.dflt = b.s.tgt
+	}
+	return c
+}
+
+// inlineCall replaces a (Stateful)PartitionedCall or a call by function name
+// with its body (function_optimizer.cc:1211-1413,
+// inline_function_utils.cc:203-247).
+func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.Function) {
+	p.ghost = true
+	p.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
+	idx := b.newNode(inst, p)
+	inst.nodes[gn] = idx
+	c := b.child(inst, f, p)
+	c.args = p.rin
+	p.alias = b.retRefs(c, f)
+	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes) })
+}
+
+// retRefs resolves the FunctionDef's ret map in output-arg order.
+func (b *builder) retRefs(c *instance, f *graph.Function) []ref {
+	sig := f.Def.GetSignature()
+	out := make([]ref, len(sig.GetOutputArg()))
+	byName := make(map[string]*graph.Node, len(f.Nodes))
+	for _, n := range f.Nodes {
+		byName[n.Name] = n
+	}
+	for i, oa := range sig.GetOutputArg() {
+		out[i] = ref{pn: -2}
+		s, ok := f.Def.GetRet()[oa.GetName()]
+		if !ok {
+			continue
+		}
+		if in, ok := parseFuncInput(f, byName, s); ok {
+			out[i] = ref{inst: c, in: in, pn: -1}
+		}
+	}
+	return out
+}
+
+// parseFuncInput parses a FunctionDef input string "node:out_arg:idx" or
+// "arg" into a graph.Input with a flattened output index.
+func parseFuncInput(f *graph.Function, byName map[string]*graph.Node, s string) (graph.Input, bool) {
+	s = strings.TrimPrefix(s, "^")
+	parts := strings.Split(s, ":")
+	if len(parts) == 1 {
+		for i, a := range f.Def.GetSignature().GetInputArg() {
+			if a.GetName() == s {
+				return graph.Input{Arg: i, Raw: s}, true
+			}
+		}
+		return graph.Input{}, false
+	}
+	n := byName[parts[0]]
+	if n == nil {
+		return graph.Input{}, false
+	}
+	idx := 0
+	if len(parts) >= 3 {
+		v, err := strconv.Atoi(parts[2])
+		if err != nil || v < 0 {
+			return graph.Input{}, false
+		}
+		idx = v
+	}
+	if len(parts) == 2 {
+		v, err := strconv.Atoi(parts[1])
+		if err == nil && v >= 0 {
+			return graph.Input{Node: n, Output: v, Raw: s}, true
+		}
+	}
+	off, ok := outputOffset(n, parts[1])
+	if !ok {
+		return graph.Input{}, false
+	}
+	return graph.Input{Node: n, Output: off + idx, Raw: s}, true
+}
+
+// outputOffset is the flattened index of the first port of output arg name.
+func outputOffset(n *graph.Node, name string) (int, bool) {
+	if n.OpDef == nil {
+		for _, f := range n.Calls {
+			if f.Name == n.Op {
+				for i, oa := range f.Def.GetSignature().GetOutputArg() {
+					if oa.GetName() == name {
+						return i, true
+					}
+				}
+			}
+		}
+		return 0, false
+	}
+	off := 0
+	for _, oa := range n.OpDef.GetOutputArg() {
+		if oa.GetName() == name {
+			return off, true
+		}
+		off += argSize(n.Attrs, oa.GetNumberAttr(), oa.GetTypeListAttr())
+	}
+	return 0, false
+}
+
+func argSize(attrs map[string]*attrpb.AttrValue, numberAttr, typeListAttr string) int {
+	switch {
+	case numberAttr != "":
+		v := attrs[numberAttr].GetI()
+		if v < 0 || v > 1<<20 {
+			return 0
+		}
+		return int(v)
+	case typeListAttr != "":
+		return len(attrs[typeListAttr].GetList().GetType())
+	}
+	return 1
+}
+
+// synth makes a synthetic node (lowered control flow) with a lookup node.
+func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrpb.AttrValue, ins []ref, inT, outT []tpb.DataType, req devSpec) int {
+	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
+		InputTypes: inT, OutputTypes: outT,
+		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
+	p := &pnode{look: look, name: name, op: op, rin: ins, inTypes: inT, outTypes: outT,
+		req: req, dflt: inst.dflt, assigned: -1, ghostOf: -1, frameHint: inst.frame,
+		passthrough: op != "LoopCond"}
+	return b.newNode(inst, p)
+}
+
+func typeAttr(t tpb.DataType) *attrpb.AttrValue {
+	return &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: t}}
+}
+
+func intAttr(i int64) *attrpb.AttrValue { return &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: i}} }
+
+func strAttr(s string) *attrpb.AttrValue {
+	return &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(s)}}
+}
+
+func boolAttr(v bool) *attrpb.AttrValue { return &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: v}} }
+
+func inType(gn *graph.Node, i int) tpb.DataType {
+	if i < len(gn.InputTypes) {
+		return gn.InputTypes[i]
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+func outType(gn *graph.Node, i int) tpb.DataType {
+	if i < len(gn.OutputTypes) {
+		return gn.OutputTypes[i]
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+// lower rewrites If/Case/While carrying _lower_using_switch_merge into
+// Switch/Merge (and Enter/Exit/NextIteration/LoopCond) and inlines the
+// branches and bodies (lower_if_op.cc, lower_case_op.cc, lower_while_op.cc;
+// placement.md §3.3). It reports false when a function is missing.
+func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
+	var fns []*graph.Function
+	switch {
+	case ifOps[gn.Op]:
+		fns = []*graph.Function{funcAttr(gn, "then_branch"), funcAttr(gn, "else_branch")}
+	case caseOps[gn.Op]:
+		for _, fa := range gn.Attrs["branches"].GetList().GetFunc() {
+			fns = append(fns, lookupFn(gn, fa.GetName()))
+		}
+	default:
+		fns = []*graph.Function{funcAttr(gn, "cond"), funcAttr(gn, "body")}
+	}
+	if len(fns) == 0 {
+		return false
+	}
+	for _, f := range fns {
+		if f == nil || onStack(inst.stack, f) {
+			return false
+		}
+	}
+	p.ghost = true
+	p.note = "lowered to Switch/Merge (lower_functional_ops.cc:101-213)"
+	idx := b.newNode(inst, p)
+	inst.nodes[gn] = idx
+	name := inst.prefix + gn.Name
+	if whileOps[gn.Op] {
+		b.lowerWhile(inst, gn, p, name, fns[0], fns[1])
+		return true
+	}
+	// If / Case: one Switch (or _SwitchN) per data input, one Merge per output.
+	pred := p.rin[0]
+	data := p.rin[1:]
+	nb := len(fns)
+	sw := make([]int, len(data))
+	for i, r := range data {
+		t := inType(gn, i+1)
+		if nb == 2 && ifOps[gn.Op] {
+			sw[i] = b.synth(inst, fmt.Sprintf("%s/switch_%d", name, i), "Switch",
+				map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{r, pred},
+				[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req)
+		} else {
+			outs := make([]tpb.DataType, nb)
+			for k := range outs {
+				outs[k] = t
+			}
+			sw[i] = b.synth(inst, fmt.Sprintf("%s/switch_%d", name, i), "_SwitchN",
+				map[string]*attrpb.AttrValue{"T": typeAttr(t), "num_outs": intAttr(int64(nb))}, []ref{r, pred},
+				[]tpb.DataType{t, tpb.DataType_DT_INT32}, outs, p.req)
+		}
+	}
+	rets := make([][]ref, nb)
+	for k, f := range fns {
+		c := b.child(inst, f, p)
+		c.prefix = fmt.Sprintf("%s/branch_%d/", name, k)
+		port := k
+		if nb == 2 && ifOps[gn.Op] {
+			port = 1 - k // then_branch takes Switch's true output (port 1)
+		}
+		c.args = make([]ref, len(sw))
+		for i := range sw {
+			c.args[i] = ref{pn: sw[i], port: port}
+		}
+		rets[k] = b.retRefs(c, f)
+		ff := f
+		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes) })
+	}
+	p.alias = make([]ref, len(gn.OutputTypes))
+	for j := range p.alias {
+		ins := make([]ref, nb)
+		inT := make([]tpb.DataType, nb)
+		t := outType(gn, j)
+		for k := range fns {
+			if j < len(rets[k]) {
+				ins[k] = rets[k][j]
+			} else {
+				ins[k] = ref{pn: -2}
+			}
+			inT[k] = t
+		}
+		m := b.synth(inst, fmt.Sprintf("%s/merge_%d", name, j), "Merge",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(int64(nb))}, ins,
+			inT, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req)
+		p.alias[j] = ref{pn: m, port: 0}
+	}
+	return true
+}
+
+func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name string, cond, body *graph.Function) {
+	b.frames++
+	frame := fmt.Sprintf("%s#%d", name, b.frames)
+	n := len(p.rin)
+	enter := make([]int, n)
+	merge := make([]int, n)
+	next := make([]int, n)
+	inner := *inst
+	inner.frame = frame
+	for i, r := range p.rin {
+		t := inType(gn, i)
+		enter[i] = b.synth(&inner, fmt.Sprintf("%s/enter_%d", name, i), "Enter",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t), "frame_name": strAttr(frame),
+				"is_constant": boolAttr(false), "parallel_iterations": intAttr(10)},
+			[]ref{r}, []tpb.DataType{t}, []tpb.DataType{t}, p.req)
+		// Merge's second input is the NextIteration back edge, filled below.
+		merge[i] = b.synth(&inner, fmt.Sprintf("%s/merge_%d", name, i), "Merge",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(2)},
+			[]ref{{pn: enter[i]}, {pn: -2}}, []tpb.DataType{t, t}, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req)
+	}
+	cc := b.child(&inner, cond, p)
+	cc.prefix = name + "/cond/"
+	cc.args = make([]ref, n)
+	for i := range merge {
+		cc.args[i] = ref{pn: merge[i]}
+	}
+	cr := b.retRefs(cc, cond)
+	predRef := ref{pn: -2}
+	if len(cr) > 0 {
+		predRef = cr[0]
+	}
+	lc := b.synth(&inner, name+"/loop_cond", "LoopCond", nil, []ref{predRef},
+		[]tpb.DataType{tpb.DataType_DT_BOOL}, []tpb.DataType{tpb.DataType_DT_BOOL}, p.req)
+	sw := make([]int, n)
+	p.alias = make([]ref, n)
+	outer := *inst
+	for i := range merge {
+		t := inType(gn, i)
+		sw[i] = b.synth(&inner, fmt.Sprintf("%s/switch_%d", name, i), "Switch",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{{pn: merge[i]}, {pn: lc}},
+			[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req)
+		ex := b.synth(&outer, fmt.Sprintf("%s/exit_%d", name, i), "Exit",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{{pn: sw[i]}},
+			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
+		p.alias[i] = ref{pn: ex}
+	}
+	bc := b.child(&inner, body, p)
+	bc.prefix = name + "/body/"
+	bc.args = make([]ref, n)
+	for i := range sw {
+		bc.args[i] = ref{pn: sw[i], port: 1}
+	}
+	br := b.retRefs(bc, body)
+	for i := range merge {
+		t := inType(gn, i)
+		r := ref{pn: -2}
+		if i < len(br) {
+			r = br[i]
+		}
+		next[i] = b.synth(&inner, fmt.Sprintf("%s/next_iteration_%d", name, i), "NextIteration",
+			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{r},
+			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
+		b.s.nodes[merge[i]].rin[1] = ref{pn: next[i]}
+	}
+	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes) }, func() { b.addInstance(bc, body.Nodes) })
+}
+
+// drain expands queued bodies breadth-first, in creation order.
+func (b *builder) drain() {
+	for len(b.queue) > 0 {
+		f := b.queue[0]
+		b.queue = b.queue[1:]
+		f()
+	}
+}
+
+// resolve follows aliases of inlined calls and function arguments to the
+// producing port. Bad references resolve to noPin.
+func (s *sim) resolve(r ref) pin {
+	for depth := 0; depth < 100000; depth++ {
+		switch {
+		case r.pn == -2:
+			return noPin
+		case r.pn >= 0:
+			p := s.nodes[r.pn]
+			if !p.ghost {
+				return pin{r.pn, r.port}
+			}
+			if r.port < 0 || r.port >= len(p.alias) {
+				return noPin
+			}
+			r = p.alias[r.port]
+		case r.inst == nil:
+			return noPin
+		case r.in.Node == nil:
+			if r.in.Arg < 0 || r.in.Arg >= len(r.inst.args) {
+				return noPin
+			}
+			r = r.inst.args[r.in.Arg]
+		default:
+			idx, ok := r.inst.nodes[r.in.Node]
+			if !ok {
+				return noPin
+			}
+			r = ref{pn: idx, port: r.in.Output}
+		}
+	}
+	return noPin
+}
+
+// resolveAll turns every node's refs into pins.
+func (s *sim) resolveAll() {
+	for _, p := range s.nodes {
+		p.in = make([]pin, len(p.rin))
+		for i, r := range p.rin {
+			p.in[i] = s.resolve(r)
+		}
+		for _, r := range p.rctrl {
+			q := s.resolve(ref{inst: r.inst, in: graph.Input{Node: r.in.Node}, pn: -1})
+			if q.n >= 0 {
+				p.ctrl = append(p.ctrl, q.n)
+			} else if r.inst != nil && r.in.Node != nil {
+				// control input on an inlined call: depend on its outputs
+				if idx, ok := r.inst.nodes[r.in.Node]; ok && s.nodes[idx].ghost {
+					for _, a := range s.nodes[idx].alias {
+						if q := s.resolve(a); q.n >= 0 {
+							p.ctrl = append(p.ctrl, q.n)
+						}
+					}
+				}
+			}
+		}
+		sort.Ints(p.ctrl)
+		p.ctrl = dedupInts(p.ctrl)
+		p.rin, p.rctrl = nil, nil
+	}
+}
+
+func dedupInts(xs []int) []int {
+	if len(xs) < 2 {
+		return xs
+	}
+	out := xs[:1]
+	for _, x := range xs[1:] {
+		if x != out[len(out)-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// intHeap is a min-heap of ints.
+type intHeap struct{ a []int }
+
+func (h *intHeap) len() int { return len(h.a) }
+func (h *intHeap) push(x int) {
+	h.a = append(h.a, x)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h.a[p] <= h.a[i] {
+			break
+		}
+		h.a[p], h.a[i] = h.a[i], h.a[p]
+		i = p
+	}
+}
+func (h *intHeap) pop() int {
+	x := h.a[0]
+	n := len(h.a) - 1
+	h.a[0] = h.a[n]
+	h.a = h.a[:n]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.a[l] < h.a[m] {
+			m = l
+		}
+		if r < n && h.a[r] < h.a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return x
+}

@@ -1,0 +1,146 @@
+package placement
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const mlpLib = `library { function {
+  signature { name: "mlp" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+  node_def { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } dim { size: 3 } } float_val: 1 } } } }
+  node_def { name: "mm" op: "MatMul" input: "x" input: "w:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+  node_def { name: "relu" op: "Relu" input: "mm:product:0" attr { key: "T" value { type: DT_FLOAT } } }
+  ret { key: "y" value: "relu:activations:0" }
+  arg_attr { key: 0 value { attr { key: "_output_shapes" value { list { shape { dim { size: -1 } dim { size: 4 } } } } } } }
+} }`
+
+const mlpReg = `
+MatMul GPU T=float32
+Relu GPU T=float32
+Const GPU dtype=float32
+`
+
+// S11: the default device dominates: a function called under
+// tf.device("/CPU:0") runs its GPU-capable ops on CPU
+// (colocation_graph.cc:1555-1574; process_function_library_runtime.cc:538-550).
+func TestS11DefaultDeviceDominates(t *testing.T) {
+	g := buildGraph(t, "graph_def { "+mlpLib+" }")
+	r := simulate(t, g, "GPU", cpuOps+mlpReg, Options{})
+	assert.Equal(t, map[string]string{"w": "GPU:0", "mm": "GPU:0", "relu": "GPU:0"}, devices(r))
+	// the argument is fed from the host: one H2D of batch(1)×4 floats
+	assert.Equal(t, 2, r.IOTransfers)
+	assert.Equal(t, int64(16+12), r.IOBytes)
+	assert.Contains(t, r.AssumedDims, "x: dim 0 = 1 (default batch)")
+
+	r = simulate(t, g, "GPU", cpuOps+mlpReg, Options{FunctionDevice: "CPU", Dims: map[string]int64{"batch": 8}})
+	assert.Equal(t, map[string]string{"w": "CPU:0", "mm": "CPU:0", "relu": "CPU:0"}, devices(r))
+	assert.Equal(t, 0, r.IOTransfers)
+	assert.Contains(t, strings.Join(reasonsOf(r, "mm"), "\n"), "the default device")
+}
+
+// A PartitionedCall is inlined: body nodes without a device prefer the
+// call's device (inline_function_utils.cc:203-247) and fall back softly.
+func TestInlinedCall(t *testing.T) {
+	g := buildGraph(t, "graph_def { "+
+		placeholder("x", "DT_FLOAT", 2, 4)+
+		nd("call", "StatefulPartitionedCall", in("x"), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", "mlp"))+
+		nd("out", "Identity", in("call"), ta("T", "DT_FLOAT"))+
+		mlpLib+" }", "serving_default=x:0->out:0")
+	reg := cpuOps + "MatMul GPU T=float32\nConst GPU dtype=float32\nIdentity GPU T=float32\nPlaceholder DEFAULT\n"
+	r := simulate(t, g, "GPU", reg, Options{})
+	d := devices(r)
+	assert.Equal(t, "GPU:0", d["mm"])
+	assert.Equal(t, "CPU:0", d["relu"]) // no GPU Relu in this registry
+	assert.Equal(t, "GPU:0", d["out"])
+	// mm → relu D2H, relu → out H2D: 2×(2×3 floats)
+	assert.Equal(t, 2, r.Transfers)
+	assert.Equal(t, int64(48), r.TransferBytes)
+	assert.Contains(t, strings.Join(reasonsOf(r, "call"), "\n"), "body inlined")
+}
+
+func whileGraph(lower bool) string {
+	low := ""
+	if lower {
+		low = ba("_lower_using_switch_merge", true)
+	}
+	return "graph_def { " +
+		constNode("i0", "DT_INT32", nil, 0) +
+		placeholder("x0", "DT_FLOAT", 4) +
+		nd("loop", "While", in("i0", "x0"), tla("T", "DT_INT32", "DT_FLOAT"), funcA("cond", "cond"), funcA("body", "body"),
+			ia("parallel_iterations", 10), low) +
+		nd("out", "Identity", in("loop:1"), ta("T", "DT_FLOAT")) +
+		`library {
+  function {
+    signature { name: "cond" input_arg { name: "i" type: DT_INT32 } input_arg { name: "x" type: DT_FLOAT } output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "ten" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 10 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "ten:output:0" attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "c" value: "less:z:0" }
+  }
+  function {
+    signature { name: "body" input_arg { name: "i" type: DT_INT32 } input_arg { name: "x" type: DT_FLOAT }
+      output_arg { name: "i2" type: DT_INT32 } output_arg { name: "x2" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+    node_def { name: "inc" op: "AddV2" input: "i" input: "one:output:0" attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "str" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { } string_val: "a" } } } }
+    node_def { name: "hash" op: "StringToHashBucketFast" input: "str:output:0" attr { key: "num_buckets" value { i: 10 } } }
+    node_def { name: "hf" op: "Cast" input: "hash:output:0" attr { key: "SrcT" value { type: DT_INT64 } } attr { key: "DstT" value { type: DT_FLOAT } } }
+    node_def { name: "add" op: "AddV2" input: "x" input: "hf:y:0" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "i2" value: "inc:z:0" }
+    ret { key: "x2" value: "add:z:0" }
+  }
+} }`
+}
+
+const whileReg = `
+AddV2 GPU T=float32
+Cast GPU
+Identity GPU T=float32
+Switch GPU T=float32 host=pred
+Merge GPU T=float32 host=value_index
+Enter GPU T=float32
+Exit GPU T=float32
+NextIteration GPU T=float32
+LoopCond GPU host=input,output
+While DEFAULT host=input
+Placeholder DEFAULT
+`
+
+// S12 lowered: the loop is inlined as Switch/Merge/Enter/Exit; the string
+// op goes to CPU, float ops to GPU, and the edge between them transfers
+// once per iteration (graph_partition.cc:613-787).
+func TestS12LoweredWhile(t *testing.T) {
+	g := buildGraph(t, whileGraph(true))
+	r := simulate(t, g, "GPU", cpuOps+whileReg, Options{})
+	d := devices(r)
+	assert.Equal(t, "CPU:0", d["hash"])
+	assert.Equal(t, "CPU:0", d["str"])
+	assert.Equal(t, "GPU:0", d["add"])
+	assert.Equal(t, "GPU:0", d["hf"])
+	assert.GreaterOrEqual(t, r.TransfersPerIteration, 1)
+	var perIter bool
+	for _, x := range r.TransferList {
+		if x.PerIteration && strings.Contains(x.Src, "hash") {
+			perIter = true
+			assert.Equal(t, "h2d", x.Kind)
+		}
+	}
+	assert.True(t, perIter, "%+v", r.TransferList)
+	assert.Empty(t, r.Errors)
+	assert.Empty(t, r.Warnings)
+}
+
+// S12 not lowered: While is placed as one op (DEFAULT kernel,
+// functional_ops.cc:800-801) and its body runs single-device there, so the
+// string op fails at kernel creation (function.cc:930-951).
+func TestS12FunctionalWhile(t *testing.T) {
+	g := buildGraph(t, whileGraph(false))
+	r := simulate(t, g, "GPU", cpuOps+whileReg, Options{})
+	d := devices(r)
+	assert.Equal(t, "GPU:0", d["loop"])
+	assert.Equal(t, "GPU:0", d["hash"])
+	require.NotEmpty(t, r.Warnings)
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "No registered 'StringToHashBucketFast' OpKernel for 'GPU' devices")
+}

@@ -1,0 +1,367 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+)
+
+func isRefType(t tpb.DataType) bool { return graph.IsRef(t) }
+
+func typeList(ts []tpb.DataType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = graph.DTypeName(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// memTypes says, per input and output port, whether node i's kernel keeps
+// the tensor in host memory on its device (MemoryTypesForNode,
+// tensorflow/core/framework/memory_types.cc:82-175).
+func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
+	p := s.nodes[i]
+	inHost = make([]bool, len(p.inTypes))
+	outHost = make([]bool, len(p.outTypes))
+	if d == s.cpu || p.io {
+		for j := range inHost {
+			inHost[j] = true
+		}
+		for j := range outHost {
+			outHost[j] = true
+		}
+		return
+	}
+	var hm []string
+	hasKernel := false
+	if ms := s.matchesFor(i); ms != nil && d < len(ms) {
+		hm = ms[d].HostMemory
+		hasKernel = ms[d].Kernel != nil
+	}
+	funcCall := callOps[p.op] || p.op == "While" || p.op == "StatelessWhile" || p.op == "SymbolicGradient"
+	if p.op == "_Arg" || p.op == "_Retval" {
+		hasKernel = true
+	}
+	for j, t := range p.inTypes {
+		inHost[j] = hostType(t) || (t == tpb.DataType_DT_INT32 && (!hasKernel || funcCall))
+	}
+	for j, t := range p.outTypes {
+		outHost[j] = hostType(t) || (t == tpb.DataType_DT_INT32 && (!hasKernel || funcCall))
+	}
+	if len(hm) > 0 {
+		for _, name := range hm {
+			if p.op == "_Arg" || p.op == "_Retval" {
+				for j := range inHost {
+					inHost[j] = true
+				}
+				for j := range outHost {
+					outHost[j] = true
+				}
+				continue
+			}
+			s.markArg(p, name, inHost, outHost)
+		}
+	}
+	if p.look != nil {
+		for _, k := range p.look.Attrs["_input_hostmem"].GetList().GetI() {
+			if k >= 0 && int(k) < len(inHost) {
+				inHost[k] = true
+			}
+		}
+		for _, k := range p.look.Attrs["_output_hostmem"].GetList().GetI() {
+			if k >= 0 && int(k) < len(outHost) {
+				outHost[k] = true
+			}
+		}
+	}
+	return
+}
+
+func (s *sim) matchesFor(i int) []coverage.Match {
+	if s.whatIf != nil {
+		if ms, ok := s.whatIf[i]; ok {
+			return ms
+		}
+	}
+	return s.matches[i]
+}
+
+// markArg expands a host_memory_arg name to port ranges through the OpDef
+// (number_attr and type_list_attr, memory_types.cc:115-135).
+func (s *sim) markArg(p *pnode, name string, inHost, outHost []bool) {
+	if p.look == nil || p.look.OpDef == nil {
+		return
+	}
+	off := 0
+	for _, a := range p.look.OpDef.GetInputArg() {
+		n := argSize(p.look.Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
+		if a.GetName() == name {
+			for k := off; k < off+n && k < len(inHost); k++ {
+				inHost[k] = true
+			}
+			return
+		}
+		off += n
+	}
+	off = 0
+	for _, a := range p.look.OpDef.GetOutputArg() {
+		n := argSize(p.look.Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
+		if a.GetName() == name {
+			for k := off; k < off+n && k < len(outHost); k++ {
+				outHost[k] = true
+			}
+			return
+		}
+		off += n
+	}
+}
+
+// xferKey deduplicates transfers like DupRecvKey (graph_partition.cc:59-78).
+type xferKey struct {
+	src, port, dst int
+	dstHost, ctrl  bool
+	io             bool
+}
+
+type xfer struct {
+	key xferKey
+	Transfer
+	from, to int
+	unit     int
+}
+
+// transfersTouching computes the transfers produced by every consumer of the
+// given source ports, every input of the given nodes, and the control edges
+// of the given nodes. With nil sets it computes all transfers.
+func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
+	outs := s.outEdges()
+	out := map[xferKey]*xfer{}
+	memo := map[int][2][]bool{}
+	mem := func(i int) ([]bool, []bool) {
+		if m, ok := memo[i]; ok {
+			return m[0], m[1]
+		}
+		a, b := s.memTypes(i, s.dev[i])
+		memo[i] = [2][]bool{a, b}
+		return a, b
+	}
+	visit := func(si int) {
+		src := s.nodes[si]
+		if src.ghost || s.dev[si] < 0 {
+			return
+		}
+		sd := s.dev[si]
+		io := src.io || src.fed
+		if io {
+			sd = s.cpu
+		}
+		var srcOutHost []bool
+		for _, e := range outs[si] {
+			dst := s.nodes[e.dst]
+			dd := s.dev[e.dst]
+			if dst.ghost || dd < 0 {
+				continue
+			}
+			if e.ctrl {
+				if sd == dd {
+					continue
+				}
+				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
+				if _, ok := out[k]; !ok {
+					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+						Src: src.label(), Dst: dst.label(), Kind: "control", BytesKnown: true, IO: io,
+						PerIteration: src.frame != 0 && src.frame == dst.frame}}
+				}
+				continue
+			}
+			if srcOutHost == nil {
+				if io {
+					srcOutHost = make([]bool, len(src.outTypes))
+					for j := range srcOutHost {
+						srcOutHost[j] = true
+					}
+				} else {
+					_, srcOutHost = mem(si)
+				}
+			}
+			sh := e.port < len(srcOutHost) && srcOutHost[e.port]
+			dinHost, _ := mem(e.dst)
+			dh := e.dstIn < len(dinHost) && dinHost[e.dstIn]
+			if dd == s.cpu {
+				dh = true
+			}
+			kind := ""
+			switch {
+			case sd == dd:
+				if dd == s.cpu || sh == dh {
+					continue
+				}
+				kind = "same_device_h2d"
+				if !sh {
+					kind = "same_device_d2h"
+				}
+			case sd == s.cpu:
+				kind = "h2d"
+				if dh {
+					kind = "host"
+				}
+			case dd == s.cpu:
+				kind = "d2h"
+				if sh {
+					kind = "host"
+				}
+			default:
+				kind = "d2d"
+			}
+			k := xferKey{src: si, port: e.port, dst: dd, dstHost: dh, io: io}
+			if _, ok := out[k]; ok {
+				continue
+			}
+			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+				Src: fmt.Sprintf("%s:%d", src.label(), e.port), Dst: dst.label(), Kind: kind, IO: io,
+				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}}
+			if kind == "host" {
+				x.BytesKnown = true
+			} else {
+				x.Bytes, x.BytesKnown = s.bytesOf(pin{si, e.port})
+			}
+			out[k] = x
+		}
+	}
+	if srcs == nil {
+		for i := range s.nodes {
+			visit(i)
+		}
+	} else {
+		for i := range srcs {
+			visit(i)
+		}
+	}
+	// Fetches: results leave through the client CPU:0; a tensor an op on
+	// CPU:0 already receives is not sent again (placement.md §4.6).
+	fetch := func(q pin, unitIdx int, name string) {
+		if q.n < 0 || (srcs != nil && !srcs[q.n]) {
+			return
+		}
+		src := s.nodes[q.n]
+		sd := s.dev[q.n]
+		if src.io || src.fed || sd < 0 || sd == s.cpu {
+			return
+		}
+		if _, ok := out[xferKey{src: q.n, port: q.port, dst: s.cpu, dstHost: true}]; ok {
+			return
+		}
+		_, oh := mem(q.n)
+		kind := "d2h"
+		if q.port < len(oh) && oh[q.port] {
+			kind = "host"
+		}
+		k := xferKey{src: q.n, port: q.port, dst: s.cpu, dstHost: true, io: true}
+		if _, ok := out[k]; ok {
+			return
+		}
+		x := &xfer{key: k, from: sd, to: s.cpu, unit: unitIdx, Transfer: Transfer{From: s.devs[sd], To: s.devs[s.cpu],
+			Src: fmt.Sprintf("%s:%d", src.label(), q.port), Dst: "fetch " + name, Kind: kind, IO: true}}
+		if kind == "host" {
+			x.BytesKnown = true
+		} else {
+			x.Bytes, x.BytesKnown = s.bytesOf(q)
+		}
+		out[k] = x
+	}
+	for _, f := range s.topFetches {
+		fetch(s.resolve(f.ref), 0, f.name)
+	}
+	for i, p := range s.nodes {
+		if p.fetch {
+			fetch(pin{i, 0}, p.unit, p.name)
+		}
+	}
+	return out
+}
+
+func (p *pnode) label() string {
+	if p.path != "" {
+		return p.path
+	}
+	return p.name
+}
+
+// countedUnit tells whether a unit's transfers count in the totals: the
+// top-level graph when there is one, otherwise every function placed on
+// its own.
+func (s *sim) countedUnit(u int) bool {
+	if len(s.units) > 0 && s.units[0].kind == unitTopLevel {
+		return u == 0
+	}
+	return s.units[u].kind == unitFunction
+}
+
+// bytesOf is the size of the tensor at a port, when it can be told.
+func (s *sim) bytesOf(q pin) (int64, bool) {
+	for depth := 0; depth < 1000 && q.n >= 0; depth++ {
+		p := s.nodes[q.n]
+		if q.port < len(p.outTypes) {
+			switch graph.BaseType(p.outTypes[q.port]) {
+			case tpb.DataType_DT_RESOURCE:
+				return 0, true
+			case tpb.DataType_DT_STRING, tpb.DataType_DT_VARIANT:
+				return 0, false
+			}
+		}
+		if p.src != nil {
+			t, ok := s.shapes.Output(p.src, q.port)
+			if !ok {
+				return 0, false
+			}
+			if q.port < len(p.outTypes) {
+				t.DType = p.outTypes[q.port] // AMP may have changed it
+			}
+			return t.Bytes()
+		}
+		if p.op == "_Arg" && p.unit < len(s.units) && s.units[p.unit].fn != nil {
+			fn := s.units[p.unit].fn
+			for k, a := range fn.Def.GetSignature().GetInputArg() {
+				if a.GetName() == p.name {
+					return s.shapes.ArgBytes(fn, k)
+				}
+			}
+			return 0, false
+		}
+		if p.op == "LoopCond" {
+			return 1, true
+		}
+		if !p.passthrough || len(p.in) == 0 {
+			return 0, false
+		}
+		q = p.in[0]
+	}
+	return 0, false
+}
+
+func sortTransfers(xs []*xfer) {
+	sort.Slice(xs, func(a, b int) bool {
+		ka, kb := xs[a].key, xs[b].key
+		if ka.src != kb.src {
+			return ka.src < kb.src
+		}
+		if ka.port != kb.port {
+			return ka.port < kb.port
+		}
+		if ka.dst != kb.dst {
+			return ka.dst < kb.dst
+		}
+		if ka.dstHost != kb.dstHost {
+			return !ka.dstHost
+		}
+		if ka.io != kb.io {
+			return !ka.io
+		}
+		return !ka.ctrl && kb.ctrl
+	})
+}

@@ -1,0 +1,161 @@
+// Package placement predicts, without running TensorFlow, where TF 2.15's
+// placer would put every node of a model on a machine with one CPU and one
+// target device, and what the resulting device partitions cost in
+// host↔device transfers. It follows the rules of the placer
+// (tensorflow/core/common_runtime/placer.cc, colocation_graph.cc), the
+// graph partitioner (tensorflow/core/graph/graph_partition.cc) and the
+// function-lowering passes, as summarised in shared/docs/placement.md §8.
+//
+// Kernel availability comes from two coverage.Matcher values, one for the
+// target device type and one for CPU; the simulator never prints and never
+// reads flags.
+package placement
+
+import (
+	"github.com/tfscan/tfscan/coverage"
+)
+
+// Options tune a simulation. The zero value is TensorFlow 2's default for
+// functions: soft placement on, functions placed with the target as their
+// default device, unknown batch dimensions taken as 1.
+type Options struct {
+	// NoSoftPlacement simulates allow_soft_placement=false (the session
+	// default of a raw ConfigProto). Placement errors TF would raise are then
+	// reported in Result.Error.
+	NoSoftPlacement bool
+	// FunctionDevice is the default device type for library functions that
+	// are not called from the top-level graph (TF2: the device of the eager
+	// call, placement.md §3.1). "" means the target; "CPU" models a call
+	// under tf.device("/CPU:0").
+	FunctionDevice string
+	// Dims gives values for unknown dimensions: a signature input name (or
+	// node name) sets its unknown dimensions, "batch" sets dimension 0 of
+	// every input. Missing batch dimensions default to 1.
+	Dims map[string]int64
+	// Signature selects the signature whose inputs are fed and whose outputs
+	// are fetched; "" picks "serving_default" or else the first one.
+	Signature string
+	// Precision is "", "mixed_float16" or "mixed_bfloat16": simulate
+	// Grappler's auto mixed precision and check kernels for the half type.
+	Precision string
+	// Source is the matcher of the GPU the model comes from (CUDA), used to
+	// tell remapper fusions that apply there but not on the target. May be
+	// nil; then remapper's CUDA rules alone stand for the source.
+	Source coverage.Matcher
+	// NoWishlist skips the what-if re-simulations.
+	NoWishlist bool
+}
+
+// Precision profiles accepted by Options.Precision.
+const (
+	PrecisionMixedFloat16  = "mixed_float16"
+	PrecisionMixedBFloat16 = "mixed_bfloat16"
+)
+
+// Result is the predicted placement of one graph against one target.
+type Result struct {
+	// Target and CPU are the device names used, e.g. "XPU:0" and "CPU:0".
+	Target, CPU   string
+	SoftPlacement bool
+	// Nodes holds one entry per graph node (graph.Node.ID order) that was
+	// placed; nodes of functions that were never instantiated are absent.
+	Nodes []NodeResult
+	// Error is the error TensorFlow would raise (in its own words), if any;
+	// placement continues past it so that every node still gets a device.
+	Error string
+	// Errors lists every placement error found (Error is the first).
+	Errors []string
+	// Warnings are messages TF would log (resources moved, bodies that will
+	// fail at run time, instances of one node placed differently).
+	Warnings []string
+
+	Partitions            int
+	Transfers             int
+	TransferBytes         int64
+	TransfersPerIteration int
+	IOTransfers           int
+	IOBytes               int64
+	// UnknownBytes counts transfers whose size could not be told (unknown
+	// shapes, strings, variants).
+	UnknownBytes int
+	// AssumedDims says which assumed dimensions the byte figures rest on.
+	AssumedDims    []string
+	PartitionEdges []PartitionEdge
+	DeviceNodes    map[string]int
+	// TransferList is every counted transfer, in a stable order.
+	TransferList []Transfer
+
+	Islands  []Island
+	Wishlist []Wish
+	Fusions  []Fusion
+	// AMP lists the nodes auto mixed precision would convert and whether the
+	// target has the half-precision kernel (empty without Options.Precision).
+	AMP []AMPNode
+}
+
+// NodeResult is the prediction for one graph node.
+type NodeResult struct {
+	ID     int
+	Path   string
+	Name   string
+	Op     string
+	Device string
+	// Reasons is the chain of reasons for the device, most important first.
+	Reasons []string
+}
+
+// Transfer is one Send/Recv pair (or same-device memory copy).
+type Transfer struct {
+	From, To string // device names
+	// Src is the producing node's path and output, e.g. "a/b:0"; Dst the
+	// first consumer that needed it.
+	Src, Dst string
+	Bytes    int64
+	// BytesKnown is false when the size could not be told.
+	BytesKnown bool
+	// Kind is "h2d", "d2h", "host" (a host-memory hand-over with no PCIe
+	// copy), "same_device_h2d", "same_device_d2h" or "control".
+	Kind string
+	// PerIteration marks transfers inside a while frame (once per iteration).
+	PerIteration bool
+	// IO marks copies of fed inputs and fetched outputs.
+	IO bool
+}
+
+// PartitionEdge is the traffic from one device partition to another.
+type PartitionEdge struct {
+	From, To  string
+	Transfers int
+	Bytes     int64
+}
+
+// Island is a maximal connected group of CPU nodes between target nodes.
+type Island struct {
+	Nodes     []string
+	Transfers int
+	Bytes     int64
+	Cause     string
+}
+
+// Wish is a missing target kernel and what adding it would remove.
+type Wish struct {
+	Op, DType        string
+	Nodes            int
+	TransfersRemoved int
+	BytesRemoved     int64
+}
+
+// Fusion is a Grappler remapper fusion that applies on the source GPU but
+// not on the target.
+type Fusion struct {
+	Fused  string
+	Nodes  []string
+	Reason string
+}
+
+// AMPNode is one node auto mixed precision would run in half precision.
+type AMPNode struct {
+	Path, Op, DType string
+	// Covered is whether the target has the half kernel.
+	Covered bool
+}

@@ -1,0 +1,335 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tfscan/tfscan/graph/shape"
+)
+
+// inferShapes runs static shape inference with the chosen signature's
+// input shapes and the user's dimensions.
+func (s *sim) inferShapes() {
+	inputs := map[string][]int64{}
+	dims := map[string]int64{}
+	for k, v := range s.opts.Dims {
+		dims[k] = v
+	}
+	if sig := s.signature(); sig != nil {
+		for _, in := range sig.inputs {
+			node, _ := splitTensor(in.name)
+			if !in.unknownRank && in.shape != nil {
+				inputs[in.name] = in.shape
+			}
+			if v, ok := s.opts.Dims[in.key]; ok {
+				if _, set := dims[node]; !set {
+					dims[node] = v
+				}
+			}
+		}
+	}
+	s.shapes = shape.Infer(s.g, inputs, dims)
+}
+
+// result assembles the Result: per-node devices, transfers, islands,
+// wishlist and fusions.
+func (s *sim) result() *Result {
+	r := &Result{Target: s.devs[s.tgt], CPU: s.devs[s.cpu], SoftPlacement: s.soft, DeviceNodes: map[string]int{}}
+	r.Errors = append(r.Errors, s.errs...)
+	if len(s.errs) > 0 {
+		r.Error = s.errs[0]
+	}
+	all := s.transfers(nil)
+	xs := make([]*xfer, 0, len(all))
+	for _, x := range all {
+		if s.countedUnit(x.unit) {
+			xs = append(xs, x)
+		}
+	}
+	sortTransfers(xs)
+	edges := map[[2]string]*PartitionEdge{}
+	for _, x := range xs {
+		r.TransferList = append(r.TransferList, x.Transfer)
+		if !x.BytesKnown {
+			r.UnknownBytes++
+		}
+		if x.IO {
+			r.IOTransfers++
+			r.IOBytes = satAdd(r.IOBytes, x.Bytes)
+			continue
+		}
+		r.Transfers++
+		r.TransferBytes = satAdd(r.TransferBytes, x.Bytes)
+		if x.PerIteration {
+			r.TransfersPerIteration++
+		}
+		if x.From != x.To {
+			k := [2]string{x.From, x.To}
+			e := edges[k]
+			if e == nil {
+				e = &PartitionEdge{From: x.From, To: x.To}
+				edges[k] = e
+			}
+			e.Transfers++
+			e.Bytes = satAdd(e.Bytes, x.Bytes)
+		}
+	}
+	for _, e := range edges {
+		r.PartitionEdges = append(r.PartitionEdges, *e)
+	}
+	sort.Slice(r.PartitionEdges, func(a, b int) bool {
+		if r.PartitionEdges[a].From != r.PartitionEdges[b].From {
+			return r.PartitionEdges[a].From < r.PartitionEdges[b].From
+		}
+		return r.PartitionEdges[a].To < r.PartitionEdges[b].To
+	})
+	parts := map[int]bool{}
+	for i, p := range s.nodes {
+		if !p.ghost && !p.io && !p.fed && s.countedUnit(p.unit) && s.dev[i] >= 0 {
+			parts[s.dev[i]] = true
+		}
+	}
+	r.Partitions = len(parts)
+	if s.shapes != nil {
+		r.AssumedDims = append([]string{}, s.shapes.AssumedDims...)
+	} else {
+		r.AssumedDims = []string{}
+	}
+	r.Nodes = s.nodeResults()
+	for _, n := range r.Nodes {
+		r.DeviceNodes[n.Device]++
+	}
+	r.Islands = s.islands(all)
+	if !s.opts.NoWishlist {
+		r.Wishlist = s.wishlist(all)
+	}
+	r.Fusions = s.fusions()
+	r.AMP = s.ampResult()
+	r.Warnings = dedupStrings(s.warnings)
+	return r
+}
+
+func satAdd(a, b int64) int64 {
+	if a > (1<<62)-b {
+		return 1 << 62
+	}
+	return a + b
+}
+
+func dedupStrings(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// nodeResults reports every graph node that was placed, by its first
+// instance; other instances that landed elsewhere are mentioned.
+func (s *sim) nodeResults() []NodeResult {
+	others := map[int]map[int]bool{}
+	for i, p := range s.nodes {
+		if p.src == nil || s.dev[i] < 0 {
+			continue
+		}
+		first := s.firstOf[p.src.ID]
+		if first != i && s.dev[first] != s.dev[i] {
+			if others[p.src.ID] == nil {
+				others[p.src.ID] = map[int]bool{}
+			}
+			others[p.src.ID][s.dev[i]] = true
+		}
+	}
+	var out []NodeResult
+	for _, gn := range s.g.Nodes {
+		i := s.firstOf[gn.ID]
+		if i < 0 || s.dev[i] < 0 {
+			continue
+		}
+		p := s.nodes[i]
+		nr := NodeResult{ID: gn.ID, Path: gn.Path, Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]]}
+		if p.ghost {
+			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note)
+		}
+		nr.Reasons = append(nr.Reasons, s.reasons[i]...)
+		if p.note != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note) {
+			nr.Reasons = append(nr.Reasons, p.note)
+		}
+		if o := others[gn.ID]; len(o) > 0 {
+			var ds []string
+			for d := range o {
+				ds = append(ds, s.devs[d])
+			}
+			sort.Strings(ds)
+			nr.Reasons = append(nr.Reasons, fmt.Sprintf("other instances of this node (other call sites) are placed on %s", strings.Join(ds, ", ")))
+		}
+		out = append(out, nr)
+	}
+	return out
+}
+
+// islands finds maximal connected groups of CPU nodes (counted units) that
+// touch target nodes, with the transfers crossing their border.
+func (s *sim) islands(all map[xferKey]*xfer) []Island {
+	if s.tgt == s.cpu {
+		return nil
+	}
+	outs := s.outEdges()
+	comp := make([]int, len(s.nodes))
+	for i := range comp {
+		comp[i] = -1
+	}
+	onCPU := func(i int) bool {
+		p := s.nodes[i]
+		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.countedUnit(p.unit)
+	}
+	var islands []Island
+	type islandInfo struct {
+		nodes []int
+	}
+	var infos []islandInfo
+	for i := range s.nodes {
+		if !onCPU(i) || comp[i] >= 0 {
+			continue
+		}
+		id := len(infos)
+		var members []int
+		stack := []int{i}
+		comp[i] = id
+		touches := false
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			members = append(members, j)
+			visit := func(k int) {
+				if k < 0 {
+					return
+				}
+				if onCPU(k) {
+					if comp[k] < 0 {
+						comp[k] = id
+						stack = append(stack, k)
+					}
+				} else if s.dev[k] == s.tgt && !s.nodes[k].ghost {
+					touches = true
+				}
+			}
+			for _, q := range s.nodes[j].in {
+				visit(q.n)
+			}
+			for _, c := range s.nodes[j].ctrl {
+				visit(c)
+			}
+			for _, e := range outs[j] {
+				visit(e.dst)
+			}
+		}
+		infos = append(infos, islandInfo{nodes: members})
+		if !touches {
+			infos[id].nodes = nil
+		}
+	}
+	// transfers crossing each island's border
+	count := make([]int, len(infos))
+	bytes := make([]int64, len(infos))
+	for _, x := range all {
+		if x.IO || x.key.ctrl && false {
+			continue
+		}
+		src := x.key.src
+		if c := comp[src]; c >= 0 && x.to != s.cpu {
+			count[c]++
+			bytes[c] = satAdd(bytes[c], x.Bytes)
+			continue
+		}
+		if x.to == s.cpu && x.from != s.cpu {
+			// destination island: any consumer of that port on CPU
+			seen := map[int]bool{}
+			for _, e := range outs[src] {
+				if c := comp[e.dst]; c >= 0 && !seen[c] && (x.key.port == -1) == e.ctrl && (e.ctrl || e.port == x.key.port) {
+					seen[c] = true
+					count[c]++
+					bytes[c] = satAdd(bytes[c], x.Bytes)
+				}
+			}
+		}
+	}
+	for id, in := range infos {
+		if in.nodes == nil {
+			continue
+		}
+		sort.Ints(in.nodes)
+		isl := Island{Transfers: count[id], Bytes: bytes[id], Cause: s.islandCause(in.nodes)}
+		for _, j := range in.nodes {
+			isl.Nodes = append(isl.Nodes, s.nodes[j].label())
+		}
+		islands = append(islands, isl)
+	}
+	sort.SliceStable(islands, func(a, b int) bool {
+		if islands[a].Bytes != islands[b].Bytes {
+			return islands[a].Bytes > islands[b].Bytes
+		}
+		if islands[a].Transfers != islands[b].Transfers {
+			return islands[a].Transfers > islands[b].Transfers
+		}
+		return islands[a].Nodes[0] < islands[b].Nodes[0]
+	})
+	return islands
+}
+
+// islandCause names the nodes without a target kernel that hold the island
+// on CPU, or else the first node's reason.
+func (s *sim) islandCause(nodes []int) string {
+	ops := map[string]int{}
+	for _, j := range nodes {
+		if s.sup[j] != nil && s.sup[j][s.tgt] < 0 {
+			ops[s.nodes[j].op+" ("+missingWhy(s.matches[j][s.tgt], s.types[s.tgt])+")"]++
+		}
+	}
+	if len(ops) == 0 {
+		// Nothing lacks a kernel: give the reason of the first node that
+		// chose CPU itself (generators only follow their consumers).
+		pick := nodes[0]
+		for _, j := range nodes {
+			if !s.nodes[j].isGenerator() {
+				pick = j
+				break
+			}
+		}
+		if rs := s.reasons[pick]; len(rs) > 0 {
+			return s.nodes[pick].op + " " + s.nodes[pick].name + ": " + rs[0]
+		}
+		return "placed on CPU"
+	}
+	keys := sortedKeys(ops)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		if ops[k] > 1 {
+			parts[i] = fmt.Sprintf("%d× %s", ops[k], k)
+		} else {
+			parts[i] = k
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s *sim) ampResult() []AMPNode {
+	if len(s.amp) == 0 {
+		return nil
+	}
+	var out []AMPNode
+	for i, t := range s.amp {
+		p := s.nodes[i]
+		if p.src == nil || s.firstOf[p.src.ID] != i {
+			continue
+		}
+		out = append(out, AMPNode{Path: p.label(), Op: p.op, DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out
+}

@@ -1,0 +1,596 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
+)
+
+// sim is one simulation's state.
+type sim struct {
+	g        *graph.Graph
+	opts     Options
+	soft     bool
+	devs     []string // device names, e.g. "XPU:0", "CPU:0"
+	types    []string // device types
+	tgt, cpu int
+	matchers []coverage.Matcher
+
+	nodes []*pnode
+	units []*unit
+	// first placement node of each graph node (graph.Node.ID), -1 if none
+	firstOf []int
+
+	// per node
+	sup     [][]int // kernel priority per device, -1 unsupported
+	matches [][]coverage.Match
+	dev     []int
+	reasons [][]string
+	parent  []int
+	groups  map[int]*group
+	// mergeNote is why a node joined its group (first merge).
+	mergeNote []string
+
+	shapes *shape.Shapes
+	amp    map[int]tpb.DataType
+
+	errs     []string
+	warnings []string
+
+	topFetches []fetchRef
+	outs       [][]outEdge
+	// whatIf overrides node matches during a what-if re-placement.
+	whatIf map[int][]coverage.Match
+}
+
+type attrValue = attrpb.AttrValue
+
+// Simulate predicts the placement of g on a machine with the target device
+// and a CPU, following TensorFlow 2.15's placer and partitioner. target and
+// cpu answer kernel lookups for their device types.
+func Simulate(g *graph.Graph, target, cpu coverage.Matcher, opts Options) (*Result, error) {
+	if g == nil {
+		return nil, errors.New("placement: nil graph")
+	}
+	if target == nil || cpu == nil {
+		return nil, errors.New("placement: a target and a CPU matcher are needed")
+	}
+	switch opts.Precision {
+	case "", PrecisionMixedFloat16, PrecisionMixedBFloat16:
+	default:
+		return nil, fmt.Errorf("placement: unknown precision %q (want mixed_float16 or mixed_bfloat16)", opts.Precision)
+	}
+	s := newSim(g, target, cpu, opts)
+	if err := s.build(); err != nil {
+		return nil, err
+	}
+	s.inferShapes()
+	s.applyAMP()
+	s.lookupKernels()
+	s.colocate()
+	s.assignAll()
+	s.fixControlFlow()
+	res := s.result()
+	return res, nil
+}
+
+func newSim(g *graph.Graph, target, cpu coverage.Matcher, opts Options) *sim {
+	s := &sim{g: g, opts: opts, soft: !opts.NoSoftPlacement}
+	tt := strings.ToUpper(target.DeviceType())
+	if tt == "CPU" {
+		s.devs = []string{"CPU:0"}
+		s.types = []string{"CPU"}
+		s.matchers = []coverage.Matcher{target}
+		s.tgt, s.cpu = 0, 0
+		return s
+	}
+	s.devs = []string{tt + ":0", "CPU:0"}
+	s.types = []string{tt, "CPU"}
+	s.matchers = []coverage.Matcher{target, cpu}
+	s.tgt, s.cpu = 0, 1
+	// Device order by type priority, then name (device_set.cc:74-97).
+	if typePriority(tt) < typePriority("CPU") {
+		s.devs[0], s.devs[1] = s.devs[1], s.devs[0]
+		s.types[0], s.types[1] = s.types[1], s.types[0]
+		s.matchers[0], s.matchers[1] = s.matchers[1], s.matchers[0]
+		s.tgt, s.cpu = 1, 0
+	}
+	return s
+}
+
+func (s *sim) opDef(op string) *opdefpb.OpDef {
+	if d := s.g.Ops.Lookup(op); d != nil {
+		return d
+	}
+	return builtinOpDefs[op]
+}
+
+// build flattens the graph into placement units.
+func (s *sim) build() error {
+	s.firstOf = make([]int, len(s.g.Nodes))
+	for i := range s.firstOf {
+		s.firstOf[i] = -1
+	}
+	budget := 4 * len(s.g.Nodes)
+	if budget < 1_000_000 {
+		budget = 1_000_000
+	}
+	b := &builder{s: s, budget: budget}
+	top := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))]
+	if len(top) > 0 {
+		s.units = append(s.units, &unit{kind: unitTopLevel, first: 0})
+		inst := &instance{dflt: -1, unit: 0, single: -1}
+		b.addInstance(inst, top)
+		b.drain()
+		s.recordFirst(0)
+		s.markFeeds(top)
+	}
+	// Functions not instantiated from the top level: bodies of non-lowered
+	// control flow and XLA units run single-device under their op; dataset
+	// functions run on the host; the rest are placed as TF2 functions.
+	remaining := make([]*graph.Function, 0)
+	for _, f := range s.g.Functions {
+		if !s.instantiated(f) {
+			remaining = append(remaining, f)
+		}
+	}
+	for progress := true; progress && len(remaining) > 0; {
+		progress = false
+		var next []*graph.Function
+		for _, f := range remaining {
+			if s.instantiated(f) {
+				progress = true
+				continue
+			}
+			caller, why, host := s.bodyCaller(f)
+			switch {
+			case host:
+				s.addFunctionUnit(b, f, unitBody, -1, why)
+			case caller >= 0:
+				s.addFunctionUnit(b, f, unitBody, caller, why)
+			default:
+				next = append(next, f)
+				continue
+			}
+			progress = true
+		}
+		remaining = next
+	}
+	for _, f := range remaining {
+		if s.instantiated(f) {
+			continue
+		}
+		s.addFunctionUnit(b, f, unitFunction, -1, "")
+	}
+	if b.budget <= 0 {
+		s.warnings = append(s.warnings, "the flattened graph hit tfscan's size limit; further calls were left un-inlined")
+	}
+	s.resolveAll()
+	s.computeFrames()
+	return nil
+}
+
+func (s *sim) instantiated(f *graph.Function) bool {
+	for _, n := range f.Nodes {
+		if s.firstOf[n.ID] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sim) recordFirst(from int) {
+	for i := from; i < len(s.nodes); i++ {
+		p := s.nodes[i]
+		if p.src != nil && p.src.ID >= 0 && p.src.ID < len(s.firstOf) && s.firstOf[p.src.ID] < 0 {
+			s.firstOf[p.src.ID] = i
+		}
+	}
+}
+
+// datasetOp reports whether an op takes functions that run inside tf.data
+// (placement.md §3.6).
+func datasetOp(op string) bool {
+	return strings.Contains(op, "Dataset")
+}
+
+// bodyCaller finds how a not-yet-instantiated function runs: under a placed
+// caller (single-device body), on the host (dataset function), or on its
+// own (-1, false).
+func (s *sim) bodyCaller(f *graph.Function) (int, string, bool) {
+	for _, c := range f.Callers {
+		if datasetOp(c.Op) {
+			return -1, fmt.Sprintf("dataset function of %s: runs inside tf.data on the host (placement.md §3.6)", c.Op), true
+		}
+	}
+	for _, c := range f.Callers {
+		pi := s.firstOf[c.ID]
+		if pi < 0 {
+			continue
+		}
+		p := s.nodes[pi]
+		if p.ghost {
+			continue
+		}
+		switch {
+		case isXLAMarked(c):
+			return pi, fmt.Sprintf("body of XLA-compiled %s %s: no per-op placement (placement.md §3.5)", c.Op, c.Name), false
+		case ifOps[c.Op] || caseOps[c.Op] || whileOps[c.Op]:
+			return pi, fmt.Sprintf("body of non-lowered %s %s: runs single-device (functional_ops.cc:45-56, function.cc:930-951)", c.Op, c.Name), false
+		case callOps[c.Op] || c.OpDef == nil:
+			// an un-inlined call (recursion, size limit): its own function
+			continue
+		default:
+			return pi, fmt.Sprintf("function of %s %s runs on its device", c.Op, c.Name), false
+		}
+	}
+	return -1, "", false
+}
+
+func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, caller int, why string) {
+	u := &unit{kind: kind, fn: f, first: len(s.nodes), why: why}
+	s.units = append(s.units, u)
+	ui := len(s.units) - 1
+	inst := &instance{fn: f, dflt: -1, unit: ui, single: -1, stack: []*graph.Function{f}}
+	switch {
+	case kind == unitBody && caller < 0:
+		inst.host, inst.singleK = true, why
+	case kind == unitBody:
+		inst.single, inst.singleK = caller, why
+	default:
+		inst.dflt = s.tgt
+		if fd := strings.ToUpper(s.opts.FunctionDevice); fd != "" {
+			inst.dflt = -1
+			for i, t := range s.types {
+				if t == fd {
+					inst.dflt = i
+				}
+			}
+		}
+	}
+	// _Arg nodes: pinned to their input device (optimize_function_graph_utils.cc:294-457).
+	inst.args = make([]ref, len(f.Def.GetSignature().GetInputArg()))
+	for i := range inst.args {
+		t := tpb.DataType_DT_INVALID
+		if i < len(f.ArgTypes) {
+			t = f.ArgTypes[i]
+		}
+		name := f.Def.GetSignature().GetInputArg()[i].GetName()
+		p := &pnode{name: name, path: f.Name + "/" + name, op: "_Arg", outTypes: []tpb.DataType{t},
+			assigned: s.cpu, dflt: -1, ghostOf: -1}
+		switch {
+		case kind == unitBody && caller >= 0:
+			p.assigned = -2 // resolved to the caller's device at assignment
+		case kind == unitBody:
+			p.assigned = s.cpu
+		case t == tpb.DataType_DT_RESOURCE:
+			p.assigned = s.varDevice(resourceArgDType(f, i))
+			p.note = "resource argument: pinned to the variable's device (placement.md §3.7)"
+		default:
+			p.io = true
+			p.note = "argument: fed from the host (execute.cc:335-392)"
+		}
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg"), OutputTypes: p.outTypes}
+		idx := b.newNode(inst, p)
+		p.ghostOf = inst.single
+		inst.args[i] = ref{pn: idx}
+	}
+	b.addInstance(inst, f.Nodes)
+	b.drain()
+	// _Retval nodes: fetched results.
+	rets := b.retRefs(inst, f)
+	for i, r := range rets {
+		t := tpb.DataType_DT_INVALID
+		if i < len(f.RetTypes) {
+			t = f.RetTypes[i]
+		}
+		name := fmt.Sprintf("%s_retval_%d", f.Name, i)
+		p := &pnode{name: name, path: f.Name + "/" + name, op: "_Retval", rin: []ref{r},
+			inTypes: []tpb.DataType{t}, assigned: -1, dflt: inst.dflt, ghostOf: -1, fetch: kind == unitFunction,
+			passthrough: true}
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: p.inTypes,
+			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
+		b.newNode(inst, p)
+	}
+	s.recordFirst(u.first)
+}
+
+// varDevice is where a TF2 loader creates a float variable: the target when
+// it has a float VarHandleOp kernel, else CPU (placement.md §3.7).
+func (s *sim) varDevice(dt tpb.DataType) int {
+	if dt == tpb.DataType_DT_INVALID {
+		dt = tpb.DataType_DT_FLOAT
+	}
+	n := &graph.Node{ID: -1, Name: "VarHandleOp", Op: "VarHandleOp", OpDef: s.opDef("VarHandleOp"),
+		Attrs: map[string]*attrValue{"dtype": typeAttr(dt), "shape": {}, "container": strAttr(""),
+			"shared_name": strAttr(""), "allowed_devices": {}},
+		OutputTypes: []tpb.DataType{tpb.DataType_DT_RESOURCE}}
+	if supportedReason(s.matchers[s.tgt].Match(n).Reason) {
+		return s.tgt
+	}
+	return s.cpu
+}
+
+// resourceArgDType guesses the dtype of the variable behind resource
+// argument i: the arg_attr "_handle_dtypes" when present, else the "dtype"
+// (or "T") attr of the first body node reading or updating it.
+func resourceArgDType(f *graph.Function, i int) tpb.DataType {
+	if aa := f.Def.GetArgAttr()[uint32(i)]; aa != nil {
+		if ts := aa.GetAttr()["_handle_dtypes"].GetList().GetType(); len(ts) > 0 {
+			return ts[0]
+		}
+	}
+	for _, n := range f.Nodes {
+		for _, in := range n.Inputs {
+			if in.Node != nil || in.Arg != i {
+				continue
+			}
+			for _, k := range []string{"dtype", "T"} {
+				if a, ok := n.Attrs[k]; ok && a.GetType() != tpb.DataType_DT_INVALID && a.GetType() != tpb.DataType_DT_RESOURCE {
+					return a.GetType()
+				}
+			}
+		}
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+func supportedReason(r coverage.Reason) bool {
+	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault || r == coverage.ReasonFunctionCall
+}
+
+// signature picks the signature whose inputs are fed.
+func (s *sim) signature() *savedSig {
+	sigs := s.g.Signatures
+	if len(sigs) == 0 {
+		return nil
+	}
+	pick := sigs[0]
+	want := s.opts.Signature
+	if want == "" {
+		want = "serving_default"
+	}
+	for _, sg := range sigs {
+		if sg.Key == want {
+			pick = sg
+		}
+	}
+	out := &savedSig{key: pick.Key}
+	for _, in := range pick.Inputs {
+		out.inputs = append(out.inputs, sigTensor{key: in.Key, name: in.Name, shape: in.Shape, unknownRank: in.UnknownRank, dtype: in.DType})
+	}
+	for _, o := range pick.Outputs {
+		out.outputs = append(out.outputs, sigTensor{key: o.Key, name: o.Name, dtype: o.DType})
+	}
+	return out
+}
+
+type savedSig struct {
+	key             string
+	inputs, outputs []sigTensor
+}
+
+type sigTensor struct {
+	key, name   string
+	shape       []int64
+	unknownRank bool
+	dtype       tpb.DataType
+}
+
+func splitTensor(name string) (string, int) {
+	node, port, ok := strings.Cut(strings.TrimPrefix(name, "^"), ":")
+	if !ok {
+		return node, 0
+	}
+	p := 0
+	for _, c := range port {
+		if c < '0' || c > '9' || p > 1<<20 {
+			return node, 0
+		}
+		p = p*10 + int(c-'0')
+	}
+	return node, p
+}
+
+// markFeeds marks fed Placeholders and records the fetches of the chosen
+// signature for the top-level unit; without signatures Placeholders are
+// fed and nothing is fetched.
+func (s *sim) markFeeds(top []*graph.Node) {
+	byName := make(map[string]*graph.Node, len(top))
+	for _, n := range top {
+		byName[n.Name] = n
+	}
+	sig := s.signature()
+	if sig == nil {
+		for _, n := range top {
+			if n.Op == "Placeholder" || n.Op == "PlaceholderV2" {
+				if pi := s.firstOf2(n); pi >= 0 {
+					s.nodes[pi].fed = true
+				}
+			}
+		}
+		return
+	}
+	for _, in := range sig.inputs {
+		nm, _ := splitTensor(in.name)
+		if n := byName[nm]; n != nil {
+			if pi := s.firstOf2(n); pi >= 0 && !s.nodes[pi].ghost {
+				s.nodes[pi].fed = true
+			}
+		}
+	}
+	for _, o := range sig.outputs {
+		nm, port := splitTensor(o.name)
+		if n := byName[nm]; n != nil {
+			s.topFetches = append(s.topFetches, fetchRef{ref: ref{inst: nil, pn: s.firstOf2(n), port: port}, name: o.name})
+		}
+	}
+}
+
+type fetchRef struct {
+	ref  ref
+	name string
+}
+
+func (s *sim) firstOf2(n *graph.Node) int {
+	if n.ID < 0 || n.ID >= len(s.firstOf) {
+		return -1
+	}
+	return s.firstOf[n.ID]
+}
+
+// computeFrames assigns while-frame ids: Enter opens a frame named by its
+// frame_name, Exit returns to the parent, other nodes take the frame of
+// their first data input (graph/control_flow.cc BuildControlFlowInfo).
+func (s *sim) computeFrames() {
+	order := s.topo()
+	type fr struct {
+		parent int
+		key    string
+	}
+	frames := []fr{{parent: -1}}
+	byKey := map[string]int{"": 0}
+	frameFor := func(parent int, key string) int {
+		k := fmt.Sprintf("%d/%s", parent, key)
+		if id, ok := byKey[k]; ok {
+			return id
+		}
+		frames = append(frames, fr{parent: parent, key: key})
+		byKey[k] = len(frames) - 1
+		return len(frames) - 1
+	}
+	hint := map[string]int{}
+	for _, i := range order {
+		p := s.nodes[i]
+		if p.ghost {
+			continue
+		}
+		inFrame := -1
+		for _, q := range p.in {
+			if q.n >= 0 && !s.nodes[q.n].isNextIteration() {
+				inFrame = s.nodes[q.n].frame
+				break
+			}
+		}
+		switch {
+		case p.op == "Enter" || p.op == "RefEnter":
+			parent := max(inFrame, 0)
+			key := string(p.look.Attrs["frame_name"].GetS())
+			p.frame = frameFor(parent, key)
+			if p.frameHint != "" {
+				hint[p.frameHint] = p.frame
+			}
+		case p.op == "Exit" || p.op == "RefExit":
+			if inFrame > 0 {
+				p.frame = frames[inFrame].parent
+			}
+		case inFrame >= 0:
+			p.frame = inFrame
+		default:
+			if len(p.ctrl) > 0 {
+				p.frame = s.nodes[p.ctrl[0]].frame
+			} else if id, ok := hint[p.frameHint]; ok && p.frameHint != "" {
+				p.frame = id
+			}
+		}
+	}
+}
+
+func (p *pnode) isNextIteration() bool {
+	return p.op == "NextIteration" || p.op == "RefNextIteration"
+}
+
+// topo returns node indices in a topological order (back edges from
+// NextIteration ignored), ties by index; nodes on cycles last.
+func (s *sim) topo() []int {
+	n := len(s.nodes)
+	indeg := make([]int, n)
+	outs := s.outEdges()
+	for i, p := range s.nodes {
+		for _, q := range p.in {
+			if q.n >= 0 && !s.nodes[q.n].isNextIteration() {
+				indeg[i]++
+			}
+		}
+		indeg[i] += len(p.ctrl)
+	}
+	h := &intHeap{}
+	for i := range s.nodes {
+		if indeg[i] == 0 {
+			h.push(i)
+		}
+	}
+	order := make([]int, 0, n)
+	done := make([]bool, n)
+	for h.len() > 0 {
+		i := h.pop()
+		done[i] = true
+		order = append(order, i)
+		if s.nodes[i].isNextIteration() {
+			for _, e := range outs[i] {
+				if e.ctrl {
+					indeg[e.dst]--
+					if indeg[e.dst] == 0 {
+						h.push(e.dst)
+					}
+				}
+			}
+			continue
+		}
+		for _, e := range outs[i] {
+			indeg[e.dst]--
+			if indeg[e.dst] == 0 {
+				h.push(e.dst)
+			}
+		}
+	}
+	for i := range s.nodes {
+		if !done[i] {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// outEdge is one consumer of a node: data (port → dst input) or control.
+type outEdge struct {
+	port, dst, dstIn int
+	ctrl             bool
+}
+
+func (s *sim) outEdges() [][]outEdge {
+	if s.outs != nil {
+		return s.outs
+	}
+	outs := make([][]outEdge, len(s.nodes))
+	for i, p := range s.nodes {
+		for j, q := range p.in {
+			if q.n >= 0 {
+				outs[q.n] = append(outs[q.n], outEdge{port: q.port, dst: i, dstIn: j})
+			}
+		}
+		for _, c := range p.ctrl {
+			outs[c] = append(outs[c], outEdge{dst: i, ctrl: true})
+		}
+	}
+	s.outs = outs
+	return outs
+}
+
+func sortedKeys(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,298 @@
+package placement
+
+import (
+	"sort"
+
+	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+)
+
+// WithKernel wraps m so that nodes of op whose primary dtype is dtype find
+// a kernel (no host-memory args): the "what if this kernel existed" matcher
+// of the wishlist.
+func WithKernel(m coverage.Matcher, op string, dtype tpb.DataType) coverage.Matcher {
+	return &wishMatcher{Matcher: m, op: op, dtype: dtype,
+		k: &kdpb.KernelDef{Op: op, DeviceType: m.DeviceType()}}
+}
+
+type wishMatcher struct {
+	coverage.Matcher
+	op    string
+	dtype tpb.DataType
+	k     *kdpb.KernelDef
+}
+
+func (w *wishMatcher) Match(n *graph.Node) coverage.Match {
+	if n.Op == w.op && PrimaryDType(n) == w.dtype {
+		return coverage.Match{Reason: coverage.ReasonCovered, Kernel: w.k}
+	}
+	return w.Matcher.Match(n)
+}
+
+// PrimaryDType is the dtype a node's kernel is chosen by: its "T" attr,
+// else its first type attr by name, else its first input or output type.
+func PrimaryDType(n *graph.Node) tpb.DataType {
+	if a, ok := n.Attrs["T"]; ok && a.GetType() != tpb.DataType_DT_INVALID {
+		return a.GetType()
+	}
+	var names []string
+	for k, a := range n.Attrs {
+		if a.GetType() != tpb.DataType_DT_INVALID && k != "" && k[0] != '_' {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		return n.Attrs[names[0]].GetType()
+	}
+	if len(n.InputTypes) > 0 {
+		return n.InputTypes[0]
+	}
+	if len(n.OutputTypes) > 0 {
+		return n.OutputTypes[0]
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+type wishKey struct {
+	op    string
+	dtype tpb.DataType
+}
+
+// wishlist re-places, for each missing (op, dtype) kernel, only the CPU
+// component(s) holding those nodes and their colocation groups, and
+// recounts only the transfers of ports touching them. The cost is bounded
+// by #missing kernels × (island size + their edges), not model size.
+func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
+	if s.tgt == s.cpu {
+		return nil
+	}
+	byKey := map[wishKey][]int{}
+	for i, p := range s.nodes {
+		if p.ghost || p.io || p.look == nil || s.sup[i] == nil || s.sup[i][s.tgt] >= 0 || !s.countedUnit(p.unit) {
+			continue
+		}
+		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
+			continue
+		}
+		k := wishKey{p.op, PrimaryDType(p.look)}
+		byKey[k] = append(byKey[k], i)
+	}
+	keys := make([]wishKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a].op != keys[b].op {
+			return keys[a].op < keys[b].op
+		}
+		return keys[a].dtype < keys[b].dtype
+	})
+	// members of every group, once
+	members := map[int][]int{}
+	for i, p := range s.nodes {
+		if !p.ghost {
+			r := s.find(i)
+			members[r] = append(members[r], i)
+		}
+	}
+	comp := s.cpuComponents()
+	compNodes := map[int][]int{}
+	for i, c := range comp {
+		if c >= 0 {
+			compNodes[c] = append(compNodes[c], i)
+		}
+	}
+	var out []Wish
+	for _, k := range keys {
+		nodes := byKey[k]
+		region := map[int]bool{}
+		compDone := map[int]bool{}
+		rootDone := map[int]bool{}
+		stack := append([]int(nil), nodes...)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if region[i] {
+				continue
+			}
+			region[i] = true
+			if c := comp[i]; c >= 0 && !compDone[c] {
+				compDone[c] = true
+				stack = append(stack, compNodes[c]...)
+			}
+			if r := s.find(i); !rootDone[r] {
+				rootDone[r] = true
+				stack = append(stack, members[r]...)
+			}
+		}
+		w := s.whatIfRegion(k, nodes, region, members)
+		w.Op, w.DType, w.Nodes = k.op, dtName(k.dtype), len(nodes)
+		out = append(out, w)
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].BytesRemoved != out[b].BytesRemoved {
+			return out[a].BytesRemoved > out[b].BytesRemoved
+		}
+		if out[a].TransfersRemoved != out[b].TransfersRemoved {
+			return out[a].TransfersRemoved > out[b].TransfersRemoved
+		}
+		if out[a].Op != out[b].Op {
+			return out[a].Op < out[b].Op
+		}
+		return out[a].DType < out[b].DType
+	})
+	return out
+}
+
+func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+
+// cpuComponents labels connected components of CPU-placed nodes.
+func (s *sim) cpuComponents() []int {
+	outs := s.outEdges()
+	comp := make([]int, len(s.nodes))
+	for i := range comp {
+		comp[i] = -1
+	}
+	onCPU := func(i int) bool { return i >= 0 && !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
+	id := 0
+	for i := range s.nodes {
+		if !onCPU(i) || comp[i] >= 0 {
+			continue
+		}
+		stack := []int{i}
+		comp[i] = id
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			visit := func(k int) {
+				if onCPU(k) && comp[k] < 0 && s.nodes[k].unit == s.nodes[i].unit {
+					comp[k] = id
+					stack = append(stack, k)
+				}
+			}
+			for _, q := range s.nodes[j].in {
+				visit(q.n)
+			}
+			for _, c := range s.nodes[j].ctrl {
+				visit(c)
+			}
+			for _, e := range outs[j] {
+				visit(e.dst)
+			}
+		}
+		id++
+	}
+	return comp
+}
+
+// whatIfRegion re-places region with k's kernel present and returns the
+// transfer delta; all state is restored afterwards.
+func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members map[int][]int) Wish {
+	idx := make([]int, 0, len(region))
+	for i := range region {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	srcs := map[int]bool{}
+	for _, i := range idx {
+		srcs[i] = true
+		for _, q := range s.nodes[i].in {
+			if q.n >= 0 {
+				srcs[q.n] = true
+			}
+		}
+		for _, c := range s.nodes[i].ctrl {
+			srcs[c] = true
+		}
+	}
+	before := s.transfers(srcs)
+	// save
+	oldDev := make(map[int]int, len(idx))
+	oldReasons := make(map[int][]string, len(idx))
+	oldSup := map[int][]int{}
+	roots := map[int]group{}
+	for _, i := range idx {
+		oldDev[i] = s.dev[i]
+		oldReasons[i] = s.reasons[i]
+		r := s.find(i)
+		if g, ok := s.groups[r]; ok {
+			if _, seen := roots[r]; !seen {
+				roots[r] = *g
+			}
+		}
+	}
+	override := WithKernel(s.matchers[s.tgt], k.op, k.dtype)
+	s.whatIf = map[int][]coverage.Match{}
+	for _, i := range nodes {
+		oldSup[i] = s.sup[i]
+		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look, override)
+		s.sup[i] = sup
+		s.whatIf[i] = ms
+	}
+	// recompute the affected groups' supported devices from their members
+	for r := range roots {
+		g := s.groups[r]
+		var prio []int
+		for _, m := range members[r] {
+			if prio == nil {
+				prio = append([]int(nil), s.sup[m]...)
+				continue
+			}
+			if p, ok := mergePrio(prio, s.sup[m], s); ok {
+				prio = p
+			}
+		}
+		if g.hostOnly {
+			for d := range prio {
+				if d != s.cpu {
+					prio[d] = -1
+				}
+			}
+		}
+		if prio != nil {
+			g.prio = prio
+		}
+		g.pinned, g.candsOK, g.cands, g.failed = -1, false, nil, false
+	}
+	for _, i := range idx {
+		s.dev[i] = -1
+	}
+	saveErrs, saveWarn := len(s.errs), len(s.warnings)
+	s.assignNodes(idx)
+	after := s.transfers(srcs)
+	// restore
+	s.errs, s.warnings = s.errs[:saveErrs], s.warnings[:saveWarn]
+	for i, d := range oldDev {
+		s.dev[i] = d
+		s.reasons[i] = oldReasons[i]
+	}
+	for i, sup := range oldSup {
+		s.sup[i] = sup
+	}
+	for r, g := range roots {
+		gg := g
+		s.groups[r] = &gg
+	}
+	s.whatIf = nil
+	var w Wish
+	for key, x := range before {
+		if !s.countedUnit(x.unit) {
+			continue
+		}
+		w.TransfersRemoved++
+		w.BytesRemoved += x.Bytes
+		_ = key
+	}
+	for _, x := range after {
+		if !s.countedUnit(x.unit) {
+			continue
+		}
+		w.TransfersRemoved--
+		w.BytesRemoved -= x.Bytes
+	}
+	return w
+}

@@ -1,0 +1,736 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// maxListLen bounds the element count a number_attr or list attr may claim
+// when dtypes are expanded, so that a hostile NodeDef ("N: 1e12") cannot make
+// Build allocate without bound. No real op has anywhere near this many inputs.
+const maxListLen = 1 << 16
+
+// SelectMetaGraph picks the MetaGraph to analyse. With no tags it is the one
+// tagged "serve" (TensorFlow Serving's default; an exact {"serve"} tag set
+// wins over a larger set containing "serve"), else the first. With tags it is
+// the one whose tag set equals them, in any order.
+func SelectMetaGraph(m *savedmodel.Model, tags []string) (*savedmodel.MetaGraph, error) {
+	if m == nil || len(m.MetaGraphs) == 0 {
+		file := ""
+		if m != nil {
+			file = m.File
+		}
+		return nil, fmt.Errorf("%s: model has no meta graph", file)
+	}
+	if len(tags) == 0 {
+		var withServe *savedmodel.MetaGraph
+		for _, mg := range m.MetaGraphs {
+			if len(mg.Tags) == 1 && mg.Tags[0] == "serve" {
+				return mg, nil
+			}
+			if withServe == nil && contains(mg.Tags, "serve") {
+				withServe = mg
+			}
+		}
+		if withServe != nil {
+			return withServe, nil
+		}
+		return m.MetaGraphs[0], nil
+	}
+	want := sortedSet(tags)
+	var have []string
+	for _, mg := range m.MetaGraphs {
+		got := sortedSet(mg.Tags)
+		if strings.Join(got, ",") == strings.Join(want, ",") {
+			return mg, nil
+		}
+		have = append(have, "["+strings.Join(got, ",")+"]")
+	}
+	return nil, fmt.Errorf("%s: no meta graph tagged [%s] (have %s)", m.File, strings.Join(want, ","), strings.Join(have, " "))
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedSet(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Build turns one MetaGraph of m into the analysis graph: every node of the
+// top-level graph and of every library function, with OpDefs, completed
+// attrs, resolved dtypes, data and control edges, call edges, stable paths
+// and reachability. Problems that TensorFlow would reject at run time but
+// that do not stop analysis (unknown ops, dangling inputs, recursion, cycles)
+// become Diagnostics; Build fails only when there is nothing to analyse.
+func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
+	if m == nil || mg == nil {
+		return nil, errors.New("graph.Build: nil model or meta graph")
+	}
+	if mg.Def == nil {
+		return nil, fmt.Errorf("%s: meta graph has no definition", m.File)
+	}
+	b := &builder{g: &Graph{
+		Model:      m,
+		MetaGraph:  mg,
+		Ops:        NewOpRegistry(mg.Def.GetMetaInfoDef().GetStrippedOpList()),
+		Signatures: mg.Signatures,
+	}}
+	b.build(mg.Def.GetGraphDef().GetNode(), mg.Def.GetGraphDef().GetLibrary().GetFunction())
+	return b.g, nil
+}
+
+// builder carries the state of one Build.
+type builder struct {
+	g *Graph
+	// topByName indexes the top-level nodes, funcNodes each body's nodes.
+	topByName map[string]*Node
+	funcNodes map[*Function]map[string]*Node
+	ops       map[string]*opInfo
+	slab      []tpb.DataType
+}
+
+func (b *builder) diag(kind, path, format string, args ...any) {
+	b.g.Diagnostics = append(b.g.Diagnostics, Diagnostic{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
+	g := b.g
+	// Functions first, so that nodes can tell calls from unknown ops.
+	g.FunctionByName = make(map[string]*Function, len(lib))
+	for _, fd := range lib {
+		name := fd.GetSignature().GetName()
+		if name == "" {
+			b.diag("bad_function", "", "library function without a name")
+			continue
+		}
+		if _, dup := g.FunctionByName[name]; dup {
+			b.diag("duplicate_function", name, "function %q is defined more than once; the first is used", name)
+			continue
+		}
+		f := &Function{Name: name, Def: fd}
+		g.FunctionByName[name] = f
+		g.Functions = append(g.Functions, f)
+	}
+	sort.Slice(g.Functions, func(i, j int) bool { return g.Functions[i].Name < g.Functions[j].Name })
+
+	total := len(top)
+	for _, f := range g.Functions {
+		total += len(f.Def.GetNodeDef())
+	}
+	g.Nodes = make([]*Node, 0, total)
+	// One backing array for all nodes: 200k nodes are one allocation.
+	store := make([]Node, total)
+
+	b.topByName = make(map[string]*Node, len(top))
+	for _, nd := range top {
+		n := &store[len(g.Nodes)]
+		b.newNode(n, nd, nil)
+		if _, dup := b.topByName[n.Name]; dup {
+			b.diag("duplicate_node", n.Name, "node name %q is used more than once", n.Name)
+		} else {
+			b.topByName[n.Name] = n
+		}
+	}
+	g.TopLevel = len(g.Nodes)
+	for _, f := range g.Functions {
+		for _, nd := range f.Def.GetNodeDef() {
+			n := &store[len(g.Nodes)]
+			b.newNode(n, nd, f)
+		}
+		f.Nodes = g.Nodes[len(g.Nodes)-len(f.Def.GetNodeDef()) : len(g.Nodes) : len(g.Nodes)]
+		f.ArgTypes = argTypes(f.Def.GetSignature().GetInputArg(), nil)
+		f.RetTypes = argTypes(f.Def.GetSignature().GetOutputArg(), nil)
+	}
+
+	// Edges.
+	for _, n := range g.Nodes[:g.TopLevel] {
+		b.topInputs(n)
+	}
+	for _, f := range g.Functions {
+		b.funcInputs(f)
+	}
+	b.callers()
+	b.recursion()
+	b.index()
+	b.paths()
+	b.cycles()
+	b.reachability()
+	b.unknownOps()
+}
+
+// opInfo is what newNode needs to know about an op name, looked up once
+// per Build instead of once per node.
+type opInfo struct {
+	def    *opdefpb.OpDef
+	callee *Function
+	// defaults are the OpDef's attrs that have a default value.
+	defaults []*opdefpb.OpDef_AttrDef
+	// funcAttrs are the OpDef's func and list(func) attrs.
+	funcAttrs []string
+	// fixedIn/fixedOut are the flattened dtypes when they need no attr
+	// (every arg has a fixed type and no number or list attr); shared.
+	fixedIn, fixedOut []tpb.DataType
+	fixed             bool
+}
+
+func (b *builder) opInfo(op string) *opInfo {
+	if oi, ok := b.ops[op]; ok {
+		return oi
+	}
+	oi := &opInfo{callee: b.g.FunctionByName[op]}
+	if oi.callee == nil {
+		oi.def = b.g.Ops.Lookup(op)
+	}
+	if d := oi.def; d != nil {
+		for _, a := range d.GetAttr() {
+			if a.GetDefaultValue() != nil {
+				oi.defaults = append(oi.defaults, a)
+			}
+			if a.GetType() == "func" || a.GetType() == "list(func)" {
+				oi.funcAttrs = append(oi.funcAttrs, a.GetName())
+			}
+		}
+		oi.fixed = fixedArgs(d.GetInputArg()) && fixedArgs(d.GetOutputArg())
+		if oi.fixed {
+			oi.fixedIn = argTypes(d.GetInputArg(), nil)
+			oi.fixedOut = argTypes(d.GetOutputArg(), nil)
+		}
+	}
+	if b.ops == nil {
+		b.ops = map[string]*opInfo{}
+	}
+	b.ops[op] = oi
+	return oi
+}
+
+func fixedArgs(args []*opdefpb.OpDef_ArgDef) bool {
+	for _, a := range args {
+		if a.GetTypeAttr() != "" || a.GetNumberAttr() != "" || a.GetTypeListAttr() != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// newNode fills n from nd and appends it to g.Nodes.
+func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
+	g := b.g
+	n.ID = len(g.Nodes)
+	n.Name = nd.GetName()
+	n.Op = nd.GetOp()
+	n.Func = f
+	n.Def = nd
+	n.Device = nd.GetDevice()
+	g.Nodes = append(g.Nodes, n)
+
+	oi := b.opInfo(n.Op)
+	n.OpDef = oi.def
+	n.Attrs = completeAttrs(nd.GetAttr(), oi.defaults)
+
+	switch {
+	case oi.fixed:
+		n.InputTypes, n.OutputTypes = oi.fixedIn, oi.fixedOut
+	case oi.def != nil:
+		n.InputTypes = b.argTypes(oi.def.GetInputArg(), n.Attrs)
+		n.OutputTypes = b.argTypes(oi.def.GetOutputArg(), n.Attrs)
+	case oi.callee != nil:
+		sig := oi.callee.Def.GetSignature()
+		n.InputTypes = b.argTypes(sig.GetInputArg(), n.Attrs)
+		n.OutputTypes = b.argTypes(sig.GetOutputArg(), n.Attrs)
+	default:
+		n.Unknown = true
+	}
+
+	// Calls: the op itself when it names a library function, then the
+	// function-valued attrs in name order — the OpDef's func and list(func)
+	// attrs, or, for an op without an OpDef, any attr holding functions.
+	if oi.callee != nil {
+		n.Calls = append(n.Calls, oi.callee)
+	}
+	attrs := nd.GetAttr()
+	var names []string
+	if oi.def != nil {
+		for _, k := range oi.funcAttrs {
+			if _, ok := attrs[k]; ok {
+				names = append(names, k)
+			}
+		}
+	} else {
+		for k, v := range attrs {
+			if v.GetFunc() != nil || len(v.GetList().GetFunc()) > 0 {
+				names = append(names, k)
+			}
+		}
+	}
+	if len(names) > 1 {
+		sort.Strings(names)
+	}
+	for _, k := range names {
+		v := attrs[k]
+		if v.GetFunc() != nil {
+			b.addCall(n, k, v.GetFunc().GetName())
+			continue
+		}
+		for _, fn := range v.GetList().GetFunc() {
+			b.addCall(n, k, fn.GetName())
+		}
+	}
+}
+
+// argTypes is the package argTypes allocating from the builder's slab, so
+// that 200,000 nodes do not mean 400,000 small allocations.
+func (b *builder) argTypes(args []*opdefpb.OpDef_ArgDef, attrs map[string]*attrpb.AttrValue) []tpb.DataType {
+	if len(args) == 0 {
+		return nil
+	}
+	if cap(b.slab)-len(b.slab) < 256 {
+		b.slab = make([]tpb.DataType, 0, 16384)
+	}
+	start := len(b.slab)
+	b.slab = appendArgTypes(b.slab, args, attrs)
+	if len(b.slab)-start > 256 {
+		// A long list; give it its own array rather than overrun the slab's
+		// neighbours (append already reallocated if needed).
+		out := append([]tpb.DataType(nil), b.slab[start:]...)
+		b.slab = b.slab[:start]
+		return out
+	}
+	return b.slab[start:len(b.slab):len(b.slab)]
+}
+
+func (b *builder) addCall(n *Node, attr, name string) {
+	if name == "" {
+		return
+	}
+	f := b.g.FunctionByName[name]
+	if f == nil {
+		// Not an error in itself: TensorFlow resolves some function attrs
+		// against the global registry (e.g. gradient functions), but the
+		// analysis cannot see into them.
+		b.diag("missing_function", "", "node %q attr %q names function %q, which is not in the library", nodeLabel(n), attr, name)
+		return
+	}
+	for _, c := range n.Calls {
+		if c == f {
+			return
+		}
+	}
+	n.Calls = append(n.Calls, f)
+}
+
+func nodeLabel(n *Node) string {
+	if n.Func != nil {
+		return n.Func.Name + "/" + n.Name
+	}
+	return n.Name
+}
+
+// completeAttrs adds the OpDef's default values for attrs the NodeDef leaves
+// out (TensorFlow's AddDefaultsToNodeDef). It returns the NodeDef's own map
+// (nil when the node has no attrs) when nothing is missing, so callers must
+// not modify the result.
+func completeAttrs(attrs map[string]*attrpb.AttrValue, defaults []*opdefpb.OpDef_AttrDef) map[string]*attrpb.AttrValue {
+	missing := 0
+	for _, a := range defaults {
+		if _, ok := attrs[a.GetName()]; !ok {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return attrs
+	}
+	out := make(map[string]*attrpb.AttrValue, len(attrs)+missing)
+	for k, v := range attrs {
+		out[k] = v
+	}
+	for _, a := range defaults {
+		if _, ok := out[a.GetName()]; !ok {
+			out[a.GetName()] = a.GetDefaultValue()
+		}
+	}
+	return out
+}
+
+// argCount is how many tensors one ArgDef stands for under attrs
+// (number_attr N, the length of a type_list_attr, else 1); -1 when an attr
+// it needs is missing or out of range.
+func argCount(a *opdefpb.OpDef_ArgDef, attrs map[string]*attrpb.AttrValue) int {
+	switch {
+	case a.GetNumberAttr() != "":
+		v, ok := attrs[a.GetNumberAttr()]
+		if !ok || v.GetI() < 0 || v.GetI() > maxListLen {
+			return -1
+		}
+		return int(v.GetI())
+	case a.GetTypeListAttr() != "":
+		v, ok := attrs[a.GetTypeListAttr()]
+		if !ok || len(v.GetList().GetType()) > maxListLen {
+			return -1
+		}
+		return len(v.GetList().GetType())
+	}
+	return 1
+}
+
+// argTypes flattens ArgDefs into one dtype per tensor, as TensorFlow's
+// InOutTypesForNode does: fixed types, type_attr, number_attr repeats,
+// type_list_attr lists, and Ref() args as reference types. An arg whose
+// attrs are missing contributes one DT_INVALID.
+func argTypes(args []*opdefpb.OpDef_ArgDef, attrs map[string]*attrpb.AttrValue) []tpb.DataType {
+	if len(args) == 0 {
+		return nil
+	}
+	return appendArgTypes(make([]tpb.DataType, 0, len(args)), args, attrs)
+}
+
+func appendArgTypes(out []tpb.DataType, args []*opdefpb.OpDef_ArgDef, attrs map[string]*attrpb.AttrValue) []tpb.DataType {
+	for _, a := range args {
+		n := argCount(a, attrs)
+		if n < 0 {
+			out = append(out, tpb.DataType_DT_INVALID)
+			continue
+		}
+		if a.GetTypeListAttr() != "" {
+			for _, t := range attrs[a.GetTypeListAttr()].GetList().GetType() {
+				out = append(out, refIf(t, a.GetIsRef()))
+			}
+			continue
+		}
+		t := a.GetType()
+		if a.GetTypeAttr() != "" {
+			t = tpb.DataType_DT_INVALID
+			if v, ok := attrs[a.GetTypeAttr()]; ok {
+				t = v.GetType()
+			}
+		}
+		t = refIf(t, a.GetIsRef())
+		for i := 0; i < n; i++ {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func refIf(t tpb.DataType, ref bool) tpb.DataType {
+	if ref && t != tpb.DataType_DT_INVALID && !IsRef(t) {
+		return t + 100
+	}
+	return t
+}
+
+// topInputs resolves a top-level node's "name", "name:i" and "^name" inputs.
+func (b *builder) topInputs(n *Node) {
+	in := n.Def.GetInput()
+	if len(in) == 0 {
+		return
+	}
+	ctl := 0
+	for _, s := range in {
+		if strings.HasPrefix(s, "^") {
+			ctl++
+		}
+	}
+	if len(in)-ctl > 0 {
+		n.Inputs = make([]Input, 0, len(in)-ctl)
+	}
+	for _, s := range in {
+		if name, ok := strings.CutPrefix(s, "^"); ok {
+			if src := b.topByName[name]; src != nil {
+				n.ControlInputs = append(n.ControlInputs, src)
+			} else {
+				b.diag("dangling_input", n.Name, "control input %q of node %q names no node", s, n.Name)
+			}
+			continue
+		}
+		name, idx := s, 0
+		if i := strings.LastIndexByte(s, ':'); i >= 0 {
+			if v, err := strconv.Atoi(s[i+1:]); err == nil && v >= 0 {
+				name, idx = s[:i], v
+			}
+		}
+		src := b.topByName[name]
+		if src == nil {
+			b.diag("dangling_input", n.Name, "input %q of node %q names no node", s, n.Name)
+			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
+			continue
+		}
+		n.Inputs = append(n.Inputs, Input{Node: src, Output: idx, Raw: s})
+	}
+	b.checkInputCount(n)
+}
+
+func (b *builder) checkInputCount(n *Node) {
+	if n.InputTypes == nil && n.OpDef == nil {
+		return
+	}
+	for _, t := range n.InputTypes {
+		if t == tpb.DataType_DT_INVALID {
+			return // counts unresolved; nothing to compare
+		}
+	}
+	if len(n.Inputs) != len(n.InputTypes) {
+		b.diag("input_count", nodeLabel(n), "node %q (%s) has %d data inputs; its op takes %d", nodeLabel(n), n.Op, len(n.Inputs), len(n.InputTypes))
+	}
+}
+
+// funcInputs resolves a function body's inputs, written in FunctionDef
+// syntax (tensorflow/core/framework/function.proto): "arg" for a function
+// argument, "node:out_arg:index" for a node output, "^node" for control.
+func (b *builder) funcInputs(f *Function) {
+	byName := make(map[string]*Node, len(f.Nodes))
+	if b.funcNodes == nil {
+		b.funcNodes = make(map[*Function]map[string]*Node, len(b.g.Functions))
+	}
+	b.funcNodes[f] = byName
+	for _, n := range f.Nodes {
+		if _, dup := byName[n.Name]; dup {
+			b.diag("duplicate_node", f.Name+"/"+n.Name, "function %q uses node name %q more than once", f.Name, n.Name)
+			continue
+		}
+		byName[n.Name] = n
+	}
+	args := map[string]int{}
+	for i, a := range f.Def.GetSignature().GetInputArg() {
+		args[a.GetName()] = i
+	}
+	for _, n := range f.Nodes {
+		for _, s := range n.Def.GetInput() {
+			if name, ok := strings.CutPrefix(s, "^"); ok {
+				if src := byName[name]; src != nil {
+					n.ControlInputs = append(n.ControlInputs, src)
+				} else {
+					b.diag("dangling_input", nodeLabel(n), "control input %q of node %q names no node", s, nodeLabel(n))
+				}
+				continue
+			}
+			if n.Inputs == nil {
+				n.Inputs = make([]Input, 0, len(n.Def.GetInput()))
+			}
+			n.Inputs = b.resolveFuncRef(n.Inputs, f, byName, args, n, s)
+		}
+		b.checkInputCount(n)
+	}
+}
+
+// resolveFuncRef resolves one FunctionDef tensor reference. "node:out_arg"
+// without an index stands for every tensor of that output arg, as in
+// TensorFlow's FunctionInstantiationHelper.
+func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*Node, args map[string]int, n *Node, s string) []Input {
+	var parts [3]string
+	np := 1
+	parts[0] = s
+	if a, rest, ok := strings.Cut(s, ":"); ok {
+		parts[0], parts[1], np = a, rest, 2
+		if a2, rest2, ok := strings.Cut(rest, ":"); ok {
+			parts[1], parts[2], np = a2, rest2, 3
+		}
+	}
+	if np == 1 {
+		if i, ok := args[s]; ok {
+			return append(dst, Input{Arg: i, Raw: s})
+		}
+		if src := byName[s]; src != nil { // lenient: a bare node name is output 0
+			return append(dst, Input{Node: src, Raw: s})
+		}
+		b.diag("dangling_input", nodeLabel(n), "input %q of node %q names no argument or node of function %q", s, nodeLabel(n), f.Name)
+		return append(dst, Input{Arg: -1, Raw: s})
+	}
+	src := byName[parts[0]]
+	if src == nil {
+		b.diag("dangling_input", nodeLabel(n), "input %q of node %q names no node of function %q", s, nodeLabel(n), f.Name)
+		return append(dst, Input{Arg: -1, Raw: s})
+	}
+	if np == 2 {
+		if v, err := strconv.Atoi(parts[1]); err == nil && v >= 0 { // GraphDef-style "node:1"
+			return append(dst, Input{Node: src, Output: v, Raw: s})
+		}
+	}
+	start, count, ok := b.outputRange(src, parts[1])
+	if !ok {
+		idx := 0
+		if np == 3 {
+			idx, _ = strconv.Atoi(parts[2])
+		}
+		if !src.Unknown {
+			b.diag("dangling_input", nodeLabel(n), "input %q of node %q: op %s has no output %q", s, nodeLabel(n), src.Op, parts[1])
+		}
+		return append(dst, Input{Node: src, Output: idx, Raw: s})
+	}
+	if np == 3 {
+		idx, err := strconv.Atoi(parts[2])
+		if err != nil || idx < 0 || (count >= 0 && idx >= count) {
+			b.diag("dangling_input", nodeLabel(n), "input %q of node %q: bad output index", s, nodeLabel(n))
+			idx = 0
+		}
+		return append(dst, Input{Node: src, Output: start + idx, Raw: s})
+	}
+	if count < 0 {
+		count = 1
+	}
+	for i := 0; i < count; i++ {
+		dst = append(dst, Input{Node: src, Output: start + i, Raw: s})
+	}
+	return dst
+}
+
+// outputRange finds the flattened index range of a node's named output arg;
+// count is -1 when the arg's length cannot be told.
+func (b *builder) outputRange(n *Node, arg string) (start, count int, ok bool) {
+	var outs []*opdefpb.OpDef_ArgDef
+	switch {
+	case n.OpDef != nil:
+		outs = n.OpDef.GetOutputArg()
+	case len(n.Calls) > 0 && n.Calls[0].Name == n.Op:
+		outs = n.Calls[0].Def.GetSignature().GetOutputArg()
+	default:
+		return 0, 0, false
+	}
+	for _, a := range outs {
+		c := argCount(a, n.Attrs)
+		if a.GetName() == arg {
+			return start, c, true
+		}
+		if c < 0 {
+			c = 1
+		}
+		start += c
+	}
+	return 0, 0, false
+}
+
+// callers fills Function.Callers in Node.ID order.
+func (b *builder) callers() {
+	for _, n := range b.g.Nodes {
+		for _, f := range n.Calls {
+			f.Callers = append(f.Callers, n)
+		}
+	}
+}
+
+// recursion marks functions that can reach themselves through calls
+// (Tarjan's strongly connected components, iteratively) and reports each.
+func (b *builder) recursion() {
+	fs := b.g.Functions
+	if len(fs) == 0 {
+		return
+	}
+	idx := make(map[*Function]int, len(fs))
+	for i, f := range fs {
+		idx[f] = i
+	}
+	// Callees per function, deduplicated, in a stable order.
+	callees := make([][]int, len(fs))
+	for i, f := range fs {
+		seen := map[int]bool{}
+		for _, n := range f.Nodes {
+			for _, c := range n.Calls {
+				j := idx[c]
+				if !seen[j] {
+					seen[j] = true
+					callees[i] = append(callees[i], j)
+				}
+			}
+		}
+	}
+	index := make([]int, len(fs))
+	low := make([]int, len(fs))
+	onStack := make([]bool, len(fs))
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	next := 0
+	type frame struct{ v, child int }
+	for root := range fs {
+		if index[root] >= 0 {
+			continue
+		}
+		work := []frame{{root, 0}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(work) > 0 {
+			fr := &work[len(work)-1]
+			v := fr.v
+			if fr.child < len(callees[v]) {
+				w := callees[v][fr.child]
+				fr.child++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					work = append(work, frame{w, 0})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			work = work[:len(work)-1]
+			if len(work) > 0 {
+				p := work[len(work)-1].v
+				if low[v] < low[p] {
+					low[p] = low[v]
+				}
+			}
+			if low[v] == index[v] {
+				var comp []int
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				if len(comp) > 1 || containsInt(callees[v], v) {
+					for _, w := range comp {
+						fs[w].Recursive = true
+					}
+				}
+			}
+		}
+	}
+	for _, f := range fs {
+		if f.Recursive {
+			b.diag("recursion", f.Name, "function %q can call itself; calls into it are followed once", f.Name)
+		}
+	}
+}
+
+func containsInt(xs []int, v int) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

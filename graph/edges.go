@@ -1,0 +1,126 @@
+package graph
+
+import (
+	"sort"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// edgeIndex holds every node's consumers (data and control, each consumer
+// once, in Node.ID order) in one flat slice.
+type edgeIndex struct {
+	start []int32 // consumers of node i are list[start[i]:start[i+1]]
+	list  []*Node
+}
+
+// index builds the consumer index.
+func (b *builder) index() {
+	g := b.g
+	start := make([]int32, len(g.Nodes)+1)
+	count := func(n *Node, visit func(src *Node)) {
+		for _, in := range n.Inputs {
+			if in.Node != nil {
+				visit(in.Node)
+			}
+		}
+		for _, c := range n.ControlInputs {
+			visit(c)
+		}
+	}
+	// Consumers are listed once per (consumer, producer) pair.
+	last := make([]int32, len(g.Nodes))
+	for i := range last {
+		last[i] = -1
+	}
+	for _, n := range g.Nodes {
+		count(n, func(src *Node) {
+			if last[src.ID] != int32(n.ID) {
+				last[src.ID] = int32(n.ID)
+				start[src.ID+1]++
+			}
+		})
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	list := make([]*Node, start[len(g.Nodes)])
+	fill := append([]int32(nil), start[:len(g.Nodes)]...)
+	for i := range last {
+		last[i] = -1
+	}
+	for _, n := range g.Nodes {
+		count(n, func(src *Node) {
+			if last[src.ID] != int32(n.ID) {
+				last[src.ID] = int32(n.ID)
+				list[fill[src.ID]] = n
+				fill[src.ID]++
+			}
+		})
+	}
+	g.edges = edgeIndex{start: start, list: list}
+}
+
+// Consumers returns the nodes that take n's outputs or have n as a control
+// input, each once, in Node.ID order. A function's argument consumers are
+// not n's consumers; the slice is shared, do not modify it.
+func (g *Graph) Consumers(n *Node) []*Node {
+	if n == nil || n.ID < 0 || n.ID+1 >= len(g.edges.start) || g.Nodes[n.ID] != n {
+		return nil
+	}
+	return g.edges.list[g.edges.start[n.ID]:g.edges.start[n.ID+1]]
+}
+
+// DTypes lists the node's dtype attrs in the OpDef's attr order (type and
+// list(type) attrs, e.g. T, or SrcT then DstT for Cast), each dtype once, as
+// DTypeName names. These are what a KernelDef's type constraints are checked
+// against. For a node without an OpDef it is the type-valued attrs in name
+// order, skipping attrs that start with "_".
+func (n *Node) DTypes() []string {
+	var out []string
+	add := func(t tpb.DataType) {
+		s := DTypeName(t)
+		for _, x := range out {
+			if x == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	addAttr := func(name string) {
+		v, ok := n.Attrs[name]
+		if !ok {
+			return
+		}
+		if _, isType := v.GetValue().(*attrpb.AttrValue_Type); isType {
+			add(v.GetType())
+			return
+		}
+		for _, t := range v.GetList().GetType() {
+			add(t)
+		}
+	}
+	if n.OpDef != nil {
+		for _, a := range n.OpDef.GetAttr() {
+			if a.GetType() == "type" || a.GetType() == "list(type)" {
+				addAttr(a.GetName())
+			}
+		}
+		return out
+	}
+	var names []string
+	for k, v := range n.Attrs {
+		if strings.HasPrefix(k, "_") {
+			continue
+		}
+		if v.GetType() != tpb.DataType_DT_INVALID || len(v.GetList().GetType()) > 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		addAttr(k)
+	}
+	return out
+}

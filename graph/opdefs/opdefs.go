@@ -1,0 +1,48 @@
+// Package opdefs embeds TensorFlow's OpDefs: the published OpList of the
+// release named by TFVersion plus the underscore-prefixed internal ops
+// TensorFlow registers only in C++ (_FusedConv2D, _Arg, _Send, ...).
+//
+// ops.pb.gz and zz_generated.go are generated; do not edit them. To
+// regenerate from a TensorFlow source tree (by default the Go module cache
+// copy of github.com/tensorflow/tensorflow@v2.15.0+incompatible):
+//
+//	go mod download github.com/tensorflow/tensorflow@v2.15.0+incompatible
+//	go generate ./graph/...
+//	make opdefs-check   # fails when the committed files are stale
+//
+// The OpDefs are derived from TensorFlow (Apache-2.0, The TensorFlow
+// Authors); see NOTICE.
+package opdefs
+
+//go:generate go run ../internal/opdefgen/opdefgen -o .
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"io"
+
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	"google.golang.org/protobuf/proto"
+)
+
+//go:embed ops.pb.gz
+var opsPbGz []byte
+
+// Load decodes the embedded OpList. Each call returns a fresh copy.
+func Load() (*opdefpb.OpList, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(opsPbGz))
+	if err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	list := &opdefpb.OpList{}
+	if err := proto.Unmarshal(raw, list); err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	return list, nil
+}

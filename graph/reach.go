@@ -1,0 +1,89 @@
+package graph
+
+import "strings"
+
+// reachability sets Node.Reachable.
+//
+// With signatures, the roots are the nodes their outputs name. Without any
+// (a frozen GraphDef, a TF.js model), the roots are the top-level sinks —
+// nodes nothing consumes — because such a file does not say what is fetched
+// and TensorFlow's own tools (freeze_graph, the TF.js converter) keep only
+// what some output needs. From the roots the walk follows data and control
+// inputs and, at every node that calls functions, the nodes each function's
+// returns and control returns need. Function arguments lead back to the
+// caller, whose inputs are already followed. Training and saver nodes that
+// no signature output needs are counted but stay unreachable.
+func (b *builder) reachability() {
+	g := b.g
+	var roots []*Node
+	if len(g.Signatures) > 0 {
+		for _, sig := range g.Signatures {
+			roots = append(roots, b.signatureRoots(sig, true)...)
+		}
+	} else {
+		for _, n := range g.Nodes[:g.TopLevel] {
+			if len(g.Consumers(n)) == 0 {
+				roots = append(roots, n)
+			}
+		}
+	}
+	entered := make(map[*Function]bool)
+	stack := roots
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Reachable {
+			continue
+		}
+		n.Reachable = true
+		for _, in := range n.Inputs {
+			if in.Node != nil && !in.Node.Reachable {
+				stack = append(stack, in.Node)
+			}
+		}
+		for _, c := range n.ControlInputs {
+			if !c.Reachable {
+				stack = append(stack, c)
+			}
+		}
+		for _, f := range n.Calls {
+			if entered[f] {
+				continue // also what stops recursion
+			}
+			entered[f] = true
+			stack = append(stack, b.returnNodes(f)...)
+		}
+	}
+}
+
+// returnNodes are the body nodes a function's ret and control_ret name.
+func (b *builder) returnNodes(f *Function) []*Node {
+	byName := b.funcNodes[f]
+	var out []*Node
+	sig := f.Def.GetSignature()
+	for _, a := range sig.GetOutputArg() {
+		ref, ok := f.Def.GetRet()[a.GetName()]
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(ref, ":")
+		if n := byName[name]; n != nil && strings.Contains(ref, ":") {
+			out = append(out, n)
+		}
+	}
+	for _, name := range sig.GetControlOutput() {
+		if n := byName[f.Def.GetControlRet()[name]]; n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// unknownOps reports nodes whose op no registry knows and no function names.
+func (b *builder) unknownOps() {
+	for _, n := range b.g.Nodes {
+		if n.Unknown {
+			b.diag("unknown_op", n.Path, "op %q of node %q is in no op registry (a custom op?)", n.Op, n.Path)
+		}
+	}
+}

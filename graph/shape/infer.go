@@ -1,0 +1,378 @@
+package shape
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+)
+
+// Shapes holds the inferred output of every node and function argument.
+type Shapes struct {
+	out  [][]Tensor // by graph.Node.ID
+	done []bool
+	args map[*graph.Function][]Tensor
+	rets map[*graph.Function][]Tensor
+	busy map[*graph.Function]bool
+	// AssumedDims lists every assumption made, e.g.
+	// "x: dim 0 = 1 (default batch)", sorted.
+	AssumedDims []string
+
+	g       *graph.Graph
+	inputs  map[string][]int64
+	dims    map[string]int64
+	assumed map[string]bool
+}
+
+// Infer walks g (the top-level graph, then every function, each in
+// topological order) and infers output shapes. inputs gives shapes of fed
+// tensors by tensor name ("x:0") or node name, with -1 for unknown
+// dimensions; dims gives values for unknown dimensions by input name, or
+// "batch" for dimension 0 of every input (default 1).
+func Infer(g *graph.Graph, inputs map[string][]int64, dims map[string]int64) *Shapes {
+	s := &Shapes{
+		out:     make([][]Tensor, len(g.Nodes)),
+		done:    make([]bool, len(g.Nodes)),
+		args:    map[*graph.Function][]Tensor{},
+		rets:    map[*graph.Function][]Tensor{},
+		busy:    map[*graph.Function]bool{},
+		g:       g,
+		inputs:  inputs,
+		dims:    dims,
+		assumed: map[string]bool{},
+	}
+	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
+	s.walk(top)
+	for _, f := range g.Functions {
+		s.function(f, nil)
+	}
+	for k := range s.assumed {
+		s.AssumedDims = append(s.AssumedDims, k)
+	}
+	sort.Strings(s.AssumedDims)
+	s.inputs, s.dims = nil, nil
+	return s
+}
+
+// Output returns what is known about output i of n.
+func (s *Shapes) Output(n *graph.Node, i int) (Tensor, bool) {
+	if s == nil || n == nil || n.ID < 0 || n.ID >= len(s.out) || i < 0 || i >= len(s.out[n.ID]) {
+		return Tensor{}, false
+	}
+	return s.out[n.ID][i], true
+}
+
+// Bytes is the size of output i of n, when known.
+func (s *Shapes) Bytes(n *graph.Node, i int) (int64, bool) {
+	t, ok := s.Output(n, i)
+	if !ok {
+		return 0, false
+	}
+	return t.Bytes()
+}
+
+// Assumed reports whether output i of n rests on an assumed dimension.
+func (s *Shapes) Assumed(n *graph.Node, i int) bool {
+	t, ok := s.Output(n, i)
+	return ok && t.Assumed
+}
+
+// Arg returns what is known about argument i of f.
+func (s *Shapes) Arg(f *graph.Function, i int) (Tensor, bool) {
+	if s == nil {
+		return Tensor{}, false
+	}
+	a := s.args[f]
+	if i < 0 || i >= len(a) {
+		return Tensor{}, false
+	}
+	return a[i], true
+}
+
+// ArgBytes is the size of argument i of f, when known.
+func (s *Shapes) ArgBytes(f *graph.Function, i int) (int64, bool) {
+	t, ok := s.Arg(f, i)
+	if !ok {
+		return 0, false
+	}
+	return t.Bytes()
+}
+
+// function infers f's body once; args (from the first caller) win over
+// the arg_attr `_output_shapes`. It returns the results.
+func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
+	if r, ok := s.rets[f]; ok || s.busy[f] {
+		return r
+	}
+	s.busy[f] = true
+	defer delete(s.busy, f)
+	sig := f.Def.GetSignature()
+	in := make([]Tensor, len(sig.GetInputArg()))
+	for i, a := range sig.GetInputArg() {
+		t := Tensor{Shape: unknownRank()}
+		if i < len(f.ArgTypes) {
+			t.DType = f.ArgTypes[i]
+		}
+		if i < len(args) && args[i].Shape.Rank() >= 0 {
+			t = args[i]
+		} else if aa := f.Def.GetArgAttr()[uint32(i)]; aa != nil {
+			if l := aa.GetAttr()["_output_shapes"].GetList().GetShape(); len(l) > 0 {
+				t.Shape, t.Assumed = s.fill(fromProto(l[0]), a.GetName())
+			}
+		}
+		in[i] = t
+	}
+	s.args[f] = in
+	s.walk(f.Nodes)
+	rets := make([]Tensor, len(sig.GetOutputArg()))
+	byName := make(map[string]*graph.Node, len(f.Nodes))
+	for _, n := range f.Nodes {
+		byName[n.Name] = n
+	}
+	for i, oa := range sig.GetOutputArg() {
+		rets[i] = Tensor{Shape: unknownRank()}
+		if i < len(f.RetTypes) {
+			rets[i].DType = f.RetTypes[i]
+		}
+		r := f.Def.GetRet()[oa.GetName()]
+		parts := strings.Split(r, ":")
+		if len(parts) == 1 {
+			for k, a := range sig.GetInputArg() {
+				if a.GetName() == r {
+					rets[i] = in[k]
+				}
+			}
+			continue
+		}
+		n := byName[parts[0]]
+		if n == nil {
+			continue
+		}
+		idx := 0
+		if len(parts) == 3 {
+			fmt.Sscanf(parts[2], "%d", &idx)
+			if off, ok := outputOffset(n, parts[1]); ok {
+				idx += off
+			}
+		} else {
+			fmt.Sscanf(parts[1], "%d", &idx)
+		}
+		if t, ok := s.Output(n, idx); ok {
+			rets[i] = t
+		}
+	}
+	s.rets[f] = rets
+	return rets
+}
+
+func outputOffset(n *graph.Node, name string) (int, bool) {
+	if n.OpDef == nil {
+		return 0, false
+	}
+	off := 0
+	for _, oa := range n.OpDef.GetOutputArg() {
+		if oa.GetName() == name {
+			return off, true
+		}
+		switch {
+		case oa.GetNumberAttr() != "":
+			v := n.Attrs[oa.GetNumberAttr()].GetI()
+			if v < 0 || v > 1<<20 {
+				return 0, false
+			}
+			off += int(v)
+		case oa.GetTypeListAttr() != "":
+			off += len(n.Attrs[oa.GetTypeListAttr()].GetList().GetType())
+		default:
+			off++
+		}
+	}
+	return 0, false
+}
+
+// walk infers nodes in topological order (data edges; cycles through
+// NextIteration are cut).
+func (s *Shapes) walk(nodes []*graph.Node) {
+	pos := make(map[*graph.Node]int, len(nodes))
+	for i, n := range nodes {
+		pos[n] = i
+	}
+	indeg := make([]int, len(nodes))
+	outs := make([][]int, len(nodes))
+	for i, n := range nodes {
+		for _, in := range n.Inputs {
+			if in.Node == nil || in.Node.Op == "NextIteration" {
+				continue
+			}
+			if j, ok := pos[in.Node]; ok {
+				indeg[i]++
+				outs[j] = append(outs[j], i)
+			}
+		}
+	}
+	queue := make([]int, 0, len(nodes))
+	for i := range nodes {
+		if indeg[i] == 0 {
+			queue = append(queue, i)
+		}
+	}
+	seen := 0
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		seen++
+		s.node(nodes[i])
+		for _, j := range outs[i] {
+			indeg[j]--
+			if indeg[j] == 0 {
+				queue = append(queue, j)
+			}
+		}
+	}
+	if seen < len(nodes) {
+		for _, n := range nodes {
+			if !s.done[n.ID] {
+				s.node(n)
+			}
+		}
+	}
+}
+
+func (s *Shapes) input(n *graph.Node, i int) Tensor {
+	in := n.Inputs[i]
+	if in.Node == nil {
+		if n.Func != nil {
+			if t, ok := s.Arg(n.Func, in.Arg); ok {
+				return t
+			}
+		}
+		return Tensor{Shape: unknownRank()}
+	}
+	if t, ok := s.Output(in.Node, in.Output); ok {
+		return t
+	}
+	t := Tensor{Shape: unknownRank()}
+	if in.Output < len(in.Node.OutputTypes) {
+		t.DType = in.Node.OutputTypes[in.Output]
+	}
+	return t
+}
+
+func (s *Shapes) node(n *graph.Node) {
+	if n.ID < 0 || n.ID >= len(s.out) || s.done[n.ID] {
+		return
+	}
+	s.done[n.ID] = true
+	ins := make([]Tensor, len(n.Inputs))
+	assumed := false
+	for i := range n.Inputs {
+		ins[i] = s.input(n, i)
+		assumed = assumed || ins[i].Assumed
+	}
+	outs := make([]Tensor, len(n.OutputTypes))
+	for i := range outs {
+		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
+	}
+	s.rule(n, ins, outs)
+	// Fill what the rules left unknown from `_output_shapes`.
+	if l := n.Attrs["_output_shapes"].GetList().GetShape(); len(l) > 0 {
+		for i := range outs {
+			if i < len(l) {
+				outs[i].Shape = merge(outs[i].Shape, fromProto(l[i]))
+			}
+		}
+	}
+	for i := range outs {
+		outs[i].Assumed = outs[i].Assumed || assumed
+		if len(outs[i].Value) > maxValue {
+			outs[i].Value = nil
+		}
+	}
+	s.out[n.ID] = outs
+}
+
+// merge takes dimensions from b where a does not know them.
+func merge(a, b Shape) Shape {
+	if a.UnknownRank {
+		return b
+	}
+	if b.UnknownRank || len(a.Dims) != len(b.Dims) {
+		return a
+	}
+	out := append([]int64(nil), a.Dims...)
+	for i := range out {
+		if out[i] < 0 {
+			out[i] = b.Dims[i]
+		}
+	}
+	return Shape{Dims: out}
+}
+
+func fromProto(p *tspb.TensorShapeProto) Shape {
+	if p == nil || p.GetUnknownRank() {
+		return unknownRank()
+	}
+	if len(p.GetDim()) > 1<<10 {
+		return unknownRank()
+	}
+	d := make([]int64, len(p.GetDim()))
+	for i, x := range p.GetDim() {
+		d[i] = x.GetSize()
+		if d[i] < 0 || d[i] > maxElems {
+			d[i] = Unknown
+		}
+	}
+	return Shape{Dims: d}
+}
+
+// fill replaces unknown dimensions of an input: dims[name] for every
+// unknown dimension, else dims["batch"] (default 1) for dimension 0.
+func (s *Shapes) fill(sh Shape, names ...string) (Shape, bool) {
+	if sh.UnknownRank {
+		return sh, false
+	}
+	out := append([]int64(nil), sh.Dims...)
+	assumed := false
+	for i, d := range out {
+		if d >= 0 {
+			continue
+		}
+		set := false
+		for _, nm := range names {
+			if v, ok := s.dims[nm]; ok && nm != "" {
+				out[i], set = clampDim(v), true
+				s.assumed[fmt.Sprintf("%s: dim %d = %d (--dim %s)", names[0], i, v, nm)] = true
+				break
+			}
+		}
+		if !set && i == 0 {
+			v, ok := s.dims["batch"]
+			how := "--dim batch"
+			if !ok {
+				v, how = 1, "default batch"
+			}
+			out[i], set = clampDim(v), true
+			s.assumed[fmt.Sprintf("%s: dim 0 = %d (%s)", names[0], v, how)] = true
+		}
+		assumed = assumed || set
+	}
+	return Shape{Dims: out}, assumed
+}
+
+func clampDim(v int64) int64 {
+	if v < 0 || v > maxElems {
+		return Unknown
+	}
+	return v
+}
+
+func attrShape(a *attrpb.AttrValue) Shape {
+	if a == nil || a.GetShape() == nil {
+		return unknownRank()
+	}
+	return fromProto(a.GetShape())
+}

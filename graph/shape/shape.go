@@ -1,0 +1,138 @@
+// Package shape infers static tensor shapes over a graph.Graph for the ops
+// that carry most of a model's bytes, so that the placement simulator can
+// put a size on every host↔device transfer. Unknown dimensions are filled
+// from user-given values (or a batch of 1) and every figure that rests on
+// such an assumption is marked. Arithmetic saturates: a dimension or a
+// product too large for int64 becomes unknown, never a panic or an
+// allocation.
+package shape
+
+import (
+	"math/bits"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// Unknown marks an unknown dimension.
+const Unknown int64 = -1
+
+// maxElems bounds element counts; larger products are treated as unknown.
+const maxElems = int64(1) << 62
+
+// maxValue bounds how many integer values are tracked for a tensor
+// (Const shapes, Shape outputs) so that big constants are never decoded.
+const maxValue = 1 << 12
+
+// Shape is a tensor shape; Dims holds Unknown (-1) for unknown dimensions.
+type Shape struct {
+	Dims []int64
+	// UnknownRank is set when even the rank is unknown (Dims is nil).
+	UnknownRank bool
+}
+
+// Tensor is what inference knows about one output.
+type Tensor struct {
+	DType tpb.DataType
+	Shape Shape
+	// Assumed is set when the shape rests on an assumed dimension.
+	Assumed bool
+	// Value holds the contents of small integer tensors when known (a Const
+	// shape operand, the output of Shape), else nil.
+	Value []int64
+}
+
+// unknownRank is the shape of nothing known.
+func unknownRank() Shape { return Shape{UnknownRank: true} }
+
+func known(dims ...int64) Shape {
+	if dims == nil {
+		dims = []int64{}
+	}
+	return Shape{Dims: dims}
+}
+
+// Rank is the rank, or -1.
+func (s Shape) Rank() int {
+	if s.UnknownRank {
+		return -1
+	}
+	return len(s.Dims)
+}
+
+// FullyKnown reports whether every dimension is known.
+func (s Shape) FullyKnown() bool {
+	if s.UnknownRank {
+		return false
+	}
+	for _, d := range s.Dims {
+		if d < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// NumElements is the product of the dimensions; ok is false when a
+// dimension is unknown or the product exceeds 2^62.
+func (s Shape) NumElements() (int64, bool) {
+	if !s.FullyKnown() {
+		return 0, false
+	}
+	n := int64(1)
+	for _, d := range s.Dims {
+		var ok bool
+		if n, ok = mulSat(n, d); !ok {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// mulSat multiplies non-negative values; ok is false past maxElems.
+func mulSat(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > uint64(maxElems) {
+		return 0, false
+	}
+	return int64(lo), true
+}
+
+// DTypeSize is DataTypeSize (tensorflow/core/framework/types.cc): bytes per
+// element, 0 for strings, variants and resources whose size is not fixed.
+func DTypeSize(t tpb.DataType) int64 {
+	if t > 100 {
+		t -= 100
+	}
+	switch t {
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32, tpb.DataType_DT_QINT32:
+		return 4
+	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64, tpb.DataType_DT_COMPLEX64:
+		return 8
+	case tpb.DataType_DT_COMPLEX128:
+		return 16
+	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16,
+		tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
+		return 2
+	case tpb.DataType_DT_INT8, tpb.DataType_DT_UINT8, tpb.DataType_DT_BOOL, tpb.DataType_DT_QINT8,
+		tpb.DataType_DT_QUINT8, tpb.DataType_DT_FLOAT8_E5M2, tpb.DataType_DT_FLOAT8_E4M3FN,
+		tpb.DataType_DT_INT4, tpb.DataType_DT_UINT4:
+		return 1
+	}
+	return 0
+}
+
+// Bytes is elements × dtype size; ok is false when either is unknown.
+func (t Tensor) Bytes() (int64, bool) {
+	n, ok := t.Shape.NumElements()
+	if !ok {
+		return 0, false
+	}
+	sz := DTypeSize(t.DType)
+	if sz == 0 {
+		return 0, false
+	}
+	return mulSat(n, sz)
+}

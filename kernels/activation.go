@@ -1,0 +1,248 @@
+package kernels
+
+import (
+	"math"
+)
+
+// Activations, after TensorFlow's relu_op_functor.h (Relu, Relu6 propagate
+// NaN; LeakyRelu is x > 0 ? x : x*alpha; Elu and Selu use exp(x)-1, not
+// expm1), cwise_op_sigmoid.cc and cwise_op_tanh.cc, plus the TF.js pseudo-op
+// Prelu (tfjs-backend-cpu's prelu: x < 0 ? alpha*x : x, alpha broadcast
+// against x). Float16/bfloat16 are computed in float32 and rounded once.
+
+// actKind names an activation applied in place by activate.
+type actKind int
+
+const (
+	actIdentity actKind = iota
+	actRelu
+	actRelu6
+	actElu
+	actSelu
+	actLeakyRelu
+	actSigmoid
+	actTanh
+	actGeluApprox // 0.5x(1+tanh(√(2/π)(x+0.044715x³))), _FusedMatMul "GeluApproximate"
+	actGeluExact  // 0.5x(1+erf(x/√2)), _FusedMatMul "GeluExact"
+)
+
+var actByName = map[string]actKind{
+	"Identity": actIdentity, "Relu": actRelu, "Relu6": actRelu6, "Elu": actElu, "Selu": actSelu,
+	"LeakyRelu": actLeakyRelu, "Sigmoid": actSigmoid, "Tanh": actTanh,
+}
+
+// activate applies the activation to data in place; alpha is LeakyRelu's.
+func activate[T nnFloat](k actKind, data []T, alpha T) {
+	nnParallel(nnCeilDiv(len(data), 4096), 4096*4, func(ch int) {
+		d := data[ch*4096 : min(len(data), (ch+1)*4096)]
+		switch k {
+		case actRelu:
+			for i, v := range d {
+				if v < 0 {
+					d[i] = 0
+				}
+			}
+		case actRelu6:
+			for i, v := range d {
+				if v < 0 {
+					d[i] = 0
+				} else if v > 6 {
+					d[i] = 6
+				}
+			}
+		case actElu:
+			for i, v := range d {
+				if v < 0 {
+					d[i] = T(math.Exp(float64(v))) - 1
+				}
+			}
+		case actSelu:
+			const scale, scaleAlpha = 1.0507009873554804934193349852946, 1.7580993408473768599402175208123
+			for i, v := range d {
+				if v < 0 {
+					d[i] = T(scaleAlpha) * (T(math.Exp(float64(v))) - 1)
+				} else {
+					d[i] = T(scale) * v
+				}
+			}
+		case actLeakyRelu:
+			for i, v := range d {
+				if !(v > 0) {
+					d[i] = v * alpha
+				}
+			}
+		case actSigmoid:
+			for i, v := range d {
+				d[i] = T(1 / (1 + math.Exp(-float64(v))))
+			}
+		case actTanh:
+			for i, v := range d {
+				d[i] = T(math.Tanh(float64(v)))
+			}
+		case actGeluApprox:
+			for i, v := range d {
+				x := float64(v)
+				d[i] = T(0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))))
+			}
+		case actGeluExact:
+			for i, v := range d {
+				x := float64(v)
+				d[i] = T(0.5 * x * (1 + math.Erf(x/math.Sqrt2)))
+			}
+		}
+	})
+}
+
+func init() {
+	for name, k := range actByName {
+		if k == actIdentity {
+			continue
+		}
+		k := k
+		dts := allFloats
+		if k == actLeakyRelu {
+			dts = floatDTypes{half: true, bf16: true}
+		}
+		Register(name, func(ctx *Context) ([]*Tensor, error) {
+			if err := nnInputs(ctx, 1); err != nil {
+				return nil, err
+			}
+			x := ctx.Inputs[0]
+			if (k == actRelu || k == actRelu6) && !IsFloat(x.DType) {
+				return reluInt(ctx, k)
+			}
+			return byFloat(ctx, x.DType, dts,
+				func(c *Context) ([]*Tensor, error) { return activationOp[float32](c, k) },
+				func(c *Context) ([]*Tensor, error) { return activationOp[float64](c, k) })
+		})
+	}
+	Register("Prelu", func(ctx *Context) ([]*Tensor, error) {
+		if err := nnInputs(ctx, 2); err != nil {
+			return nil, err
+		}
+		return byFloat(ctx, ctx.Inputs[0].DType, allFloats, preluOp[float32], preluOp[float64])
+	})
+}
+
+func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
+	x := ctx.Inputs[0]
+	xd, err := floatsOf[T](x)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	var alpha T
+	if k == actLeakyRelu {
+		a, err := ctx.AttrFloat("alpha")
+		if err != nil {
+			return nil, err
+		}
+		alpha = T(a)
+	}
+	out := append([]T(nil), xd...)
+	activate(k, out, alpha)
+	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
+}
+
+// reluInt is Relu/Relu6 on integer tensors (TF_CALL_REAL_NUMBER_TYPES).
+func reluInt(ctx *Context, k actKind) ([]*Tensor, error) {
+	x := ctx.Inputs[0]
+	switch d := x.Data.(type) {
+	case []int32:
+		return []*Tensor{{DType: x.DType, Shape: nnCloneShape(x.Shape), Data: reluInts(d, k)}}, nil
+	case []int64:
+		return []*Tensor{{DType: x.DType, Shape: nnCloneShape(x.Shape), Data: reluInts(d, k)}}, nil
+	case []int8:
+		return []*Tensor{{DType: x.DType, Shape: nnCloneShape(x.Shape), Data: reluInts(d, k)}}, nil
+	case []int16:
+		return []*Tensor{{DType: x.DType, Shape: nnCloneShape(x.Shape), Data: reluInts(d, k)}}, nil
+	case []uint8:
+		return []*Tensor{{DType: x.DType, Shape: nnCloneShape(x.Shape), Data: reluInts(d, k)}}, nil
+	}
+	return nil, ctx.Unsupported("dtype %s", x.DType)
+}
+
+func reluInts[T int8 | int16 | int32 | int64 | uint8](d []T, k actKind) []T {
+	out := make([]T, len(d))
+	for i, v := range d {
+		if v < 0 {
+			v = 0
+		}
+		if k == actRelu6 && v > 6 {
+			v = 6
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// broadcastTo expands src of shape ss to shape dst (NumPy rules, src rank
+// ≤ dst rank, and src must not need to grow dst).
+func broadcastTo[T any](src []T, ss, dst []int) ([]T, bool) {
+	if len(ss) > len(dst) {
+		return nil, false
+	}
+	off := len(dst) - len(ss)
+	strides := make([]int, len(dst))
+	st := 1
+	for i := len(ss) - 1; i >= 0; i-- {
+		switch ss[i] {
+		case dst[off+i]:
+			strides[off+i] = st
+		case 1:
+		default:
+			return nil, false
+		}
+		st *= ss[i]
+	}
+	n := 1
+	for _, d := range dst {
+		n *= d
+	}
+	out := make([]T, n)
+	idx := make([]int, len(dst))
+	o := 0
+	for i := 0; i < n; i++ {
+		out[i] = src[o]
+		for a := len(dst) - 1; a >= 0; a-- {
+			idx[a]++
+			o += strides[a]
+			if idx[a] < dst[a] {
+				break
+			}
+			o -= strides[a] * dst[a]
+			idx[a] = 0
+		}
+	}
+	return out, true
+}
+
+func preluOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
+	x, a := ctx.Inputs[0], ctx.Inputs[1]
+	xd, err := floatsOf[T](x)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	ad, err := floatsOf[T](a)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	out := append([]T(nil), xd...)
+	if err := applyPrelu(ctx, out, x.Shape, ad, a.Shape); err != nil {
+		return nil, err
+	}
+	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
+}
+
+// applyPrelu computes x < 0 ? alpha*x : x in place, alpha broadcast to x.
+func applyPrelu[T nnFloat](ctx *Context, x []T, xs []int, alpha []T, as []int) error {
+	ab, ok := broadcastTo(alpha, as, xs)
+	if !ok {
+		return ctx.Errorf("alpha shape %v does not broadcast to input shape %v", as, xs)
+	}
+	for i, v := range x {
+		if v < 0 {
+			x[i] = ab[i] * v
+		}
+	}
+	return nil
+}

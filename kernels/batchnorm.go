@@ -1,0 +1,152 @@
+package kernels
+
+import (
+	"math"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and _FusedBatchNormEx
+// in inference mode (is_training=false), after TensorFlow's
+// fused_batch_norm_op.cc (FusedBatchNorm<CPUDevice, T, U, false>):
+//
+//	y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset
+//
+// computed in float (U) for float16/bfloat16 x. Outputs: y, batch_mean
+// (= mean), batch_variance (= variance), reserve_space_1 and _2 (TensorFlow's
+// CPU kernel leaves them unwritten; here they are copies of mean and
+// variance), and for V3/Ex a scalar reserve_space_3 of zero.
+// _FusedBatchNormEx adds side_input (num_side_inputs) and activation_mode
+// (Identity, Relu) after the normalisation, as the GPU kernel does;
+// TensorFlow's CPU kernel rejects both.
+//
+// Training mode (batch statistics) is not implemented: it is reported as
+// unsupported.
+
+func init() {
+	Register("FusedBatchNorm", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 5) })
+	Register("FusedBatchNormV2", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 5) })
+	Register("FusedBatchNormV3", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 6) })
+	Register("_FusedBatchNormEx", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 6) })
+}
+
+func batchNormKernel(ctx *Context, nout int) ([]*Tensor, error) {
+	if err := nnInputs(ctx, 5); err != nil {
+		return nil, err
+	}
+	x := ctx.Inputs[0]
+	for i, name := range []string{"scale", "offset", "mean", "variance"} {
+		t := ctx.Inputs[1+i]
+		if t.DType != tpb.DataType_DT_FLOAT {
+			return nil, ctx.Unsupported("%s of dtype %s", name, t.DType)
+		}
+	}
+	if x.DType == nnF64 {
+		return nil, ctx.Unsupported("dtype %s", x.DType)
+	}
+	return byFloat(ctx, x.DType, allFloats, func(c *Context) ([]*Tensor, error) { return batchNormOp(c, nout) }, nil)
+}
+
+func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
+	x := ctx.Inputs[0]
+	train, err := ctx.AttrBool("is_training")
+	if err != nil {
+		return nil, err
+	}
+	if train {
+		return nil, ctx.Unsupported("is_training=true (batch statistics)")
+	}
+	cl, err := dataFormatChannelsLast(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) != 4 && len(x.Shape) != 5 {
+		return nil, ctx.Errorf("input must be 4 or 5-dimensional, got shape %v", x.Shape)
+	}
+	eps, err := ctx.AttrFloat("epsilon")
+	if err != nil {
+		return nil, err
+	}
+	cdim := len(x.Shape) - 1
+	if !cl {
+		cdim = 1
+	}
+	c := x.Shape[cdim]
+	var p [4][]float32
+	for i, name := range []string{"scale", "offset", "mean", "variance"} {
+		t := ctx.Inputs[1+i]
+		if len(t.Shape) != 1 {
+			return nil, ctx.Errorf("%s must be 1-dimensional, got shape %v", name, t.Shape)
+		}
+		if t.Shape[0] != c {
+			return nil, ctx.Errorf("%s must have the same number of elements as the channels of x, got %d and %d", name, t.Shape[0], c)
+		}
+		p[i] = t.Data.([]float32)
+	}
+	scale, offset, mean, variance := p[0], p[1], p[2], p[3]
+	xd, err := floatsOf[float32](x)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	var side []float32
+	act := "Identity"
+	if ctx.Op == "_FusedBatchNormEx" {
+		if act, err = ctx.AttrString("activation_mode"); err != nil {
+			return nil, err
+		}
+		if act != "Identity" && act != "Relu" {
+			return nil, ctx.Unsupported("activation_mode %s", act)
+		}
+		if ns, err := ctx.AttrInt("num_side_inputs"); err == nil && ns > 0 {
+			if len(ctx.Inputs) < 6 || ctx.Inputs[5] == nil {
+				return nil, ctx.Errorf("num_side_inputs is %d but side_input is missing", ns)
+			}
+			s := ctx.Inputs[5]
+			if s.NumElements() != len(xd) {
+				return nil, ctx.Errorf("side_input shape must be equal to input shape: %v != %v", s.Shape, x.Shape)
+			}
+			if side, err = floatsOf[float32](s); err != nil {
+				return nil, ctx.Errorf("side_input: %v", err)
+			}
+		}
+	}
+	factor := make([]float32, c)
+	for j := range factor {
+		factor[j] = float32(1/math.Sqrt(float64(variance[j]+eps))) * scale[j]
+	}
+	inner := 1
+	for _, d := range x.Shape[cdim+1:] {
+		inner *= d
+	}
+	y := make([]float32, len(xd))
+	if c > 0 && inner > 0 {
+		outer := len(xd) / (c * inner)
+		nnParallel(outer, c*inner, func(o int) {
+			for j := 0; j < c; j++ {
+				base := (o*c + j) * inner
+				f, m, off := factor[j], mean[j], offset[j]
+				for i := base; i < base+inner; i++ {
+					v := (xd[i]-m)*f + off
+					if side != nil {
+						v += side[i]
+					}
+					if act == "Relu" && v < 0 {
+						v = 0
+					}
+					y[i] = v
+				}
+			}
+		})
+	}
+	outs := []*Tensor{
+		tensorFrom(x.DType, nnCloneShape(x.Shape), y),
+		FloatTensor([]int{c}, append([]float32(nil), mean...)),
+		FloatTensor([]int{c}, append([]float32(nil), variance...)),
+		FloatTensor([]int{c}, append([]float32(nil), mean...)),
+		FloatTensor([]int{c}, append([]float32(nil), variance...)),
+	}
+	if nout == 6 {
+		outs = append(outs, FloatTensor([]int{}, []float32{0}))
+	}
+	return outs, nil
+}

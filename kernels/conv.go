@@ -1,0 +1,286 @@
+package kernels
+
+import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+// Conv2D and Conv3D, after TensorFlow's conv_ops.cc / conv_ops_impl.h and
+// conv_ops_3d.cc: NHWC/NDHWC input, HWIO/DHWIO filter, strides, dilations,
+// SAME/VALID/EXPLICIT padding and grouped convolution (filter depth dividing
+// the input depth). They run as im2col + the blocked GEMM of matmul_gemm.go;
+// a 1x1 stride-1 unpadded convolution multiplies the input directly.
+//
+// TensorFlow's CPU kernels accept only NHWC; NCHW (the GPU layout, common
+// in models exported from NVIDIA machines) is computed here by transposing
+// to NHWC and back, so results match the GPU kernels' semantics.
+
+func init() {
+	Register("Conv2D", convKernel(2))
+	Register("Conv3D", convKernel(3))
+}
+
+func convKernel(ns int) KernelFunc {
+	return func(ctx *Context) ([]*Tensor, error) {
+		if err := nnInputs(ctx, 2); err != nil {
+			return nil, err
+		}
+		return byFloat(ctx, ctx.Inputs[0].DType, allFloats,
+			func(c *Context) ([]*Tensor, error) { return convOp[float32](c, ns) },
+			func(c *Context) ([]*Tensor, error) { return convOp[float64](c, ns) })
+	}
+}
+
+func convOp[T nnFloat](ctx *Context, ns int) ([]*Tensor, error) {
+	r, err := convCompute[T](ctx, ctx.Inputs[0], ctx.Inputs[1], ns)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{r.finish(ctx.Inputs[0].DType)}, nil
+}
+
+// convResult is a convolution output in channels-last layout, with what is
+// needed to return it in the node's layout.
+type convResult[T nnFloat] struct {
+	data         []T
+	shape        []int // channels-last
+	channelsLast bool
+}
+
+// channels returns the channel count (the last dim).
+func (r *convResult[T]) channels() int { return r.shape[len(r.shape)-1] }
+
+// finish builds the output tensor in the node's data_format.
+func (r *convResult[T]) finish(dt tpb.DataType) *Tensor {
+	data, shape := r.data, r.shape
+	if !r.channelsLast {
+		n, c := shape[0], shape[len(shape)-1]
+		sp := 1
+		for _, d := range shape[1 : len(shape)-1] {
+			sp *= d
+		}
+		data = toChannelsFirst(data, n, c, sp)
+		shape = append([]int{n, c}, shape[1:len(shape)-1]...)
+	}
+	return tensorFrom(dt, shape, data)
+}
+
+// convPlan is the geometry of one convolution, spatial dims padded to 3
+// (depth, height, width; unused leading ones have size 1).
+type convPlan struct {
+	n, c, o, groups int
+	sp              [3]windowDim
+}
+
+func (p *convPlan) outRows() int { return p.n * p.sp[0].out * p.sp[1].out * p.sp[2].out }
+
+// convCompute checks the shapes and attrs of a Conv2D/Conv3D-like node
+// (input x, filter f with ns spatial dims) and computes the convolution.
+func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T], error) {
+	cl, err := dataFormatChannelsLast(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rank := ns + 2
+	if len(x.Shape) != rank || len(f.Shape) != rank {
+		return nil, ctx.Errorf("input and filter must be %d-dimensional, got shapes %v and %v", rank, x.Shape, f.Shape)
+	}
+	if f.DType != x.DType {
+		return nil, ctx.Errorf("filter dtype %s differs from input dtype %s", f.DType, x.DType)
+	}
+	attrs, err := readSpatialAttrs(ctx, ns, cl, "filter")
+	if err != nil {
+		return nil, err
+	}
+	xd, err := floatsOf[T](x)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	fd, err := floatsOf[T](f)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	xs := nnCloneShape(x.Shape)
+	if !cl {
+		sp := 1
+		for _, d := range xs[2:] {
+			sp *= d
+		}
+		xd = toChannelsLast(xd, xs[0], xs[1], sp)
+		xs = append(append([]int{xs[0]}, xs[2:]...), xs[1])
+	}
+	p := &convPlan{n: xs[0], c: xs[rank-1], o: f.Shape[rank-1]}
+	cg := f.Shape[rank-2]
+	if cg <= 0 {
+		return nil, ctx.Errorf("filter depth must be strictly positive, got %d", cg)
+	}
+	if p.c%cg != 0 {
+		return nil, ctx.Errorf("input depth must be evenly divisible by filter depth: %d vs %d", p.c, cg)
+	}
+	p.groups = p.c / cg
+	if p.groups == 0 || p.o%p.groups != 0 {
+		return nil, ctx.Errorf("output depth must be evenly divisible by number of groups: %d vs %d", p.o, p.groups)
+	}
+	for i := 0; i < 3; i++ {
+		p.sp[i] = windowDim{in: 1, k: 1, stride: 1, dil: 1, out: 1}
+	}
+	for i := 0; i < ns; i++ {
+		d, err := windowOutput(ctx, xs[1+i], f.Shape[i], attrs.strides[i], attrs.dils[i], attrs.padding, attrs.before[i], attrs.after[i])
+		if err != nil {
+			return nil, err
+		}
+		p.sp[3-ns+i] = d
+	}
+	outShape := []int{p.n}
+	for i := 0; i < ns; i++ {
+		outShape = append(outShape, p.sp[3-ns+i].out)
+	}
+	outShape = append(outShape, p.o)
+	if _, err := CheckShape(outShape); err != nil {
+		return nil, ctx.Errorf("output %v", err)
+	}
+	out := convForward(p, xd, fd, ctx.Emu)
+	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
+}
+
+// im2colBudget bounds the im2col buffer (elements); larger convolutions
+// run in chunks of output rows.
+const im2colBudget = 1 << 22
+
+// convForward computes the convolution in channels-last layout: for each
+// group, the patches matrix [rows, kd*kh*kw*cg] times the filter's
+// [kd*kh*kw*cg, og] columns of that group.
+func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation) []T {
+	rows := p.outRows()
+	out := make([]T, rows*p.o)
+	if rows == 0 || p.o == 0 {
+		return out
+	}
+	cg, og := p.c/p.groups, p.o/p.groups
+	kk := p.sp[0].k * p.sp[1].k * p.sp[2].k * cg
+	ro, ra := roundOperand[T](emu), roundAccum[T](emu)
+	pointwise := p.groups == 1
+	for _, d := range p.sp {
+		if d.k != 1 || d.stride != 1 || d.padBefore != 0 || d.padAfter != 0 {
+			pointwise = false
+		}
+	}
+	fOp := func(g int) gemmOperand[T] { return gemmOperand[T]{data: f, off: g * og, rs: p.o, cs: 1} }
+	if pointwise {
+		a := gemmOperand[T]{data: x, rs: p.c, cs: 1}
+		if ra != nil {
+			naiveGemmRounded(rows, p.o, kk, a, fOp(0), out, ro, ra)
+		} else {
+			runGemm([]gemmJob[T]{{m: rows, n: p.o, k: kk, a: a, b: fOp(0), c: out, ldc: p.o, round: ro}})
+		}
+		return out
+	}
+	chunk := max(1, min(rows, im2colBudget/max(kk, 1)))
+	if ra == nil {
+		// Implicit im2col: the GEMM packs the patches straight from x.
+		for g := 0; g < p.groups; g++ {
+			for r0 := 0; r0 < rows; r0 += chunk {
+				nr := min(chunk, rows-r0)
+				a := gemmOperand[T]{fill: convPatchFill(p, x, r0, g*cg, cg)}
+				runGemm([]gemmJob[T]{{m: nr, n: og, k: kk, a: a, b: fOp(g), c: out, coff: r0*p.o + g*og, ldc: p.o, round: ro}})
+			}
+		}
+		return out
+	}
+	col := make([]T, chunk*kk)
+	for g := 0; g < p.groups; g++ {
+		for r0 := 0; r0 < rows; r0 += chunk {
+			nr := min(chunk, rows-r0)
+			im2col(p, x, col, r0, nr, g*cg, cg)
+			a := gemmOperand[T]{data: col, rs: kk, cs: 1}
+			tmp := make([]T, nr*og)
+			naiveGemmRounded(nr, og, kk, a, fOp(g), tmp, ro, ra)
+			for i := 0; i < nr; i++ {
+				copy(out[(r0+i)*p.o+g*og:(r0+i)*p.o+g*og+og], tmp[i*og:(i+1)*og])
+			}
+		}
+	}
+	return out
+}
+
+// convPatchFill returns the fill function of the patches matrix for output
+// rows from r0 on: row i, column q = ((kd*kh + kh)*kw + kw)*cg + c is
+// x[n, id, ih, iw, c0+c] for output position r0+i, zero in the padding.
+func convPatchFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i, p0, kb int, dst []T, stride int) {
+	d0, d1, d2 := p.sp[0], p.sp[1], p.sp[2]
+	return func(i, p0, kb int, dst []T, stride int) {
+		r := r0 + i
+		ow := r % d2.out
+		t := r / d2.out
+		oh := t % d1.out
+		t /= d1.out
+		od := t % d0.out
+		n := t / d0.out
+		q, c := p0/cg, p0%cg
+		kw := q % d2.k
+		q /= d2.k
+		kh := q % d1.k
+		kd := q / d1.k
+		o := 0
+		for left := kb; left > 0; {
+			seg := min(cg-c, left)
+			id := od*d0.stride - d0.padBefore + kd*d0.dil
+			ih := oh*d1.stride - d1.padBefore + kh*d1.dil
+			iw := ow*d2.stride - d2.padBefore + kw*d2.dil
+			if id < 0 || id >= d0.in || ih < 0 || ih >= d1.in || iw < 0 || iw >= d2.in {
+				for j := 0; j < seg; j++ {
+					dst[(o+j)*stride] = 0
+				}
+			} else {
+				src := x[(((n*d0.in+id)*d1.in+ih)*d2.in+iw)*p.c+c0+c:]
+				src = src[:seg]
+				for j, v := range src {
+					dst[(o+j)*stride] = v
+				}
+			}
+			o += seg
+			left -= seg
+			c = 0
+			if kw++; kw == d2.k {
+				kw = 0
+				if kh++; kh == d1.k {
+					kh = 0
+					kd++
+				}
+			}
+		}
+	}
+}
+
+// im2col fills col with the patches of output rows [r0, r0+nr): row r is
+// the window of output position r, kd*kh*kw blocks of the cg input
+// channels starting at c0, zero where the window hangs over the padding.
+func im2col[T nnFloat](p *convPlan, x, col []T, r0, nr, c0, cg int) {
+	d0, d1, d2 := p.sp[0], p.sp[1], p.sp[2]
+	kk := d0.k * d1.k * d2.k * cg
+	nnParallel(nr, kk, func(i int) {
+		r := r0 + i
+		ow := r % d2.out
+		t := r / d2.out
+		oh := t % d1.out
+		t /= d1.out
+		od := t % d0.out
+		n := t / d0.out
+		dst := col[i*kk : (i+1)*kk]
+		q := 0
+		for kd := 0; kd < d0.k; kd++ {
+			id := od*d0.stride - d0.padBefore + kd*d0.dil
+			for kh := 0; kh < d1.k; kh++ {
+				ih := oh*d1.stride - d1.padBefore + kh*d1.dil
+				for kw := 0; kw < d2.k; kw++ {
+					iw := ow*d2.stride - d2.padBefore + kw*d2.dil
+					seg := dst[q : q+cg]
+					q += cg
+					if id < 0 || id >= d0.in || ih < 0 || ih >= d1.in || iw < 0 || iw >= d2.in {
+						clear(seg)
+						continue
+					}
+					o := (((n*d0.in+id)*d1.in+ih)*d2.in+iw)*p.c + c0
+					copy(seg, x[o:o+cg])
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,165 @@
+package kernels
+
+// DepthwiseConv2dNative after TensorFlow's depthwise_conv_op.cc: input
+// [N, H, W, C], filter [KH, KW, C, M], output [N, OH, OW, C*M] where output
+// channel c*M+m convolves input channel c with filter [:, :, c, m]. It runs
+// as a direct NHWC loop (each output pixel accumulates kh*kw contiguous
+// C*M-wide rows), parallel over output rows. NCHW is transposed as for
+// Conv2D.
+
+func init() {
+	Register("DepthwiseConv2dNative", func(ctx *Context) ([]*Tensor, error) {
+		if err := nnInputs(ctx, 2); err != nil {
+			return nil, err
+		}
+		return byFloat(ctx, ctx.Inputs[0].DType, allFloats, depthwiseOp[float32], depthwiseOp[float64])
+	})
+}
+
+func depthwiseOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
+	r, err := depthwiseCompute[T](ctx, ctx.Inputs[0], ctx.Inputs[1])
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{r.finish(ctx.Inputs[0].DType)}, nil
+}
+
+func depthwiseCompute[T nnFloat](ctx *Context, x, f *Tensor) (*convResult[T], error) {
+	cl, err := dataFormatChannelsLast(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) != 4 || len(f.Shape) != 4 {
+		return nil, ctx.Errorf("input and filter must be 4-dimensional, got shapes %v and %v", x.Shape, f.Shape)
+	}
+	if f.DType != x.DType {
+		return nil, ctx.Errorf("filter dtype %s differs from input dtype %s", f.DType, x.DType)
+	}
+	attrs, err := readSpatialAttrs(ctx, 2, cl, "filter")
+	if err != nil {
+		return nil, err
+	}
+	xd, err := floatsOf[T](x)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	fd, err := floatsOf[T](f)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	xs := nnCloneShape(x.Shape)
+	if !cl {
+		xd = toChannelsLast(xd, xs[0], xs[1], xs[2]*xs[3])
+		xs = []int{xs[0], xs[2], xs[3], xs[1]}
+	}
+	n, c := xs[0], xs[3]
+	if f.Shape[2] != c {
+		return nil, ctx.Errorf("input depth %d must equal filter in_depth %d", c, f.Shape[2])
+	}
+	m := f.Shape[3]
+	var dims [2]windowDim
+	for i := 0; i < 2; i++ {
+		if dims[i], err = windowOutput(ctx, xs[1+i], f.Shape[i], attrs.strides[i], attrs.dils[i], attrs.padding, attrs.before[i], attrs.after[i]); err != nil {
+			return nil, err
+		}
+	}
+	outShape := []int{n, dims[0].out, dims[1].out, c * m}
+	if _, err := CheckShape(outShape); err != nil {
+		return nil, ctx.Errorf("output %v", err)
+	}
+	if ro := roundOperand[T](ctx.Emu); ro != nil {
+		xd, fd = mapCopy(xd, ro), mapCopy(fd, ro)
+	}
+	out := depthwiseForward(n, c, m, dims, xd, fd, roundAccum[T](ctx.Emu))
+	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
+}
+
+// mapCopy returns fn applied to every element of s, in a new slice.
+func mapCopy[T any](s []T, fn func(T) T) []T {
+	out := make([]T, len(s))
+	for i, v := range s {
+		out[i] = fn(v)
+	}
+	return out
+}
+
+func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra func(T) T) []T {
+	dh, dw := dims[0], dims[1]
+	cm := c * m
+	out := make([]T, n*dh.out*dw.out*cm)
+	// float32 with multiplier 1 (MobileNet's case) uses the vector FMA.
+	if x32, ok := any(x).([]float32); ok && m == 1 && ra == nil {
+		depthwiseF32(n, c, dims, x32, any(f).([]float32), any(out).([]float32))
+		return out
+	}
+	nnParallel(n*dh.out, dw.out*dh.k*dw.k*cm, func(row int) {
+		b, oh := row/dh.out, row%dh.out
+		for ow := 0; ow < dw.out; ow++ {
+			acc := out[((b*dh.out+oh)*dw.out+ow)*cm : ((b*dh.out+oh)*dw.out+ow+1)*cm]
+			for kh := 0; kh < dh.k; kh++ {
+				ih := oh*dh.stride - dh.padBefore + kh*dh.dil
+				if ih < 0 || ih >= dh.in {
+					continue
+				}
+				for kw := 0; kw < dw.k; kw++ {
+					iw := ow*dw.stride - dw.padBefore + kw*dw.dil
+					if iw < 0 || iw >= dw.in {
+						continue
+					}
+					xin := x[((b*dh.in+ih)*dw.in+iw)*c : ((b*dh.in+ih)*dw.in+iw+1)*c]
+					frow := f[(kh*dw.k+kw)*cm : (kh*dw.k+kw+1)*cm]
+					switch {
+					case ra != nil:
+						for ci, xv := range xin {
+							for j := 0; j < m; j++ {
+								acc[ci*m+j] = ra(acc[ci*m+j] + xv*frow[ci*m+j])
+							}
+						}
+					case m == 1:
+						frow = frow[:len(xin)]
+						acc := acc[:len(xin)]
+						for ci, xv := range xin {
+							acc[ci] += xv * frow[ci]
+						}
+					default:
+						for ci, xv := range xin {
+							a := acc[ci*m : ci*m+m]
+							fr := frow[ci*m : ci*m+m]
+							for j := range a {
+								a[j] += xv * fr[j]
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	return out
+}
+
+// depthwiseF32 is depthwiseForward for float32 with channel multiplier 1,
+// accumulating each window row with the vector FMA (fmaAcc32).
+func depthwiseF32(n, c int, dims [2]windowDim, x, f, out []float32) {
+	dh, dw := dims[0], dims[1]
+	fma := fmaAcc32
+	nnParallel(n*dh.out, dw.out*dh.k*dw.k*c, func(row int) {
+		b, oh := row/dh.out, row%dh.out
+		for ow := 0; ow < dw.out; ow++ {
+			acc := out[((b*dh.out+oh)*dw.out+ow)*c : ((b*dh.out+oh)*dw.out+ow+1)*c]
+			for kh := 0; kh < dh.k; kh++ {
+				ih := oh*dh.stride - dh.padBefore + kh*dh.dil
+				if ih < 0 || ih >= dh.in {
+					continue
+				}
+				for kw := 0; kw < dw.k; kw++ {
+					iw := ow*dw.stride - dw.padBefore + kw*dw.dil
+					if iw < 0 || iw >= dw.in {
+						continue
+					}
+					o := ((b*dh.in+ih)*dw.in + iw) * c
+					fma(acc, x[o:o+c], f[(kh*dw.k+kw)*c:(kh*dw.k+kw+1)*c])
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,413 @@
+package kernels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// The executor runs a graph.Graph with TensorFlow's semantics, in Go: it
+// plays the part of TensorFlow's DirectSession + executor
+// (tensorflow/core/common_runtime/direct_session.cc, executor.cc,
+// propagator_state.cc) for one CPU device. Only the nodes that fetches need
+// run; v1 control flow (Switch, Merge, Enter, Exit, NextIteration) runs as
+// dataflow with frames, iterations and dead tensors; functions, functional
+// control flow (If, Case, While), variables, hash tables and tensor lists
+// are handled by the executor itself; every other op runs the kernel
+// registered for it with Register. A node without a kernel stops the run
+// with an *UnsupportedError, never a wrong number.
+
+// ExecOptions configures an Executor.
+type ExecOptions struct {
+	// Emu is passed to every kernel's Context. When Emu.RoundStorage is
+	// set the executor also rounds every float32 tensor that enters or
+	// leaves a node (constants, weights, feeds, variable reads and kernel
+	// outputs) with it, emulating a device that stores float32 tensors in
+	// a narrower format.
+	Emu *Emulation
+	// AfterNode, when set, observes every executed node with its outputs
+	// (nil entries for dead outputs), in execution order. Nodes inside
+	// functions are reported with their body node. The tensors must not be
+	// modified.
+	AfterNode func(n *graph.Node, outs []*Tensor)
+	// Compute, when DT_DOUBLE, runs the whole model in float64: every
+	// float32, float16 and bfloat16 constant, weight, variable and feed is
+	// converted to float64 before use and every float dtype attr (T,
+	// dtype, DstT, ...) is rewritten to DT_DOUBLE, so that kernels compute
+	// in float64. Fetched float tensors then come back as float64. This is
+	// the reference pass of precision parity. DT_INVALID (the default)
+	// runs in the model's own dtypes.
+	Compute tpb.DataType
+	// MaxIterations bounds the iterations of one loop (v1 frames and While
+	// ops); 0 means DefaultMaxIterations. A model that loops longer fails
+	// with an error rather than run forever.
+	MaxIterations int
+	// MaxCallDepth bounds nested function calls; 0 means 64.
+	MaxCallDepth int
+}
+
+// DefaultMaxIterations is the loop bound when ExecOptions.MaxIterations is 0.
+const DefaultMaxIterations = 1 << 20
+
+// Executor runs one graph. Like a TensorFlow session it keeps state across
+// Run calls: variables, hash tables. It is not safe for concurrent use.
+type Executor struct {
+	g       *graph.Graph
+	weights WeightSource
+	opts    ExecOptions
+
+	top    *scope
+	scopes map[*graph.Function]*scope
+	consts map[*graph.Node]*Tensor
+	res    *resources
+	byName map[string]*graph.Node // top-level nodes by name
+}
+
+// NewExecutor prepares g for running. weights is the model's checkpoint
+// (nil when it has none, e.g. frozen GraphDefs and TF.js models, whose
+// weights are constants). When the model has a checkpoint the executor
+// restores its variables the way TensorFlow's SavedModel loader does
+// (tensorflow/cc/saved_model/loader.cc): it runs the MetaGraphDef's
+// saver_def.restore_op_name with the checkpoint prefix fed to
+// filename_tensor_name (the RestoreV2 op reads from weights), then the
+// model's init op (the "__saved_model_init_op" signature or the
+// saved_model_main_op / legacy_init_op collections) with asset paths fed.
+// Without a saver_def, variables whose name (VariableV2: the node name;
+// VarHandleOp: shared_name) is a checkpoint key are initialized from it.
+func NewExecutor(g *graph.Graph, weights WeightSource, opts ExecOptions) (*Executor, error) {
+	if g == nil {
+		return nil, errors.New("kernels.NewExecutor: nil graph")
+	}
+	if opts.Compute != tpb.DataType_DT_INVALID && opts.Compute != tpb.DataType_DT_DOUBLE {
+		return nil, fmt.Errorf("kernels.NewExecutor: Compute must be DT_INVALID or DT_DOUBLE, not %s", opts.Compute)
+	}
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = DefaultMaxIterations
+	}
+	if opts.MaxCallDepth <= 0 {
+		opts.MaxCallDepth = 64
+	}
+	e := &Executor{
+		g: g, weights: weights, opts: opts,
+		scopes: map[*graph.Function]*scope{},
+		consts: map[*graph.Node]*Tensor{},
+		res:    newResources(),
+		byName: map[string]*graph.Node{},
+	}
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if _, dup := e.byName[n.Name]; !dup {
+			e.byName[n.Name] = n
+		}
+	}
+	e.top = newScope(e, nil, g.Nodes[:g.TopLevel])
+	if err := e.initialize(context.Background()); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Graph returns the graph the executor runs.
+func (e *Executor) Graph() *graph.Graph { return e.g }
+
+// TensorRef names one output of a top-level node: "name:index".
+type TensorRef struct {
+	Node   *graph.Node
+	Output int
+}
+
+// ParseTensorName splits "name:3" into ("name", 3); a name without an index
+// is output 0. A leading "^" is refused (use targets).
+func ParseTensorName(s string) (string, int, error) {
+	if s == "" {
+		return "", 0, errors.New("empty tensor name")
+	}
+	if strings.HasPrefix(s, "^") {
+		return "", 0, fmt.Errorf("tensor name %q: control inputs cannot be fed or fetched", s)
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		if v, err := strconv.Atoi(s[i+1:]); err == nil && v >= 0 {
+			return s[:i], v, nil
+		}
+	}
+	return s, 0, nil
+}
+
+// Resolve finds the top-level tensor a name like "x", "x:0" or "split:1"
+// refers to.
+func (e *Executor) Resolve(name string) (TensorRef, error) {
+	node, idx, err := ParseTensorName(name)
+	if err != nil {
+		return TensorRef{}, err
+	}
+	n := e.byName[node]
+	if n == nil {
+		return TensorRef{}, fmt.Errorf("no node %q in the graph", node)
+	}
+	if nout := numOutputs(n); nout >= 0 && idx >= nout {
+		return TensorRef{}, fmt.Errorf("node %q (%s) has %d outputs; %q asks for output %d", node, n.Op, nout, name, idx)
+	}
+	return TensorRef{Node: n, Output: idx}, nil
+}
+
+// numOutputs returns the node's output count, or -1 when unknown.
+func numOutputs(n *graph.Node) int {
+	if n.OutputTypes != nil || n.OpDef != nil || len(n.Calls) > 0 {
+		return len(n.OutputTypes)
+	}
+	return -1
+}
+
+// Run feeds tensors by name ("x" or "x:0"), runs what the fetches need and
+// returns the fetched tensors keyed by the names given. A fetch naming a
+// node without outputs (e.g. an init NoOp) runs it as a target and returns
+// nothing for it. A feed's dtype must equal the fed output's dtype.
+func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []string) (map[string]*Tensor, error) {
+	fr := make([]feed, 0, len(feeds))
+	for _, name := range sortedKeys(feeds) {
+		ref, err := e.Resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		t := feeds[name]
+		if t == nil {
+			return nil, fmt.Errorf("feed %q: nil tensor", name)
+		}
+		if err := t.Validate(); err != nil {
+			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && BaseType(want) != t.DType {
+			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(BaseType(want)))
+		}
+		if err := checkPlaceholderShape(ref.Node, t); err != nil {
+			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		fr = append(fr, feed{ref: ref, t: t})
+	}
+	var outs []TensorRef
+	var outNames []string
+	var targets []*graph.Node
+	for _, name := range fetches {
+		node, _, err := ParseTensorName(name)
+		if err != nil {
+			return nil, err
+		}
+		if n := e.byName[node]; n != nil && numOutputs(n) == 0 {
+			targets = append(targets, n)
+			continue
+		}
+		ref, err := e.Resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("fetch %q: %w", name, err)
+		}
+		outs = append(outs, ref)
+		outNames = append(outNames, name)
+	}
+	vals, err := e.run(ctx, fr, outs, targets)
+	if err != nil {
+		return nil, err
+	}
+	res := make(map[string]*Tensor, len(outs))
+	for i, name := range outNames {
+		res[name] = vals[i]
+	}
+	return res, nil
+}
+
+// RunSignature runs the signature with key sigKey of the graph's
+// MetaGraph: inputs are keyed by the signature's input keys, the result by
+// its output keys.
+func (e *Executor) RunSignature(ctx context.Context, sigKey string, inputs map[string]*Tensor) (map[string]*Tensor, error) {
+	sig := FindSignature(e.g.Signatures, sigKey)
+	if sig == nil {
+		return nil, fmt.Errorf("no signature %q (have %s)", sigKey, strings.Join(signatureKeys(e.g.Signatures), ", "))
+	}
+	feeds := map[string]*Tensor{}
+	for _, in := range sig.Inputs {
+		t, ok := inputs[in.Key]
+		if !ok {
+			return nil, fmt.Errorf("signature %q: input %q is missing", sigKey, in.Key)
+		}
+		feeds[in.Name] = t
+	}
+	for k := range inputs {
+		if findInfo(sig.Inputs, k) == nil {
+			return nil, fmt.Errorf("signature %q has no input %q", sigKey, k)
+		}
+	}
+	var fetches []string
+	for _, out := range sig.Outputs {
+		fetches = append(fetches, out.Name)
+	}
+	vals, err := e.Run(ctx, feeds, fetches)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]*Tensor{}
+	for _, out := range sig.Outputs {
+		res[out.Key] = vals[out.Name]
+	}
+	return res, nil
+}
+
+// FindSignature returns the signature with key, or nil.
+func FindSignature(sigs []*savedmodel.Signature, key string) *savedmodel.Signature {
+	for _, s := range sigs {
+		if s.Key == key {
+			return s
+		}
+	}
+	return nil
+}
+
+func findInfo(infos []*savedmodel.TensorInfo, key string) *savedmodel.TensorInfo {
+	for _, i := range infos {
+		if i.Key == key {
+			return i
+		}
+	}
+	return nil
+}
+
+func signatureKeys(sigs []*savedmodel.Signature) []string {
+	var keys []string
+	for _, s := range sigs {
+		keys = append(keys, s.Key)
+	}
+	if len(keys) == 0 {
+		return []string{"none"}
+	}
+	return keys
+}
+
+// SinkOutputs returns what a graph without signatures computes: the
+// inputs of its _Retval nodes when it has them (in index order), else
+// output 0 of every top-level node that nothing consumes and that has
+// outputs, excluding Placeholders, Consts and variables, as "node:0",
+// sorted.
+func SinkOutputs(g *graph.Graph) []string {
+	type ret struct {
+		index int64
+		name  string
+	}
+	var rets []ret
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if n.Op == "_Retval" && len(n.Inputs) == 1 && n.Inputs[0].Node != nil {
+			rets = append(rets, ret{n.Attrs["index"].GetI(), fmt.Sprintf("%s:%d", n.Inputs[0].Node.Name, n.Inputs[0].Output)})
+		}
+	}
+	if len(rets) > 0 {
+		sort.SliceStable(rets, func(i, j int) bool { return rets[i].index < rets[j].index })
+		out := make([]string, len(rets))
+		for i, r := range rets {
+			out[i] = r.name
+		}
+		return out
+	}
+	consumed := map[*graph.Node]bool{}
+	for _, n := range g.Nodes[:g.TopLevel] {
+		for _, in := range n.Inputs {
+			if in.Node != nil {
+				consumed[in.Node] = true
+			}
+		}
+		for _, c := range n.ControlInputs {
+			consumed[c] = true
+		}
+	}
+	var out []string
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if consumed[n] || numOutputs(n) == 0 {
+			continue
+		}
+		switch n.Op {
+		case "Placeholder", "PlaceholderWithDefault", "Const", "VariableV2", "Variable", "VarHandleOp", "NoOp":
+			continue
+		}
+		out = append(out, n.Name+":0")
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func outputType(n *graph.Node, i int) tpb.DataType {
+	if i < len(n.OutputTypes) {
+		return n.OutputTypes[i]
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+
+// checkPlaceholderShape checks a feed against a Placeholder's shape attr
+// (unknown dims and unknown rank match anything), as TensorFlow does.
+func checkPlaceholderShape(n *graph.Node, t *Tensor) error {
+	if n.Op != "Placeholder" {
+		return nil
+	}
+	a, ok := n.Attrs["shape"]
+	if !ok || a.GetShape() == nil || a.GetShape().GetUnknownRank() {
+		return nil
+	}
+	dims := a.GetShape().GetDim()
+	if len(dims) == 0 && len(a.GetShape().GetDim()) == 0 && !hasShapeAttrSet(n) {
+		return nil
+	}
+	if len(dims) != len(t.Shape) {
+		return fmt.Errorf("shape %v does not match placeholder %s's shape %s", t.Shape, n.Name, shapeString(a.GetShape().GetDim()))
+	}
+	for i, d := range dims {
+		if d.GetSize() >= 0 && int(d.GetSize()) != t.Shape[i] {
+			return fmt.Errorf("shape %v does not match placeholder %s's shape %s", t.Shape, n.Name, shapeString(dims))
+		}
+	}
+	return nil
+}
+
+// hasShapeAttrSet tells a real scalar shape attr from the empty default
+// ("shape: {unknown_rank: true}" is the OpDef default; older graphs write no
+// shape at all, which also parses as a scalar proto).
+func hasShapeAttrSet(n *graph.Node) bool {
+	_, ok := n.Def.GetAttr()["shape"]
+	return ok
+}
+
+// PlaceholderInputs describes the top-level Placeholder nodes (inputs of a
+// graph without signatures) as TensorInfos keyed and named "node:0", in
+// graph order.
+func PlaceholderInputs(g *graph.Graph) []*savedmodel.TensorInfo {
+	var out []*savedmodel.TensorInfo
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if n.Op != "Placeholder" && n.Op != "PlaceholderV2" {
+			continue
+		}
+		info := &savedmodel.TensorInfo{Key: n.Name + ":0", Name: n.Name + ":0", DType: n.Attrs["dtype"].GetType()}
+		s := n.Attrs["shape"].GetShape()
+		if s == nil || s.GetUnknownRank() || !hasShapeAttrSet(n) {
+			info.UnknownRank = true
+		} else {
+			info.Shape = []int64{}
+			for _, d := range s.GetDim() {
+				info.Shape = append(info.Shape, d.GetSize())
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}

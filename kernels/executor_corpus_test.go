@@ -1,0 +1,113 @@
+package kernels_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// sharedDir returns ../shared relative to the repo root; it fails under
+// CI=true and skips otherwise when the folder is missing.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared")
+	if _, err := os.Stat(filepath.Join(dir, "corpus")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared corpus missing: %v", err)
+		}
+		t.Skipf("shared corpus missing: %v", err)
+	}
+	return dir
+}
+
+// loadExecutor loads a corpus model and prepares an executor for it,
+// restoring its checkpoint when it has one.
+func loadExecutor(t testing.TB, rel string, opts kernels.ExecOptions) *kernels.Executor {
+	t.Helper()
+	m, err := savedmodel.Load(filepath.Join(sharedDir(t), "corpus", rel))
+	require.NoError(t, err)
+	mg, err := graph.SelectMetaGraph(m, nil)
+	require.NoError(t, err)
+	g, err := graph.Build(m, mg)
+	require.NoError(t, err)
+	var w kernels.WeightSource
+	if m.VariablesPrefix != "" {
+		ck, err := kernels.OpenCheckpoint(m.VariablesPrefix)
+		require.NoError(t, err)
+		w = ck
+	}
+	e, err := kernels.NewExecutor(g, w, opts)
+	require.NoError(t, err)
+	return e
+}
+
+func TestHalfPlusTwo(t *testing.T) {
+	for _, m := range []string{"tf/sm_half_plus_two_v1", "tf/sm_half_plus_two_pbtxt"} {
+		t.Run(m, func(t *testing.T) {
+			e := loadExecutor(t, m, kernels.ExecOptions{})
+			x := kernels.FloatTensor([]int{3, 1}, []float32{0, 1, 10})
+			out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"x": x})
+			require.NoError(t, err)
+			assert.Equal(t, []float32{2, 2.5, 7}, out["y"].Data)
+		})
+	}
+}
+
+func TestIfOp(t *testing.T) {
+	e := loadExecutor(t, "tf/gd_if_op/if_op.pbtxt", kernels.ExecOptions{})
+	sinks := kernels.SinkOutputs(e.Graph())
+	require.Equal(t, []string{"StatefulIf:0", "StatelessIf:0"}, sinks)
+	tests := []struct {
+		a, b      float32
+		stateful  []float32 // a < b ? cst0+cst1 : a*cst1
+		stateless float32   // a == b ? a-b : a/b
+	}{
+		{1, 2, []float32{6, 8, 10, 12}, 0.5},
+		{3, 2, []float32{15, 18, 21, 24}, 1.5},
+		{2, 2, []float32{10, 12, 14, 16}, 0},
+	}
+	for _, tt := range tests {
+		out, err := e.Run(context.Background(), map[string]*kernels.Tensor{"a": kernels.ScalarFloat(tt.a), "b:0": kernels.ScalarFloat(tt.b)}, sinks)
+		require.NoError(t, err)
+		assert.Equal(t, tt.stateful, out["StatefulIf:0"].Data)
+		assert.Equal(t, []float32{tt.stateless}, out["StatelessIf:0"].Data)
+	}
+}
+
+// TestSimpleWhileLoop: compute(value) sums value, value-1, ..., 1 with a
+// StatelessWhile inside functions (saved_model_api_test.cc expects 55 for 10).
+func TestSimpleWhileLoop(t *testing.T) {
+	e := loadExecutor(t, "tf/sm_simple_while_loop", kernels.ExecOptions{})
+	for _, tt := range []struct{ in, want float32 }{{10, 55}, {0, 0}, {3, 6}, {2.5, 4.5}} {
+		out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"value": kernels.ScalarFloat(tt.in)})
+		require.NoError(t, err)
+		assert.Equal(t, []float32{tt.want}, out["output_0"].Data, "value %v", tt.in)
+	}
+}
+
+// TestStaticHashTable: a HashTableV2 initialized from an asset file by the
+// init op, looked up by the signature (line number of the word, else -1).
+func TestStaticHashTable(t *testing.T) {
+	e := loadExecutor(t, "tf/sm_static_hashtable", kernels.ExecOptions{})
+	words := &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{5}, Data: [][]byte{[]byte("foo"), []byte("bar"), []byte("baz"), []byte("wombat"), []byte("nope")}}
+	out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"word": words})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 1, 2, 3, -1}, out["output_0"].Data)
+	assert.Equal(t, []int{5}, out["output_0"].Shape)
+}
+
+func TestXPlusY(t *testing.T) {
+	e := loadExecutor(t, "tf/sm_x_plus_y_debuginfo", kernels.ExecOptions{})
+	out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"x": kernels.ScalarFloat(1.5), "y": kernels.ScalarFloat(2)})
+	require.NoError(t, err)
+	assert.Equal(t, []float32{3.5}, out["output_0"].Data)
+}

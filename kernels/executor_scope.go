@@ -1,0 +1,272 @@
+package kernels
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+)
+
+// A scope is the top-level graph or one function body, prepared for
+// running: local node indices and out-edges.
+type scope struct {
+	e     *Executor
+	fn    *graph.Function // nil at top level
+	nodes []*graph.Node
+	local map[*graph.Node]int
+	// out[i] lists the edges leaving node i; control edges have srcSlot -1.
+	out [][]edge
+	// argUses[a] lists the (node, slot) pairs that read function argument a.
+	argUses [][]edge
+	// numData and numCtl are each node's data and control input counts.
+	numData, numCtl []int
+	isMerge         []bool
+	// attrs holds each node's attrs as kernels see them (float dtypes
+	// promoted in float64 mode); nil entries mean n.Attrs as is.
+	attrs []map[string]*attrpb.AttrValue
+	// hasPlaceholder marks nodes with attrs bound by the caller ("$T").
+	hasPlaceholder []bool
+	// rets are a function's results, controlRets the nodes its control
+	// outputs name.
+	rets        []retRef
+	controlRets []*graph.Node
+	retErr      error
+	plans       map[string]*plan
+}
+
+type edge struct {
+	dst, dstSlot, srcSlot int
+}
+
+// retRef is one function result: a node output, or an argument passed
+// through (node nil).
+type retRef struct {
+	node   *graph.Node
+	output int
+	arg    int
+}
+
+func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
+	s := &scope{
+		e: e, fn: fn, nodes: nodes,
+		local:          make(map[*graph.Node]int, len(nodes)),
+		out:            make([][]edge, len(nodes)),
+		numData:        make([]int, len(nodes)),
+		numCtl:         make([]int, len(nodes)),
+		isMerge:        make([]bool, len(nodes)),
+		attrs:          make([]map[string]*attrpb.AttrValue, len(nodes)),
+		hasPlaceholder: make([]bool, len(nodes)),
+		plans:          map[string]*plan{},
+	}
+	for i, n := range nodes {
+		s.local[n] = i
+	}
+	if fn != nil {
+		s.argUses = make([][]edge, len(fn.Def.GetSignature().GetInputArg()))
+	}
+	for i, n := range nodes {
+		s.numData[i] = len(n.Inputs)
+		s.numCtl[i] = len(n.ControlInputs)
+		s.isMerge[i] = n.Op == "Merge" || n.Op == "RefMerge"
+		for slot, in := range n.Inputs {
+			if in.Node == nil {
+				if fn != nil && in.Arg >= 0 && in.Arg < len(s.argUses) {
+					s.argUses[in.Arg] = append(s.argUses[in.Arg], edge{dst: i, dstSlot: slot, srcSlot: in.Arg})
+				}
+				continue
+			}
+			if src, ok := s.local[in.Node]; ok {
+				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: slot, srcSlot: in.Output})
+			}
+		}
+		for _, c := range n.ControlInputs {
+			if src, ok := s.local[c]; ok {
+				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: -1, srcSlot: -1})
+			}
+		}
+		for _, a := range n.Attrs {
+			if a.GetPlaceholder() != "" {
+				s.hasPlaceholder[i] = true
+			}
+		}
+		if e.opts.Compute == tpb.DataType_DT_DOUBLE {
+			s.attrs[i] = promoteAttrs(n.Attrs)
+		}
+	}
+	if fn != nil {
+		s.rets, s.retErr = resolveRets(s, fn)
+		for _, name := range fn.Def.GetSignature().GetControlOutput() {
+			target := fn.Def.GetControlRet()[name]
+			for _, n := range nodes {
+				if n.Name == target {
+					s.controlRets = append(s.controlRets, n)
+					break
+				}
+			}
+		}
+	}
+	return s
+}
+
+// scopeFor returns the prepared scope of a function.
+func (e *Executor) scopeFor(f *graph.Function) *scope {
+	s, ok := e.scopes[f]
+	if !ok {
+		s = newScope(e, f, f.Nodes)
+		e.scopes[f] = s
+	}
+	return s
+}
+
+// resolveRets resolves a FunctionDef's ret map ("node:out_arg:index" or an
+// argument name) in output-arg order.
+func resolveRets(s *scope, fn *graph.Function) ([]retRef, error) {
+	sig := fn.Def.GetSignature()
+	args := map[string]int{}
+	for i, a := range sig.GetInputArg() {
+		args[a.GetName()] = i
+	}
+	byName := map[string]*graph.Node{}
+	for _, n := range s.nodes {
+		byName[n.Name] = n
+	}
+	var rets []retRef
+	for _, oa := range sig.GetOutputArg() {
+		ref, ok := fn.Def.GetRet()[oa.GetName()]
+		if !ok {
+			return nil, fmt.Errorf("function %s: output %q has no ret", fn.Name, oa.GetName())
+		}
+		parts := strings.SplitN(ref, ":", 3)
+		if len(parts) == 1 {
+			if i, ok := args[ref]; ok {
+				rets = append(rets, retRef{arg: i})
+				continue
+			}
+			if n := byName[ref]; n != nil {
+				rets = append(rets, retRef{node: n})
+				continue
+			}
+			return nil, fmt.Errorf("function %s: ret %q names nothing", fn.Name, ref)
+		}
+		n := byName[parts[0]]
+		if n == nil {
+			return nil, fmt.Errorf("function %s: ret %q names no node", fn.Name, ref)
+		}
+		if len(parts) == 2 {
+			if v, err := strconv.Atoi(parts[1]); err == nil {
+				rets = append(rets, retRef{node: n, output: v})
+				continue
+			}
+		}
+		idx := 0
+		if len(parts) == 3 {
+			v, err := strconv.Atoi(parts[2])
+			if err != nil || v < 0 {
+				return nil, fmt.Errorf("function %s: ret %q has a bad index", fn.Name, ref)
+			}
+			idx = v
+		}
+		start, err := outputArgStart(s.e.g, n, parts[1])
+		if err != nil {
+			return nil, fmt.Errorf("function %s: ret %q: %w", fn.Name, ref, err)
+		}
+		rets = append(rets, retRef{node: n, output: start + idx})
+	}
+	return rets, nil
+}
+
+// outputArgStart returns the flattened index of the first tensor of a
+// node's named output arg, counting list args by their attrs.
+func outputArgStart(g *graph.Graph, n *graph.Node, arg string) (int, error) {
+	if n.OpDef == nil {
+		if f := g.FunctionByName[n.Op]; f != nil {
+			for i, a := range f.Def.GetSignature().GetOutputArg() {
+				if a.GetName() == arg {
+					return i, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("op %s has no output %q", n.Op, arg)
+	}
+	start := 0
+	for _, a := range n.OpDef.GetOutputArg() {
+		if a.GetName() == arg {
+			return start, nil
+		}
+		switch {
+		case a.GetNumberAttr() != "":
+			start += int(n.Attrs[a.GetNumberAttr()].GetI())
+		case a.GetTypeListAttr() != "":
+			start += len(n.Attrs[a.GetTypeListAttr()].GetList().GetType())
+		default:
+			start++
+		}
+	}
+	return 0, fmt.Errorf("op %s has no output %q", n.Op, arg)
+}
+
+// promoteAttrs rewrites float dtypes in type and list(type) attrs to
+// DT_DOUBLE, for float64 runs.
+func promoteAttrs(attrs map[string]*attrpb.AttrValue) map[string]*attrpb.AttrValue {
+	var out map[string]*attrpb.AttrValue
+	for k, a := range attrs {
+		var na *attrpb.AttrValue
+		switch v := a.GetValue().(type) {
+		case *attrpb.AttrValue_Type:
+			if IsFloat(v.Type) && BaseType(v.Type) != tpb.DataType_DT_DOUBLE {
+				na = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: promoteType(v.Type)}}
+			}
+		case *attrpb.AttrValue_List:
+			changed := false
+			for _, t := range v.List.GetType() {
+				if IsFloat(t) && BaseType(t) != tpb.DataType_DT_DOUBLE {
+					changed = true
+				}
+			}
+			if changed {
+				l := &attrpb.AttrValue_ListValue{}
+				for _, t := range v.List.GetType() {
+					l.Type = append(l.Type, promoteType(t))
+				}
+				na = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
+			}
+		}
+		if na != nil {
+			if out == nil {
+				out = make(map[string]*attrpb.AttrValue, len(attrs))
+				for k2, a2 := range attrs {
+					out[k2] = a2
+				}
+			}
+			out[k] = na
+		}
+	}
+	return out
+}
+
+func promoteType(t tpb.DataType) tpb.DataType {
+	if !IsFloat(t) {
+		return t
+	}
+	if t > 100 {
+		return tpb.DataType_DT_DOUBLE_REF
+	}
+	return tpb.DataType_DT_DOUBLE
+}
+
+func shapeString(dims []*tspb.TensorShapeProto_Dim) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		if d.GetSize() < 0 {
+			parts[i] = "?"
+		} else {
+			parts[i] = strconv.FormatInt(d.GetSize(), 10)
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}

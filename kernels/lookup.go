@@ -1,0 +1,316 @@
+package kernels
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// Hash tables (tensorflow/core/kernels/lookup_table_op.cc and
+// lookup_table_init_op.cc): HashTableV2 creates a table resource that lives
+// in the executor's state, so a table initialized by the model's init op
+// is there for later runs; the import/init ops fill it; LookupTableFindV2
+// looks keys up with a default.
+
+// HashTable is the value behind a table resource.
+type HashTable struct {
+	KeyDType, ValueDType tpb.DataType
+	m                    map[any]any
+	initialized          bool
+}
+
+func tableKey(t *Tensor, i int) (any, error) {
+	switch d := t.Data.(type) {
+	case [][]byte:
+		return string(d[i]), nil
+	case []int64:
+		return d[i], nil
+	case []int32:
+		return int64(d[i]), nil
+	}
+	return nil, fmt.Errorf("table keys of dtype %s are not supported", dtName(t.DType))
+}
+
+func tableValue(t *Tensor, i int) any {
+	switch d := t.Data.(type) {
+	case [][]byte:
+		return d[i]
+	case []int64:
+		return d[i]
+	case []int32:
+		return d[i]
+	case []float32:
+		return d[i]
+	case []float64:
+		return d[i]
+	case []bool:
+		return d[i]
+	}
+	return nil
+}
+
+func lookupBuiltins() map[string]builtinFunc {
+	return map[string]builtinFunc{
+		"HashTableV2":                   opHashTable,
+		"HashTable":                     opHashTable,
+		"MutableHashTableV2":            opHashTable,
+		"LookupTableImportV2":           opTableImport,
+		"InitializeTableV2":             opTableImport,
+		"InitializeTableFromTextFileV2": opTableFromTextFile,
+		"LookupTableFindV2":             opTableFind,
+		"LookupTableSizeV2":             opTableSize,
+	}
+}
+
+func opHashTable(b *bctx) ([]slot, error) {
+	key := sharedName(b.n)
+	if len(b.n.Attrs["shared_name"].GetS()) == 0 && !b.n.Attrs["use_node_name_sharing"].GetB() {
+		// One table per kernel instance: per node.
+		key = fmt.Sprintf("node#%d", b.n.ID)
+	}
+	r := b.rs.e.res.tables[key]
+	if r == nil {
+		r = &Resource{Name: key, Value: &HashTable{
+			KeyDType: b.n.Attrs["key_dtype"].GetType(), ValueDType: b.n.Attrs["value_dtype"].GetType(), m: map[any]any{}}}
+		b.rs.e.res.tables[key] = r
+	}
+	return []slot{{t: ScalarResource(r)}}, nil
+}
+
+func (b *bctx) table(i int) (*HashTable, error) {
+	if i < len(b.in) && b.in[i].ref != nil {
+		return nil, b.errorf("reference-typed tables are not supported")
+	}
+	t, err := b.input(i)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := t.Data.([]*Resource)
+	if !ok || len(rs) != 1 || rs[0] == nil {
+		return nil, b.errorf("input %d must be a table handle", i)
+	}
+	h, ok := rs[0].Value.(*HashTable)
+	if !ok {
+		return nil, b.errorf("resource %s is not a hash table", rs[0].Name)
+	}
+	return h, nil
+}
+
+func opTableImport(b *bctx) ([]slot, error) {
+	h, err := b.table(0)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := b.input(1)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := b.input(2)
+	if err != nil {
+		return nil, err
+	}
+	if keys.NumElements() != vals.NumElements() {
+		return nil, b.errorf("%d keys for %d values", keys.NumElements(), vals.NumElements())
+	}
+	if b.n.Op == "LookupTableImportV2" {
+		h.m = map[any]any{}
+	}
+	for i := 0; i < keys.NumElements(); i++ {
+		k, err := tableKey(keys, i)
+		if err != nil {
+			return nil, b.errorf("%v", err)
+		}
+		h.m[k] = tableValue(vals, i)
+	}
+	h.initialized = true
+	return nil, nil
+}
+
+// opTableFromTextFile fills a table from a text file: each line split by
+// delimiter, key and value taken from columns, -1 meaning the line number
+// and -2 the whole line (lookup_util.cc, TextFileLineIterator: kLineNumber,
+// kWholeLine).
+func opTableFromTextFile(b *bctx) ([]slot, error) {
+	h, err := b.table(0)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := b.input(1)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := fn.Data.([][]byte)
+	if !ok || len(s) != 1 {
+		return nil, b.errorf("filename must be a string scalar")
+	}
+	path := string(s[0])
+	keyIdx := b.n.Attrs["key_index"].GetI()
+	valIdx := b.n.Attrs["value_index"].GetI()
+	vocab := b.n.Attrs["vocab_size"].GetI()
+	delim := string(b.n.Attrs["delimiter"].GetS())
+	if delim == "" {
+		delim = "\t"
+	}
+	offset := b.n.Attrs["offset"].GetI()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, b.errorf("table initializer: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	var line int64
+	for sc.Scan() {
+		if vocab != -1 && line >= vocab {
+			break
+		}
+		text := sc.Text()
+		if text == "" {
+			return nil, b.errorf("%s: empty line %d", path, line+1)
+		}
+		fields := strings.Split(text, delim)
+		col := func(idx int64, dt tpb.DataType, what string) (any, error) {
+			var raw string
+			switch {
+			case idx == -1:
+				return line + offset, nil
+			case idx == -2:
+				raw = text
+			case idx >= 0 && idx < int64(len(fields)):
+				raw = fields[idx]
+			default:
+				return nil, fmt.Errorf("%s: line %d has no column %d", path, line+1, idx)
+			}
+			switch dt {
+			case tpb.DataType_DT_STRING:
+				if what == "key" {
+					return raw, nil
+				}
+				return []byte(raw), nil
+			case tpb.DataType_DT_INT64, tpb.DataType_DT_INT32:
+				v, err := strconv.ParseInt(raw, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line+1, what, raw)
+				}
+				if dt == tpb.DataType_DT_INT32 && what != "key" {
+					return int32(v + offset), nil
+				}
+				return v, nil
+			case tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE:
+				v, err := strconv.ParseFloat(raw, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: line %d: %s %q is not a number", path, line+1, what, raw)
+				}
+				if dt == tpb.DataType_DT_FLOAT {
+					return float32(v), nil
+				}
+				return v, nil
+			}
+			return nil, fmt.Errorf("table %s of dtype %s is not supported", what, dtName(dt))
+		}
+		k, err := col(keyIdx, h.KeyDType, "key")
+		if err != nil {
+			return nil, b.errorf("%v", err)
+		}
+		v, err := col(valIdx, h.ValueDType, "value")
+		if err != nil {
+			return nil, b.errorf("%v", err)
+		}
+		if i, ok := v.(int64); ok && h.ValueDType == tpb.DataType_DT_INT32 {
+			v = int32(i)
+		}
+		h.m[k] = v
+		line++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, b.errorf("reading %s: %v", path, err)
+	}
+	h.initialized = true
+	return nil, nil
+}
+
+func opTableFind(b *bctx) ([]slot, error) {
+	h, err := b.table(0)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := b.input(1)
+	if err != nil {
+		return nil, err
+	}
+	def, err := b.input(2)
+	if err != nil {
+		return nil, err
+	}
+	out, err := NewTensor(h.ValueDType, keys.Shape)
+	if err != nil {
+		return nil, b.errorf("%v", err)
+	}
+	if def.NumElements() < 1 {
+		return nil, b.errorf("default value is empty")
+	}
+	dv := tableValue(def, 0)
+	for i := 0; i < keys.NumElements(); i++ {
+		k, err := tableKey(keys, i)
+		if err != nil {
+			return nil, b.errorf("%v", err)
+		}
+		v, ok := h.m[k]
+		if !ok {
+			v = dv
+		}
+		if err := setElem(out, i, v); err != nil {
+			return nil, b.errorf("%v", err)
+		}
+	}
+	b.rs.e.roundInPlace(out)
+	return []slot{{t: out}}, nil
+}
+
+func setElem(t *Tensor, i int, v any) error {
+	switch d := t.Data.(type) {
+	case [][]byte:
+		if x, ok := v.([]byte); ok {
+			d[i] = x
+			return nil
+		}
+	case []int64:
+		if x, ok := v.(int64); ok {
+			d[i] = x
+			return nil
+		}
+	case []int32:
+		if x, ok := v.(int32); ok {
+			d[i] = x
+			return nil
+		}
+	case []float32:
+		if x, ok := v.(float32); ok {
+			d[i] = x
+			return nil
+		}
+	case []float64:
+		if x, ok := v.(float64); ok {
+			d[i] = x
+			return nil
+		}
+	case []bool:
+		if x, ok := v.(bool); ok {
+			d[i] = x
+			return nil
+		}
+	}
+	return fmt.Errorf("table value %T does not fit a %s tensor", v, dtName(t.DType))
+}
+
+func opTableSize(b *bctx) ([]slot, error) {
+	h, err := b.table(0)
+	if err != nil {
+		return nil, err
+	}
+	return []slot{{t: ScalarInt64(int64(len(h.m)))}}, nil
+}

@@ -1,0 +1,65 @@
+//go:build !purego
+
+package kernels
+
+import "golang.org/x/sys/cpu"
+
+//go:noescape
+func sgemmKernel6x16(k int, a, b, c *float32)
+
+//go:noescape
+func sgemmKernel6x16C(k int, a, b, c *float32, ldc int, acc int)
+
+//go:noescape
+func fmaAccF32(acc, x, f *float32, n int)
+
+//go:noescape
+func dgemmKernel6x8(k int, a, b, c *float64)
+
+// useAVX2 selects the assembly micro-kernels; they need AVX2 and FMA (and
+// the OS saving YMM state, which cpu.X86.HasAVX includes).
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
+
+func init() {
+	if !useAVX2 {
+		return
+	}
+	fmaAcc32 = func(acc, x, f []float32) {
+		n := len(acc)
+		if n == 0 {
+			return
+		}
+		_ = x[n-1]
+		_ = f[n-1]
+		fmaAccF32(&acc[0], &x[0], &f[0], n)
+	}
+	gemm32 = gemmImpl[float32]{
+		bl: gemmBlocking{mr: 6, nr: 16, mc: 96, kc: 256, nc: 512},
+		kern: func(k int, a, b, tile []float32) {
+			// Bounds are checked here once so the assembly can trust them.
+			_ = a[k*6-1]
+			_ = b[k*16-1]
+			_ = tile[95]
+			sgemmKernel6x16(k, &a[0], &b[0], &tile[0])
+		},
+		kernC: func(k int, a, b, c []float32, ldc int, acc bool) {
+			_ = a[k*6-1]
+			_ = b[k*16-1]
+			_ = c[5*ldc+15]
+			ac := 0
+			if acc {
+				ac = 1
+			}
+			sgemmKernel6x16C(k, &a[0], &b[0], &c[0], ldc, ac)
+		},
+	}
+	gemm64 = gemmImpl[float64]{
+		bl: gemmBlocking{mr: 6, nr: 8, mc: 96, kc: 256, nc: 512},
+		kern: func(k int, a, b, tile []float64) {
+			_ = a[k*6-1]
+			_ = b[k*8-1]
+			_ = tile[47]
+			dgemmKernel6x8(k, &a[0], &b[0], &tile[0])
+		},
+	}
+}

@@ -1,0 +1,333 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// float is the element type the GEMM and the NN kernels compute in: float32
+// (also used for float16 and bfloat16 tensors) or float64.
+type nnFloat interface{ ~float32 | ~float64 }
+
+// gemmBlocking holds the cache-blocking sizes of one micro-kernel. A is packed
+// into mr-row panels of an mc×kc block (L2), B into nr-column panels of a
+// kc×nc block; one kc×nr panel of B stays in L1 while the micro-kernel walks
+// the panels of A (the GotoBLAS/BLIS scheme).
+type gemmBlocking struct {
+	mr, nr, mc, kc, nc int
+}
+
+// gemmKernel computes the mr×nr tile (row-major, stride nr) of the product of
+// one packed A panel (k steps of mr values) and one packed B panel (k steps of
+// nr values), overwriting tile.
+type gemmKernel[T nnFloat] func(k int, a, b, tile []T)
+
+// gemmOperand describes a strided matrix view: element (i, j) is
+// data[off + i*rs + j*cs]. Transposed operands are views with swapped strides;
+// packing makes them contiguous, so the micro-kernel never sees a stride.
+type gemmOperand[T nnFloat] struct {
+	data   []T
+	off    int
+	rs, cs int
+	// fill, when set (A operands only), produces the values instead of
+	// data: it writes A[i, p0:p0+kb] to dst[0], dst[stride], ... It lets a
+	// convolution pack its patches straight from the input (implicit
+	// im2col).
+	fill func(i, p0, kb int, dst []T, stride int)
+}
+
+func (o gemmOperand[T]) at(i, j int) T { return o.data[o.off+i*o.rs+j*o.cs] }
+
+// gemmJob is one C = A·B with A m×k, B k×n and C m×n row-major at c[coff:].
+type gemmJob[T nnFloat] struct {
+	m, n, k int
+	a, b    gemmOperand[T]
+	c       []T
+	coff    int
+	ldc     int
+	// round, when non-nil, is applied to every operand element as it is
+	// packed (precision emulation: tf32/fp16/bf16 operands).
+	round func(T) T
+}
+
+// gemmTask is one mc×nc block of C of one job.
+type gemmTask struct {
+	job    int
+	ic, jc int
+}
+
+// gemmPacked holds one job's operands packed once for all its blocks: for
+// every kc block pc, A as mr-row panels (at pc*mPad) and B as nr-column
+// panels (at pc*nPad), each panel kb steps deep.
+type gemmPacked[T nnFloat] struct {
+	a, b       []T
+	mPad, nPad int
+}
+
+// gemmRun computes every job. It packs each job's A and B once (in
+// parallel), then splits C into mc×nc blocks that run in parallel across
+// GOMAXPROCS goroutines reading the shared packed operands; blocks write
+// disjoint parts of C, so they need no synchronisation.
+func gemmRun[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T]) {
+	gemmRunC(jobs, bl, kern, nil)
+}
+
+// gemmRunC is gemmRun with an optional direct-to-C micro-kernel for full
+// tiles.
+func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T], kernC gemmKernelC[T]) {
+	var flops float64
+	for _, j := range jobs {
+		flops += 2 * float64(j.m) * float64(j.n) * float64(j.k)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if flops < 1<<17 {
+		workers = 1
+	}
+	nc := bl.nc
+	// Shrink the column block until there are enough blocks to keep every
+	// worker busy (down to 4 micro-panels wide).
+	count := func(nc int) int {
+		t := 0
+		for _, j := range jobs {
+			t += nnCeilDiv(j.m, bl.mc) * nnCeilDiv(j.n, nc)
+		}
+		return t
+	}
+	for nc > 4*bl.nr && count(nc) < 2*workers {
+		nc /= 2
+	}
+	var tasks []gemmTask
+	packed := make([]gemmPacked[T], len(jobs))
+	// Packing runs as tasks of one kc block of one mc row block of A, or of
+	// one nc column block of B.
+	type packTask struct {
+		job, pc, i0 int
+		isB         bool
+	}
+	var packs []packTask
+	for ji, j := range jobs {
+		if j.m == 0 || j.n == 0 {
+			continue
+		}
+		if j.k == 0 {
+			for i := 0; i < j.m; i++ {
+				clear(j.c[j.coff+i*j.ldc : j.coff+i*j.ldc+j.n])
+			}
+			continue
+		}
+		mPad, nPad := nnRoundUp(j.m, bl.mr), nnRoundUp(j.n, bl.nr)
+		packed[ji] = gemmPacked[T]{a: make([]T, mPad*j.k), b: make([]T, nPad*j.k), mPad: mPad, nPad: nPad}
+		for pc := 0; pc < j.k; pc += bl.kc {
+			for ic := 0; ic < j.m; ic += bl.mc {
+				packs = append(packs, packTask{job: ji, pc: pc, i0: ic})
+			}
+			for jc := 0; jc < j.n; jc += nc {
+				packs = append(packs, packTask{job: ji, pc: pc, i0: jc, isB: true})
+			}
+		}
+		for jc := 0; jc < j.n; jc += nc {
+			for ic := 0; ic < j.m; ic += bl.mc {
+				tasks = append(tasks, gemmTask{job: ji, ic: ic, jc: jc})
+			}
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	nnParallelN(workers, len(packs), func(i int) {
+		t := packs[i]
+		j, p := &jobs[t.job], &packed[t.job]
+		kb := min(bl.kc, j.k-t.pc)
+		if t.isB {
+			packB(p.b[t.pc*p.nPad+t.i0*kb:], j.b, t.pc, kb, t.i0, min(nc, j.n-t.i0), bl.nr, j.round)
+		} else {
+			packA(p.a[t.pc*p.mPad+t.i0*kb:], j.a, t.i0, min(bl.mc, j.m-t.i0), t.pc, kb, bl.mr, j.round)
+		}
+	})
+	tiles := make([][]T, max(workers, 1))
+	for w := range tiles {
+		tiles[w] = make([]T, bl.mr*bl.nr)
+	}
+	nnParallelW(workers, len(tasks), func(w, i int) {
+		t := tasks[i]
+		gemmBlock(&jobs[t.job], &packed[t.job], t.ic, t.jc, nc, bl, kern, kernC, tiles[w])
+	})
+}
+
+// gemmBlock computes C[ic:ic+mc, jc:jc+nc] of one job from its packed
+// operands.
+func gemmBlock[T nnFloat](j *gemmJob[T], p *gemmPacked[T], ic, jc, nc int, bl gemmBlocking, kern gemmKernel[T], kernC gemmKernelC[T], tile []T) {
+	mb := min(bl.mc, j.m-ic)
+	nb := min(nc, j.n-jc)
+	mr, nr := bl.mr, bl.nr
+	for pc := 0; pc < j.k; pc += bl.kc {
+		kb := min(bl.kc, j.k-pc)
+		ap := p.a[pc*p.mPad : pc*p.mPad+kb*p.mPad]
+		bp := p.b[pc*p.nPad : pc*p.nPad+kb*p.nPad]
+		first := pc == 0
+		for jr := jc; jr < jc+nb; jr += nr {
+			bpan := bp[jr*kb : jr*kb+kb*nr]
+			nn := min(nr, jc+nb-jr)
+			for ir := ic; ir < ic+mb; ir += mr {
+				apan := ap[ir*kb : ir*kb+kb*mr]
+				mm := min(mr, ic+mb-ir)
+				if kernC != nil && mm == mr && nn == nr {
+					o := j.coff + ir*j.ldc + jr
+					kernC(kb, apan, bpan, j.c[o:], j.ldc, !first)
+					continue
+				}
+				kern(kb, apan, bpan, tile)
+				for i := 0; i < mm; i++ {
+					o := j.coff + (ir+i)*j.ldc + jr
+					dst := j.c[o : o+nn]
+					src := tile[i*nr : i*nr+nn]
+					if first {
+						copy(dst, src)
+					} else {
+						for x := range dst {
+							dst[x] += src[x]
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packA copies A[i0:i0+mb, p0:p0+kb] into mr-row panels: panel r holds, for
+// each p, the mr values of rows r*mr..r*mr+mr-1 (zero past the last row).
+func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round func(T) T) {
+	for ir := 0; ir < mb; ir += mr {
+		pan := dst[ir*kb : ir*kb+kb*mr]
+		mm := min(mr, mb-ir)
+		for i := 0; i < mr; i++ {
+			if i >= mm {
+				for p := 0; p < kb; p++ {
+					pan[p*mr+i] = 0
+				}
+				continue
+			}
+			if a.fill != nil {
+				a.fill(i0+ir+i, p0, kb, pan[i:], mr)
+				if round != nil {
+					for p := 0; p < kb; p++ {
+						pan[p*mr+i] = round(pan[p*mr+i])
+					}
+				}
+				continue
+			}
+			base := a.off + (i0+ir+i)*a.rs + p0*a.cs
+			if round == nil {
+				for p := 0; p < kb; p++ {
+					pan[p*mr+i] = a.data[base+p*a.cs]
+				}
+			} else {
+				for p := 0; p < kb; p++ {
+					pan[p*mr+i] = round(a.data[base+p*a.cs])
+				}
+			}
+		}
+	}
+}
+
+// packB copies B[p0:p0+kb, j0:j0+nb] into nr-column panels: panel r holds,
+// for each p, the nr values of columns r*nr..r*nr+nr-1 (zero past the end).
+func packB[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
+	for jr := 0; jr < nb; jr += nr {
+		pan := dst[jr*kb : jr*kb+kb*nr]
+		nn := min(nr, nb-jr)
+		for p := 0; p < kb; p++ {
+			row := pan[p*nr : p*nr+nr]
+			base := b.off + (p0+p)*b.rs + (j0+jr)*b.cs
+			if b.cs == 1 && round == nil {
+				copy(row[:nn], b.data[base:base+nn])
+			} else {
+				for j := 0; j < nn; j++ {
+					v := b.data[base+j*b.cs]
+					if round != nil {
+						v = round(v)
+					}
+					row[j] = v
+				}
+			}
+			clear(row[nn:])
+		}
+	}
+}
+
+// gemmKernelGo is the portable micro-kernel: a register-blocked loop over
+// 4-column strips that the Go compiler keeps in registers.
+func gemmKernelGo[T nnFloat](mr, nr int) gemmKernel[T] {
+	return func(k int, a, b, tile []T) {
+		for i := 0; i < mr; i++ {
+			for j := 0; j+4 <= nr; j += 4 {
+				var c0, c1, c2, c3 T
+				ai := i
+				bj := j
+				for p := 0; p < k; p++ {
+					av := a[ai]
+					bb := b[bj : bj+4 : bj+4]
+					c0 += av * bb[0]
+					c1 += av * bb[1]
+					c2 += av * bb[2]
+					c3 += av * bb[3]
+					ai += mr
+					bj += nr
+				}
+				t := tile[i*nr+j : i*nr+j+4 : i*nr+j+4]
+				t[0], t[1], t[2], t[3] = c0, c1, c2, c3
+			}
+		}
+	}
+}
+
+func nnCeilDiv(a, b int) int { return (a + b - 1) / b }
+
+func nnRoundUp(a, b int) int { return nnCeilDiv(a, b) * b }
+
+// nnParallel runs fn(i) for i in [0, n) on up to GOMAXPROCS goroutines.
+// Work below about 64k scalar operations in total (cost is per item) runs
+// on the calling goroutine.
+func nnParallel(n int, cost int, fn func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n*cost < 1<<16 {
+		workers = 1
+	}
+	nnParallelN(workers, n, fn)
+}
+
+// nnParallelN runs fn(i) for i in [0, n) on up to workers goroutines.
+func nnParallelN(workers, n int, fn func(i int)) {
+	nnParallelW(workers, n, func(_, i int) { fn(i) })
+}
+
+// nnParallelW runs fn(w, i) for i in [0, n) on up to workers goroutines; w
+// is the goroutine's index in [0, workers), for per-worker scratch space.
+func nnParallelW(workers, n int, fn func(w, i int)) {
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}

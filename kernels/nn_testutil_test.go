@@ -1,0 +1,96 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// Test helpers of the NN kernel tests.
+
+func nnAttrs(kv ...any) map[string]*attrpb.AttrValue {
+	m := map[string]*attrpb.AttrValue{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		name := kv[i].(string)
+		var v *attrpb.AttrValue
+		switch x := kv[i+1].(type) {
+		case bool:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: x}}
+		case int:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: int64(x)}}
+		case float64:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_F{F: float32(x)}}
+		case string:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(x)}}
+		case tpb.DataType:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: x}}
+		case []int:
+			l := &attrpb.AttrValue_ListValue{}
+			for _, e := range x {
+				l.I = append(l.I, int64(e))
+			}
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
+		case []string:
+			l := &attrpb.AttrValue_ListValue{}
+			for _, e := range x {
+				l.S = append(l.S, []byte(e))
+			}
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
+		default:
+			panic("nnAttrs: unsupported value")
+		}
+		m[name] = v
+	}
+	return m
+}
+
+func runOp(t testing.TB, op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
+	t.Helper()
+	k := Lookup(op)
+	if k == nil {
+		t.Fatalf("no kernel for %s", op)
+	}
+	return k(&Context{Op: op, Path: "test/" + op, Attrs: attrs, Inputs: inputs})
+}
+
+func randF32(r *rand.Rand, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = r.Float32()*2 - 1
+	}
+	return out
+}
+
+func f32T(shape []int, data []float32) *Tensor {
+	return &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: shape, Data: data}
+}
+
+// closeF32 reports the first index where got and want differ by more than
+// rtol*|want|+atol (NaNs must match NaNs), or -1.
+func closeF32(got, want []float32, rtol, atol float64) int {
+	if len(got) != len(want) {
+		return 0
+	}
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if math.IsNaN(w) || math.IsNaN(g) {
+			if math.IsNaN(w) != math.IsNaN(g) {
+				return i
+			}
+			continue
+		}
+		if math.IsInf(w, 0) {
+			if g != w {
+				return i
+			}
+			continue
+		}
+		if math.Abs(g-w) > rtol*math.Abs(w)+atol {
+			return i
+		}
+	}
+	return -1
+}

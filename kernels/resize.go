@@ -1,0 +1,208 @@
+package kernels
+
+import (
+	"math"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// ResizeBilinear and ResizeNearestNeighbor (NHWC), after TensorFlow's
+// image/resize_bilinear_op.cc, image/resize_nearest_neighbor_op.cc and
+// util/image_resizer_state.h, in float32 arithmetic exactly as there:
+//
+//	scale = align_corners && in > 1 && out > 1 ? (in-1)/(out-1) : in/out
+//	bilinear: in = half_pixel_centers ? (x+0.5)*scale-0.5 : x*scale
+//	          lower = max(floor(in), 0), upper = min(ceil(in), in-1), lerp = in - floor(in)
+//	          top = tl + (tr-tl)*xl; bottom = bl + (br-bl)*xl; out = top + (bottom-top)*yl
+//	nearest:  in = half_pixel_centers ? (x+0.5)*scale : x*scale
+//	          i = min(align_corners ? round(in) : floor(in), in-1), clamped at 0 for half-pixel
+//
+// ResizeBilinear returns float32 for every input dtype; ResizeNearestNeighbor
+// keeps the input dtype.
+
+func init() {
+	Register("ResizeBilinear", func(ctx *Context) ([]*Tensor, error) { return resizeKernel(ctx, true) })
+	Register("ResizeNearestNeighbor", func(ctx *Context) ([]*Tensor, error) { return resizeKernel(ctx, false) })
+}
+
+// resizeScale is CalculateResizeScale.
+func resizeScale(in, out int, alignCorners bool) float32 {
+	if alignCorners && in > 1 && out > 1 {
+		return float32(in-1) / float32(out-1)
+	}
+	return float32(in) / float32(out)
+}
+
+type resizeInterp struct {
+	lower, upper int
+	lerp         float32
+}
+
+func bilinearWeights(in, out int, scale float32, halfPixel bool) []resizeInterp {
+	w := make([]resizeInterp, out)
+	for i := range w {
+		var v float32
+		if halfPixel {
+			v = float32((float32(i)+0.5)*scale) - 0.5
+		} else {
+			v = float32(float32(i) * scale)
+		}
+		f := float32(math.Floor(float64(v)))
+		w[i] = resizeInterp{lower: max(int(f), 0), upper: min(int(math.Ceil(float64(v))), in-1), lerp: v - f}
+	}
+	return w
+}
+
+func nearestIndex(x, in int, scale float32, alignCorners, halfPixel bool) int {
+	var v float32
+	if halfPixel {
+		v = float32((float32(x) + 0.5) * scale)
+	} else {
+		v = float32(float32(x) * scale)
+	}
+	var i int
+	if alignCorners {
+		i = int(math.Round(float64(v))) // roundf: half away from zero
+	} else {
+		i = int(math.Floor(float64(v)))
+	}
+	i = min(i, in-1)
+	if halfPixel {
+		i = max(0, i)
+	}
+	return i
+}
+
+func resizeKernel(ctx *Context, bilinear bool) ([]*Tensor, error) {
+	if err := nnInputs(ctx, 2); err != nil {
+		return nil, err
+	}
+	x, sz := ctx.Inputs[0], ctx.Inputs[1]
+	align, err := ctx.AttrBool("align_corners")
+	if err != nil {
+		return nil, err
+	}
+	half := false
+	if ctx.HasAttr("half_pixel_centers") {
+		if half, err = ctx.AttrBool("half_pixel_centers"); err != nil {
+			return nil, err
+		}
+	}
+	if half && align {
+		return nil, ctx.Errorf("if half_pixel_centers is True, align_corners must be False")
+	}
+	if len(x.Shape) != 4 {
+		return nil, ctx.Errorf("input must be 4-dimensional, got shape %v", x.Shape)
+	}
+	size, ok := nnInts(sz)
+	if !ok || len(size) != 2 {
+		return nil, ctx.Errorf("shape_t must be a 2-element int32 vector, got %s %v", sz.DType, sz.Shape)
+	}
+	oh, ow := int(size[0]), int(size[1])
+	if oh <= 0 || ow <= 0 {
+		return nil, ctx.Errorf("output dimensions must be positive, got %v", size)
+	}
+	n, ih, iw, c := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+	if ih <= 0 || iw <= 0 {
+		if n*c != 0 {
+			return nil, ctx.Errorf("input image must be of non-zero size, got shape %v", x.Shape)
+		}
+	}
+	outShape := []int{n, oh, ow, c}
+	if _, err := CheckShape(outShape); err != nil {
+		return nil, ctx.Errorf("output %v", err)
+	}
+	hs, ws := resizeScale(ih, oh, align), resizeScale(iw, ow, align)
+	if !bilinear {
+		ys := make([]int, oh)
+		for y := range ys {
+			ys[y] = nearestIndex(y, ih, hs, align, half)
+		}
+		xs := make([]int, ow)
+		for i := range xs {
+			xs[i] = nearestIndex(i, iw, ws, align, half)
+		}
+		out, err := resizeNearest(x, ys, xs, outShape)
+		if err != nil {
+			return nil, ctx.Unsupported("%v", err)
+		}
+		return []*Tensor{out}, nil
+	}
+	var xd []float32
+	if d, ok := x.Data.([]float32); ok {
+		xd = d
+	} else {
+		f64, ok := x.Float64s()
+		if !ok || x.DType == tpb.DataType_DT_BOOL {
+			return nil, ctx.Unsupported("dtype %s", x.DType)
+		}
+		xd = make([]float32, len(f64))
+		for i, v := range f64 {
+			xd[i] = float32(v)
+		}
+	}
+	yw := bilinearWeights(ih, oh, hs, half)
+	xw := bilinearWeights(iw, ow, ws, half)
+	out := make([]float32, n*oh*ow*c)
+	nnParallel(n*oh, ow*c*8, func(r int) {
+		b, y := r/oh, r%oh
+		top := xd[(b*ih+yw[y].lower)*iw*c:]
+		bot := xd[(b*ih+yw[y].upper)*iw*c:]
+		yl := yw[y].lerp
+		dst := out[r*ow*c : (r+1)*ow*c]
+		for xi := 0; xi < ow; xi++ {
+			lo, up, xl := xw[xi].lower*c, xw[xi].upper*c, xw[xi].lerp
+			for ch := 0; ch < c; ch++ {
+				tl, tr := top[lo+ch], top[up+ch]
+				bl, br := bot[lo+ch], bot[up+ch]
+				t := tl + float32((tr-tl)*xl)
+				bb := bl + float32((br-bl)*xl)
+				dst[xi*c+ch] = t + float32((bb-t)*yl)
+			}
+		}
+	})
+	return []*Tensor{FloatTensor(outShape, out)}, nil
+}
+
+func resizeNearest(x *Tensor, ys, xs, outShape []int) (*Tensor, error) {
+	var data any
+	switch d := x.Data.(type) {
+	case []float32:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []float64:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []Float16:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []BFloat16:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []int32:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []int64:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []uint8:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []int8:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []int16:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	case []uint16:
+		data = gatherNearest(d, x.Shape, ys, xs)
+	default:
+		return nil, &UnsupportedError{What: "dtype " + x.DType.String()}
+	}
+	return &Tensor{DType: x.DType, Shape: outShape, Data: data}, nil
+}
+
+func gatherNearest[E any](x []E, shape, ys, xs []int) []E {
+	n, ih, iw, c := shape[0], shape[1], shape[2], shape[3]
+	oh, ow := len(ys), len(xs)
+	out := make([]E, n*oh*ow*c)
+	for b := 0; b < n; b++ {
+		for y, sy := range ys {
+			for xi, sx := range xs {
+				copy(out[((b*oh+y)*ow+xi)*c:((b*oh+y)*ow+xi+1)*c], x[((b*ih+sy)*iw+sx)*c:((b*ih+sy)*iw+sx+1)*c])
+			}
+		}
+	}
+	return out
+}

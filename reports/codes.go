@@ -1,0 +1,131 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Reason codes as they appear in reports. They mirror coverage.Reason (the
+// reports package must not import the domain packages' internals to stay a
+// leaf of the data flow, so the strings are repeated here) plus the security
+// finding kind unsafe_op.
+const (
+	ReasonCovered          = "covered"
+	ReasonCoveredDefault   = "covered_default"
+	ReasonNoKernel         = "no_kernel"
+	ReasonNoKernelForDType = "no_kernel_for_dtype"
+	ReasonLabelMismatch    = "label_mismatch"
+	ReasonUnknownOp        = "unknown_op"
+	ReasonFunctionCall     = "function_call"
+	KindUnsafeOp           = "unsafe_op"
+)
+
+// Rule is a SARIF rule: one per reason code, with a stable id. The ids are
+// part of tfscan's interface (code-scanning alerts are keyed by them); never
+// renumber, only append. docs/ci.md lists the map.
+type Rule struct {
+	ID          string
+	Code        string
+	Name        string
+	Description string
+	Help        string
+	Level       string // SARIF level: error, warning, note
+}
+
+// Rules is the stable reason-code → SARIF rule map.
+var Rules = []Rule{
+	{"TFS001", ReasonNoKernel, "NoKernel", "The op has no kernel on the target device.",
+		"No KernelDef is registered for this op on the target device type; TensorFlow falls back to CPU (soft placement) or fails. Ask the vendor for the kernel, rewrite the op, or accept the fallback with an ignore entry.", "error"},
+	{"TFS002", ReasonNoKernelForDType, "NoKernelForDType", "The op has target kernels, but not for these dtypes.",
+		"Kernels exist on the target but their type constraints exclude the node's dtypes. Cast to a supported dtype (see 'supported') or ask the vendor.", "error"},
+	{"TFS003", ReasonLabelMismatch, "LabelMismatch", "Target kernels exist only under a different kernel label.",
+		"The node's _kernel label selects a kernel that the target does not register.", "error"},
+	{"TFS004", ReasonUnknownOp, "UnknownOp", "The op is not a TensorFlow 2.15 op and is not in the model's op list.",
+		"Probably a custom op: it needs its library loaded and its own kernel built for the target.", "warning"},
+	{"TFS005", ReasonFunctionCall, "FunctionCall", "A function call node; the nodes of the called function are checked one by one.",
+		"Not a gap by itself: look at the results for the nodes inside the called function.", "note"},
+	{"TFS006", ReasonCoveredDefault, "CoveredDefault", "Covered only by a DEFAULT-device kernel.",
+		"The op runs through a device-agnostic DEFAULT kernel (usually host memory); it does not fall back but does not use the accelerator either.", "note"},
+	{"TFS100", KindUnsafeOp, "UnsafeOp", "The model contains an op that touches files, the network or runs code.",
+		"Review why a serving model needs this op (saved_model_cli scan reports the same ops); remove it before deploying.", "error"},
+}
+
+// RuleFor returns the rule for a reason code. Codes tfscan does not know
+// (a newer producer) map to TFS999 so that SARIF stays valid.
+func RuleFor(code string) Rule {
+	for _, r := range Rules {
+		if r.Code == code {
+			return r
+		}
+	}
+	return Rule{ID: "TFS999", Code: code, Name: "Other", Description: fmt.Sprintf("Reason code %q.", code),
+		Help: "A reason code this version of tfscan has no description for.", Level: "warning"}
+}
+
+// IsCovered reports whether a node with this reason runs on the target device
+// (or on its DEFAULT kernels) without falling back. A function_call node is
+// the call itself (PartitionedCall, While, If ...), which every device runs;
+// the nodes of its body carry their own reasons.
+func IsCovered(reason string) bool {
+	return reason == ReasonCovered || reason == ReasonCoveredDefault || reason == ReasonFunctionCall
+}
+
+// Category buckets a reason code for the HTML chart: "covered" (covered and
+// function_call), "default" (covered_default), "unknown" (unknown_op) or
+// "fallback" (everything else, i.e. the node leaves the target device).
+func Category(reason string) string {
+	switch reason {
+	case ReasonCovered, ReasonFunctionCall:
+		return "covered"
+	case ReasonCoveredDefault:
+		return "default"
+	case ReasonUnknownOp:
+		return "unknown"
+	}
+	return "fallback"
+}
+
+// CoveragePercent is the share of nodes covered on a target, in percent. It
+// counts reachable nodes (those the signature's outputs depend on) when the
+// scan computed reachability, and all nodes otherwise; an empty graph is
+// 100 % covered.
+func (t *Target) CoveragePercent() float64 {
+	total, covered := t.Coverage.ReachableNodesTotal, t.Coverage.ReachableNodesCovered
+	if total == 0 {
+		total, covered = t.Coverage.NodesTotal, t.Coverage.NodesCovered
+	}
+	if total == 0 {
+		return 100
+	}
+	return 100 * float64(covered) / float64(total)
+}
+
+// FallbackNodes is the number of nodes predicted to leave the target device.
+// With a placement it is the nodes placed on CPU (when the target itself is
+// not a CPU); without one it is the uncovered nodes (reachable ones when
+// reachability is known).
+func (t *Target) FallbackNodes() int {
+	if p := t.Placement; p != nil && len(p.DeviceNodes) > 0 && t.Registry.DeviceType != "CPU" {
+		n := 0
+		for dev, c := range p.DeviceNodes {
+			if isCPUDevice(dev) {
+				n += c
+			}
+		}
+		return n
+	}
+	reach := t.Coverage.ReachableNodesTotal > 0
+	n := 0
+	for _, nr := range t.Nodes {
+		if (nr.Reachable || !reach) && !IsCovered(nr.Reason) {
+			n++
+		}
+	}
+	return n
+}
+
+func isCPUDevice(dev string) bool {
+	// "CPU", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"
+	d := strings.ToLower(dev)
+	return d == "cpu" || strings.Contains(d, "device:cpu:") || strings.Contains(d, "/cpu:")
+}

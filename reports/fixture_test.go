@@ -1,0 +1,151 @@
+package reports
+
+// fixture is a rich in-memory report used by every writer's golden test:
+// two models, three targets, uncovered groups of every reason, placement
+// with partitions and islands, a wishlist, fusions, parity with statistics
+// and a histogram, security findings and a failed gate. The values are made
+// up for rendering tests; they are not claims about any vendor.
+func fixture() *Report {
+	div := "model/block_1/div"
+	cpu := "/device:CPU:0"
+	npu := "/device:NPU:0"
+	nodesA := func(target string, cover map[string]string) []NodeResult {
+		paths := []struct{ path, op, dt string }{
+			{"model/conv1/Conv2D", "Conv2D", "DT_FLOAT"},
+			{"model/conv1/BiasAdd", "BiasAdd", "DT_FLOAT"},
+			{"model/conv1/Relu", "Relu", "DT_FLOAT"},
+			{"model/block_1/erf", "Erf", "DT_FLOAT"},
+			{div, "RealDiv", "DT_DOUBLE"},
+			{"model/pool/MaxPool", "MaxPool", "DT_FLOAT"},
+			{"model/head/MatMul", "MatMul", "DT_FLOAT"},
+			{"model/head/custom", "MyCustomOp", "DT_FLOAT"},
+			{"model/shape", "Shape", "DT_INT32"},
+			{"Const", "Const", "DT_FLOAT"},
+		}
+		var out []NodeResult
+		for _, p := range paths {
+			r := cover[p.op]
+			if r == "" {
+				r = ReasonCovered
+			}
+			dev := npu
+			if !IsCovered(r) {
+				dev = cpu
+			}
+			if target == "cpu" {
+				dev = cpu
+			}
+			out = append(out, NodeResult{Path: p.path, Op: p.op, DTypes: []string{p.dt}, Reason: r,
+				Reachable: p.path != "Const", Device: dev})
+		}
+		return out
+	}
+	count := func(ns []NodeResult) Coverage {
+		c := Coverage{ByReason: map[string]int{}}
+		ops, opsCov := map[string]bool{}, map[string]bool{}
+		for _, n := range ns {
+			c.NodesTotal++
+			c.ByReason[n.Reason]++
+			ops[n.Op] = true
+			if IsCovered(n.Reason) {
+				c.NodesCovered++
+				opsCov[n.Op] = true
+			} else {
+				opsCov[n.Op] = opsCov[n.Op] && false
+			}
+			if n.Reachable {
+				c.ReachableNodesTotal++
+				if IsCovered(n.Reason) {
+					c.ReachableNodesCovered++
+				}
+			}
+		}
+		c.OpsTotal = len(ops)
+		for _, v := range opsCov {
+			if v {
+				c.OpsCovered++
+			}
+		}
+		return c
+	}
+	ascendNodes := nodesA("ascend", map[string]string{"Erf": ReasonNoKernel, "RealDiv": ReasonNoKernelForDType,
+		"MyCustomOp": ReasonUnknownOp, "Shape": ReasonCoveredDefault})
+	musaNodes := nodesA("musa", map[string]string{"Erf": ReasonNoKernel, "MyCustomOp": ReasonUnknownOp,
+		"MaxPool": ReasonLabelMismatch})
+	cpuNodes := nodesA("cpu", map[string]string{"MyCustomOp": ReasonUnknownOp})
+	hist := []HistBin{{0, 1e-6, 90}, {1e-6, 1e-5, 7}, {1e-5, 1e-4, 2}, {1e-4, 1e-3, 1}}
+	first := "model/block_1/erf"
+	modelA := &Model{
+		Path: "models/resnet", File: "models/resnet/saved_model.pb", Format: "saved_model", Signature: "serving_default",
+		Findings: []Finding{{Kind: KindUnsafeOp, Op: "WriteFile", Path: "model/debug/write <script>", Message: "writes files on the serving host"}},
+		Targets: []*Target{
+			{
+				Target:   "ascend-910b",
+				Registry: RegistryInfo{Name: "ascend-910b", Vendor: "Huawei", DeviceType: "NPU", Mechanism: "graph_offload", Source: "example/source@abc123", Method: "source_extraction", Confidence: "medium"},
+				Coverage: count(ascendNodes),
+				Uncovered: []Uncovered{
+					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Nodes: []string{"model/block_1/erf"}},
+					{Op: "RealDiv", DTypes: []string{"DT_DOUBLE"}, Reason: ReasonNoKernelForDType, Count: 1, Nodes: []string{div}, Supported: []string{"DT_FLOAT", "DT_HALF"}},
+					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}, Hint: "custom op from _my_ops.so"},
+				},
+				Placement: &Placement{SoftPlacement: true, Partitions: 3, Transfers: 4, TransferBytes: 3 << 20, TransfersPerIteration: 4, IOTransfers: 2, IOBytes: 602112,
+					AssumedDims: []string{"batch=1"},
+					Error:       "Cannot assign a device for operation model/block_1/erf: Could not satisfy explicit device specification '/device:NPU:0' because no supported kernel for NPU devices is available.",
+					PartitionEdges: []PartitionEdge{
+						{From: npu, To: cpu, Transfers: 2, Bytes: 2 << 20},
+						{From: cpu, To: npu, Transfers: 2, Bytes: 1 << 20},
+					},
+					DeviceNodes: map[string]int{npu: 6, cpu: 4}},
+				Islands: []Island{
+					{Nodes: []string{"model/block_1/erf", div}, Bytes: 2 << 20, Cause: "Erf: no_kernel"},
+					{Nodes: []string{"model/head/custom"}, Bytes: 1 << 20, Cause: "MyCustomOp: unknown_op"},
+				},
+				Wishlist: []Wish{{Op: "Erf", DType: "DT_FLOAT", TransfersRemoved: 2, BytesRemoved: 2 << 20}, {Op: "RealDiv", DType: "DT_DOUBLE", TransfersRemoved: 0, BytesRemoved: 0}},
+				Fusions:  []Fusion{{Fused: "_FusedConv2D", Nodes: []string{"model/conv1/Conv2D", "model/conv1/BiasAdd", "model/conv1/Relu"}, Reason: "the remapper fuses Conv2D+BiasAdd+Relu only on GPU and CPU"}},
+				Parity: &Parity{Profile: "fp16", ATol: 1e-3, RTol: 1e-3, FirstDivergence: &first,
+					Outputs: []ParityOutput{{Name: "logits:0", MaxAbsError: 4.2e-4, MaxRelError: 1.5e-3, MaxULP: 12, Mismatches: 1, Pass: false,
+						Stats: &ErrStats{Max: 4.2e-4, Mean: 2.1e-6, Median: 1e-7, P99: 9e-5, Histogram: hist}}},
+					Nodes: []ParityNode{{Path: "model/block_1/erf", Op: "Erf", MaxAbsError: 4.2e-4, MaxRelError: 1.5e-3, MaxULP: 12, Mismatches: 1, Underflow: 3}}},
+				Nodes: ascendNodes,
+			},
+			{
+				Target:   "musa",
+				Registry: RegistryInfo{Name: "musa", Vendor: "Moore Threads", DeviceType: "MUSA", Mechanism: "kernel", Source: "example/musa@def456", Method: "documentation", Confidence: "low"},
+				Coverage: count(musaNodes),
+				Uncovered: []Uncovered{
+					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Nodes: []string{"model/block_1/erf"}},
+					{Op: "MaxPool", DTypes: []string{"DT_FLOAT"}, Reason: ReasonLabelMismatch, Count: 1, Nodes: []string{"model/pool/MaxPool"}},
+					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}},
+				},
+				Nodes: musaNodes,
+			},
+			{
+				Target:    "cpu",
+				Registry:  RegistryInfo{Name: "cpu", DeviceType: "CPU", Mechanism: "kernel", Source: "tensorflow/tensorflow@v2.15.0", Method: "source_extraction", Confidence: "high"},
+				Coverage:  count(cpuNodes),
+				Uncovered: []Uncovered{{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}}},
+				Nodes:     cpuNodes,
+			},
+		},
+	}
+	bNodes := []NodeResult{
+		{Path: "x", Op: "Placeholder", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true},
+		{Path: "y", Op: "Tanh", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true},
+	}
+	modelB := &Model{Path: "models/tiny.pbtxt", File: "models/tiny.pbtxt", Format: "graph_def_pbtxt"}
+	for _, name := range []string{"ascend-910b", "musa", "cpu"} {
+		modelB.Targets = append(modelB.Targets, &Target{Target: name, Registry: RegistryInfo{Name: name, Source: "builtin", Method: "documentation"},
+			Coverage: count(bNodes), Nodes: append([]NodeResult(nil), bNodes...)})
+	}
+	return &Report{
+		SchemaVersion: SchemaVersion,
+		Tool:          Tool{Name: "tfscan", Version: "0.1.0-test"},
+		Models:        []*Model{modelB, modelA},
+		Gate: &Gate{Pass: false,
+			Failures: []GateFailure{
+				{Model: "models/resnet", Target: "ascend-910b", Rule: "min_coverage", Message: "coverage 66.7% is below the minimum 90.0%"},
+				{Model: "models/resnet", Target: "musa", Rule: "fail_on", Message: "1 node(s) with reason label_mismatch: model/pool/MaxPool"},
+			},
+			Warnings: []string{"ignore entry 1 (op Erf) expired on 2026-01-01 and no longer applies"}},
+	}
+}

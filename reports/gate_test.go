@@ -1,0 +1,166 @@
+package reports
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+var today = time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC)
+
+func rules(g *Gate) []string {
+	var out []string
+	for _, f := range g.Failures {
+		out = append(out, f.Target+":"+f.Rule)
+	}
+	return out
+}
+
+func TestGateThresholds(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policy   Policy
+		want     []string
+		warnings int
+	}{
+		{"no thresholds pass", Policy{}, nil, 0},
+		{"coverage below", Policy{Thresholds: Thresholds{MinCoverage: ptr(90.0)}},
+			[]string{"ascend-910b:min_coverage", "cpu:min_coverage", "musa:min_coverage"}, 0},
+		{"coverage met", Policy{Thresholds: Thresholds{MinCoverage: ptr(66.0)}}, nil, 0},
+		{"fallback", Policy{Thresholds: Thresholds{MaxFallbackNodes: ptr(3)}}, []string{"ascend-910b:max_fallback_nodes"}, 0},
+		{"partitions and bytes, warning where no placement",
+			Policy{Thresholds: Thresholds{MaxPartitions: ptr(2), MaxTransferBytes: ptr(int64(1 << 20))}},
+			[]string{"ascend-910b:max_partitions", "ascend-910b:max_transfer_bytes"}, 5},
+		{"fail_on", Policy{Thresholds: Thresholds{FailOn: []string{ReasonLabelMismatch, KindUnsafeOp}}},
+			[]string{":fail_on", "musa:fail_on"}, 0},
+		{"override relaxes one model", Policy{Thresholds: Thresholds{MinCoverage: ptr(90.0)},
+			Overrides: []Override{{Model: "models/res*", Thresholds: Thresholds{MinCoverage: ptr(50.0)}}}}, nil, 0},
+		{"override later wins", Policy{Overrides: []Override{
+			{Model: "**", Thresholds: Thresholds{MinCoverage: ptr(50.0)}},
+			{Model: "models/resnet", Thresholds: Thresholds{MinCoverage: ptr(80.0)}}}},
+			[]string{"ascend-910b:min_coverage", "musa:min_coverage"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, tc.policy.Validate())
+			g := EvaluateGate(fixture(), tc.policy, nil, today)
+			require.Equal(t, tc.want, rules(g))
+			require.Equal(t, len(tc.want) == 0, g.Pass)
+			require.Len(t, g.Warnings, tc.warnings, "%v", g.Warnings)
+		})
+	}
+}
+
+func TestGateIgnore(t *testing.T) {
+	base := Thresholds{FailOn: []string{ReasonNoKernel, ReasonUnknownOp}, MinCoverage: ptr(60.0)}
+	t.Run("active ignores pass and count as covered", func(t *testing.T) {
+		p := Policy{Thresholds: base, Ignore: []IgnoreRule{
+			{Op: "Erf", Reason: "decomposed by the vendor compiler", Until: "2026-06-15"},
+			{Node: "model/head/*", Reason: "custom op, runs on host by design"},
+		}}
+		require.NoError(t, p.Validate())
+		p.MinCoverage = ptr(88.0)
+		g := EvaluateGate(fixture(), p, nil, today)
+		// ascend: 6 covered + Erf + custom = 8/9 = 88.9%; musa: 6+2 = 8/9 (MaxPool label_mismatch stays)
+		require.Empty(t, g.Failures)
+		require.Empty(t, g.Warnings)
+	})
+	t.Run("expired and unused entries warn", func(t *testing.T) {
+		p := Policy{Thresholds: base, Ignore: []IgnoreRule{
+			{Op: "Erf", Reason: "r", Until: "2026-06-14", Source: ".tfscan.yaml:7"},
+			{Op: "Nope*", Reason: "r", Source: ".tfscan.yaml:10"},
+			{Node: "**/custom", Target: "cpu", Reason: "r"},
+		}}
+		g := EvaluateGate(fixture(), p, nil, today)
+		require.Equal(t, []string{"ascend-910b:fail_on", "ascend-910b:fail_on", "musa:fail_on", "musa:fail_on"}, rules(g))
+		require.Equal(t, []string{
+			"ignore entry .tfscan.yaml:10 (op Nope*) matched nothing; remove it",
+			"ignore entry .tfscan.yaml:7 (op Erf) expired on 2026-06-14 and no longer applies",
+		}, g.Warnings)
+	})
+	t.Run("findings can be ignored", func(t *testing.T) {
+		p := Policy{Thresholds: Thresholds{FailOn: []string{KindUnsafeOp}},
+			Ignore: []IgnoreRule{{Op: "WriteFile", Reason: "debug export, stripped before serving"}}}
+		g := EvaluateGate(fixture(), p, nil, today)
+		require.True(t, g.Pass)
+	})
+}
+
+func TestPolicyValidate(t *testing.T) {
+	for name, p := range map[string]Policy{
+		"coverage over 100":  {Thresholds: Thresholds{MinCoverage: ptr(101.0)}},
+		"negative fallback":  {Thresholds: Thresholds{MaxFallbackNodes: ptr(-1)}},
+		"unknown fail_on":    {Thresholds: Thresholds{FailOn: []string{"no_kernels"}}},
+		"override bad code":  {Overrides: []Override{{Model: "x", Thresholds: Thresholds{FailOn: []string{"x"}}}}},
+		"ignore no reason":   {Ignore: []IgnoreRule{{Op: "Erf"}}},
+		"ignore op and node": {Ignore: []IgnoreRule{{Op: "Erf", Node: "a", Reason: "r"}}},
+		"ignore neither":     {Ignore: []IgnoreRule{{Reason: "r"}}},
+		"ignore bad date":    {Ignore: []IgnoreRule{{Op: "Erf", Reason: "r", Until: "30/06/2026"}}},
+	} {
+		t.Run(name, func(t *testing.T) { require.Error(t, p.Validate()) })
+	}
+}
+
+func TestGateBaseline(t *testing.T) {
+	policy := Policy{Thresholds: Thresholds{MinCoverage: ptr(99.0)}}
+	t.Run("same report has no regressions", func(t *testing.T) {
+		g := EvaluateGate(fixture(), policy, fixture(), today)
+		require.True(t, g.Pass, "%v", g.Failures)
+		require.Equal(t, []string{"with a baseline only regressions fail; the absolute thresholds are not applied"}, g.Warnings)
+	})
+	t.Run("improvement passes", func(t *testing.T) {
+		cur := fixture()
+		ascend := cur.Models[1].Targets[0]
+		for i := range ascend.Nodes {
+			ascend.Nodes[i].Reason = ReasonCovered
+		}
+		ascend.Uncovered = nil
+		ascend.Placement.TransferBytes = 0
+		require.True(t, EvaluateGate(cur, Policy{}, fixture(), today).Pass)
+	})
+	t.Run("regressions fail", func(t *testing.T) {
+		cur := fixture()
+		musa := cur.Models[1].Targets[1] // resnet before Normalize: Models[1]
+		for i := range musa.Nodes {
+			if musa.Nodes[i].Op == "Conv2D" {
+				musa.Nodes[i].Reason = ReasonNoKernelForDType
+			}
+		}
+		musa.Coverage.ReachableNodesCovered--
+		ascend := cur.Models[1].Targets[0]
+		ascend.Placement.TransferBytes++
+		cur.Models[1].Findings = append(cur.Models[1].Findings, Finding{Kind: KindUnsafeOp, Op: "ReadFile", Path: "model/read"})
+		g := EvaluateGate(cur, Policy{}, fixture(), today)
+		require.Equal(t, []string{":new_finding", "ascend-910b:more_transfer_bytes", "musa:lower_coverage",
+			"musa:more_fallback_nodes", "musa:new_uncovered_node", "musa:new_uncovered_op"}, rules(g))
+		require.False(t, g.Pass)
+	})
+	t.Run("model missing from baseline counts as new", func(t *testing.T) {
+		old := fixture()
+		old.Models = old.Models[:1] // only the tiny model
+		g := EvaluateGate(fixture(), Policy{}, old, today)
+		require.Contains(t, g.Warnings, "model models/resnet is not in the baseline; everything in it counts as new")
+		require.Contains(t, rules(g), "cpu:new_uncovered_op")
+	})
+}
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"Erf", "Erf", true},
+		{"Erf", "Erfc", false},
+		{"Batch*", "BatchMatMulV2", true},
+		{"model/*", "model/dense/MatMul", false},
+		{"model/**", "model/dense/MatMul", true},
+		{"**/MatMul", "model/dense/MatMul", true},
+		{"model/dense_?/MatMul", "model/dense_1/MatMul", true},
+		{"a.b", "axb", false},
+		{"(x)", "(x)", true},
+	} {
+		require.Equal(t, tc.want, globMatch(tc.pattern, tc.s), "%s ~ %s", tc.pattern, tc.s)
+	}
+}

@@ -1,0 +1,509 @@
+package reports
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+//go:embed html/report.gohtml html/report.css html/report.js
+var htmlFiles embed.FS
+
+var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.FuncMap{
+	"pct":   formatPercent,
+	"bytes": formatBytes,
+	"join":  strings.Join,
+	"cat":   Category,
+	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
+}).ParseFS(htmlFiles, "html/report.gohtml"))
+
+// Limits on what the HTML draws (everything is still in the node table data).
+const (
+	htmlIslandsDrawn     = 12
+	htmlIslandNodesDrawn = 6
+	htmlParityNodes      = 25
+	htmlUncoveredGroups  = 100
+	htmlMatrixRows       = 500
+)
+
+// WriteHTML writes one self-contained HTML page: inline CSS, JavaScript and
+// SVG, no request to any other address, so it works offline from disk and as
+// a CI artifact. Summary charts, the op × target matrix, the partition
+// picture, islands, wishlist, parity and findings are rendered here; the node
+// table is embedded as compact JSON in a <script type="application/json">
+// element and drawn page by page by the script, so that a 100,000-node model
+// stays usable. html/template does the escaping; the embedded JSON has <, >
+// and & escaped (json.Marshal's default), so no string in a model can close
+// the script element.
+func WriteHTML(w io.Writer, r *Report) error {
+	r.Normalize()
+	css, err := htmlFiles.ReadFile("html/report.css")
+	if err != nil {
+		return err
+	}
+	js, err := htmlFiles.ReadFile("html/report.js")
+	if err != nil {
+		return err
+	}
+	nodes, err := json.Marshal(buildNodeTables(r))
+	if err != nil {
+		return err
+	}
+	v := htmlView{
+		Report: r,
+		CSS:    template.CSS(css),
+		JS:     template.JS(js),
+		Nodes:  template.JS(nodes),
+	}
+	for i, m := range r.Models {
+		v.Models = append(v.Models, buildModelView(i, m))
+	}
+	return htmlTemplate.Execute(w, v)
+}
+
+type htmlView struct {
+	Report *Report
+	CSS    template.CSS
+	JS     template.JS
+	Nodes  template.JS
+	Models []modelView
+}
+
+type modelView struct {
+	ID      string
+	Model   *Model
+	Targets []targetView
+	Matrix  matrixView
+}
+
+type targetView struct {
+	ID        string
+	T         *Target
+	Uncovered []Uncovered // the first htmlUncoveredGroups groups
+	MoreUnc   int
+	Percent   float64
+	Total     int
+	Covered   int
+	Fallback  int
+	Segments  []barSegment
+	Partition *partitionView
+	Islands   []islandView
+	Histos    []histView
+}
+
+// barSegment is one part of a target's stacked coverage bar.
+type barSegment struct {
+	Class string
+	X, W  float64
+	Count int
+	Label string
+}
+
+const barWidth = 400.0
+
+func buildModelView(i int, m *Model) modelView {
+	mv := modelView{ID: fmt.Sprintf("m%d", i), Model: m, Matrix: buildMatrix(m)}
+	for j, t := range m.Targets {
+		total, covered := coverageCounts(t)
+		tv := targetView{ID: fmt.Sprintf("m%d-t%d", i, j), T: t, Percent: t.CoveragePercent(), Total: total, Covered: covered, Fallback: t.FallbackNodes()}
+		tv.Segments = coverageSegments(t)
+		tv.Uncovered = t.Uncovered[:min(len(t.Uncovered), htmlUncoveredGroups)]
+		tv.MoreUnc = len(t.Uncovered) - len(tv.Uncovered)
+		if t.Placement != nil {
+			tv.Partition = buildPartition(t)
+		}
+		for j, is := range t.Islands {
+			if j == htmlIslandsDrawn {
+				break
+			}
+			tv.Islands = append(tv.Islands, buildIsland(is))
+		}
+		if t.Parity != nil {
+			for _, o := range t.Parity.Outputs {
+				if o.Stats != nil && len(o.Stats.Histogram) > 0 {
+					tv.Histos = append(tv.Histos, buildHisto(o))
+				}
+			}
+		}
+		mv.Targets = append(mv.Targets, tv)
+	}
+	return mv
+}
+
+// coverageSegments splits the bar by category, counting every node by its
+// reason (ByReason, or the node list when a producer left ByReason empty),
+// in the fixed order covered, default, fallback, unknown.
+func coverageSegments(t *Target) []barSegment {
+	counts := map[string]int{}
+	total := 0
+	for reason, n := range t.Coverage.ByReason {
+		counts[Category(reason)] += n
+		total += n
+	}
+	if total == 0 {
+		for _, n := range t.Nodes {
+			counts[Category(n.Reason)]++
+			total++
+		}
+	}
+	var segs []barSegment
+	x := 0.0
+	for _, c := range []string{"covered", "default", "fallback", "unknown"} {
+		n := counts[c]
+		seg := barSegment{Class: c, Count: n, Label: c}
+		if total > 0 {
+			seg.W = barWidth * float64(n) / float64(total)
+		}
+		seg.X = x
+		x += seg.W
+		segs = append(segs, seg)
+	}
+	return segs
+}
+
+// matrixView is the op × target matrix of one model: every op of the model,
+// with its worst reason per target.
+type matrixView struct {
+	Targets []string
+	Rows    []matrixRow
+	More    int // ops left out (covered everywhere) beyond htmlMatrixRows
+}
+
+type matrixRow struct {
+	Op    string
+	Count int
+	Cells []matrixCell
+}
+
+type matrixCell struct {
+	Reason    string
+	Class     string
+	Uncovered int
+	Rank      int // for sorting: 0 covered … 3 unknown
+}
+
+func buildMatrix(m *Model) matrixView {
+	mv := matrixView{}
+	type agg struct {
+		count int
+		cells map[string]*matrixCell
+	}
+	ops := map[string]*agg{}
+	get := func(op string) *agg {
+		a := ops[op]
+		if a == nil {
+			a = &agg{cells: map[string]*matrixCell{}}
+			ops[op] = a
+		}
+		return a
+	}
+	for ti, t := range m.Targets {
+		mv.Targets = append(mv.Targets, t.Target)
+		if len(t.Nodes) > 0 {
+			for _, n := range t.Nodes {
+				a := get(n.Op)
+				if ti == 0 {
+					a.count++
+				}
+				mergeCell(a.cells, t.Target, n.Reason, 1)
+			}
+		}
+		for _, u := range t.Uncovered {
+			a := get(u.Op)
+			if len(t.Nodes) == 0 {
+				if ti == 0 {
+					a.count += u.Count
+				}
+				mergeCell(a.cells, t.Target, u.Reason, u.Count)
+			}
+		}
+	}
+	names := make([]string, 0, len(ops))
+	for op := range ops {
+		names = append(names, op)
+	}
+	slices.Sort(names)
+	for _, op := range names {
+		a := ops[op]
+		row := matrixRow{Op: op, Count: a.count}
+		for _, t := range m.Targets {
+			c := a.cells[t.Target]
+			if c == nil {
+				c = &matrixCell{Reason: ReasonCovered, Class: "covered"}
+			}
+			row.Cells = append(row.Cells, *c)
+		}
+		mv.Rows = append(mv.Rows, row)
+	}
+	if len(mv.Rows) > htmlMatrixRows {
+		// Keep the ops that matter: worst first, then by name.
+		worst := func(r matrixRow) int {
+			w := 0
+			for _, c := range r.Cells {
+				w = max(w, c.Rank)
+			}
+			return w
+		}
+		slices.SortStableFunc(mv.Rows, func(a, b matrixRow) int { return worst(b) - worst(a) })
+		mv.More = len(mv.Rows) - htmlMatrixRows
+		mv.Rows = mv.Rows[:htmlMatrixRows]
+		slices.SortStableFunc(mv.Rows, func(a, b matrixRow) int { return strings.Compare(a.Op, b.Op) })
+	}
+	return mv
+}
+
+var categoryRank = map[string]int{"covered": 0, "default": 1, "fallback": 2, "unknown": 3}
+
+// mergeCell keeps the worst reason seen for an op on a target.
+func mergeCell(cells map[string]*matrixCell, target, reason string, n int) {
+	c := cells[target]
+	if c == nil {
+		c = &matrixCell{Reason: reason, Class: Category(reason), Rank: categoryRank[Category(reason)]}
+		cells[target] = c
+	}
+	if !IsCovered(reason) {
+		c.Uncovered += n
+	}
+	if r := categoryRank[Category(reason)]; r > c.Rank || (r == c.Rank && reason < c.Reason) {
+		c.Reason, c.Class, c.Rank = reason, Category(reason), r
+	}
+}
+
+// partitionView is the partition picture: one box per device with its node
+// count, and an arc per direction between devices labelled with transfers
+// and bytes.
+type partitionView struct {
+	Width, Height int
+	Boxes         []partBox
+	Arcs          []partArc
+}
+
+type partBox struct {
+	Device, Short string
+	Nodes         int
+	X, Y, W, H    int
+	CPU           bool
+}
+
+type partArc struct {
+	Path         string
+	LX, LY       int
+	Label, Title string
+}
+
+func buildPartition(t *Target) *partitionView {
+	p := t.Placement
+	devs := map[string]bool{}
+	for d := range p.DeviceNodes {
+		devs[d] = true
+	}
+	for _, e := range p.PartitionEdges {
+		devs[e.From], devs[e.To] = true, true
+	}
+	names := make([]string, 0, len(devs))
+	for d := range devs {
+		names = append(names, d)
+	}
+	// Accelerator first, CPU last: reads left to right as "leaves the device".
+	slices.SortFunc(names, func(a, b string) int {
+		if ca, cb := isCPUDevice(a), isCPUDevice(b); ca != cb {
+			if ca {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	const bw, bh, gap, top = 170, 60, 190, 90
+	pv := &partitionView{Width: max(400, 40+len(names)*bw+(len(names)-1)*gap), Height: top + bh + 90}
+	idx := map[string]int{}
+	for i, d := range names {
+		idx[d] = i
+		pv.Boxes = append(pv.Boxes, partBox{Device: d, Short: shortDevice(d), Nodes: p.DeviceNodes[d],
+			X: 20 + i*(bw+gap), Y: top, W: bw, H: bh, CPU: isCPUDevice(d)})
+	}
+	for _, e := range p.PartitionEdges {
+		a, b := pv.Boxes[idx[e.From]], pv.Boxes[idx[e.To]]
+		x1, x2 := a.X+a.W/2, b.X+b.W/2
+		label := fmt.Sprintf("%d transfer(s), %s", e.Transfers, formatBytes(e.Bytes))
+		title := fmt.Sprintf("%s → %s: %s", e.From, e.To, label)
+		if x1 < x2 { // forward: arc above
+			y := a.Y
+			cy := y - 70
+			pv.Arcs = append(pv.Arcs, partArc{Path: fmt.Sprintf("M%d %d Q%d %d %d %d", x1+20, y, (x1+x2)/2, cy, x2-20, y),
+				LX: (x1 + x2) / 2, LY: y - 40, Label: label, Title: title})
+		} else if x1 > x2 { // backward: arc below
+			y := a.Y + a.H
+			cy := y + 70
+			pv.Arcs = append(pv.Arcs, partArc{Path: fmt.Sprintf("M%d %d Q%d %d %d %d", x1-20, y, (x1+x2)/2, cy, x2+20, y),
+				LX: (x1 + x2) / 2, LY: y + 48, Label: label, Title: title})
+		}
+	}
+	return pv
+}
+
+// shortDevice drops the job/replica/task prefix of a device name.
+func shortDevice(d string) string {
+	if i := strings.LastIndex(d, "device:"); i >= 0 {
+		return d[i+len("device:"):]
+	}
+	return strings.TrimPrefix(d, "/")
+}
+
+// islandView draws a fallback island as a small graph: the device it leaves,
+// the island's nodes (at most a few, the rest counted), and the device it
+// returns to, with the bytes crossing.
+type islandView struct {
+	Island Island
+	Nodes  []islandNode
+	More   int
+	Height int
+}
+
+type islandNode struct {
+	Name string
+	Y    int
+}
+
+func buildIsland(is Island) islandView {
+	iv := islandView{Island: is}
+	for i, n := range is.Nodes {
+		if i == htmlIslandNodesDrawn {
+			iv.More = len(is.Nodes) - i
+			break
+		}
+		iv.Nodes = append(iv.Nodes, islandNode{Name: n, Y: 20 + i*26})
+	}
+	iv.Height = max(90, 40+len(iv.Nodes)*26+boolInt(iv.More > 0)*20)
+	return iv
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// histView is a bar chart of one output's absolute-error histogram.
+type histView struct {
+	Output string
+	Stats  *ErrStats
+	Bars   []histBar
+}
+
+type histBar struct {
+	X, Y, W, H int
+	Title      string
+}
+
+func buildHisto(o ParityOutput) histView {
+	hv := histView{Output: o.Name, Stats: o.Stats}
+	bins := o.Stats.Histogram
+	maxC := 0
+	for _, b := range bins {
+		maxC = max(maxC, b.Count)
+	}
+	const w, h = 320, 100
+	bw := w / len(bins)
+	for i, b := range bins {
+		bh := 0
+		if maxC > 0 && b.Count > 0 {
+			// log scale so that a few large errors stay visible next to many small ones
+			bh = max(2, int(math.Round(float64(h)*math.Log1p(float64(b.Count))/math.Log1p(float64(maxC)))))
+		}
+		hv.Bars = append(hv.Bars, histBar{X: i * bw, Y: h - bh, W: max(1, bw-2), H: bh,
+			Title: fmt.Sprintf("[%.3g, %.3g): %d", b.Lo, b.Hi, b.Count)})
+	}
+	return hv
+}
+
+// nodeTables is the node table data the script pages through: per model,
+// string tables for ops, reasons and devices, and one compact row per node:
+// [path, op index, dtypes, reachable, reason index per target..., device
+// index per target...].
+type nodeTables struct {
+	Models []nodeTable `json:"models"`
+}
+
+type nodeTable struct {
+	Model   string   `json:"model"`
+	Targets []string `json:"targets"`
+	Ops     []string `json:"ops"`
+	Reasons []string `json:"reasons"`
+	Devices []string `json:"devices"`
+	Rows    [][]any  `json:"rows"`
+}
+
+func buildNodeTables(r *Report) nodeTables {
+	var out nodeTables
+	for _, m := range r.Models {
+		nt := nodeTable{Model: m.Path, Targets: []string{}, Ops: []string{}, Reasons: []string{}, Devices: []string{}, Rows: [][]any{}}
+		intern := func(tab *[]string, idx map[string]int, s string) int {
+			if i, ok := idx[s]; ok {
+				return i
+			}
+			idx[s] = len(*tab)
+			*tab = append(*tab, s)
+			return idx[s]
+		}
+		opIdx, reasonIdx, devIdx := map[string]int{}, map[string]int{}, map[string]int{}
+		type row struct {
+			op, dtypes string
+			reachable  bool
+			reasons    []int
+			devices    []int
+		}
+		rows := map[string]*row{}
+		nt2 := len(m.Targets)
+		for ti, t := range m.Targets {
+			nt.Targets = append(nt.Targets, t.Target)
+			for _, n := range t.Nodes {
+				rw := rows[n.Path]
+				if rw == nil {
+					rw = &row{op: n.Op, dtypes: strings.Join(n.DTypes, ","), reasons: make([]int, nt2), devices: make([]int, nt2)}
+					for i := range rw.reasons {
+						rw.reasons[i], rw.devices[i] = -1, -1
+					}
+					rows[n.Path] = rw
+				}
+				rw.reachable = rw.reachable || n.Reachable
+				reason := n.Reason
+				if len(n.Reasons) > 0 {
+					// the reason code first: the script colours by it
+					reason += " (" + strings.Join(n.Reasons, "; ") + ")"
+				}
+				rw.reasons[ti] = intern(&nt.Reasons, reasonIdx, reason)
+				if n.Device != "" {
+					rw.devices[ti] = intern(&nt.Devices, devIdx, n.Device)
+				}
+			}
+		}
+		paths := make([]string, 0, len(rows))
+		for p := range rows {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			rw := rows[p]
+			cells := []any{p, intern(&nt.Ops, opIdx, rw.op), rw.dtypes, boolInt(rw.reachable)}
+			for _, r := range rw.reasons {
+				cells = append(cells, r)
+			}
+			for _, d := range rw.devices {
+				cells = append(cells, d)
+			}
+			nt.Rows = append(nt.Rows, cells)
+		}
+		out.Models = append(out.Models, nt)
+	}
+	if out.Models == nil {
+		out.Models = []nodeTable{}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// MarkdownLimit bounds the Markdown summary: GitHub rejects step summaries
+// and PR comments over 1 MiB (GITHUB_STEP_SUMMARY's limit is 1024 KiB), so
+// the writer stops well before and says so.
+const MarkdownLimit = 1000 * 1024
+
+const markdownTopUncovered = 10
+
+// WriteMarkdown writes a summary short enough for a pull-request comment or
+// $GITHUB_STEP_SUMMARY: the gate result, a per-target table and the top
+// uncovered ops per model. It truncates with a note at MarkdownLimit.
+func WriteMarkdown(w io.Writer, r *Report) error { return writeMarkdown(w, r, MarkdownLimit) }
+
+func writeMarkdown(w io.Writer, r *Report, limit int) error {
+	r.Normalize()
+	var b bytes.Buffer
+	b.WriteString("## tfscan report\n\n")
+	if g := r.Gate; g != nil {
+		if g.Pass {
+			b.WriteString("**Gate: PASS**\n\n")
+		} else {
+			fmt.Fprintf(&b, "**Gate: FAIL** (%d failure(s))\n\n", len(g.Failures))
+			b.WriteString("| model | target | rule | message |\n|---|---|---|---|\n")
+			for _, f := range g.Failures {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(f.Model), mdCell(f.Target), mdCell(f.Rule), mdCell(f.Message))
+			}
+			b.WriteString("\n")
+		}
+		for _, wn := range g.Warnings {
+			fmt.Fprintf(&b, "> warning: %s\n", mdLine(wn))
+		}
+		if len(g.Warnings) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	if len(r.Models) == 0 {
+		b.WriteString("No models found.\n")
+	} else {
+		b.WriteString("| model | target | coverage | covered / nodes | fallback nodes | partitions | transfer bytes |\n")
+		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+		for _, m := range r.Models {
+			for _, t := range m.Targets {
+				total, covered := coverageCounts(t)
+				parts, bytes := "-", "-"
+				if t.Placement != nil {
+					parts = strconv.Itoa(t.Placement.Partitions)
+					bytes = formatBytes(t.Placement.TransferBytes)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target),
+					formatPercent(t.CoveragePercent()), covered, total, t.FallbackNodes(), parts, bytes)
+			}
+		}
+	}
+	for _, m := range r.Models {
+		var sec strings.Builder
+		for _, t := range m.Targets {
+			if len(t.Uncovered) == 0 {
+				continue
+			}
+			fmt.Fprintf(&sec, "\n**%s** — top uncovered ops\n\n| op | dtypes | reason | nodes | example |\n|---|---|---|---:|---|\n", mdCell(t.Target))
+			for _, u := range t.Uncovered[:min(len(t.Uncovered), markdownTopUncovered)] {
+				ex := ""
+				if len(u.Nodes) > 0 {
+					ex = "`" + mdCode(u.Nodes[0]) + "`"
+				}
+				fmt.Fprintf(&sec, "| `%s` | %s | %s | %d | %s |\n", mdCode(u.Op), mdCell(strings.Join(u.DTypes, ", ")), u.Reason, u.Count, ex)
+			}
+			if n := len(t.Uncovered) - markdownTopUncovered; n > 0 {
+				fmt.Fprintf(&sec, "\n…and %d more group(s).\n", n)
+			}
+		}
+		if len(m.Findings) > 0 {
+			fmt.Fprintf(&sec, "\n**Security findings**: %d\n\n", len(m.Findings))
+			for _, f := range m.Findings {
+				fmt.Fprintf(&sec, "- `%s` at `%s`: %s\n", mdCode(f.Op), mdCode(f.Path), mdLine(f.Message))
+			}
+		}
+		if sec.Len() > 0 {
+			fmt.Fprintf(&b, "\n<details><summary>%s</summary>\n%s\n</details>\n", htmlEscapeText(m.Path), sec.String())
+		}
+	}
+	out := b.Bytes()
+	if len(out) > limit {
+		out = truncateMarkdown(out, limit)
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+// truncateMarkdown cuts at the last line break that leaves room for the note.
+func truncateMarkdown(b []byte, limit int) []byte {
+	const note = "\n\n> **Truncated**: this summary was cut to stay under GitHub's 1 MiB limit; see the JSON or HTML report for everything.\n"
+	cut := limit - len(note) - len("\n</details>\n")
+	if i := bytes.LastIndexByte(b[:cut], '\n'); i > 0 {
+		cut = i
+	}
+	out := append([]byte{}, b[:cut]...)
+	if bytes.Count(out, []byte("<details>")) > bytes.Count(out, []byte("</details>")) {
+		out = append(out, "\n</details>\n"...)
+	}
+	return append(out, note...)
+}
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string {
+	s = mdLine(s)
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// mdLine keeps text on one line and neutralises HTML.
+func mdLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return htmlEscapeText(s)
+}
+
+// mdCode makes text safe inside a `code span` within a table.
+func mdCode(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "`", "'")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func htmlEscapeText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

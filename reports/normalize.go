@@ -1,0 +1,119 @@
+package reports
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Normalize puts r into its canonical order and replaces nil slices with
+// empty ones, so that the same scan always renders byte-identical output and
+// JSON arrays are never null. Writers call it; it is idempotent. Targets keep
+// the order the user asked for them in (that order is deterministic and is the
+// column order of the op × target matrix).
+func (r *Report) Normalize() {
+	if r.SchemaVersion == 0 {
+		r.SchemaVersion = SchemaVersion
+	}
+	r.Models = nonNil(r.Models)
+	slices.SortStableFunc(r.Models, func(a, b *Model) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.File, b.File))
+	})
+	for _, m := range r.Models {
+		m.normalize()
+	}
+	if r.Gate != nil {
+		r.Gate.normalize()
+	}
+}
+
+func (m *Model) normalize() {
+	m.Findings = nonNil(m.Findings)
+	slices.SortStableFunc(m.Findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Op, b.Op),
+			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Message, b.Message))
+	})
+	m.Targets = nonNil(m.Targets)
+	for _, t := range m.Targets {
+		t.normalize()
+	}
+}
+
+func (t *Target) normalize() {
+	if t.Coverage.ByReason == nil {
+		t.Coverage.ByReason = map[string]int{}
+	}
+	t.Uncovered = nonNil(t.Uncovered)
+	for i := range t.Uncovered {
+		u := &t.Uncovered[i]
+		u.DTypes = nonNil(u.DTypes)
+		u.Nodes = nonNil(u.Nodes)
+		slices.Sort(u.Nodes)
+	}
+	slices.SortStableFunc(t.Uncovered, compareUncovered)
+	if p := t.Placement; p != nil {
+		p.AssumedDims = nonNil(p.AssumedDims)
+		slices.Sort(p.AssumedDims)
+		slices.SortStableFunc(p.PartitionEdges, func(a, b PartitionEdge) int {
+			return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
+		})
+	}
+	for i := range t.Islands {
+		t.Islands[i].Nodes = nonNil(t.Islands[i].Nodes)
+		slices.Sort(t.Islands[i].Nodes)
+	}
+	slices.SortStableFunc(t.Islands, func(a, b Island) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(len(b.Nodes), len(a.Nodes)),
+			cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
+	})
+	slices.SortStableFunc(t.Wishlist, func(a, b Wish) int {
+		return cmp.Or(cmp.Compare(b.TransfersRemoved, a.TransfersRemoved), cmp.Compare(b.BytesRemoved, a.BytesRemoved),
+			cmp.Compare(a.Op, b.Op), cmp.Compare(a.DType, b.DType))
+	})
+	for i := range t.Fusions {
+		t.Fusions[i].Nodes = nonNil(t.Fusions[i].Nodes)
+	}
+	slices.SortStableFunc(t.Fusions, func(a, b Fusion) int {
+		return cmp.Or(cmp.Compare(a.Fused, b.Fused), cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
+	})
+	if p := t.Parity; p != nil {
+		p.Outputs = nonNil(p.Outputs)
+		p.Nodes = nonNil(p.Nodes)
+		for i := range p.Outputs {
+			if s := p.Outputs[i].Stats; s != nil {
+				s.Histogram = nonNil(s.Histogram)
+			}
+		}
+		for i := range p.Golden {
+			if s := p.Golden[i].Stats; s != nil {
+				s.Histogram = nonNil(s.Histogram)
+			}
+		}
+	}
+	t.Nodes = nonNil(t.Nodes)
+	slices.SortStableFunc(t.Nodes, func(a, b NodeResult) int { return cmp.Compare(a.Path, b.Path) })
+}
+
+func (g *Gate) normalize() {
+	g.Failures = nonNil(g.Failures)
+	slices.SortStableFunc(g.Failures, func(a, b GateFailure) int {
+		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Target, b.Target),
+			cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+	})
+	g.Warnings = nonNil(g.Warnings)
+	slices.Sort(g.Warnings)
+	g.Warnings = slices.Compact(g.Warnings)
+}
+
+// compareUncovered orders uncovered groups most frequent first.
+func compareUncovered(a, b Uncovered) int {
+	return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Reason, b.Reason),
+		cmp.Compare(strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ",")))
+}
+
+func nonNil[S ~[]E, E any](s S) S {
+	if s == nil {
+		return S{}
+	}
+	return s
+}

@@ -1,0 +1,11 @@
+package reports
+
+import _ "embed"
+
+//go:embed schema/report.schema.json
+var schemaJSON []byte
+
+// Schema returns the JSON Schema (draft 2020-12) of the JSON report, so that
+// consumers and tests can validate reports against the exact schema this
+// build writes.
+func Schema() []byte { return append([]byte(nil), schemaJSON...) }

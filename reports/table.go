@@ -1,0 +1,251 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Limits on the terminal table; the JSON and HTML reports carry everything.
+const (
+	tableTopUncovered = 10
+	tableTopIslands   = 5
+	tableTopWishes    = 5
+	tableMatrixRows   = 40
+)
+
+// WriteTable writes the human summary for a terminal: one row per model and
+// target, the op × target matrix when several targets were checked, the most
+// frequent uncovered groups, the placement summary, the largest fallback
+// islands and the kernel wishlist, then findings and the gate.
+func WriteTable(w io.Writer, r *Report) error {
+	r.Normalize()
+	p := &printer{w: w}
+	p.printf("tfscan %s: %d model(s)\n\n", r.Tool.Version, len(r.Models))
+	p.section("Summary")
+	p.table([]string{"model", "target", "nodes", "covered", "coverage", "fallback", "partitions", "transfer bytes"}, summaryRows(r))
+	for _, m := range r.Models {
+		writeModelTables(p, m)
+	}
+	if len(r.Models) == 0 {
+		p.printf("no models found\n")
+	}
+	if g := r.Gate; g != nil {
+		p.section("Gate")
+		if g.Pass {
+			p.printf("PASS\n")
+		} else {
+			p.printf("FAIL: %d failure(s)\n", len(g.Failures))
+			var rows [][]string
+			for _, f := range g.Failures {
+				rows = append(rows, []string{f.Model, f.Target, f.Rule, f.Message})
+			}
+			p.table([]string{"model", "target", "rule", "message"}, rows)
+		}
+		for _, wn := range g.Warnings {
+			p.printf("warning: %s\n", wn)
+		}
+	}
+	return p.err
+}
+
+func summaryRows(r *Report) [][]string {
+	var rows [][]string
+	for _, m := range r.Models {
+		for _, t := range m.Targets {
+			parts, bytes := "-", "-"
+			if t.Placement != nil {
+				parts = strconv.Itoa(t.Placement.Partitions)
+				bytes = formatBytes(t.Placement.TransferBytes)
+			}
+			total, covered := coverageCounts(t)
+			rows = append(rows, []string{m.Path, t.Target, strconv.Itoa(total), strconv.Itoa(covered),
+				formatPercent(t.CoveragePercent()), strconv.Itoa(t.FallbackNodes()), parts, bytes})
+		}
+	}
+	return rows
+}
+
+// coverageCounts are the node counts CoveragePercent is computed from.
+func coverageCounts(t *Target) (total, covered int) {
+	if t.Coverage.ReachableNodesTotal > 0 {
+		return t.Coverage.ReachableNodesTotal, t.Coverage.ReachableNodesCovered
+	}
+	return t.Coverage.NodesTotal, t.Coverage.NodesCovered
+}
+
+func writeModelTables(p *printer, m *Model) {
+	p.printf("\n== %s (%s, %s)\n", m.Path, m.Format, m.File)
+	if len(m.Targets) > 1 {
+		header, rows, more := opMatrix(m, tableMatrixRows)
+		if len(rows) > 0 {
+			p.section("Op × target (uncovered ops)")
+			p.table(header, rows)
+			if more > 0 {
+				p.printf("... and %d more op(s); see the JSON or HTML report\n", more)
+			}
+		}
+	}
+	for _, t := range m.Targets {
+		if len(t.Uncovered) > 0 {
+			p.section(fmt.Sprintf("Top uncovered on %s", t.Target))
+			var rows [][]string
+			for _, u := range t.Uncovered[:min(len(t.Uncovered), tableTopUncovered)] {
+				example := ""
+				if len(u.Nodes) > 0 {
+					example = u.Nodes[0]
+				}
+				note := u.Hint
+				if len(u.Supported) > 0 {
+					note = strings.TrimSpace("supported: " + strings.Join(u.Supported, ",") + " " + note)
+				}
+				rows = append(rows, []string{u.Op, strings.Join(u.DTypes, ","), u.Reason, strconv.Itoa(u.Count), example, note})
+			}
+			p.table([]string{"op", "dtypes", "reason", "nodes", "example", "note"}, rows)
+			if n := len(t.Uncovered) - tableTopUncovered; n > 0 {
+				p.printf("... and %d more group(s)\n", n)
+			}
+		}
+		if pl := t.Placement; pl != nil {
+			p.section(fmt.Sprintf("Placement on %s", t.Target))
+			soft := "on"
+			if !pl.SoftPlacement {
+				soft = "off"
+			}
+			p.table([]string{"soft placement", "partitions", "transfers", "bytes", "per iteration", "io transfers", "io bytes"},
+				[][]string{{soft, strconv.Itoa(pl.Partitions), strconv.Itoa(pl.Transfers), formatBytes(pl.TransferBytes),
+					strconv.Itoa(pl.TransfersPerIteration), strconv.Itoa(pl.IOTransfers), formatBytes(pl.IOBytes)}})
+			if len(pl.AssumedDims) > 0 {
+				p.printf("assumed dims: %s\n", strings.Join(pl.AssumedDims, ", "))
+			}
+			if pl.Error != "" {
+				p.printf("without soft placement: %s\n", pl.Error)
+			}
+		}
+		if len(t.Islands) > 0 {
+			p.section(fmt.Sprintf("Largest fallback islands on %s", t.Target))
+			var rows [][]string
+			for _, is := range t.Islands[:min(len(t.Islands), tableTopIslands)] {
+				first := ""
+				if len(is.Nodes) > 0 {
+					first = is.Nodes[0]
+				}
+				rows = append(rows, []string{strconv.Itoa(len(is.Nodes)), formatBytes(is.Bytes), is.Cause, first})
+			}
+			p.table([]string{"nodes", "bytes", "cause", "first node"}, rows)
+		}
+		if len(t.Wishlist) > 0 {
+			p.section(fmt.Sprintf("Kernel wishlist for %s", t.Target))
+			var rows [][]string
+			for _, wi := range t.Wishlist[:min(len(t.Wishlist), tableTopWishes)] {
+				rows = append(rows, []string{wi.Op, wi.DType, strconv.Itoa(wi.TransfersRemoved), formatBytes(wi.BytesRemoved)})
+			}
+			p.table([]string{"op", "dtype", "transfers removed", "bytes removed"}, rows)
+		}
+	}
+	if len(m.Findings) > 0 {
+		p.section("Security findings")
+		var rows [][]string
+		for _, f := range m.Findings {
+			rows = append(rows, []string{f.Kind, f.Op, f.Path, f.Message})
+		}
+		p.table([]string{"kind", "op", "node", "message"}, rows)
+	}
+}
+
+// opMatrix builds the op × target matrix of one model: one row per op that
+// is uncovered on at least one target, one column per target; a cell holds
+// the reason(s) or "ok". It returns at most limit rows and how many it cut.
+func opMatrix(m *Model, limit int) (header []string, rows [][]string, more int) {
+	header = []string{"op"}
+	cells := map[string]map[string][]string{} // op → target → reasons
+	for _, t := range m.Targets {
+		header = append(header, t.Target)
+		for _, u := range t.Uncovered {
+			if cells[u.Op] == nil {
+				cells[u.Op] = map[string][]string{}
+			}
+			if !slices.Contains(cells[u.Op][t.Target], u.Reason) {
+				cells[u.Op][t.Target] = append(cells[u.Op][t.Target], u.Reason)
+			}
+		}
+	}
+	ops := make([]string, 0, len(cells))
+	for op := range cells {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	for _, op := range ops {
+		row := []string{op}
+		for _, t := range m.Targets {
+			rs := cells[op][t.Target]
+			if len(rs) == 0 {
+				row = append(row, "ok")
+				continue
+			}
+			slices.Sort(rs)
+			row = append(row, strings.Join(rs, ","))
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) > limit {
+		more = len(rows) - limit
+		rows = rows[:limit]
+	}
+	return header, rows, more
+}
+
+// printer writes text and tables and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *printer) section(title string) { p.printf("\n%s\n", title) }
+
+func (p *printer) table(header []string, rows [][]string) {
+	if p.err != nil {
+		return
+	}
+	t := tablewriter.NewTable(p.w,
+		tablewriter.WithSymbols(tw.NewSymbols(tw.StyleASCII)),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	t.Header(header)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			p.err = err
+			return
+		}
+	}
+	p.err = t.Render()
+}
+
+func formatPercent(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
+
+// formatBytes renders a byte count in binary units, exactly below 1 KiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

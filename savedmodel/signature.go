@@ -1,0 +1,71 @@
+package savedmodel
+
+import (
+	"sort"
+
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+)
+
+// decodeSignatures turns a signature_def map into Signatures sorted by key,
+// each with inputs and outputs sorted by key.
+func decodeSignatures(defs map[string]*mgpb.SignatureDef) []*Signature {
+	if len(defs) == 0 {
+		return nil
+	}
+	keys := sortedKeys(defs)
+	sigs := make([]*Signature, 0, len(keys))
+	for _, k := range keys {
+		d := defs[k]
+		sigs = append(sigs, &Signature{
+			Key:     k,
+			Method:  d.GetMethodName(),
+			Inputs:  decodeTensorInfos(d.GetInputs()),
+			Outputs: decodeTensorInfos(d.GetOutputs()),
+		})
+	}
+	return sigs
+}
+
+func decodeTensorInfos(m map[string]*mgpb.TensorInfo) []*TensorInfo {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]*TensorInfo, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, decodeTensorInfo(k, m[k]))
+	}
+	return out
+}
+
+// decodeTensorInfo reads one TensorInfo. A sparse tensor binds to its values
+// tensor; a composite tensor has no single graph tensor, so Name is "".
+// A missing tensor_shape is the default TensorShapeProto, a scalar, as in
+// TensorFlow's C++ accessors.
+func decodeTensorInfo(key string, ti *mgpb.TensorInfo) *TensorInfo {
+	t := &TensorInfo{Key: key, DType: ti.GetDtype()}
+	switch enc := ti.GetEncoding().(type) {
+	case *mgpb.TensorInfo_Name:
+		t.Name = enc.Name
+	case *mgpb.TensorInfo_CooSparse_:
+		t.Name = enc.CooSparse.GetValuesTensorName()
+	}
+	sh := ti.GetTensorShape()
+	if sh.GetUnknownRank() {
+		t.UnknownRank = true
+		return t
+	}
+	t.Shape = make([]int64, len(sh.GetDim()))
+	for i, d := range sh.GetDim() {
+		t.Shape[i] = d.GetSize()
+	}
+	return t
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

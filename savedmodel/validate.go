@@ -1,0 +1,205 @@
+package savedmodel
+
+import (
+	"fmt"
+	"math/bits"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
+	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// Limits on shapes read from a model. TensorFlow itself accepts up to 2^62
+// elements; tfscan refuses shapes no real model has, so that no later stage
+// is asked to allocate for them.
+const (
+	// MaxShapeElements bounds the element count of a shape's known
+	// dimensions (signatures, shape attrs): 2^40.
+	MaxShapeElements = 1 << 40
+	// MaxTensorElements bounds the element count of a tensor stored in the
+	// model (a Const value, a TF.js weight): 2^31, more than a 2 GiB file
+	// can hold except by repeating one value.
+	MaxTensorElements = 1 << 31
+)
+
+// validate checks what every later stage relies on: Consts have values,
+// shapes are sane, tensor_content sizes match their shapes.
+func validate(m *Model) error {
+	for _, mg := range m.MetaGraphs {
+		for _, sig := range mg.Signatures {
+			for _, list := range [][]*TensorInfo{sig.Inputs, sig.Outputs} {
+				for _, ti := range list {
+					if err := checkDims(ti.Shape, true, MaxShapeElements); err != nil {
+						return fmt.Errorf("signature %q tensor %q: %v", sig.Key, ti.Key, err)
+					}
+				}
+			}
+		}
+		gd := mg.Def.GetGraphDef()
+		for _, n := range gd.GetNode() {
+			if err := checkNode(m, n); err != nil {
+				return err
+			}
+		}
+		for _, f := range gd.GetLibrary().GetFunction() {
+			for _, n := range f.GetNodeDef() {
+				if err := checkNode(m, n); err != nil {
+					return fmt.Errorf("function %q: %w", f.GetSignature().GetName(), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkNode checks one NodeDef: a Const must carry its value (TF.js Consts
+// may take it from the weights instead), and every shape or tensor in its
+// attrs must be sane.
+func checkNode(m *Model, n *nodepb.NodeDef) error {
+	if n.GetOp() == "Const" {
+		if _, ok := n.GetAttr()["value"]; !ok {
+			if _, ok := m.Weights[n.GetName()]; !ok {
+				return fmt.Errorf("node %q (Const) has no \"value\" attr", n.GetName())
+			}
+		}
+	}
+	if len(n.GetAttr()) == 0 {
+		return nil
+	}
+	var bad string
+	var badErr error
+	for k, v := range n.GetAttr() {
+		if err := checkAttr(v); err != nil && (bad == "" || k < bad) {
+			bad, badErr = k, err
+		}
+	}
+	if badErr != nil {
+		return fmt.Errorf("node %q (%s) attr %q: %v", n.GetName(), n.GetOp(), bad, badErr)
+	}
+	return nil
+}
+
+func checkAttr(v *attrpb.AttrValue) error {
+	switch x := v.GetValue().(type) {
+	case *attrpb.AttrValue_Shape:
+		return checkShapeProto(x.Shape, true, MaxShapeElements)
+	case *attrpb.AttrValue_Tensor:
+		return checkTensor(x.Tensor)
+	case *attrpb.AttrValue_List:
+		for _, s := range x.List.GetShape() {
+			if err := checkShapeProto(s, true, MaxShapeElements); err != nil {
+				return err
+			}
+		}
+		for _, t := range x.List.GetTensor() {
+			if err := checkTensor(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkTensor checks a TensorProto's shape (fully defined, not absurd) and,
+// for fixed-size dtypes, that tensor_content holds exactly the bytes the
+// shape needs, as TensorFlow's Tensor::FromProto requires.
+func checkTensor(t *tensorpb.TensorProto) error {
+	sh := t.GetTensorShape()
+	if sh.GetUnknownRank() {
+		return fmt.Errorf("tensor has an unknown rank")
+	}
+	if err := checkShapeProto(sh, false, MaxTensorElements); err != nil {
+		return err
+	}
+	if len(t.GetTensorContent()) == 0 {
+		return nil
+	}
+	size := DTypeSize(t.GetDtype())
+	if size == 0 {
+		return nil
+	}
+	n := int64(1)
+	for _, d := range sh.GetDim() {
+		n *= d.GetSize()
+	}
+	if want := n * int64(size); int64(len(t.GetTensorContent())) != want {
+		return fmt.Errorf("tensor_content has %d bytes, shape %s of %s needs %d",
+			len(t.GetTensorContent()), shapeString(sh), t.GetDtype(), want)
+	}
+	return nil
+}
+
+func checkShapeProto(sh *shapepb.TensorShapeProto, allowUnknown bool, limit int64) error {
+	if sh.GetUnknownRank() {
+		return nil
+	}
+	dims := make([]int64, len(sh.GetDim()))
+	for i, d := range sh.GetDim() {
+		dims[i] = d.GetSize()
+	}
+	return checkDims(dims, allowUnknown, limit)
+}
+
+// checkDims rejects dimensions below -1 (or any negative one where the
+// shape must be fully known) and shapes whose known dimensions multiply to
+// more than limit elements.
+func checkDims(dims []int64, allowUnknown bool, limit int64) error {
+	n := uint64(1)
+	overflow := false
+	for _, d := range dims {
+		switch {
+		case d == -1 && allowUnknown:
+			continue
+		case d < 0:
+			return fmt.Errorf("shape %v has negative dimension %d", dims, d)
+		case d > limit:
+			return fmt.Errorf("shape %v has dimension %d, over the limit of %d elements", dims, d, limit)
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 {
+			overflow = true
+		}
+		n = lo
+	}
+	if overflow || n > uint64(limit) {
+		return fmt.Errorf("shape %v has more than %d elements", dims, limit)
+	}
+	return nil
+}
+
+func shapeString(sh *shapepb.TensorShapeProto) string {
+	dims := make([]int64, len(sh.GetDim()))
+	for i, d := range sh.GetDim() {
+		dims[i] = d.GetSize()
+	}
+	return fmt.Sprint(dims)
+}
+
+// DTypeSize is the size in bytes of one element of a fixed-size dtype, or 0
+// for variable-size and opaque types (string, resource, variant) and for
+// DT_INVALID. Reference types (DT_FLOAT_REF, ...) have their base size.
+func DTypeSize(dt tpb.DataType) int {
+	if dt > 100 {
+		dt -= 100
+	}
+	switch dt {
+	case tpb.DataType_DT_UINT8, tpb.DataType_DT_INT8, tpb.DataType_DT_BOOL,
+		tpb.DataType_DT_QINT8, tpb.DataType_DT_QUINT8,
+		tpb.DataType_DT_FLOAT8_E5M2, tpb.DataType_DT_FLOAT8_E4M3FN:
+		return 1
+	case tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16, tpb.DataType_DT_HALF,
+		tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
+		return 2
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32,
+		tpb.DataType_DT_QINT32:
+		return 4
+	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64,
+		tpb.DataType_DT_COMPLEX64:
+		return 8
+	case tpb.DataType_DT_COMPLEX128:
+		return 16
+	}
+	return 0
+}

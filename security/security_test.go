@@ -1,0 +1,57 @@
+package security
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+func TestScan(t *testing.T) {
+	mk := func(name, op string) *graph.Node { return &graph.Node{Name: name, Op: op, Path: name} }
+	filename := mk("save/filename", "Const")
+	save := mk("save/SaveV2", "SaveV2")
+	save.Inputs = []graph.Input{{Node: filename}}
+	saveDep := mk("save/control_dependency", "Identity")
+	saveDep.ControlInputs = []*graph.Node{save}
+	restoreFn := &graph.Function{Name: "__inference__traced_restore_9"}
+	restoreInFn := mk("RestoreV2", "RestoreV2")
+	restoreInFn.Path = "__inference__traced_restore_9/RestoreV2"
+	restoreFn.Nodes = []*graph.Node{restoreInFn}
+	restoreCall := mk("StatefulPartitionedCall_2", "StatefulPartitionedCall")
+	restoreCall.Calls = []*graph.Function{restoreFn}
+
+	rogueSave := mk("rogue/SaveV2", "SaveV2")
+	readFile := mk("ReadFile", "ReadFile")
+	pyFunc := mk("PyFunc", "PyFunc")
+	printStderr := mk("print_stderr", "PrintV2")
+	printStderr.Attrs = map[string]*attrpb.AttrValue{"output_stream": {Value: &attrpb.AttrValue_S{S: []byte("stderr")}}}
+	printFile := mk("print_file", "PrintV2")
+	printFile.Attrs = map[string]*attrpb.AttrValue{"output_stream": {Value: &attrpb.AttrValue_S{S: []byte("file:///tmp/x")}}}
+
+	top := []*graph.Node{filename, save, saveDep, restoreCall, rogueSave, readFile, pyFunc, printStderr, printFile}
+	g := &graph.Graph{
+		Nodes:    append(append([]*graph.Node{}, top...), restoreInFn),
+		TopLevel: len(top),
+		MetaGraph: &savedmodel.MetaGraph{Def: &mgpb.MetaGraphDef{SaverDef: &mgpb.SaverDef{
+			FilenameTensorName: "save/filename:0",
+			SaveTensorName:     "save/control_dependency:0",
+			RestoreOpName:      "StatefulPartitionedCall_2",
+		}}},
+	}
+	var got []string
+	for _, f := range Scan(g) {
+		got = append(got, f.Op+"@"+f.Path)
+	}
+	assert.Equal(t, []string{"PyFunc@PyFunc", "ReadFile@ReadFile", "PrintV2@print_file", "SaveV2@rogue/SaveV2"}, got)
+}
+
+func TestScanWithoutSaverReportsCheckpointOps(t *testing.T) {
+	n := &graph.Node{Name: "r", Op: "RestoreV2", Path: "r"}
+	g := &graph.Graph{Nodes: []*graph.Node{n}, TopLevel: 1, MetaGraph: &savedmodel.MetaGraph{Def: &mgpb.MetaGraphDef{}}}
+	assert.Len(t, Scan(g), 1)
+}
