@@ -32,3 +32,18 @@ opdefs-check: $(TF_SRC)/tensorflow/core/ops/ops.pbtxt
 .PHONY: html-check
 html-check:
 	tools/html_check/run.sh
+
+# Built-in kernel registry packs (coverage/packs/*.json.gz), regenerated from
+# pinned sources by tools/registries.sh; SRC holds the vendor repositories
+# exported at the pinned commits (see docs/registries.md).
+SRC ?= /tmp/src
+.PHONY: registries registries-check
+registries:
+	TF_SRC=$(TF_SRC) SRC=$(SRC) tools/registries.sh coverage/packs
+
+registries-check:
+	@tmp=$$(mktemp -d); \
+	TF_SRC=$(TF_SRC) SRC=$(SRC) tools/registries.sh $$tmp && diff -r coverage/packs $$tmp; \
+	rc=$$?; rm -rf $$tmp; \
+	if [ $$rc -eq 0 ]; then echo "registries: every pack regenerates byte for byte"; else echo "registries: packs differ from their sources (run make registries)"; fi; \
+	exit $$rc

@@ -43,6 +43,10 @@ type Pack struct {
 	// such a kernel matches more dtypes than it may really accept; reports
 	// should call coverage of these ops "dtype unverified".
 	UnresolvedOps []string `json:"unresolved_ops,omitempty"`
+	// Precision is the numeric profile the vendor stack uses by default
+	// (a kernels/precision profile name, e.g. "tf32"); "" lets tfscan
+	// parity assume one (precision.DefaultFor).
+	Precision string `json:"precision,omitempty"`
 	// Kernels are the KernelDefs, DEFAULT device kernels included where the
 	// source has them.
 	Kernels []*kdpb.KernelDef `json:"-"`

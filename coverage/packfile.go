@@ -22,8 +22,9 @@ import (
 const PackFormat = "tfscan-pack/v1"
 
 // maxPackBytes bounds how much a pack or dump may expand to in memory. The
-// largest real registry (TF CPU+GPU+DEFAULT) is a few MiB of JSON.
-const maxPackBytes = 256 << 20
+// largest real registry (TF CPU+GPU+DEFAULT) is a few MiB of JSON. A
+// variable so that tests can lower it.
+var maxPackBytes int64 = 256 << 20
 
 // packHeader is the JSON layout of a pack file; kernels are kept raw so each
 // one is read with protojson and written in a canonical compact form.
@@ -39,6 +40,7 @@ type packHeader struct {
 	Date          string            `json:"date"`
 	Confidence    string            `json:"confidence"`
 	UnresolvedOps []string          `json:"unresolved_ops,omitempty"`
+	Precision     string            `json:"precision,omitempty"`
 	Kernels       []json.RawMessage `json:"kernels"`
 }
 
@@ -65,7 +67,7 @@ func parsePack(data []byte) (*Pack, error) {
 	p := &Pack{
 		Name: h.Name, Vendor: h.Vendor, DeviceType: h.DeviceType, Mechanism: h.Mechanism,
 		TFVersion: h.TFVersion, Source: h.Source, Method: h.Method, Date: h.Date,
-		Confidence: h.Confidence, UnresolvedOps: h.UnresolvedOps,
+		Confidence: h.Confidence, UnresolvedOps: h.UnresolvedOps, Precision: h.Precision,
 	}
 	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
 	for i, raw := range h.Kernels {
@@ -159,6 +161,9 @@ func WritePack(w io.Writer, p *Pack) error {
 		ops := slices.Clone(p.UnresolvedOps)
 		slices.Sort(ops)
 		field("unresolved_ops", slices.Compact(ops), true)
+	}
+	if p.Precision != "" {
+		field("precision", p.Precision, true)
 	}
 	bw.WriteString("  \"kernels\": [")
 	for i, k := range p.Kernels {
@@ -315,7 +320,7 @@ func readAllMaybeGzip(r io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
 	}
-	if len(data) > maxPackBytes {
+	if int64(len(data)) > maxPackBytes {
 		return nil, fmt.Errorf("larger than %d MiB", maxPackBytes>>20)
 	}
 	return data, nil

@@ -1,152 +1,23 @@
 package graph_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
-	"syscall"
 	"testing"
 
-	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
-	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
-	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
-	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
-	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
-	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
-	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/benchmodel"
 	"github.com/tfscan/tfscan/savedmodel"
 )
-
-// Size of the generated model: top-level nodes, functions and nodes per
-// function (60,000 + 150 × 1,000 = 210,000 nodes), plus bigConsts Const
-// tensors of bigConstBytes each in the top-level graph.
-const (
-	benchTopNodes     = 60_000
-	benchFunctions    = 150
-	benchFuncNodes    = 1_000
-	benchBigConsts    = 16
-	benchBigConstSize = 4 << 20
-)
-
-var (
-	benchOnce  sync.Once
-	benchBytes []byte
-)
-
-func tType(t tpb.DataType) *attrpb.AttrValue {
-	return &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: t}}
-}
-func sAttr(s string) *attrpb.AttrValue {
-	return &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(s)}}
-}
-func iList(v ...int64) *attrpb.AttrValue {
-	return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{I: v}}}
-}
-
-func constNode(name string, n int) *nodepb.NodeDef {
-	return &nodepb.NodeDef{Name: name, Op: "Const", Attr: map[string]*attrpb.AttrValue{
-		"dtype": tType(tpb.DataType_DT_FLOAT),
-		"value": {Value: &attrpb.AttrValue_Tensor{Tensor: &tensorpb.TensorProto{
-			Dtype:         tpb.DataType_DT_FLOAT,
-			TensorShape:   &shapepb.TensorShapeProto{Dim: []*shapepb.TensorShapeProto_Dim{{Size: int64(n)}}},
-			TensorContent: make([]byte, 4*n),
-		}}},
-	}}
-}
-
-// layer appends a conv block (Const filter, Conv2D, BiasAdd, Relu) fed by
-// in, in top-level ("x:0") or function ("x:output:0") reference syntax.
-func layer(nodes []*nodepb.NodeDef, prefix, in string, fn bool) ([]*nodepb.NodeDef, string) {
-	ref := func(name, arg string) string {
-		if fn {
-			return name + ":" + arg + ":0"
-		}
-		return name
-	}
-	f32 := tType(tpb.DataType_DT_FLOAT)
-	w, conv, bias, add, relu := prefix+"/w", prefix+"/conv", prefix+"/b", prefix+"/bias", prefix+"/relu"
-	nodes = append(nodes,
-		constNode(w, 64),
-		&nodepb.NodeDef{Name: conv, Op: "Conv2D", Input: []string{in, ref(w, "output")}, Device: "/device:GPU:0",
-			Attr: map[string]*attrpb.AttrValue{"T": f32, "strides": iList(1, 1, 1, 1), "padding": sAttr("SAME"), "data_format": sAttr("NHWC")}},
-		constNode(bias, 8),
-		&nodepb.NodeDef{Name: add, Op: "BiasAdd", Input: []string{ref(conv, "output"), ref(bias, "output")}, Attr: map[string]*attrpb.AttrValue{"T": f32}},
-		&nodepb.NodeDef{Name: relu, Op: "Relu", Input: []string{ref(add, "output")}, Attr: map[string]*attrpb.AttrValue{"T": f32}},
-	)
-	return nodes, ref(relu, "activations")
-}
-
-// benchModel builds the SavedModel bytes once.
-func benchModel(b *testing.B) []byte {
-	benchOnce.Do(func() {
-		gd := &gpb.GraphDef{Library: &fpb.FunctionDefLibrary{}}
-		gd.Node = append(gd.Node, &nodepb.NodeDef{Name: "input", Op: "Placeholder", Attr: map[string]*attrpb.AttrValue{"dtype": tType(tpb.DataType_DT_FLOAT)}})
-		for i := 0; i < benchBigConsts; i++ {
-			gd.Node = append(gd.Node, constNode(fmt.Sprintf("big_%d", i), benchBigConstSize/4))
-		}
-		in := "input"
-		calls := 0
-		for len(gd.Node) < benchTopNodes-10 {
-			l := len(gd.Node)
-			gd.Node, in = layer(gd.Node, fmt.Sprintf("block%d", l), in, false)
-			if calls < benchFunctions && (l/5)%60 == 0 {
-				name := fmt.Sprintf("call_%d", calls)
-				gd.Node = append(gd.Node, &nodepb.NodeDef{Name: name, Op: "StatefulPartitionedCall", Input: []string{in},
-					Attr: map[string]*attrpb.AttrValue{
-						"Tin":  {Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{Type: []tpb.DataType{tpb.DataType_DT_FLOAT}}}},
-						"Tout": {Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{Type: []tpb.DataType{tpb.DataType_DT_FLOAT}}}},
-						"f":    {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: fmt.Sprintf("__inference_fn_%d", calls)}}},
-					}})
-				in = name
-				calls++
-			}
-		}
-		if calls != benchFunctions {
-			panic(fmt.Sprintf("only %d of %d functions called", calls, benchFunctions))
-		}
-		gd.Node = append(gd.Node, &nodepb.NodeDef{Name: "output", Op: "Identity", Input: []string{in}, Attr: map[string]*attrpb.AttrValue{"T": tType(tpb.DataType_DT_FLOAT)}})
-		for i := 0; i < benchFunctions; i++ {
-			fd := &fpb.FunctionDef{
-				Signature: &opdefpb.OpDef{Name: fmt.Sprintf("__inference_fn_%d", i),
-					InputArg:  []*opdefpb.OpDef_ArgDef{{Name: "x", Type: tpb.DataType_DT_FLOAT}},
-					OutputArg: []*opdefpb.OpDef_ArgDef{{Name: "y", Type: tpb.DataType_DT_FLOAT}}},
-			}
-			fin := "x"
-			for len(fd.NodeDef) < benchFuncNodes {
-				fd.NodeDef, fin = layer(fd.NodeDef, fmt.Sprintf("f%d", len(fd.NodeDef)), fin, true)
-			}
-			fd.Ret = map[string]string{"y": fin}
-			gd.Library.Function = append(gd.Library.Function, fd)
-		}
-		sm := &mgpb.SavedModel{SavedModelSchemaVersion: 1, MetaGraphs: []*mgpb.MetaGraphDef{{
-			MetaInfoDef: &mgpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
-			GraphDef:    gd,
-			SignatureDef: map[string]*mgpb.SignatureDef{"serving_default": {
-				MethodName: "tensorflow/serving/predict",
-				Inputs:     map[string]*mgpb.TensorInfo{"x": {Encoding: &mgpb.TensorInfo_Name{Name: "input:0"}, Dtype: tpb.DataType_DT_FLOAT}},
-				Outputs:    map[string]*mgpb.TensorInfo{"y": {Encoding: &mgpb.TensorInfo_Name{Name: "output:0"}, Dtype: tpb.DataType_DT_FLOAT}},
-			}},
-		}}}
-		var err error
-		benchBytes, err = proto.MarshalOptions{Deterministic: true}.Marshal(sm)
-		if err != nil {
-			panic(err)
-		}
-	})
-	return benchBytes
-}
 
 // BenchmarkLoadBuild compares reading and building a 210,000-node
 // SavedModel (64 MiB of Const tensors) with a bare proto.Unmarshal of the
 // same bytes. Run: go test -bench LoadBuild -run '^$' -benchmem ./graph/
 func BenchmarkLoadBuild(b *testing.B) {
-	data := benchModel(b)
+	data := benchmodel.SavedModel()
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "saved_model.pb"), data, 0o644); err != nil {
 		b.Fatal(err)
@@ -154,7 +25,7 @@ func BenchmarkLoadBuild(b *testing.B) {
 	b.Run("Unmarshal", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
-		defer reportCPU(b)()
+		defer benchmodel.ReportCPU(b)()
 		for i := 0; i < b.N; i++ {
 			sm := &mgpb.SavedModel{}
 			if err := proto.Unmarshal(data, sm); err != nil {
@@ -165,7 +36,7 @@ func BenchmarkLoadBuild(b *testing.B) {
 	b.Run("LoadBuild", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
-		defer reportCPU(b)()
+		defer benchmodel.ReportCPU(b)()
 		for i := 0; i < b.N; i++ {
 			m, err := savedmodel.Load(dir)
 			if err != nil {
@@ -192,29 +63,11 @@ func BenchmarkLoadBuild(b *testing.B) {
 		mg, _ := graph.SelectMetaGraph(m, nil)
 		b.ReportAllocs()
 		b.ResetTimer()
-		defer reportCPU(b)()
+		defer benchmodel.ReportCPU(b)()
 		for i := 0; i < b.N; i++ {
 			if _, err := graph.Build(m, mg); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-}
-
-// reportCPU adds a cpu-ns/op metric (user+system time of the process,
-// GC included): on a shared machine wall time says more about the
-// neighbours than about the code. Use: defer reportCPU(b)().
-func reportCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	}
-}
-
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -119,6 +119,12 @@ func (b *builder) diag(kind, path, format string, args ...any) {
 	b.g.Diagnostics = append(b.g.Diagnostics, Diagnostic{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
+// diagNode records a problem with node n; its Path is filled in once paths
+// are known.
+func (b *builder) diagNode(kind string, n *Node, format string, args ...any) {
+	b.g.Diagnostics = append(b.g.Diagnostics, Diagnostic{Kind: kind, Message: fmt.Sprintf(format, args...), node: n})
+}
+
 func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	g := b.g
 	// Functions first, so that nodes can tell calls from unknown ops.
@@ -152,7 +158,7 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 		n := &store[len(g.Nodes)]
 		b.newNode(n, nd, nil)
 		if _, dup := b.topByName[n.Name]; dup {
-			b.diag("duplicate_node", n.Name, "node name %q is used more than once", n.Name)
+			b.diagNode("duplicate_node", n, "node name %q is used more than once", n.Name)
 		} else {
 			b.topByName[n.Name] = n
 		}
@@ -179,6 +185,11 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	b.recursion()
 	b.index()
 	b.paths()
+	for i := range g.Diagnostics {
+		if d := &g.Diagnostics[i]; d.node != nil {
+			d.Path, d.node = d.node.Path, nil
+		}
+	}
 	b.cycles()
 	b.reachability()
 	b.unknownOps()
@@ -333,7 +344,7 @@ func (b *builder) addCall(n *Node, attr, name string) {
 		// Not an error in itself: TensorFlow resolves some function attrs
 		// against the global registry (e.g. gradient functions), but the
 		// analysis cannot see into them.
-		b.diag("missing_function", "", "node %q attr %q names function %q, which is not in the library", nodeLabel(n), attr, name)
+		b.diagNode("missing_function", n, "node %q attr %q names function %q, which is not in the library", nodeLabel(n), attr, name)
 		return
 	}
 	for _, c := range n.Calls {
@@ -464,7 +475,7 @@ func (b *builder) topInputs(n *Node) {
 			if src := b.topByName[name]; src != nil {
 				n.ControlInputs = append(n.ControlInputs, src)
 			} else {
-				b.diag("dangling_input", n.Name, "control input %q of node %q names no node", s, n.Name)
+				b.diagNode("dangling_input", n, "control input %q of node %q names no node", s, n.Name)
 			}
 			continue
 		}
@@ -476,7 +487,7 @@ func (b *builder) topInputs(n *Node) {
 		}
 		src := b.topByName[name]
 		if src == nil {
-			b.diag("dangling_input", n.Name, "input %q of node %q names no node", s, n.Name)
+			b.diagNode("dangling_input", n, "input %q of node %q names no node", s, n.Name)
 			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
 			continue
 		}
@@ -495,7 +506,7 @@ func (b *builder) checkInputCount(n *Node) {
 		}
 	}
 	if len(n.Inputs) != len(n.InputTypes) {
-		b.diag("input_count", nodeLabel(n), "node %q (%s) has %d data inputs; its op takes %d", nodeLabel(n), n.Op, len(n.Inputs), len(n.InputTypes))
+		b.diagNode("input_count", n, "node %q (%s) has %d data inputs; its op takes %d", nodeLabel(n), n.Op, len(n.Inputs), len(n.InputTypes))
 	}
 }
 
@@ -510,7 +521,7 @@ func (b *builder) funcInputs(f *Function) {
 	b.funcNodes[f] = byName
 	for _, n := range f.Nodes {
 		if _, dup := byName[n.Name]; dup {
-			b.diag("duplicate_node", f.Name+"/"+n.Name, "function %q uses node name %q more than once", f.Name, n.Name)
+			b.diagNode("duplicate_node", n, "function %q uses node name %q more than once", f.Name, n.Name)
 			continue
 		}
 		byName[n.Name] = n
@@ -525,7 +536,7 @@ func (b *builder) funcInputs(f *Function) {
 				if src := byName[name]; src != nil {
 					n.ControlInputs = append(n.ControlInputs, src)
 				} else {
-					b.diag("dangling_input", nodeLabel(n), "control input %q of node %q names no node", s, nodeLabel(n))
+					b.diagNode("dangling_input", n, "control input %q of node %q names no node", s, nodeLabel(n))
 				}
 				continue
 			}
@@ -558,12 +569,12 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 		if src := byName[s]; src != nil { // lenient: a bare node name is output 0
 			return append(dst, Input{Node: src, Raw: s})
 		}
-		b.diag("dangling_input", nodeLabel(n), "input %q of node %q names no argument or node of function %q", s, nodeLabel(n), f.Name)
+		b.diagNode("dangling_input", n, "input %q of node %q names no argument or node of function %q", s, nodeLabel(n), f.Name)
 		return append(dst, Input{Arg: -1, Raw: s})
 	}
 	src := byName[parts[0]]
 	if src == nil {
-		b.diag("dangling_input", nodeLabel(n), "input %q of node %q names no node of function %q", s, nodeLabel(n), f.Name)
+		b.diagNode("dangling_input", n, "input %q of node %q names no node of function %q", s, nodeLabel(n), f.Name)
 		return append(dst, Input{Arg: -1, Raw: s})
 	}
 	if np == 2 {
@@ -578,14 +589,14 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 			idx, _ = strconv.Atoi(parts[2])
 		}
 		if !src.Unknown {
-			b.diag("dangling_input", nodeLabel(n), "input %q of node %q: op %s has no output %q", s, nodeLabel(n), src.Op, parts[1])
+			b.diagNode("dangling_input", n, "input %q of node %q: op %s has no output %q", s, nodeLabel(n), src.Op, parts[1])
 		}
 		return append(dst, Input{Node: src, Output: idx, Raw: s})
 	}
 	if np == 3 {
 		idx, err := strconv.Atoi(parts[2])
 		if err != nil || idx < 0 || (count >= 0 && idx >= count) {
-			b.diag("dangling_input", nodeLabel(n), "input %q of node %q: bad output index", s, nodeLabel(n))
+			b.diagNode("dangling_input", n, "input %q of node %q: bad output index", s, nodeLabel(n))
 			idx = 0
 		}
 		return append(dst, Input{Node: src, Output: start + idx, Raw: s})

@@ -105,7 +105,11 @@ type Input struct {
 
 // Diagnostic is a problem found while building the graph.
 type Diagnostic struct {
-	Kind    string // "recursion", "unknown_op", "dangling_input", ...
+	Kind string // "recursion", "unknown_op", "dangling_input", ...
+	// Path is the node's Path, or the function's name for a function-level
+	// problem.
 	Path    string
 	Message string
+
+	node *Node // the node it is about, until paths are known
 }

@@ -89,7 +89,7 @@ func (b *builder) cycles() {
 	for _, f := range g.Functions {
 		f.topo, cyclic = topoOrder(f.Nodes)
 		if len(cyclic) > 0 {
-			b.diag("cycle", f.Name, "function %q has a cycle that is not a while loop (%d nodes, first %q)", f.Name, len(cyclic), cyclic[0].Name)
+			b.diag("cycle", cyclic[0].Path, "function %q has a cycle that is not a while loop (%d nodes, first %q)", f.Name, len(cyclic), cyclic[0].Name)
 		}
 	}
 }

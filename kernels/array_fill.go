@@ -186,7 +186,8 @@ func rangeT[T int32 | int64 | float32 | float64](ctx *Context) (*Tensor, error) 
 			size = float64((s + a - 1) / a)
 		}
 	default:
-		size = math.Ceil(math.Abs(float64(limit-start) / float64(delta)))
+		// ceil(|(limit - start) / delta|) evaluated in T, as sequence_ops.cc does.
+		size = math.Ceil(math.Abs(float64((limit - start) / delta)))
 	}
 	if !(size <= float64(MaxElements)) {
 		return nil, ctx.Errorf("Requires ((limit - start) / delta) <= %d", MaxElements)

@@ -34,6 +34,19 @@ func paddingPairs(ctx *Context, p *Tensor, rank int) ([][2]int, error) {
 	return out, nil
 }
 
+// checkPadded rejects padded shapes too large to allocate before any index
+// map is built.
+func checkPadded(ctx *Context, shape []int, pads [][2]int) error {
+	s := make([]int, len(shape))
+	for d, n := range shape {
+		s[d] = pads[d][0] + n + pads[d][1]
+	}
+	if _, err := CheckShape(s); err != nil {
+		return ctx.Errorf("%v", err)
+	}
+	return nil
+}
+
 func padKernel(ctx *Context) ([]*Tensor, error) {
 	if err := wantInputs(ctx, 2); err != nil {
 		return nil, err
@@ -41,6 +54,9 @@ func padKernel(ctx *Context) ([]*Tensor, error) {
 	x := ctx.Inputs[0]
 	pads, err := paddingPairs(ctx, ctx.Inputs[1], len(x.Shape))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPadded(ctx, x.Shape, pads); err != nil {
 		return nil, err
 	}
 	var fill *Tensor

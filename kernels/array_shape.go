@@ -146,7 +146,7 @@ func reshapeKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("shape: %v", err)
 	}
-	if len(ctx.Inputs[1].Shape) > 1 {
+	if len(ctx.Inputs[1].Shape) != 1 {
 		return nil, ctx.Errorf("sizes input must be 1-D, not %s", dimsString(ctx.Inputs[1].Shape))
 	}
 	x := ctx.Inputs[0]

@@ -12,7 +12,7 @@ import (
 //
 //	y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset
 //
-// computed in float (U) for float16/bfloat16 x. Outputs: y, batch_mean
+// computed in float (U) for float16/bfloat16 x, in double for double x. Outputs: y, batch_mean
 // (= mean), batch_variance (= variance), reserve_space_1 and _2 (TensorFlow's
 // CPU kernel leaves them unwritten; here they are copies of mean and
 // variance), and for V3/Ex a scalar reserve_space_3 of zero.
@@ -35,19 +35,25 @@ func batchNormKernel(ctx *Context, nout int) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
+	// U (the parameters' dtype) is float for float/half/bfloat16 x, and
+	// double for double x (TensorFlow has no double kernel; it serves the
+	// executor's float64 reference pass).
+	u := tpb.DataType_DT_FLOAT
+	if x.DType == nnF64 {
+		u = nnF64
+	}
 	for i, name := range []string{"scale", "offset", "mean", "variance"} {
 		t := ctx.Inputs[1+i]
-		if t.DType != tpb.DataType_DT_FLOAT {
-			return nil, ctx.Unsupported("%s of dtype %s", name, t.DType)
+		if t.DType != u {
+			return nil, ctx.Unsupported("%s of dtype %s with x of dtype %s", name, t.DType, x.DType)
 		}
 	}
-	if x.DType == nnF64 {
-		return nil, ctx.Unsupported("dtype %s", x.DType)
-	}
-	return byFloat(ctx, x.DType, allFloats, func(c *Context) ([]*Tensor, error) { return batchNormOp(c, nout) }, nil)
+	return byFloat(ctx, x.DType, allFloats,
+		func(c *Context) ([]*Tensor, error) { return batchNormOp[float32](c, nout) },
+		func(c *Context) ([]*Tensor, error) { return batchNormOp[float64](c, nout) })
 }
 
-func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
+func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	x := ctx.Inputs[0]
 	train, err := ctx.AttrBool("is_training")
 	if err != nil {
@@ -72,7 +78,7 @@ func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
 		cdim = 1
 	}
 	c := x.Shape[cdim]
-	var p [4][]float32
+	var p [4][]T
 	for i, name := range []string{"scale", "offset", "mean", "variance"} {
 		t := ctx.Inputs[1+i]
 		if len(t.Shape) != 1 {
@@ -81,14 +87,18 @@ func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
 		if t.Shape[0] != c {
 			return nil, ctx.Errorf("%s must have the same number of elements as the channels of x, got %d and %d", name, t.Shape[0], c)
 		}
-		p[i] = t.Data.([]float32)
+		d, err := floatsOf[T](t)
+		if err != nil {
+			return nil, ctx.Errorf("%s: %v", name, err)
+		}
+		p[i] = d
 	}
 	scale, offset, mean, variance := p[0], p[1], p[2], p[3]
-	xd, err := floatsOf[float32](x)
+	xd, err := floatsOf[T](x)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	var side []float32
+	var side []T
 	act := "Identity"
 	if ctx.Op == "_FusedBatchNormEx" {
 		if act, err = ctx.AttrString("activation_mode"); err != nil {
@@ -105,20 +115,20 @@ func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
 			if s.NumElements() != len(xd) {
 				return nil, ctx.Errorf("side_input shape must be equal to input shape: %v != %v", s.Shape, x.Shape)
 			}
-			if side, err = floatsOf[float32](s); err != nil {
+			if side, err = floatsOf[T](s); err != nil {
 				return nil, ctx.Errorf("side_input: %v", err)
 			}
 		}
 	}
-	factor := make([]float32, c)
+	factor := make([]T, c)
 	for j := range factor {
-		factor[j] = float32(1/math.Sqrt(float64(variance[j]+eps))) * scale[j]
+		factor[j] = T(1/math.Sqrt(float64(variance[j]+T(eps)))) * scale[j]
 	}
 	inner := 1
 	for _, d := range x.Shape[cdim+1:] {
 		inner *= d
 	}
-	y := make([]float32, len(xd))
+	y := make([]T, len(xd))
 	if c > 0 && inner > 0 {
 		outer := len(xd) / (c * inner)
 		nnParallel(outer, c*inner, func(o int) {
@@ -138,15 +148,16 @@ func batchNormOp(ctx *Context, nout int) ([]*Tensor, error) {
 			}
 		})
 	}
+	u := ctx.Inputs[1].DType
 	outs := []*Tensor{
 		tensorFrom(x.DType, nnCloneShape(x.Shape), y),
-		FloatTensor([]int{c}, append([]float32(nil), mean...)),
-		FloatTensor([]int{c}, append([]float32(nil), variance...)),
-		FloatTensor([]int{c}, append([]float32(nil), mean...)),
-		FloatTensor([]int{c}, append([]float32(nil), variance...)),
+		tensorFrom(u, []int{c}, append([]T(nil), mean...)),
+		tensorFrom(u, []int{c}, append([]T(nil), variance...)),
+		tensorFrom(u, []int{c}, append([]T(nil), mean...)),
+		tensorFrom(u, []int{c}, append([]T(nil), variance...)),
 	}
 	if nout == 6 {
-		outs = append(outs, FloatTensor([]int{}, []float32{0}))
+		outs = append(outs, tensorFrom(u, []int{}, []T{0}))
 	}
 	return outs, nil
 }

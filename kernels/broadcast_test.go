@@ -156,7 +156,7 @@ func TestBinaryBroadcastMatchesNaive(t *testing.T) {
 			}
 		}
 		bt := b[r.Intn(rank):] // rank mismatch
-		for d := range out { // the expected output: the larger of each pair
+		for d := range out {   // the expected output: the larger of each pair
 			out[d] = a[d]
 			if off := rank - len(bt); d >= off && bt[d-off] > out[d] {
 				out[d] = bt[d-off]

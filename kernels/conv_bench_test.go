@@ -23,9 +23,9 @@ func BenchmarkConv2D(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
-			x := f32T([]int{tc.n, tc.h, tc.w, tc.c}, randF32(r, tc.n*tc.h*tc.w*tc.c))
-			f := f32T([]int{tc.k, tc.k, tc.c, tc.o}, randF32(r, tc.k*tc.k*tc.c*tc.o))
-			ctx := &Context{Op: tc.op, Path: "bench", Attrs: convTestAttrs([]int{1, tc.stride, tc.stride, 1}, "SAME"), Inputs: []*Tensor{x, f}}
+			x := nnF32T([]int{tc.n, tc.h, tc.w, tc.c}, nnRandF32(r, tc.n*tc.h*tc.w*tc.c))
+			f := nnF32T([]int{tc.k, tc.k, tc.c, tc.o}, nnRandF32(r, tc.k*tc.k*tc.c*tc.o))
+			ctx := &Context{Op: tc.op, Path: "bench", Attrs: nnConvTestAttrs([]int{1, tc.stride, tc.stride, 1}, "SAME"), Inputs: []*Tensor{x, f}}
 			kern := Lookup(tc.op)
 			oh, ow := (tc.h+tc.stride-1)/tc.stride, (tc.w+tc.stride-1)/tc.stride
 			outC := tc.o

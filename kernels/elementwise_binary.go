@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"unsafe"
 )
 
 // Binary elementwise math with TensorFlow broadcasting
@@ -423,7 +424,42 @@ func init() {
 	reg("Xlog1py", floatBinary(xlog1pyT[float32], xlog1pyT[float64], 4))
 	reg("Xdivy", floatBinary(xdivyT[float32], xdivyT[float64], 2))
 	Register("AddN", addN)
+	// cwise_op_bitwise_*.cc, _left_shift.cc, _right_shift.cc: the 8 integer
+	// types. Shift counts are clamped to [0, bits-1] (left_shift_op).
+	reg("BitwiseAnd", binaryFns{i8: andT[int8], u8: andT[uint8], i16: andT[int16], u16: andT[uint16],
+		i32: andT[int32], i64: andT[int64], u32: andT[uint32], u64: andT[uint64]})
+	reg("BitwiseOr", binaryFns{i8: orT[int8], u8: orT[uint8], i16: orT[int16], u16: orT[uint16],
+		i32: orT[int32], i64: orT[int64], u32: orT[uint32], u64: orT[uint64]})
+	reg("BitwiseXor", binaryFns{i8: xorT[int8], u8: xorT[uint8], i16: xorT[int16], u16: xorT[uint16],
+		i32: xorT[int32], i64: xorT[int64], u32: xorT[uint32], u64: xorT[uint64]})
+	reg("LeftShift", binaryFns{i8: shlT[int8], u8: shlT[uint8], i16: shlT[int16], u16: shlT[uint16],
+		i32: shlT[int32], i64: shlT[int64], u32: shlT[uint32], u64: shlT[uint64]})
+	reg("RightShift", binaryFns{i8: shrT[int8], u8: shrT[uint8], i16: shrT[int16], u16: shrT[uint16],
+		i32: shrT[int32], i64: shrT[int64], u32: shrT[uint32], u64: shrT[uint64]})
 }
+
+func andT[T integer](a, b T) T { return a & b }
+func orT[T integer](a, b T) T  { return a | b }
+func xorT[T integer](a, b T) T { return a ^ b }
+
+// shiftCount clamps y to [0, bits-1] as left_shift_op/right_shift_op do.
+func shiftCount[T integer](y T) uint {
+	bits := uint(unsafe.Sizeof(y) * 8)
+	if y < 0 {
+		return 0
+	}
+	if uint64(y) > uint64(bits-1) {
+		return bits - 1
+	}
+	return uint(y)
+}
+
+// shlT shifts as unsigned (no UB on signed overflow): Go's << on signed
+// integers already wraps the same way.
+func shlT[T integer](x, y T) T { return x << shiftCount(y) }
+
+// shrT is an arithmetic shift for signed types, logical for unsigned.
+func shrT[T integer](x, y T) T { return x >> shiftCount(y) }
 
 func floorF32(x float32) float32 { return float32(math.Floor(float64(x))) }
 func truncF32(x float32) float32 { return float32(math.Trunc(float64(x))) }

@@ -234,8 +234,9 @@ func negT[T signed | float](x T) T { return -x }
 
 func squareT[T number](x T) T { return x * x }
 
-// signT is Eigen's scalar_sign_op: -1, 0 or 1; a NaN stays NaN (Eigen's
-// psign, used by the vectorised CPU path, propagates NaN).
+// signT is Eigen's scalar_sign_op: -1, 0 or 1. For NaN we return NaN, as
+// NumPy does; TensorFlow 2.15's tests never exercise Sign(NaN) and the
+// result depends on Eigen's packet path, so this one case is unverified.
 func signT[T signed | float](x T) T {
 	switch {
 	case x > 0:
@@ -360,5 +361,15 @@ func init() {
 	pred("IsFinite", predFns{
 		f32: func(x float32) bool { return !math.IsInf(float64(x), 0) && x == x },
 		f64: func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) },
+	})
+}
+
+func invertT[T integer](x T) T { return ^x }
+
+func init() {
+	// cwise_op_invert.cc: bitwise NOT for the 8 integer types.
+	Register("Invert", func(ctx *Context) ([]*Tensor, error) {
+		return runUnary(ctx, unaryFns{i8: invertT[int8], u8: invertT[uint8], i16: invertT[int16],
+			u16: invertT[uint16], i32: invertT[int32], i64: invertT[int64], u32: invertT[uint32], u64: invertT[uint64]})
 	})
 }

@@ -38,6 +38,16 @@ type ExecOptions struct {
 	// functions are reported with their body node. The tensors must not be
 	// modified.
 	AfterNode func(n *graph.Node, outs []*Tensor)
+	// NodeEmu, when set, chooses the emulation of each kernel node
+	// instead of Emu (see executor_nodeemu.go): a device that runs some
+	// nodes in a narrower format and others (CPU fallbacks, ops auto mixed
+	// precision leaves in float32) exactly. A nil result runs the node in
+	// its own dtypes.
+	NodeEmu func(n *graph.Node) *Emulation
+	// BeforeKernel, when set, observes the inputs of every node that runs
+	// a registered kernel, just before the kernel runs (after NodeEmu's
+	// input rounding). The tensors must not be modified.
+	BeforeKernel func(n *graph.Node, inputs []*Tensor)
 	// Compute, when DT_DOUBLE, runs the whole model in float64: every
 	// float32, float16 and bfloat16 constant, weight, variable and feed is
 	// converted to float64 before use and every float dtype attr (T,

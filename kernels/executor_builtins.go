@@ -220,13 +220,21 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	}
 	kernel := Lookup(n.Op)
 	if kernel == nil {
-		return nil, &UnsupportedError{Op: n.Op, Path: nodePath(n), What: "no kernel; inputs " + dtypeList(inputs)}
+		return nil, &UnsupportedError{Op: n.Op, Path: nodePath(n), What: "inputs " + dtypeList(inputs)}
 	}
 	attrs, err := rs.attrsFor(n)
 	if err != nil {
 		return nil, err
 	}
-	c := &Context{Op: n.Op, Path: nodePath(n), Attrs: attrs, Inputs: inputs, Emu: rs.e.opts.Emu}
+	emu := rs.e.opts.Emu
+	if rs.e.opts.NodeEmu != nil {
+		emu = rs.e.opts.NodeEmu(n)
+		inputs = roundInputs(inputs, emu)
+	}
+	if rs.e.opts.BeforeKernel != nil {
+		rs.e.opts.BeforeKernel(n, inputs)
+	}
+	c := &Context{Op: n.Op, Path: nodePath(n), Attrs: attrs, Inputs: inputs, Emu: emu}
 	outs, err := kernel(c)
 	if err != nil {
 		var ue *UnsupportedError
@@ -243,7 +251,11 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("%s (%s): output %d: %v (a tfscan bug)", nodePath(n), n.Op, i, err)
 		}
-		rs.e.roundInPlace(o)
+		if rs.e.opts.NodeEmu != nil {
+			roundWith(o, emu)
+		} else {
+			rs.e.roundInPlace(o)
+		}
 		res[i] = slot{t: o}
 	}
 	return res, nil

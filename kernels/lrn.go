@@ -9,22 +9,18 @@ import "math"
 //	out = x / (bias + alpha * sqr_sum) ^ beta
 //
 // evaluated in float64 and rounded to the dtype (float32, float16, bfloat16:
-// TensorFlow's CPU registrations).
+// TensorFlow's CPU registrations; float64 for the executor's reference pass).
 
 func init() {
 	Register("LRN", func(ctx *Context) ([]*Tensor, error) {
 		if err := nnInputs(ctx, 1); err != nil {
 			return nil, err
 		}
-		x := ctx.Inputs[0]
-		if x.DType == nnF64 {
-			return nil, ctx.Unsupported("dtype %s", x.DType)
-		}
-		return byFloat(ctx, x.DType, allFloats, lrnOp, nil)
+		return byFloat(ctx, ctx.Inputs[0].DType, allFloats, lrnOp[float32], lrnOp[float64])
 	})
 }
 
-func lrnOp(ctx *Context) ([]*Tensor, error) {
+func lrnOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 	x := ctx.Inputs[0]
 	if len(x.Shape) != 4 {
 		return nil, ctx.Errorf("input must be 4-dimensional, got shape %v", x.Shape)
@@ -48,12 +44,12 @@ func lrnOp(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	xd, err := floatsOf[float32](x)
+	xd, err := floatsOf[T](x)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
 	depth := x.Shape[3]
-	out := make([]float32, len(xd))
+	out := make([]T, len(xd))
 	rad := int(r)
 	if depth > 0 {
 		nnParallel(len(xd)/depth, depth*(2*rad+1), func(p int) {
@@ -64,7 +60,7 @@ func lrnOp(ctx *Context) ([]*Tensor, error) {
 				for j := max(0, d-rad); j <= min(depth-1, d+rad); j++ {
 					s += float64(row[j]) * float64(row[j])
 				}
-				dst[d] = float32(float64(row[d]) / math.Pow(float64(bias)+float64(alpha)*s, float64(beta)))
+				dst[d] = T(float64(row[d]) / math.Pow(float64(bias)+float64(alpha)*s, float64(beta)))
 			}
 		})
 	}

@@ -14,7 +14,7 @@ func BenchmarkMatMul(b *testing.B) {
 	for _, n := range []int{256, 512, 1024} {
 		b.Run(fmt.Sprintf("f32/%d", n), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, uint64(n)))
-			x, y := f32T([]int{n, n}, randF32(r, n*n)), f32T([]int{n, n}, randF32(r, n*n))
+			x, y := nnF32T([]int{n, n}, nnRandF32(r, n*n)), nnF32T([]int{n, n}, nnRandF32(r, n*n))
 			attrs := nnAttrs("transpose_a", false, "transpose_b", false)
 			ctx := &Context{Op: "MatMul", Path: "bench", Attrs: attrs, Inputs: []*Tensor{x, y}}
 			b.ResetTimer()

@@ -117,7 +117,7 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 			continue
 		}
 		mPad, nPad := nnRoundUp(j.m, bl.mr), nnRoundUp(j.n, bl.nr)
-		packed[ji] = gemmPacked[T]{a: make([]T, mPad*j.k), b: make([]T, nPad*j.k), mPad: mPad, nPad: nPad}
+		packed[ji] = gemmPacked[T]{a: gemmGetBuf[T](mPad * j.k), b: gemmGetBuf[T](nPad * j.k), mPad: mPad, nPad: nPad}
 		for pc := 0; pc < j.k; pc += bl.kc {
 			for ic := 0; ic < j.m; ic += bl.mc {
 				packs = append(packs, packTask{job: ji, pc: pc, i0: ic})
@@ -132,6 +132,12 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 			}
 		}
 	}
+	defer func() {
+		for _, p := range packed {
+			gemmPutBuf(p.a)
+			gemmPutBuf(p.b)
+		}
+	}()
 	if len(tasks) == 0 {
 		return
 	}
@@ -280,6 +286,33 @@ func gemmKernelGo[T nnFloat](mr, nr int) gemmKernel[T] {
 			}
 		}
 	}
+}
+
+// Pack buffers are recycled between GEMM calls (a model runs thousands):
+// packing overwrites every element, padding included, so a recycled buffer
+// needs no clearing.
+var gemmPool32, gemmPool64 sync.Pool
+
+func gemmPool[T nnFloat]() *sync.Pool {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return &gemmPool32
+	}
+	return &gemmPool64
+}
+
+func gemmGetBuf[T nnFloat](n int) []T {
+	if v, ok := gemmPool[T]().Get().(*[]T); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]T, n)
+}
+
+func gemmPutBuf[T nnFloat](b []T) {
+	if cap(b) == 0 {
+		return
+	}
+	gemmPool[T]().Put(&b)
 }
 
 func nnCeilDiv(a, b int) int { return (a + b - 1) / b }

@@ -30,11 +30,24 @@ func nmsScalar(ctx *Context, i int, name string) (float32, error) {
 	if len(t.Shape) != 0 {
 		return 0, ctx.Errorf("%s must be 0-D, got shape %v", name, t.Shape)
 	}
-	d, err := floatsOf[float32](t)
+	d, err := nmsFloats(t)
 	if err != nil || len(d) != 1 {
 		return 0, ctx.Errorf("%s must be a float scalar, got %s", name, t.DType)
 	}
 	return d[0], nil
+}
+
+// nmsFloats returns t's values as float32 (TensorFlow computes NMS in
+// float; double comes from the executor's float64 pass).
+func nmsFloats(t *Tensor) ([]float32, error) {
+	if d, ok := t.Data.([]float64); ok {
+		out := make([]float32, len(d))
+		for i, v := range d {
+			out[i] = float32(v)
+		}
+		return out, nil
+	}
+	return floatsOf[float32](t)
 }
 
 func nmsKernel(ctx *Context, version int) ([]*Tensor, error) {
@@ -43,7 +56,9 @@ func nmsKernel(ctx *Context, version int) ([]*Tensor, error) {
 		return nil, err
 	}
 	boxesT, scoresT, maxT := ctx.Inputs[0], ctx.Inputs[1], ctx.Inputs[2]
-	if boxesT.DType != tpb.DataType_DT_FLOAT && boxesT.DType != tpb.DataType_DT_HALF {
+	switch boxesT.DType {
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_HALF, tpb.DataType_DT_DOUBLE:
+	default:
 		return nil, ctx.Unsupported("dtype %s", boxesT.DType)
 	}
 	if len(maxT.Shape) != 0 {
@@ -94,11 +109,11 @@ func nmsKernel(ctx *Context, version int) ([]*Tensor, error) {
 	if len(scoresT.Shape) != 1 || scoresT.Shape[0] != nb {
 		return nil, ctx.Errorf("scores must be 1-D with %d elements (one per box), got shape %v", nb, scoresT.Shape)
 	}
-	boxes, err := floatsOf[float32](boxesT)
+	boxes, err := nmsFloats(boxesT)
 	if err != nil {
 		return nil, ctx.Errorf("boxes: %v", err)
 	}
-	scores, err := floatsOf[float32](scoresT)
+	scores, err := nmsFloats(scoresT)
 	if err != nil {
 		return nil, ctx.Errorf("scores: %v", err)
 	}
@@ -124,7 +139,15 @@ func nmsKernel(ctx *Context, version int) ([]*Tensor, error) {
 	case 4:
 		return []*Tensor{idx, ScalarInt32(int32(valid))}, nil
 	case 5:
-		return []*Tensor{idx, tensorFrom(scoresT.DType, []int{len(selScores)}, selScores), ScalarInt32(int32(valid))}, nil
+		sc := tensorFrom(scoresT.DType, []int{len(selScores)}, selScores)
+		if scoresT.DType == nnF64 {
+			d := make([]float64, len(selScores))
+			for i, v := range selScores {
+				d[i] = float64(v)
+			}
+			sc = tensorFrom(nnF64, []int{len(d)}, d)
+		}
+		return []*Tensor{idx, sc, ScalarInt32(int32(valid))}, nil
 	}
 	return []*Tensor{idx}, nil
 }

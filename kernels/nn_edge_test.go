@@ -10,7 +10,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
-func convTestAttrs(strides []int, padding string) map[string]*attrpb.AttrValue {
+func nnConvTestAttrs(strides []int, padding string) map[string]*attrpb.AttrValue {
 	return nnAttrs("strides", strides, "dilations", []int{1, 1, 1, 1}, "padding", padding,
 		"data_format", "NHWC", "explicit_paddings", []int{})
 }
@@ -22,14 +22,14 @@ func TestNNBadInputs(t *testing.T) {
 		for _, d := range shape {
 			n *= d
 		}
-		return f32T(shape, make([]float32, n))
+		return nnF32T(shape, make([]float32, n))
 	}
 	i32 := func(v ...int32) *Tensor {
 		return &Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{len(v)}, Data: v}
 	}
 	s32 := func(v int32) *Tensor { return &Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{}, Data: []int32{v}} }
-	sf := func(v float32) *Tensor { return f32T([]int{}, []float32{v}) }
-	conv := convTestAttrs([]int{1, 1, 1, 1}, "SAME")
+	sf := func(v float32) *Tensor { return nnF32T([]int{}, []float32{v}) }
+	conv := nnConvTestAttrs([]int{1, 1, 1, 1}, "SAME")
 	tests := []struct {
 		name   string
 		op     string
@@ -43,11 +43,11 @@ func TestNNBadInputs(t *testing.T) {
 		{"matmul missing attr", "MatMul", nnAttrs(), []*Tensor{f(2, 3), f(3, 2)}, "missing attr"},
 		{"conv rank", "Conv2D", conv, []*Tensor{f(1, 5, 5), f(3, 3, 3, 4)}, "4-dimensional"},
 		{"conv depth", "Conv2D", conv, []*Tensor{f(1, 5, 5, 3), f(3, 3, 2, 4)}, "evenly divisible"},
-		{"conv valid too small", "Conv2D", convTestAttrs([]int{1, 1, 1, 1}, "VALID"), []*Tensor{f(1, 2, 2, 1), f(3, 3, 1, 1)}, "negative"},
-		{"conv stride zero", "Conv2D", convTestAttrs([]int{1, 0, 1, 1}, "SAME"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "stride"},
-		{"conv batch stride", "Conv2D", convTestAttrs([]int{2, 1, 1, 1}, "SAME"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "batch and depth"},
-		{"conv bad padding", "Conv2D", convTestAttrs([]int{1, 1, 1, 1}, "FULL"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "unknown padding"},
-		{"conv explicit count", "Conv2D", convTestAttrs([]int{1, 1, 1, 1}, "EXPLICIT"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "explicit_paddings"},
+		{"conv valid too small", "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "VALID"), []*Tensor{f(1, 2, 2, 1), f(3, 3, 1, 1)}, "negative"},
+		{"conv stride zero", "Conv2D", nnConvTestAttrs([]int{1, 0, 1, 1}, "SAME"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "stride"},
+		{"conv batch stride", "Conv2D", nnConvTestAttrs([]int{2, 1, 1, 1}, "SAME"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "batch and depth"},
+		{"conv bad padding", "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "FULL"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "unknown padding"},
+		{"conv explicit count", "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "EXPLICIT"), []*Tensor{f(1, 5, 5, 1), f(3, 3, 1, 1)}, "explicit_paddings"},
 		{"depthwise channels", "DepthwiseConv2dNative", conv, []*Tensor{f(1, 5, 5, 3), f(3, 3, 2, 1)}, "in_depth"},
 		{"backprop sizes", "Conv2DBackpropInput", conv, []*Tensor{i32(1, 5, 5), f(3, 3, 3, 4), f(1, 5, 5, 4)}, "input_sizes"},
 		{"backprop mismatch", "Conv2DBackpropInput", conv, []*Tensor{i32(1, 6, 6, 3), f(3, 3, 3, 4), f(1, 5, 5, 4)}, "does not match"},
@@ -69,8 +69,8 @@ func TestNNBadInputs(t *testing.T) {
 		{"einsum rank", "Einsum", nnAttrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3, 4), f(4, 2)}, "rank"},
 		{"einsum sizes", "Einsum", nnAttrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3), f(4, 2)}, "sizes"},
 		{"einsum output label", "Einsum", nnAttrs("equation", "ij,jk->iz"), []*Tensor{f(2, 3), f(3, 2)}, "does not appear"},
-		{"fused unknown", "_FusedConv2D", withAttrs(conv, "fused_ops", []string{"BiasAdd", "Swish"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(2)}, "fused_ops"},
-		{"fused bias size", "_FusedConv2D", withAttrs(conv, "fused_ops", []string{"BiasAdd"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(3)}, "bias argument"},
+		{"fused unknown", "_FusedConv2D", nnWithAttrs(conv, "fused_ops", []string{"BiasAdd", "Swish"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(2)}, "fused_ops"},
+		{"fused bias size", "_FusedConv2D", nnWithAttrs(conv, "fused_ops", []string{"BiasAdd"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(3)}, "bias argument"},
 		{"fused num_args", "_FusedMatMul", nnAttrs("transpose_a", false, "transpose_b", false, "fused_ops", []string{"BiasAdd"}, "num_args", 2), []*Tensor{f(2, 2), f(2, 2), f(2)}, "num_args"},
 		{"batchnorm channels", "FusedBatchNormV3", nnAttrs("epsilon", 0.001, "is_training", false, "data_format", "NHWC"), []*Tensor{f(1, 2, 2, 3), f(2), f(3), f(3), f(3)}, "channels"},
 		{"prelu alpha", "Prelu", nil, []*Tensor{f(2, 3), f(4)}, "broadcast"},
@@ -81,7 +81,7 @@ func TestNNBadInputs(t *testing.T) {
 			if attrs == nil {
 				attrs = nnAttrs()
 			}
-			_, err := runOp(t, tc.op, attrs, tc.inputs...)
+			_, err := nnRunOp(t, tc.op, attrs, tc.inputs...)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
 			require.Contains(t, err.Error(), "test/"+tc.op, "the error names the node")
@@ -89,7 +89,7 @@ func TestNNBadInputs(t *testing.T) {
 	}
 }
 
-func withAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrpb.AttrValue {
+func nnWithAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrpb.AttrValue {
 	m := nnAttrs(kv...)
 	for k, v := range base {
 		m[k] = v
@@ -99,10 +99,10 @@ func withAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrpb.
 
 func TestNNUnsupported(t *testing.T) {
 	var ue *UnsupportedError
-	_, err := runOp(t, "FusedBatchNormV3", nnAttrs("epsilon", 0.001, "is_training", true, "data_format", "NHWC"),
-		f32T([]int{1, 1, 1, 1}, []float32{1}), f32T([]int{1}, []float32{1}), f32T([]int{1}, []float32{1}), f32T([]int{1}, []float32{1}), f32T([]int{1}, []float32{1}))
+	_, err := nnRunOp(t, "FusedBatchNormV3", nnAttrs("epsilon", 0.001, "is_training", true, "data_format", "NHWC"),
+		nnF32T([]int{1, 1, 1, 1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}))
 	require.ErrorAs(t, err, &ue)
-	_, err = runOp(t, "Conv2D", convTestAttrs([]int{1, 1, 1, 1}, "SAME"),
+	_, err = nnRunOp(t, "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "SAME"),
 		&Tensor{DType: tpb.DataType_DT_INT8, Shape: []int{1, 1, 1, 1}, Data: []int8{1}}, &Tensor{DType: tpb.DataType_DT_INT8, Shape: []int{1, 1, 1, 1}, Data: []int8{1}})
 	require.ErrorAs(t, err, &ue)
 }
@@ -112,9 +112,9 @@ func TestNNUnsupported(t *testing.T) {
 // equal a direct computation.
 func TestConvEmulation(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	x, f := randF32(r, 1*6*6*5), randF32(r, 3*3*5*4)
-	xt, ft := f32T([]int{1, 6, 6, 5}, x), f32T([]int{3, 3, 5, 4}, f)
-	attrs := convTestAttrs([]int{1, 1, 1, 1}, "VALID")
+	x, f := nnRandF32(r, 1*6*6*5), nnRandF32(r, 3*3*5*4)
+	xt, ft := nnF32T([]int{1, 6, 6, 5}, x), nnF32T([]int{3, 3, 5, 4}, f)
+	attrs := nnConvTestAttrs([]int{1, 1, 1, 1}, "VALID")
 	for _, emu := range []*Emulation{{RoundOperand: RoundBFloat16}, {RoundAccum: RoundFloat16}, {RoundOperand: RoundFloat16, RoundAccum: RoundFloat16}} {
 		ctx := &Context{Op: "Conv2D", Path: "n", Attrs: attrs, Inputs: []*Tensor{xt, ft}, Emu: emu}
 		out, err := Lookup("Conv2D")(ctx)
@@ -169,12 +169,12 @@ func TestNNHalfDTypes(t *testing.T) {
 			}
 			in = &Tensor{DType: dt, Shape: []int{1, 2, 2, 1}, Data: d}
 		}
-		out, err := runOp(t, "AvgPool", nnAttrs("ksize", []int{1, 2, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
+		out, err := nnRunOp(t, "AvgPool", nnAttrs("ksize", []int{1, 2, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
 		require.NoError(t, err)
 		require.Equal(t, dt, out[0].DType)
 		v, _ := out[0].Float64s()
 		require.Equal(t, []float64{1.1875}, v)
-		out, err = runOp(t, "Relu", nil, in)
+		out, err = nnRunOp(t, "Relu", nil, in)
 		require.NoError(t, err)
 		v, _ = out[0].Float64s()
 		require.Equal(t, []float64{0.5, 0, 2, 3.5}, v)
@@ -183,15 +183,15 @@ func TestNNHalfDTypes(t *testing.T) {
 
 func TestMaxPoolLowest(t *testing.T) {
 	// TensorFlow starts windows at the lowest finite value: all -Inf gives it.
-	in := f32T([]int{1, 1, 2, 1}, []float32{float32(math.Inf(-1)), float32(math.Inf(-1))})
-	out, err := runOp(t, "MaxPool", nnAttrs("ksize", []int{1, 1, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
+	in := nnF32T([]int{1, 1, 2, 1}, []float32{float32(math.Inf(-1)), float32(math.Inf(-1))})
+	out, err := nnRunOp(t, "MaxPool", nnAttrs("ksize", []int{1, 1, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
 	require.NoError(t, err)
 	require.Equal(t, []float32{-math.MaxFloat32}, out[0].Data.([]float32))
 }
 
 func TestResizeNearestKeepsDType(t *testing.T) {
 	in := &Tensor{DType: tpb.DataType_DT_UINT8, Shape: []int{1, 2, 2, 1}, Data: []uint8{1, 2, 3, 4}}
-	out, err := runOp(t, "ResizeNearestNeighbor", nnAttrs("align_corners", false, "half_pixel_centers", true), in,
+	out, err := nnRunOp(t, "ResizeNearestNeighbor", nnAttrs("align_corners", false, "half_pixel_centers", true), in,
 		&Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{2}, Data: []int32{4, 4}})
 	require.NoError(t, err)
 	require.Equal(t, []uint8{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, out[0].Data.([]uint8))
@@ -204,8 +204,8 @@ func TestConvLargeAgainstNaive(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	n, h, w, c, o, k := 2, 13, 11, 40, 37, 3
-	x, f := randF32(r, n*h*w*c), randF32(r, k*k*c*o)
-	out, err := runOp(t, "Conv2D", convTestAttrs([]int{1, 2, 1, 1}, "SAME"), f32T([]int{n, h, w, c}, x), f32T([]int{k, k, c, o}, f))
+	x, f := nnRandF32(r, n*h*w*c), nnRandF32(r, k*k*c*o)
+	out, err := nnRunOp(t, "Conv2D", nnConvTestAttrs([]int{1, 2, 1, 1}, "SAME"), nnF32T([]int{n, h, w, c}, x), nnF32T([]int{k, k, c, o}, f))
 	require.NoError(t, err)
 	oh, ow := (h+1)/2, w
 	require.Equal(t, []int{n, oh, ow, o}, out[0].Shape)
@@ -231,6 +231,23 @@ func TestConvLargeAgainstNaive(t *testing.T) {
 					require.InDelta(t, s, got[((b*oh+i)*ow+j)*o+oc], 1e-4)
 				}
 			}
+		}
+	}
+}
+
+func TestTopKSelectionMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 7, 100, 1000} {
+		row := make([]float64, n)
+		for i := range row {
+			row[i] = float64(r.IntN(10)) // many ties
+			if r.IntN(50) == 0 {
+				row[i] = math.NaN()
+			}
+		}
+		full := topKRow(row, n) // the full sort
+		for _, k := range []int{0, 1, min(3, n), n / 5, n} {
+			require.Equal(t, full[:k], topKRow(row, k), "n=%d k=%d", n, k)
 		}
 	}
 }

@@ -17,29 +17,29 @@ import (
 // testdata/kernels/nn/numpy.json (NumPy, gen_numpy.py) and tfjs.json
 // (TF.js CPU backend, gen_tfjs.js). See testdata/kernels/nn/README.md.
 
-type goldenTensor struct {
+type nnGoldenTensor struct {
 	DType  string `json:"dtype"`
 	Shape  []int  `json:"shape"`
 	Values []any  `json:"values"`
 }
 
-type goldenCase struct {
+type nnGoldenCase struct {
 	Name    string                     `json:"name"`
 	Op      string                     `json:"op"`
 	Attrs   map[string]json.RawMessage `json:"attrs"`
-	Inputs  []goldenTensor             `json:"inputs"`
-	Outputs []goldenTensor             `json:"outputs"`
+	Inputs  []nnGoldenTensor           `json:"inputs"`
+	Outputs []nnGoldenTensor           `json:"outputs"`
 	RTol    float64                    `json:"rtol"`
 	ATol    float64                    `json:"atol"`
 	// Skip lists output indices not compared (e.g. TF.js lacks them).
 	Skip []int `json:"skip"`
 }
 
-type goldenFile struct {
-	Cases []goldenCase `json:"cases"`
+type nnGoldenFile struct {
+	Cases []nnGoldenCase `json:"cases"`
 }
 
-func goldenNumber(v any) (float64, error) {
+func nnGoldenNumber(v any) (float64, error) {
 	switch x := v.(type) {
 	case float64:
 		return x, nil
@@ -61,14 +61,14 @@ func goldenNumber(v any) (float64, error) {
 	return 0, fmt.Errorf("bad golden value %v", v)
 }
 
-func (g goldenTensor) tensor() (*Tensor, error) {
+func (g nnGoldenTensor) tensor() (*Tensor, error) {
 	dt, ok := tpb.DataType_value[g.DType]
 	if !ok {
 		return nil, fmt.Errorf("dtype %q", g.DType)
 	}
 	vals := make([]float64, len(g.Values))
 	for i, v := range g.Values {
-		f, err := goldenNumber(v)
+		f, err := nnGoldenNumber(v)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func (g goldenTensor) tensor() (*Tensor, error) {
 	return t, t.Validate()
 }
 
-func goldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
+func nnGoldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
@@ -136,23 +136,23 @@ func goldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
 	return nil, fmt.Errorf("bad attr %s", raw)
 }
 
-func loadGolden(t *testing.T, name string) []goldenCase {
+func nnLoadGolden(t *testing.T, name string) []nnGoldenCase {
 	t.Helper()
 	p := filepath.Join("..", "testdata", "kernels", "nn", name)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	var f goldenFile
+	var f nnGoldenFile
 	require.NoError(t, json.Unmarshal(b, &f), p)
 	require.NotEmpty(t, f.Cases, p)
 	return f.Cases
 }
 
-func runGoldenFile(t *testing.T, name string) {
-	for _, c := range loadGolden(t, name) {
+func nnRunGoldenFile(t *testing.T, name string) {
+	for _, c := range nnLoadGolden(t, name) {
 		t.Run(c.Name, func(t *testing.T) {
 			attrs := map[string]*attrpb.AttrValue{}
 			for k, raw := range c.Attrs {
-				a, err := goldenAttr(raw)
+				a, err := nnGoldenAttr(raw)
 				require.NoError(t, err, k)
 				attrs[k] = a
 			}
@@ -162,11 +162,11 @@ func runGoldenFile(t *testing.T, name string) {
 				require.NoError(t, err)
 				ins = append(ins, x)
 			}
-			outs, err := runOp(t, c.Op, attrs, ins...)
+			outs, err := nnRunOp(t, c.Op, attrs, ins...)
 			require.NoError(t, err)
 			require.GreaterOrEqual(t, len(outs), len(c.Outputs))
 			for i, g := range c.Outputs {
-				if contains(c.Skip, i) {
+				if nnContains(c.Skip, i) {
 					continue
 				}
 				want, err := g.tensor()
@@ -197,7 +197,7 @@ func runGoldenFile(t *testing.T, name string) {
 	}
 }
 
-func contains(s []int, v int) bool {
+func nnContains(s []int, v int) bool {
 	for _, x := range s {
 		if x == v {
 			return true
@@ -206,6 +206,6 @@ func contains(s []int, v int) bool {
 	return false
 }
 
-func TestGoldenNumPy(t *testing.T) { runGoldenFile(t, "numpy.json") }
+func TestGoldenNumPy(t *testing.T) { nnRunGoldenFile(t, "numpy.json") }
 
-func TestGoldenTFJS(t *testing.T) { runGoldenFile(t, "tfjs.json") }
+func TestGoldenTFJS(t *testing.T) { nnRunGoldenFile(t, "tfjs.json") }

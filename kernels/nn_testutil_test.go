@@ -47,7 +47,7 @@ func nnAttrs(kv ...any) map[string]*attrpb.AttrValue {
 	return m
 }
 
-func runOp(t testing.TB, op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
+func nnRunOp(t testing.TB, op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
 	t.Helper()
 	k := Lookup(op)
 	if k == nil {
@@ -56,7 +56,7 @@ func runOp(t testing.TB, op string, attrs map[string]*attrpb.AttrValue, inputs .
 	return k(&Context{Op: op, Path: "test/" + op, Attrs: attrs, Inputs: inputs})
 }
 
-func randF32(r *rand.Rand, n int) []float32 {
+func nnRandF32(r *rand.Rand, n int) []float32 {
 	out := make([]float32, n)
 	for i := range out {
 		out[i] = r.Float32()*2 - 1
@@ -64,13 +64,13 @@ func randF32(r *rand.Rand, n int) []float32 {
 	return out
 }
 
-func f32T(shape []int, data []float32) *Tensor {
+func nnF32T(shape []int, data []float32) *Tensor {
 	return &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: shape, Data: data}
 }
 
-// closeF32 reports the first index where got and want differ by more than
+// nnCloseF32 reports the first index where got and want differ by more than
 // rtol*|want|+atol (NaNs must match NaNs), or -1.
-func closeF32(got, want []float32, rtol, atol float64) int {
+func nnCloseF32(got, want []float32, rtol, atol float64) int {
 	if len(got) != len(want) {
 		return 0
 	}

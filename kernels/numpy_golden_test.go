@@ -34,13 +34,13 @@ type npAttr struct {
 }
 
 type npCase struct {
-	Name    string                `json:"name"`
-	Op      string                `json:"op"`
+	Name    string            `json:"name"`
+	Op      string            `json:"op"`
 	Attrs   map[string]npAttr `json:"attrs"`
 	Inputs  []npTensor        `json:"inputs"`
 	Outputs []npTensor        `json:"outputs"`
-	RTol    float64               `json:"rtol"`
-	ATol    float64               `json:"atol"`
+	RTol    float64           `json:"rtol"`
+	ATol    float64           `json:"atol"`
 }
 
 var npDTypes = map[string]tpb.DataType{

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -63,29 +62,7 @@ func topK(ctx *Context, k int64) ([]*Tensor, error) {
 	}
 	idx := make([]int, rows*kk)
 	nnParallel(rows, n*8, func(r int) {
-		row := keys[r*n : (r+1)*n]
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		cmpf := func(a, b int) int {
-			va, vb := row[a], row[b]
-			na, nb := math.IsNaN(va), math.IsNaN(vb)
-			switch {
-			case na && !nb:
-				return -1
-			case nb && !na:
-				return 1
-			case !na && va != vb:
-				if va > vb {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Compare(a, b)
-		}
-		slices.SortFunc(order, cmpf)
-		copy(idx[r*kk:(r+1)*kk], order[:kk])
+		copy(idx[r*kk:(r+1)*kk], topKRow(keys[r*n:(r+1)*n], kk))
 	})
 	outShape := append(nnCloneShape(x.Shape[:len(x.Shape)-1]), kk)
 	vals, err := gatherLastDim(x, idx, n, kk, outShape)
@@ -163,4 +140,82 @@ func gatherRows[E any](x []E, idx []int, n, k int) []E {
 		out[i] = x[(i/max(k, 1))*n+j]
 	}
 	return out
+}
+
+// topKBefore reports whether element a of row ranks before element b:
+// larger value first (NaN above everything), then lower index.
+func topKBefore(row []float64, a, b int) bool {
+	va, vb := row[a], row[b]
+	na, nb := math.IsNaN(va), math.IsNaN(vb)
+	switch {
+	case na != nb:
+		return na
+	case !na && va != vb:
+		return va > vb
+	}
+	return a < b
+}
+
+// topKRow returns the indices of the k top elements of row in rank order:
+// a full sort when k is a large part of the row, else one pass keeping the
+// k best in a heap whose root is the worst of them (O(n log k)).
+func topKRow(row []float64, k int) []int {
+	n := len(row)
+	cmpf := func(a, b int) int {
+		if topKBefore(row, a, b) {
+			return -1
+		}
+		if topKBefore(row, b, a) {
+			return 1
+		}
+		return 0
+	}
+	if k*4 >= n {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, cmpf)
+		return order[:k]
+	}
+	h := make([]int, 0, k)
+	// worse(a, b): a ranks after b; the heap keeps the worst at h[0].
+	worse := func(a, b int) bool { return topKBefore(row, b, a) }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
+				m = r
+			}
+			if !worse(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := 0; i < n; i++ {
+		if len(h) < k {
+			h = append(h, i)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(h[j], h[p]) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+			continue
+		}
+		if k > 0 && topKBefore(row, i, h[0]) {
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmpf)
+	return h
 }

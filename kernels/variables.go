@@ -353,7 +353,6 @@ func opVariableShape(b *bctx) ([]slot, error) {
 	return []slot{{t: st}}, nil
 }
 
-
 func opResourceGather(b *bctx) ([]slot, error) {
 	v, err := b.variable(0)
 	if err != nil {
@@ -442,7 +441,6 @@ func opRestoreV2(b *bctx) ([]slot, error) {
 	return out, nil
 }
 
-
 // initVariablesByName initializes variables whose names are checkpoint
 // keys, for graphs without a saver.
 func (e *Executor) initVariablesByName() error {
@@ -495,4 +493,3 @@ type weightRef struct {
 	Data    []byte
 	Strings [][]byte
 }
-

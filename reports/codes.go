@@ -125,7 +125,11 @@ func (t *Target) FallbackNodes() int {
 }
 
 func isCPUDevice(dev string) bool {
-	// "CPU", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"
+	// "CPU", "CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"
 	d := strings.ToLower(dev)
-	return d == "cpu" || strings.Contains(d, "device:cpu:") || strings.Contains(d, "/cpu:")
+	if j := strings.LastIndex(d, "device:"); j >= 0 {
+		d = d[j+len("device:"):]
+	}
+	d = strings.TrimPrefix(d, "/")
+	return d == "cpu" || strings.HasPrefix(d, "cpu:")
 }

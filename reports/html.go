@@ -29,6 +29,7 @@ const (
 	htmlParityNodes      = 25
 	htmlUncoveredGroups  = 100
 	htmlMatrixRows       = 500
+	htmlListRows         = 50
 )
 
 // WriteHTML writes one self-contained HTML page: inline CSS, JavaScript and
@@ -94,6 +95,14 @@ type targetView struct {
 	Partition *partitionView
 	Islands   []islandView
 	Histos    []histView
+	// AMP is the first htmlListRows nodes auto mixed precision converts;
+	// AMPMissing counts those without a half kernel.
+	AMP        []AMPNode
+	AMPMissing int
+	// Disagree lists nodes whose logged device differs from the prediction.
+	Disagree []ComparedNode
+	// PlacementNotes is set when the placement has something to list.
+	PlacementNotes bool
 }
 
 // barSegment is one part of a target's stacked coverage bar.
@@ -114,8 +123,24 @@ func buildModelView(i int, m *Model) modelView {
 		tv.Segments = coverageSegments(t)
 		tv.Uncovered = t.Uncovered[:min(len(t.Uncovered), htmlUncoveredGroups)]
 		tv.MoreUnc = len(t.Uncovered) - len(tv.Uncovered)
-		if t.Placement != nil {
-			tv.Partition = buildPartition(t)
+		if p := t.Placement; p != nil {
+			if len(p.PartitionEdges) > 0 || len(p.DeviceNodes) > 0 {
+				tv.Partition = buildPartition(t)
+			}
+			for _, a := range p.AMP {
+				if !a.Covered {
+					tv.AMPMissing++
+				}
+			}
+			tv.AMP = p.AMP[:min(len(p.AMP), htmlListRows)]
+			if c := p.Comparison; c != nil {
+				for _, n := range c.Nodes {
+					if !n.Agree && len(tv.Disagree) < htmlListRows {
+						tv.Disagree = append(tv.Disagree, n)
+					}
+				}
+			}
+			tv.PlacementNotes = len(p.Warnings) > 0 || len(tv.AMP) > 0 || len(tv.Disagree) > 0
 		}
 		for j, is := range t.Islands {
 			if j == htmlIslandsDrawn {
@@ -366,8 +391,9 @@ type islandView struct {
 }
 
 type islandNode struct {
-	Name string
-	Y    int
+	Name  string
+	Label string // Name shortened to fit the pill (the tail is kept)
+	Y     int
 }
 
 func buildIsland(is Island) islandView {
@@ -377,7 +403,11 @@ func buildIsland(is Island) islandView {
 			iv.More = len(is.Nodes) - i
 			break
 		}
-		iv.Nodes = append(iv.Nodes, islandNode{Name: n, Y: 20 + i*26})
+		label := n
+		if r := []rune(n); len(r) > 26 {
+			label = "…" + string(r[len(r)-25:])
+		}
+		iv.Nodes = append(iv.Nodes, islandNode{Name: n, Label: label, Y: 20 + i*26})
 	}
 	iv.Height = max(90, 40+len(iv.Nodes)*26+boolInt(iv.More > 0)*20)
 	return iv

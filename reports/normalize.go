@@ -57,6 +57,7 @@ func (t *Target) normalize() {
 		slices.SortStableFunc(p.PartitionEdges, func(a, b PartitionEdge) int {
 			return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
 		})
+		slices.SortStableFunc(p.AMP, func(a, b AMPNode) int { return cmp.Compare(a.Path, b.Path) })
 	}
 	for i := range t.Islands {
 		t.Islands[i].Nodes = nonNil(t.Islands[i].Nodes)

@@ -123,8 +123,26 @@ func writeModelTables(p *printer, m *Model) {
 			if len(pl.AssumedDims) > 0 {
 				p.printf("assumed dims: %s\n", strings.Join(pl.AssumedDims, ", "))
 			}
+			if pl.UnknownSizeTransfers > 0 {
+				p.printf("%d transfer(s) of unknown size are not in the byte count\n", pl.UnknownSizeTransfers)
+			}
 			if pl.Error != "" {
 				p.printf("without soft placement: %s\n", pl.Error)
+			}
+			for _, w := range pl.Warnings {
+				p.printf("placement warning: %s\n", w)
+			}
+			if len(pl.AMP) > 0 {
+				missing := 0
+				for _, a := range pl.AMP {
+					if !a.Covered {
+						missing++
+					}
+				}
+				p.printf("auto mixed precision: %d node(s) in half precision, %d without a half kernel here\n", len(pl.AMP), missing)
+			}
+			if c := pl.Comparison; c != nil {
+				p.printf("placement log: %d of %d matched nodes agree\n", c.Agreed, c.Matched)
 			}
 		}
 		if len(t.Islands) > 0 {

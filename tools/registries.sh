@@ -13,7 +13,6 @@
 #           $SRC/musa     MooreThreads/tensorflow_musa_extension @ 083894371d7a0022d49685d155bb06a21f927312
 #           $SRC/ascend   Ascend/tensorflow @ 085a7b2e7feac20dae2e3371fe08ea34296ea9fc
 #           $SRC/canndev  dengguojie/vue-element-admin (a canndev mirror) @ 7d77ce32d0541475052616d118df360baf50a5f5
-#   OPS     TensorFlow 2.15 OpDefs as a text OpList (default ../shared/tf/ops.pbtxt)
 #   TFSCAN  the tfscan binary (default: go run ./cmd/tfscan)
 set -euo pipefail
 out=${1:?usage: tools/registries.sh OUTDIR}
@@ -22,7 +21,6 @@ out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 TF_SRC=${TF_SRC:-$(go env GOMODCACHE)/github.com/tensorflow/tensorflow@v2.15.0+incompatible}
 SRC=${SRC:-/tmp/src}
-OPS=${OPS:-$(pwd)/../shared/tf/ops.pbtxt}
 if [[ -z "${TFSCAN:-}" ]]; then
   go build -o "$out/.tfscan" ./cmd/tfscan
   TFSCAN=$out/.tfscan
@@ -60,3 +58,46 @@ tf --name cuda --device-type GPU -o "$out/cuda.json.gz" \
 tf --name rocm --device-type GPU -o "$out/rocm.json.gz" \
   --define TENSORFLOW_USE_ROCM=1 --define MLIR_GENERATED_GPU_KERNELS_ENABLED=1 --define EIGEN_USE_GPU \
   --note "ROCm build of upstream TF (not ROCm/tensorflow-upstream); also the best public proxy for Hygon DCU"
+
+xla() {
+  "$TFSCAN" registry extract --style xla --source "$TF_SRC" --dir tensorflow/compiler/tf2xla/kernels \
+    --include third_party/xla/third_party/tsl --include third_party/xla --define 'TF_OPTION_REGISTRATION_V2()=0' \
+    --type-lists tensorflow/compiler/tf2xla/xla_op_registry.h \
+    --type-lists tensorflow/compiler/tf2xla/kernels/conv_op_helpers.cc  \
+    --vendor Google --mechanism xla_cluster --source-ref "$TF_REF" --date "$TF_DATE" --tf-version 2.15.0 "$@"
+}
+xla --name xla --device-type XLA_GPU_JIT --xla-device XLA_GPU_JIT --xla-types kGpuAllTypes -o "$out/xla.json.gz" \
+  --note "XLA GPU JIT (jit_compile / auto-clustering): ops without an OpDef in the embedded TF 2.15 OpDefs (Xla*, Addons>*) keep only their registration's own type constraints"
+
+need() { [[ -d $SRC/$1 ]] || { echo "missing $SRC/$1 (see the header of this script)" >&2; exit 2; }; }
+need itex; need musa; need dml; need ascend; need canndev
+
+"$TFSCAN" registry extract --source "$SRC/itex" \
+  --dir itex/core/kernels/gpu --dir itex/core/kernels/common --dir itex/core/kernels/onednn --dir itex/core/kernels/legacy \
+  --define INTEL_GPU_ONLY --define EIGEN_USE_GPU=1 --define ITEX_ENABLE_DOUBLE=1 --define TENSORFLOW_USE_SYCL=1 --define ITEX_USE_MKL \
+  --name intel-xpu --vendor Intel --device-type XPU --device-tag GPU --tf-version 2.16 \
+  --source-ref "intel/intel-extension-for-tensorflow@e26b4db83c6e54fa23a9e66faa863e78f73e6816" --date 2025-03-07 \
+  --note "GPU build defines of itex/itex.bzl with ITEX_ENABLE_DOUBLE; .Device(DEVICE_GPU) registers on XPU (itex/core/kernels/xpu_kernel.cc); DEFAULT kernels are inherited from TensorFlow and not in this pack; the NextPluggableDevice/XLA path is not modelled" \
+  -o "$out/intel-xpu.json.gz"
+
+"$TFSCAN" registry extract --source "$SRC/musa" --dir musa_ext --include musa_ext/kernels --include musa_ext \
+  --name musa --vendor "Moore Threads" --device-type MUSA --tf-version 2.6.1 \
+  --source-ref "MooreThreads/tensorflow_musa_extension@083894371d7a0022d49685d155bb06a21f927312" --date 2026-07-17 \
+  --note "a young, fast-moving repository built against tensorflow 2.6.1; MUSA registers Const, Identity, Shape and variables itself" \
+  -o "$out/musa.json.gz"
+
+"$TFSCAN" registry extract --style dml --source "$SRC/dml" --dir tfdml/kernels --op-defs tfdml/runtime_adapter/op_defs_core.h \
+  --name directml --vendor Microsoft --device-type GPU --tf-version 2.12 \
+  --source-ref "microsoft/tensorflow-directml-plugin@6c3e918359b70fb4f0de9d703eb8aa56a8cd3592" --date 2023-10-24 \
+  --note "development paused in 2023; pairs with tensorflow-cpu 2.12; device type GPU collides with CUDA; DEFAULT kernels are inherited from TensorFlow and not in this pack" \
+  -o "$out/directml.json.gz"
+
+"$TFSCAN" registry extract --style ascend --source "$SRC" \
+  --dir canndev/ops/built-in/framework/tf_plugin --dir ascend/tf_adapter_2.x/npu_device/core/npu_device.cpp \
+  --type-lists canndev/ops/built-in/tbe/op_info_cfg/ai_core/ascend910/aic-ascend910-ops-info.ini \
+  --type-lists canndev/ops/built-in/aicpu/op_info_cfg/aicpu_kernel/aicpu_kernel.ini \
+  --name ascend --vendor Huawei --device-type NPU --mechanism graph_offload --tf-version 2.6.5 \
+  --source-ref "canndev mirror dengguojie/vue-element-admin@7d77ce32d0541475052616d118df360baf50a5f5 + Ascend/tensorflow@085a7b2e7feac20dae2e3371fe08ea34296ea9fc" --date 2022-06-30 \
+  --note "LOW-MEDIUM confidence: an upper bound from CANN parser plugins, not CANN's npu_supported_ops.json (not public); dtypes are input0 of the Ascend IR op on ascend910 AI Core or AI CPU only, and many ops choose dtypes at run time; Const, _Arg, _Retval, StringJoin and *Dataset ops are kept off the NPU by the adapter" \
+  -o "$out/ascend.json.gz"
+rm -f "$out/.tfscan"

@@ -413,7 +413,7 @@ func (t *shadowTree) resolve(from, inc string, quoted bool) (string, bool) {
 	return "", false
 }
 
-var typeListRE = regexp.MustCompile(`(?s)(?:std::array<\s*(?:::)?(?:tensorflow::)?DataType\s*,\s*\d+\s*>|std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector|DataType)\s+(\w+)(?:\[\d*\])?\s*=?\s*\{+([^;{}]*)\}+\s*;`)
+var typeListRE = regexp.MustCompile(`(?s)(?:std::array<\s*(?:::)?(?:tensorflow::)?DataType\s*,\s*\d+\s*>|std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector|DataType)\s+(\w+)(?:\[\d*\])?\s*=?\s*\{[\s{]*([^;{}]*?)[\s}]*\}\s*;`)
 
 var typeListFuncRE = regexp.MustCompile(`(?s)(?:std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector)\s+(\w+)\(\)\s*\{\s*return\s*\{([^;{}]*)\}\s*;\s*\}`)
 

@@ -64,11 +64,16 @@ func LoadOpList(path string) (map[string]*opdefpb.OpDef, error) {
 	if err := (prototext.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return OpDefMap(&l), nil
+}
+
+// OpDefMap indexes an OpList by op name.
+func OpDefMap(l *opdefpb.OpList) map[string]*opdefpb.OpDef {
 	m := map[string]*opdefpb.OpDef{}
 	for _, op := range l.GetOp() {
 		m[op.GetName()] = op
 	}
-	return m, nil
+	return m
 }
 
 // XLAKernels turns REGISTER_XLA_OP registrations into the KernelDefs TF
@@ -95,8 +100,21 @@ func XLAKernels(res *Result, ops map[string]*opdefpb.OpDef, b XLABackend) ([]Reg
 		regs := byOp[op]
 		def := ops[op]
 		if def == nil {
-			skips = append(skips, Skip{File: regs[0].File, Text: op, Reason: "no OpDef for XLA op " + op})
-			continue
+			// No OpDef (Xla* and internal ops are not in ops.pbtxt): the
+			// type attrs are unknown, so only the registration's own
+			// constraints, cut to the backend's types, are kept and the
+			// op is marked as dtype-unverified.
+			def = &opdefpb.OpDef{Name: op}
+			for _, r := range regs {
+				for _, c := range r.Kernel.GetConstraint() {
+					if !slices.ContainsFunc(def.Attr, func(a *opdefpb.OpDef_AttrDef) bool { return a.GetName() == c.GetName() }) {
+						def.Attr = append(def.Attr, &opdefpb.OpDef_AttrDef{Name: c.GetName(), Type: "type"})
+					}
+				}
+			}
+			for i := range regs {
+				regs[i].Unresolved = append(slices.Clone(regs[i].Unresolved), "(no OpDef)")
+			}
 		}
 		allowlisted := false
 		for _, r := range regs {
@@ -153,7 +171,7 @@ func xlaKernel(r Registration, def *opdefpb.OpDef, b XLABackend) (*kdpb.KernelDe
 		var allowed []tpb.DataType
 		opAllowed := a.GetAllowedValues().GetList().GetType()
 		rt, constrained := regTypes[a.GetName()]
-		if slices.Contains(r.Unresolved, a.GetName()) {
+		if slices.Contains(r.Unresolved, a.GetName()) && !slices.Contains(r.Unresolved, "(no OpDef)") {
 			constrained = false // unknown list: fall back to the backend set
 		}
 		for _, t := range b.Types {
@@ -186,14 +204,10 @@ func xlaKernel(r Registration, def *opdefpb.OpDef, b XLABackend) (*kdpb.KernelDe
 }
 
 // ToXLA turns a REGISTER_XLA_OP extraction into kernels for one JIT
-// device: opsFile is TensorFlow's OpList (ops.pbtxt), typesName the
-// backend's dtype list in res.TypeLists (kGpuAllTypes for XLA_GPU_JIT,
+// device: ops are TensorFlow's OpDefs, typesName the backend's dtype list
+// in res.TypeLists (kGpuAllTypes for XLA_GPU_JIT,
 // tensorflow/compiler/tf2xla/xla_gpu_backend.cc).
-func ToXLA(res *Result, opsFile, device, typesName string) (*Result, error) {
-	ops, err := LoadOpList(opsFile)
-	if err != nil {
-		return nil, err
-	}
+func ToXLA(res *Result, ops map[string]*opdefpb.OpDef, device, typesName string) (*Result, error) {
 	types, ok := res.TypeLists[typesName]
 	if !ok {
 		return nil, fmt.Errorf("dtype list %q not found in the --type-lists files", typesName)

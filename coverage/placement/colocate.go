@@ -175,29 +175,47 @@ func attrString(p *pnode) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		v := ""
-		switch a := p.look.Attrs[k].GetValue().(type) {
-		case *attrpb.AttrValue_Type:
-			v = graph.DTypeName(a.Type)
-		case *attrpb.AttrValue_I:
-			v = strconv.FormatInt(a.I, 10)
-		case *attrpb.AttrValue_B:
-			v = strconv.FormatBool(a.B)
-		case *attrpb.AttrValue_S:
-			v = strconv.Quote(string(a.S))
-		case *attrpb.AttrValue_List:
-			ts := a.List.GetType()
-			names := make([]string, len(ts))
-			for i, t := range ts {
-				names[i] = graph.DTypeName(t)
-			}
-			v = "[" + strings.Join(names, ", ") + "]"
-		default:
-			v = "..."
-		}
-		parts = append(parts, k+"="+v)
+		parts = append(parts, k+"="+summarizeAttr(p.look.Attrs[k]))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, ", ")
+}
+
+// summarizeAttr formats an attr value the way TF's SummarizeAttrValue does
+// in kernel-lookup errors (tensorflow/core/framework/attr_value_util.cc):
+// types as DT_ names, strings quoted, lists in brackets.
+func summarizeAttr(a *attrpb.AttrValue) string {
+	switch v := a.GetValue().(type) {
+	case *attrpb.AttrValue_Type:
+		return v.Type.String()
+	case *attrpb.AttrValue_I:
+		return strconv.FormatInt(v.I, 10)
+	case *attrpb.AttrValue_F:
+		return strconv.FormatFloat(float64(v.F), 'g', -1, 32)
+	case *attrpb.AttrValue_B:
+		return strconv.FormatBool(v.B)
+	case *attrpb.AttrValue_S:
+		return strconv.Quote(string(v.S))
+	case *attrpb.AttrValue_List:
+		l := v.List
+		var items []string
+		for _, t := range l.GetType() {
+			items = append(items, t.String())
+		}
+		for _, i := range l.GetI() {
+			items = append(items, strconv.FormatInt(i, 10))
+		}
+		for _, f := range l.GetF() {
+			items = append(items, strconv.FormatFloat(float64(f), 'g', -1, 32))
+		}
+		for _, b := range l.GetB() {
+			items = append(items, strconv.FormatBool(b))
+		}
+		for _, s := range l.GetS() {
+			items = append(items, strconv.Quote(string(s)))
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	}
+	return "<" + a.String() + ">"
 }
 
 func (s *sim) addErr(msg string) {

@@ -106,7 +106,11 @@ func TestCorpusSimulates(t *testing.T) {
 			mg := m.MetaGraphs[0]
 			for tname, tm := range targets {
 				var first []byte
-				for run := 0; run < 2; run++ {
+				runs := 2
+				if testing.Short() {
+					runs = 1
+				}
+				for run := 0; run < runs; run++ {
 					g, err := graph.Build(m, mg)
 					require.NoError(t, err)
 					r, err := placement.Simulate(g, tm, cpu, placement.Options{})

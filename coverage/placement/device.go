@@ -125,16 +125,18 @@ func specName(d devSpec) string {
 // typePriority is DeviceFactory::DevicePriority for the device types tfscan
 // knows (tensorflow/core/framework/device_factory.cc:70-79): GPU 210
 // (gpu_device_factory.cc:77), CPU 70 in a GPU build (gpu_device_factory.cc:146),
-// XLA devices 50 (device_factory.h:146-149), and every other type 220, the
-// PluggableDevice priority (pluggable_device_plugin_init.cc:61-64).
+// and every other type 220, the PluggableDevice priority
+// (pluggable_device_plugin_init.cc:61-64). XLA JIT device types are not
+// placement devices in TF at all (their priority would be 50,
+// device_factory.h:146-149, and MaybeExcludeXlaDevices drops them); tfscan
+// simulates an XLA or graph-offload target as an accelerator whose kernels
+// are its op registry, so it ranks it like a pluggable device.
 func typePriority(t string) int {
-	switch {
-	case t == "GPU":
+	switch t {
+	case "GPU":
 		return 210
-	case t == "CPU":
+	case "CPU":
 		return 70
-	case strings.HasPrefix(t, "XLA_") || strings.HasSuffix(t, "_JIT") || t == "TPU":
-		return 50
 	default:
 		return 220
 	}

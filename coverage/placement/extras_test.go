@@ -226,3 +226,21 @@ func TestHardPlacementErrors(t *testing.T) {
 		})
 	}
 }
+
+// Malformed graphs (a cycle without NextIteration, a dangling input, an
+// unknown op, a bad device string) still simulate: every node gets a
+// device, nothing panics.
+func TestMalformedGraphs(t *testing.T) {
+	g := buildGraph(t, graphText(
+		nd("a", "Identity", in("b"), ta("T", "DT_FLOAT")),
+		nd("b", "Identity", in("a"), ta("T", "DT_FLOAT"), dev("/device:GPU:nonsense")),
+		nd("c", "Identity", in("missing"), ta("T", "DT_FLOAT")),
+		nd("d", "SomeCustomOp", in("c")),
+	))
+	r := simulate(t, g, "GPU", cpuOps+"Identity GPU T=float32\n", Options{})
+	d := devices(r)
+	assert.Len(t, d, 4)
+	assert.Equal(t, "CPU:0", d["d"])
+	assert.Contains(t, strings.Join(reasonsOf(r, "d"), "\n"), "unknown op")
+	assert.Contains(t, strings.Join(reasonsOf(r, "b"), "\n"), "ignored unparsable device")
+}

@@ -277,10 +277,16 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	for _, f := range s.topFetches {
 		fetch(s.resolve(f.ref), 0, f.name)
 	}
-	for i, p := range s.nodes {
-		if p.fetch {
-			fetch(pin{i, 0}, p.unit, p.name)
+	if s.fetchNodes == nil {
+		s.fetchNodes = []int{}
+		for i, p := range s.nodes {
+			if p.fetch {
+				s.fetchNodes = append(s.fetchNodes, i)
+			}
 		}
+	}
+	for _, i := range s.fetchNodes {
+		fetch(pin{i, 0}, s.nodes[i].unit, s.nodes[i].name)
 	}
 	return out
 }

@@ -69,12 +69,20 @@ type Result struct {
 	// fail at run time, instances of one node placed differently).
 	Warnings []string
 
-	Partitions            int
-	Transfers             int
-	TransferBytes         int64
+	// Partitions is the number of devices that run part of the graph.
+	Partitions int
+	// Transfers counts Send/Recv pairs between partitions inside the model
+	// plus same-device host↔device copies, control edges included (at zero
+	// bytes); TransferBytes sums their sizes once per step.
+	Transfers     int
+	TransferBytes int64
+	// TransfersPerIteration counts those of Transfers that sit inside a
+	// while frame and repeat on every iteration (counted once above).
 	TransfersPerIteration int
-	IOTransfers           int
-	IOBytes               int64
+	// IOTransfers and IOBytes are the copies of fed inputs to their devices
+	// and of fetched outputs back to the host, counted apart.
+	IOTransfers int
+	IOBytes     int64
 	// UnknownBytes counts transfers whose size could not be told (unknown
 	// shapes, strings, variants).
 	UnknownBytes int

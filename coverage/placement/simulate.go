@@ -47,6 +47,7 @@ type sim struct {
 	warnings []string
 
 	topFetches []fetchRef
+	fetchNodes []int
 	outs       [][]outEdge
 	// whatIf overrides node matches during a what-if re-placement.
 	whatIf map[int][]coverage.Match

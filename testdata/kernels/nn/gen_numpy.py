@@ -372,4 +372,54 @@ for d in range(7):
 add("lrn", "LRN", {"depth_radius": I(r), "bias": F(bias), "alpha": F(alpha), "beta": F(beta)}, [x],
     [(x64 / (bias + alpha * sq) ** beta).astype(np.float32)])
 
+# ---------------- ResizeBicubic (direct Keys kernel, float64) ----------------
+def keys(t, a):
+    t = abs(t)
+    if t <= 1:
+        return ((a + 2) * t - (a + 3)) * t * t + 1
+    if t < 2:
+        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+    return 0.0
+
+
+def bicubic_taps(o, n, sc, half):
+    loc = (o + 0.5) * sc - 0.5 if half else o * sc
+    f = math.floor(loc)
+    d = loc - f
+    a = -0.5 if half else -0.75
+    idx = [f - 1, f, f + 1, f + 2]
+    w = [keys(d + 1, a), keys(d, a), keys(1 - d, a), keys(2 - d, a)]
+    if half:  # taps outside the image are dropped, the rest renormalised
+        w = [wi if 0 <= i < n else 0.0 for wi, i in zip(w, idx)]
+        s = sum(w)
+        w = [wi / s for wi in w]
+    idx = [min(max(i, 0), n - 1) for i in idx]
+    return idx, w
+
+
+def bicubic(x, oh, ow, align, half):
+    n, ih, iw, c = x.shape
+    sc = lambda i, o: (i - 1) / (o - 1) if align and i > 1 and o > 1 else i / o
+    out = np.zeros((n, oh, ow, c))
+    x64 = x.astype(np.float64)
+    for y in range(oh):
+        yi, yw = bicubic_taps(y, ih, sc(ih, oh), half)
+        for xx in range(ow):
+            xi, xw = bicubic_taps(xx, iw, sc(iw, ow), half)
+            for a in range(4):
+                for b in range(4):
+                    out[:, y, xx, :] += yw[a] * xw[b] * x64[:, yi[a], xi[b], :]
+    return out.astype(np.float32)
+
+
+for name, xs, size, align, half in [
+    ("half_pixel_up2", (1, 4, 5, 2), (8, 10), False, True),
+    ("half_pixel_down2", (1, 8, 6, 1), (4, 3), False, True),
+    ("legacy_up2", (1, 4, 4, 2), (8, 8), False, False),
+    ("align_corners", (1, 4, 4, 1), (7, 7), True, False),
+]:
+    x = r32(*xs)
+    add("resizebicubic_" + name, "ResizeBicubic", {"align_corners": B(align), "half_pixel_centers": B(half)},
+        [x, np.array(size, np.int32)], [bicubic(x, size[0], size[1], align, half)])
+
 json.dump({"generator": "gen_numpy.py", "numpy": np.__version__, "cases": cases}, sys.stdout, separators=(",", ":"))

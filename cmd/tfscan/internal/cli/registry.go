@@ -12,9 +12,11 @@ import (
 	"text/tabwriter"
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/extract"
+	"github.com/tfscan/tfscan/graph/opdefs"
 )
 
 const registryUsage = `Usage:
@@ -396,7 +398,7 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	fs.Var(&excludes, "exclude", "regexp of paths to skip (repeatable)")
 	fs.Var(&includes, "include", "extra include root under --source (repeatable)")
 	fs.Var(&defines, "define", "preprocessor define NAME or NAME=VALUE (repeatable)")
-	fs.Var(&typeLists, "type-lists", "header defining named dtype lists, e.g. kFloatTypes (repeatable)")
+	fs.Var(&typeLists, "type-lists", "header defining named dtype lists, e.g. kFloatTypes; ascend style: op info INI files (repeatable)")
 	fs.StringVar(&po.Name, "name", "", "pack name (required)")
 	fs.StringVar(&po.Vendor, "vendor", "", "vendor (required)")
 	fs.StringVar(&po.DeviceType, "device-type", "", "device type of the pack (required)")
@@ -407,7 +409,7 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&po.Note, "note", "", "extra limits for the confidence note")
 	fs.StringVar(&mech, "mechanism", "kernel", "kernel, xla_cluster or graph_offload")
 	fs.StringVar(&style, "style", "tf", "tf (REGISTER_KERNEL_BUILDER), xla (REGISTER_XLA_OP), dml (DirectML templates), ascend (CANN parser plugins)")
-	fs.StringVar(&opsFile, "ops", "", "OpList text file (xla style: TensorFlow's ops.pbtxt)")
+	fs.StringVar(&opsFile, "ops", "", "xla and ascend styles: TensorFlow OpList text file (default: tfscan's embedded TF 2.15 OpDefs)")
 	fs.StringVar(&xlaDevice, "xla-device", "XLA_GPU_JIT", "xla style: JIT device")
 	fs.StringVar(&xlaTypes, "xla-types", "kGpuAllTypes", "xla style: the backend's dtype list name")
 	fs.StringVar(&opDefDir, "op-defs", "", "dml style: header with the generated op structs (relative to --source)")
@@ -435,16 +437,14 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	case "tf":
 		res, err = extract.Extract(ctx, o)
 	case "xla":
-		if opsFile == "" {
-			return usageErrorf("--style xla needs --ops (TensorFlow's ops.pbtxt)")
-		}
-		if !filepath.IsAbs(opsFile) {
-			opsFile = filepath.Join(e.wd, opsFile)
+		ops, oerr := loadOpDefs(e, opsFile)
+		if oerr != nil {
+			return oerr
 		}
 		o.Marker = "REGISTER_XLA_OP"
 		res, err = extract.Extract(ctx, o)
 		if err == nil {
-			res, err = extract.ToXLA(res, opsFile, xlaDevice, xlaTypes)
+			res, err = extract.ToXLA(res, ops, xlaDevice, xlaTypes)
 		}
 		po.DeviceTags = []string{xlaDevice}
 		po.Style = "C preprocessor expansion of REGISTER_XLA_OP, kernels built as XlaOpRegistry::RegisterCompilationKernels does with TF 2.15 OpDefs"
@@ -455,7 +455,11 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		res, err = extract.ExtractDML(ctx, o, opDefDir)
 		po.Style = "C preprocessor expansion, then DirectML KernelDefinition<...> template patterns"
 	case "ascend":
-		res, err = extract.ExtractAscend(o)
+		ops, oerr := loadOpDefs(e, opsFile)
+		if oerr != nil {
+			return oerr
+		}
+		res, err = extract.ExtractAscend(o, extract.AscendOptions{INIFiles: typeLists, Ops: ops})
 		po.Style = "CANN TensorFlow parser plugins (REGISTER_CUSTOM_OP ... OriginOpType); dtypes from the AI Core / AI CPU op info INI files"
 	default:
 		return usageErrorf("unknown --style %q (tf, xla, dml, ascend)", style)
@@ -486,4 +490,24 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "  preprocessor: %s: %s\n", s.File, s.Reason)
 	}
 	return nil
+}
+
+// loadOpDefs reads an OpList text file, or tfscan's embedded OpDefs
+// (graph/opdefs: ops.pbtxt plus TensorFlow's internal _* ops) when path is "".
+func loadOpDefs(e *env, path string) (map[string]*opdefpb.OpDef, error) {
+	if path == "" {
+		l, err := opdefs.Load()
+		if err != nil {
+			return nil, err
+		}
+		return extract.OpDefMap(l), nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.wd, path)
+	}
+	m, err := extract.LoadOpList(path)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return m, nil
 }

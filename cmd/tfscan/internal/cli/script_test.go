@@ -40,7 +40,8 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
-		UpdateScripts:       *updateScripts,
+		// TFSCAN_UPDATE_SCRIPTS=1 rewrites the files that cmp compares with.
+		UpdateScripts: os.Getenv("TFSCAN_UPDATE_SCRIPTS") == "1",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			env.Setenv("CI", "true") // no progress bar, like a CI job
@@ -71,12 +72,3 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
-
-var updateScripts = func() *bool {
-	b := false
-	if v := os.Getenv("TFSCAN_UPDATE_SCRIPTS"); v != "" {
-		b = v == "1"
-	}
-	return &b
-}()
-

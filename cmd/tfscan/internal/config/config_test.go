@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,25 @@ func TestFind(t *testing.T) {
 	got, err = Find(deep)
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(deep, FileName), got)
+}
+
+// FuzzParse: any input gives a File or an error naming the file, never a panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("targets: [a]\nmin_coverage: 90\n"))
+	f.Add([]byte("ignore:\n  - op: Erf\n    reason: r\n    until: 2026-01-01\n"))
+	f.Add([]byte("overrides:\n  - model: '**'\n    fail_on: unknown_op\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("- - -\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := cfg.Policy.Validate(); err != nil {
+			t.Fatalf("Parse returned an invalid policy: %v", err)
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -77,6 +78,10 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	log, err := readPlacementLog(opts.Placement.CompareLog)
+	if err != nil {
+		return nil, err
+	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -98,7 +103,7 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 					errs[i] = ctx.Err()
 					continue
 				}
-				models[i], errs[i] = scanModel(paths[i], targets, opts)
+				models[i], errs[i] = scanModel(paths[i], targets, opts, log)
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -255,7 +260,7 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	return m, g, nil
 }
 
-func scanModel(path string, ts *Targets, opts Options) (*reports.Model, error) {
+func scanModel(path string, ts *Targets, opts Options, log *placement.Log) (*reports.Model, error) {
 	m, g, err := Load(path, opts.Tags)
 	if err != nil {
 		return nil, err
@@ -278,7 +283,7 @@ func scanModel(path string, ts *Targets, opts Options) (*reports.Model, error) {
 	}
 	for _, t := range ts.List {
 		rt := Coverage(g, t, scope)
-		if err := simulate(rt, g, t, ts, opts); err != nil {
+		if err := simulate(rt, g, t, ts, opts, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
 		rm.Targets = append(rm.Targets, rt)

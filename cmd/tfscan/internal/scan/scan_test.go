@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/internal/testutil"
 )
 
@@ -84,4 +85,59 @@ func TestRunErrors(t *testing.T) {
 		_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", bad)}, Targets: []string{"cpu"}})
 		require.True(t, errors.As(err, &me), "%s: got %v", bad, err)
 	}
+}
+
+// corpusModels are the readable models of ../shared/corpus.
+func corpusModels(t *testing.T) []string {
+	corpus := testutil.Corpus(t)
+	var out []string
+	for _, m := range []string{
+		"tf/gd_if_op", "tf/gd_keras_imagenet_train", "tf/gd_lstm_layer_inference", "tf/gd_unknown_op",
+		"tf/mg_text_in_dot_pb", "tf/sm_half_plus_two_pbtxt", "tf/sm_half_plus_two_v1", "tf/sm_simple_while_loop",
+		"tf/sm_static_hashtable", "tf/sm_x_plus_y_debuginfo",
+		"tfjs/centernet", "tfjs/emotion", "tfjs/meet", "tfjs/mobilefacenet",
+	} {
+		out = append(out, filepath.Join(corpus, m))
+	}
+	return out
+}
+
+// TestCorpusAgainstEveryPack scans every corpus model against every built-in
+// pack, placement included, and checks what must hold whatever the vendor:
+// host-only op families (strings, hash tables, example parsing) never count
+// as covered on an accelerator.
+func TestCorpusAgainstEveryPack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans the whole corpus against every pack")
+	}
+	packs, err := coverage.BuiltinPacks()
+	require.NoError(t, err)
+	var targets []string
+	for _, p := range packs {
+		if p.Name != "default" {
+			targets = append(targets, p.Name)
+		}
+	}
+	rep, err := Run(context.Background(), Options{Paths: corpusModels(t), Targets: targets, Jobs: 2})
+	require.NoError(t, err)
+	hostOnly := map[string]bool{
+		"StringJoin": true, "LookupTableFindV2": true, "HashTableV2": true,
+		"LookupTableImportV2": true, "ParseExample": true,
+	} // FIFOQueueV2 and QueueDequeueV2 have DEFAULT kernels (fifo_queue_op.cc:24, queue_ops.cc:63)
+	seen := map[string]bool{}
+	for _, m := range rep.Models {
+		for _, tg := range m.Targets {
+			require.Equal(t, tg.Coverage.NodesTotal, len(tg.Nodes), "%s on %s", m.Path, tg.Target)
+			if tg.Registry.DeviceType == "CPU" {
+				continue
+			}
+			for _, n := range tg.Nodes {
+				if hostOnly[n.Op] {
+					seen[n.Op] = true
+					assert.NotContains(t, []string{"covered", "covered_default"}, n.Reason, "%s %s on %s", m.Path, n.Path, tg.Target)
+				}
+			}
+		}
+	}
+	assert.True(t, seen["StringJoin"] && seen["LookupTableFindV2"], "corpus host-only ops not seen: %v", seen)
 }

@@ -1,6 +1,11 @@
 package scan
 
 import (
+	"fmt"
+	"os"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 )
@@ -19,10 +24,47 @@ type PlacementOptions struct {
 	CompareLog string
 }
 
-// simulate fills the target's placement results.
-func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Options) error {
+// simulate predicts soft placement for one target and records it in rt.
+// Graph-offload and XLA targets are simulated like kernel targets: what
+// their stack cannot take stays on CPU the same way.
+func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Options, log *placement.Log) error {
 	if opts.Placement.Disabled {
 		return nil
 	}
-	return nil // wired to coverage/placement as it lands
+	popts := placement.Options{
+		NoSoftPlacement: opts.Placement.NoSoftPlacement,
+		Dims:            opts.Placement.Dims,
+		Signature:       opts.Signature,
+		Precision:       opts.Placement.Precision,
+	}
+	if ts.Source != nil {
+		popts.Source = ts.Source
+	}
+	var cpu coverage.Matcher = ts.CPU
+	res, err := placement.Simulate(g, t.Index, cpu, popts)
+	if err != nil {
+		return fmt.Errorf("placement for target %s: %w", t.Name, err)
+	}
+	applyPlacement(rt, res, g)
+	if log != nil {
+		applyComparison(rt, placement.Compare(res, log))
+	}
+	return nil
+}
+
+// readPlacementLog reads --compare-log once for all models.
+func readPlacementLog(path string) (*placement.Log, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &UsageError{fmt.Errorf("--compare-log: %w", err)}
+	}
+	defer f.Close()
+	log, err := placement.ParseLog(f)
+	if err != nil {
+		return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
+	}
+	return log, nil
 }

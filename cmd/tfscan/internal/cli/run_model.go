@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/kernels/npz"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// runRun implements `tfscan run PATH --outputs out.npz [--inputs in.npz]
+// [--signature KEY] [--fetch NAME]... [--tags T] [--seed N] [--dim N]`: it
+// runs the model with tfscan's Go reference kernels and writes the results
+// as NumPy .npz.
+//
+// Inputs: the keys of --inputs are signature input keys, or tensor names
+// with or without ":0". A tensor whose dtype differs from the input's is an
+// error (exit 3, like every problem with the model or the input file), not
+// a silent cast. Without --inputs, every input gets the TF.js oracle's
+// seeded values (kernels.SeededInput: mulberry32 keyed on --seed and the
+// input's node name; unknown batch dimension 1, other unknown dimensions
+// --dim, default 128), written beside the outputs as OUT.inputs.npz.
+//
+// Outputs: with --fetch, each fetched tensor keyed by the name as given;
+// else the signature's outputs keyed by their signature keys; a graph
+// without signatures outputs its sinks (_Retval inputs, or unconsumed
+// nodes' output 0) keyed "node:0". The signature is --signature, else
+// serving_default, else the only one.
+func runRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("run", e.stderr)
+	inputsPath := fs.String("inputs", "", "`FILE`.npz of inputs (default: seeded inputs, written to OUT.inputs.npz)")
+	outputsPath := fs.String("outputs", "", "`FILE`.npz to write the outputs to (required)")
+	sigKey := fs.String("signature", "", "signature `KEY` to run (default: serving_default, else the only one)")
+	var fetches repeatFlag
+	fs.Var(&fetches, "fetch", "tensor `NAME` to fetch instead of the signature's outputs (repeatable)")
+	var tags listFlag
+	fs.Var(&tags, "tags", "meta graph `TAGS` (default: serve, else the first)")
+	seed := fs.Uint("seed", 1, "seed of the generated inputs")
+	dim := fs.Int("dim", 128, "size of unknown non-batch dimensions of generated inputs")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) != 1 {
+		return usageErrorf("run: want exactly one model PATH (tfscan run PATH --outputs out.npz [--inputs in.npz])")
+	}
+	if *outputsPath == "" {
+		return usageErrorf("run: --outputs FILE.npz is required")
+	}
+	if *dim <= 0 {
+		return usageErrorf("run: --dim must be positive")
+	}
+	if *seed > 1<<32-1 {
+		return usageErrorf("run: --seed must fit in 32 bits")
+	}
+	modelPath := joinIfRel(e.wd, paths[0])
+	outPath := joinIfRel(e.wd, *outputsPath)
+
+	m, err := savedmodel.Load(modelPath)
+	if err != nil {
+		return inputError(err)
+	}
+	mg, err := graph.SelectMetaGraph(m, tags)
+	if err != nil {
+		return inputError(err)
+	}
+	g, err := graph.Build(m, mg)
+	if err != nil {
+		return inputError(err)
+	}
+	sig, err := chooseSignature(g, *sigKey)
+	if err != nil {
+		return err
+	}
+	var weights kernels.WeightSource
+	if m.VariablesPrefix != "" {
+		ck, err := kernels.OpenCheckpoint(m.VariablesPrefix)
+		if err != nil {
+			return inputError(err)
+		}
+		weights = ck
+	}
+	ex, err := kernels.NewExecutor(g, weights, kernels.ExecOptions{})
+	if err != nil {
+		return inputError(fmt.Errorf("%s: %w", m.File, err))
+	}
+
+	infos := kernels.PlaceholderInputs(g)
+	if sig != nil {
+		infos = sig.Inputs
+	}
+	feeds := map[string]*kernels.Tensor{}
+	if *inputsPath != "" {
+		in, err := npz.Read(joinIfRel(e.wd, *inputsPath))
+		if err != nil {
+			return inputError(err)
+		}
+		for _, k := range npz.SortedKeys(in) {
+			name := k
+			if info := findInfo(infos, k); info != nil && sig != nil {
+				name = info.Name
+			} else if _, err := ex.Resolve(k); err != nil {
+				return inputError(fmt.Errorf("%s: key %q is no input of the model: %w", *inputsPath, k, err))
+			}
+			if _, dup := feeds[name]; dup {
+				return inputError(fmt.Errorf("%s: keys name input %s twice", *inputsPath, name))
+			}
+			feeds[name] = in[k]
+		}
+		if sig != nil {
+			for _, info := range sig.Inputs {
+				if _, ok := feeds[info.Name]; !ok {
+					if _, ok := feeds[strings.TrimSuffix(info.Name, ":0")]; !ok {
+						return inputError(fmt.Errorf("%s: signature %q input %q (%s) is missing", *inputsPath, sig.Key, info.Key, info.Name))
+					}
+				}
+			}
+		}
+	} else {
+		gen := map[string]*kernels.Tensor{}
+		for _, info := range infos {
+			node, _, err := kernels.ParseTensorName(info.Name)
+			if err != nil {
+				return inputError(err)
+			}
+			t, err := kernels.SeededInput(node, uint32(*seed), info.DType, kernels.InputShape(info.Shape, info.UnknownRank, *dim))
+			if err != nil {
+				return inputError(fmt.Errorf("%s: %w", m.File, err))
+			}
+			feeds[info.Name] = t
+			key := node
+			if sig != nil {
+				key = info.Key
+			}
+			gen[key] = t
+		}
+		if err := npz.Write(strings.TrimSuffix(outPath, ".npz")+".inputs.npz", gen); err != nil {
+			return inputError(err)
+		}
+	}
+
+	// What to fetch, and the key each result gets.
+	var names, keys []string
+	switch {
+	case len(fetches) > 0:
+		names, keys = fetches, fetches
+	case sig != nil:
+		for _, o := range sig.Outputs {
+			names = append(names, o.Name)
+			keys = append(keys, o.Key)
+		}
+	default:
+		names = kernels.SinkOutputs(g)
+		keys = names
+	}
+	if len(names) == 0 {
+		return inputError(fmt.Errorf("%s: nothing to fetch (no signature outputs and no sink nodes; use --fetch)", m.File))
+	}
+	res, err := ex.Run(ctx, feeds, names)
+	if err != nil {
+		return inputError(fmt.Errorf("%s: %w", m.File, err))
+	}
+	out := map[string]*kernels.Tensor{}
+	for i, n := range names {
+		if t, ok := res[n]; ok {
+			out[keys[i]] = t
+		}
+	}
+	if err := npz.Write(outPath, out); err != nil {
+		return inputError(err)
+	}
+	return nil
+}
+
+// chooseSignature picks the signature to run: the one asked for, else
+// serving_default, else the only one besides the init op; nil for a graph
+// without signatures.
+func chooseSignature(g *graph.Graph, key string) (*savedmodel.Signature, error) {
+	if key != "" {
+		s := kernels.FindSignature(g.Signatures, key)
+		if s == nil {
+			var have []string
+			for _, s := range g.Signatures {
+				have = append(have, s.Key)
+			}
+			return nil, usageErrorf("run: no signature %q (have: %s)", key, strings.Join(have, ", "))
+		}
+		return s, nil
+	}
+	if s := kernels.FindSignature(g.Signatures, "serving_default"); s != nil {
+		return s, nil
+	}
+	var cands []*savedmodel.Signature
+	for _, s := range g.Signatures {
+		if s.Key != "__saved_model_init_op" {
+			cands = append(cands, s)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return nil, nil
+	case 1:
+		return cands[0], nil
+	}
+	var have []string
+	for _, s := range cands {
+		have = append(have, s.Key)
+	}
+	sort.Strings(have)
+	return nil, usageErrorf("run: the model has several signatures; choose one with --signature (%s)", strings.Join(have, ", "))
+}
+
+func findInfo(infos []*savedmodel.TensorInfo, key string) *savedmodel.TensorInfo {
+	for _, i := range infos {
+		if i.Key == key {
+			return i
+		}
+	}
+	return nil
+}
+
+func joinIfRel(wd, p string) string {
+	if filepath.IsAbs(p) || wd == "" {
+		return p
+	}
+	return filepath.Join(wd, p)
+}

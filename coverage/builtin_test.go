@@ -1,0 +1,168 @@
+package coverage
+
+import (
+	"bytes"
+	"path"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// builtinExpect is what every built-in pack must be: device, mechanism and
+// an op count in the ballpark of ../shared/docs/registry-sources.md (ITEX
+// 790, DirectML 318, MUSA 236, Ascend 828) or of TensorFlow 2.15 itself.
+var builtinExpect = map[string]struct {
+	device     string
+	mechanism  Mechanism
+	minOps     int
+	maxOps     int
+	vendorName string
+}{
+	"cpu":       {"CPU", MechanismKernel, 1200, 1500, "Google"},
+	"cuda":      {"GPU", MechanismKernel, 600, 800, "Google"},
+	"rocm":      {"GPU", MechanismKernel, 600, 800, "Google"},
+	"default":   {"DEFAULT", MechanismKernel, 150, 300, "Google"},
+	"xla":       {"XLA_GPU_JIT", MechanismXLACluster, 400, 600, "Google"},
+	"intel-xpu": {"XPU", MechanismKernel, 700, 850, "Intel"},
+	"directml":  {"GPU", MechanismKernel, 290, 340, "Microsoft"},
+	"musa":      {"MUSA", MechanismKernel, 220, 260, "Moore Threads"},
+	"ascend":    {"NPU", MechanismGraphOffload, 750, 900, "Huawei"},
+}
+
+func TestBuiltinPacksLoadWithProvenance(t *testing.T) {
+	packs, err := BuiltinPacks()
+	require.NoError(t, err)
+	var names []string
+	for _, p := range packs {
+		names = append(names, p.Name)
+	}
+	assert.True(t, slices.IsSorted(names))
+	for name := range builtinExpect {
+		assert.Contains(t, names, name)
+	}
+	for _, p := range packs {
+		t.Run(p.Name, func(t *testing.T) {
+			want, ok := builtinExpect[p.Name]
+			require.True(t, ok, "unexpected built-in pack %s", p.Name)
+			require.NoError(t, p.Validate())
+			assert.Equal(t, want.device, p.DeviceType)
+			assert.Equal(t, want.mechanism, p.Mechanism)
+			assert.Equal(t, want.vendorName, p.Vendor)
+			assert.Equal(t, MethodSourceExtraction, p.Method)
+			assert.NotEmpty(t, p.TFVersion)
+			assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, p.Date, "the source commit date")
+			assert.Regexp(t, `@[0-9a-f]{40}`, p.Source, "repository@commit")
+			assert.Contains(t, p.Confidence, "dtypes known for")
+			ops := len(p.Ops())
+			t.Logf("%s: %d kernels, %d ops, %d dtype-unverified ops", p.Name, len(p.Kernels), ops, len(p.UnresolvedOps))
+			assert.GreaterOrEqual(t, ops, want.minOps)
+			assert.LessOrEqual(t, ops, want.maxOps)
+			for _, k := range p.Kernels {
+				require.Equal(t, p.DeviceType, k.GetDeviceType(), "static packs hold only their own device's kernels (op %s)", k.GetOp())
+			}
+		})
+	}
+}
+
+func TestBuiltinPacksAreCanonical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("re-encodes every pack")
+	}
+	packs, err := BuiltinPacks()
+	require.NoError(t, err)
+	for _, p := range packs {
+		embedded, err := builtinFS.ReadFile(path.Join("packs", p.Name+".json.gz"))
+		require.NoError(t, err)
+		clone := *p
+		var buf bytes.Buffer
+		require.NoError(t, WritePackGzip(&buf, &clone))
+		assert.True(t, bytes.Equal(embedded, buf.Bytes()), "%s is not in WritePackGzip's canonical form; regenerate with make registries", p.Name)
+	}
+}
+
+// accepts reports whether some own kernel of op in p allows dtype for attr
+// (or has no constraint on attr at all).
+func accepts(p *Pack, op, attr string, dtype tpb.DataType) bool {
+	for _, k := range p.OwnKernels() {
+		if k.GetOp() != op || k.GetLabel() != "" {
+			continue
+		}
+		constrained := false
+		for _, c := range k.GetConstraint() {
+			if c.GetName() == attr {
+				constrained = true
+				if slices.Contains(c.GetAllowedValues().GetList().GetType(), dtype) {
+					return true
+				}
+			}
+		}
+		if !constrained {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBuiltinPackFacts(t *testing.T) {
+	get := func(name string) *Pack {
+		p, err := BuiltinPack(name)
+		require.NoError(t, err)
+		return p
+	}
+	cpu, cuda, def := get("cpu"), get("cuda"), get("default")
+	ops := func(p *Pack) []string { return p.Ops() }
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"cpu has Conv2D for float", accepts(cpu, "Conv2D", "T", tpb.DataType_DT_FLOAT)},
+		{"cuda has Conv2D for half", accepts(cuda, "Conv2D", "T", tpb.DataType_DT_HALF)},
+		{"cuda lacks StringJoin", !slices.Contains(ops(cuda), "StringJoin")},
+		{"cpu has StringJoin", slices.Contains(ops(cpu), "StringJoin")},
+		{"cuda has no int32 Const (it resolves through DEFAULT)", !accepts(cuda, "Const", "dtype", tpb.DataType_DT_INT32)},
+		{"default has int32 Const", accepts(def, "Const", "dtype", tpb.DataType_DT_INT32)},
+		{"default has Identity", slices.Contains(ops(def), "Identity")},
+		{"default has NoOp, cpu does not (no_op.cc registers DEFAULT only)", slices.Contains(ops(def), "NoOp") && !slices.Contains(ops(cpu), "NoOp")},
+		{"default has ReadVariableOp", slices.Contains(ops(def), "ReadVariableOp")},
+		{"musa's device type is MUSA", get("musa").DeviceType == "MUSA"},
+		{"musa registers Const itself", slices.Contains(ops(get("musa")), "Const")},
+		{"intel-xpu inherits Const from DEFAULT", !slices.Contains(ops(get("intel-xpu")), "Const")},
+		{"directml inherits Identity from DEFAULT", !slices.Contains(ops(get("directml")), "Identity")},
+		{"rocm lacks the GOOGLE_CUDA-only MatrixInverse", slices.Contains(ops(cuda), "MatrixInverse") && !slices.Contains(ops(get("rocm")), "MatrixInverse")},
+		{"xla Conv2D has no int32 on GPU", accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_FLOAT) && !accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_INT32)},
+		{"ascend keeps Const off the NPU", !slices.Contains(ops(get("ascend")), "Const")},
+		{"ascend has MatMul", slices.Contains(ops(get("ascend")), "MatMul")},
+	}
+	for _, tc := range tests {
+		assert.True(t, tc.ok, tc.name)
+	}
+	prio := 0
+	for _, k := range cpu.OwnKernels() {
+		if k.GetOp() == "IteratorGetNext" {
+			prio = int(k.GetPriority())
+		}
+	}
+	assert.Equal(t, 2, prio, "tf.data CPU kernels have Priority(2) (iterator_ops.cc)")
+}
+
+func TestDefaultKernelsFor(t *testing.T) {
+	xpu, err := BuiltinPack("intel-xpu")
+	require.NoError(t, err)
+	defs, err := DefaultKernelsFor(xpu)
+	require.NoError(t, err)
+	def, _ := BuiltinPack(DefaultPackName)
+	assert.Equal(t, len(def.Kernels), len(defs))
+
+	xla, _ := BuiltinPack("xla")
+	defs, err = DefaultKernelsFor(xla)
+	require.NoError(t, err)
+	assert.Nil(t, defs, "XLA devices get no DEFAULT fallback")
+}
+
+func TestBuiltinPackUnknownName(t *testing.T) {
+	_, err := BuiltinPack("nope")
+	assert.ErrorContains(t, err, `no built-in pack "nope"`)
+}

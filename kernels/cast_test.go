@@ -1,0 +1,80 @@
+package kernels
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+func castTo(t *testing.T, x *Tensor, dst tpb.DataType, truncate bool) *Tensor {
+	t.Helper()
+	return ewOne(t, "Cast", ewAttrs("DstT", dst, "Truncate", truncate, "SrcT", x.DType), x)
+}
+
+// TestCastOutOfRange pins TF's x86-64 CPU behaviour for undefined C++ casts
+// (cvttss2si "integer indefinite"), see cast.go.
+func TestCastOutOfRange(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	x := f32s([]int{6}, 3e9, -3e9, nan, inf, -2.9, 2147483520)
+	assert.Equal(t, []int32{math.MinInt32, math.MinInt32, math.MinInt32, math.MinInt32, -2, 2147483520},
+		castTo(t, x, tpb.DataType_DT_INT32, false).Data)
+	assert.Equal(t, []int64{3000000000, -3000000000, math.MinInt64, math.MinInt64, -2, 2147483520},
+		castTo(t, x, tpb.DataType_DT_INT64, false).Data)
+	// Narrow integers convert through int32 and keep the low bits: 100000 →
+	// int16 is -31072 (tensorflow/tensorflow#12235), -1 → uint8 is 255.
+	n := f32s([]int{4}, 100000, -1, 300.7, 3e9)
+	assert.Equal(t, []int16{-31072, -1, 300, 0}, castTo(t, n, tpb.DataType_DT_INT16, false).Data)
+	assert.Equal(t, []uint8{160, 255, 44, 0}, castTo(t, n, tpb.DataType_DT_UINT8, false).Data)
+	assert.Equal(t, []int8{-96, -1, 44, 0}, castTo(t, n, tpb.DataType_DT_INT8, false).Data)
+	d := f64s([]int{2}, 1e10, -0.5)
+	assert.Equal(t, []int32{math.MinInt32, 0}, castTo(t, d, tpb.DataType_DT_INT32, false).Data)
+}
+
+func TestCastFloatRounding(t *testing.T) {
+	// float → half rounds to nearest even: 1+2^-11 is a tie → 1; 1+3·2^-11 → 1+2^-9.
+	x := f32s([]int{4}, 1+1.0/2048, 1+3.0/2048, 70000, 1e-8)
+	h := castTo(t, x, tpb.DataType_DT_HALF, false).Data.([]Float16)
+	assert.Equal(t, float32(1), h[0].Float32())
+	assert.Equal(t, float32(1+1.0/512), h[1].Float32())
+	assert.True(t, math.IsInf(float64(h[2].Float32()), 1))
+	assert.Equal(t, float32(0), h[3].Float32())
+	// Truncate=true zeroes the dropped mantissa bits instead (LSBZeroSetter).
+	ht := castTo(t, f32s([]int{1}, 1+3.0/2048), tpb.DataType_DT_HALF, true).Data.([]Float16)
+	assert.Equal(t, float32(1+1.0/1024), ht[0].Float32())
+	b := castTo(t, f32s([]int{1}, 1.0+3.0/256), tpb.DataType_DT_BFLOAT16, false).Data.([]BFloat16)
+	assert.Equal(t, float32(1+1.0/64), b[0].Float32())
+	bt := castTo(t, f32s([]int{1}, 1.0+3.0/256), tpb.DataType_DT_BFLOAT16, true).Data.([]BFloat16)
+	assert.Equal(t, float32(1+1.0/128), bt[0].Float32())
+	// double → float rounds once; Truncate drops the bits.
+	v := 1 + math.Pow(2, -23) + math.Pow(2, -24) + math.Pow(2, -30)
+	assert.Equal(t, []float32{float32(v)}, castTo(t, f64s([]int{1}, v), tpb.DataType_DT_FLOAT, false).Data)
+	assert.Equal(t, []float32{1 + 1.0/(1<<23)}, castTo(t, f64s([]int{1}, v), tpb.DataType_DT_FLOAT, true).Data)
+	// Large int64 → float32 rounds once (no detour through float64).
+	big := int64(1)<<40 + 1<<16 + 1
+	assert.Equal(t, []float32{float32(big)}, castTo(t, i64s([]int{1}, big), tpb.DataType_DT_FLOAT, false).Data)
+}
+
+func TestCastBoolAndInts(t *testing.T) {
+	nan := float32(math.NaN())
+	assert.Equal(t, []bool{false, true, true, true}, castTo(t, f32s([]int{4}, 0, nan, -0.1, 3), tpb.DataType_DT_BOOL, false).Data)
+	assert.Equal(t, []bool{false, false}, castTo(t, f32s([]int{2}, 0, float32(math.Copysign(0, -1))), tpb.DataType_DT_BOOL, false).Data)
+	assert.Equal(t, []int32{1, 0}, castTo(t, bools([]int{2}, true, false), tpb.DataType_DT_INT32, false).Data)
+	h := castTo(t, bools([]int{1}, true), tpb.DataType_DT_HALF, false).Data.([]Float16)
+	assert.Equal(t, float32(1), h[0].Float32())
+	assert.Equal(t, []int8{-1, 0, 127}, castTo(t, i64s([]int{3}, 255, 256, 127), tpb.DataType_DT_INT8, false).Data)
+	assert.Equal(t, []uint64{math.MaxUint64}, castTo(t, i32s([]int{1}, -1), tpb.DataType_DT_UINT64, false).Data)
+	assert.Equal(t, []int32{-7}, castTo(t, halfs([]int{1}, -7.9), tpb.DataType_DT_INT32, false).Data)
+	// Same dtype is a copy.
+	x := i32s([]int{2}, 1, 2)
+	y := castTo(t, x, tpb.DataType_DT_INT32, false)
+	y.Data.([]int32)[0] = 9
+	assert.Equal(t, int32(1), x.Data.([]int32)[0])
+	// Strings have no Cast kernel.
+	_, err := ewRun(t, "Cast", ewAttrs("DstT", tpb.DataType_DT_FLOAT), strs([]int{1}, "1"))
+	var ue *UnsupportedError
+	require.True(t, errors.As(err, &ue))
+}

@@ -1,0 +1,189 @@
+// Package parity compares a model's numbers under a target's precision
+// profile with a float64 reference: per node and per output errors, the
+// first node that diverges, error statistics against recorded outputs
+// (Polygraphy-style), and test vectors for kernels a target lacks. It
+// returns values and never prints.
+package parity
+
+import (
+	"fmt"
+	"math"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/kernels/precision"
+)
+
+// ErrInf stands for an infinite error (an Inf or NaN where the other side
+// is finite, or Inf of the other sign): JSON has no Inf, so errors are
+// clamped to the largest float64.
+const ErrInf = math.MaxFloat64
+
+// Tolerance is numpy.isclose's: a value a is close to the reference b
+// when |a−b| ≤ ATol + RTol·|b|. Unlike numpy, NaN is close to NaN and an
+// infinity to the same infinity: only changes count.
+type Tolerance struct {
+	ATol, RTol float64
+}
+
+// Close reports whether a is within the tolerance of the reference b.
+func (t Tolerance) Close(a, b float64) bool {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	if an || bn {
+		return an && bn
+	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= t.ATol+t.RTol*math.Abs(b)
+}
+
+// Metrics are the errors of one tensor (or the union of a node's outputs)
+// against the reference.
+type Metrics struct {
+	// Count is the number of values compared.
+	Count int
+	// MaxAbs is max |a−b|; MaxRel max |a−b|/|b| over values with b ≠ 0.
+	// Both are ErrInf for an infinite error.
+	MaxAbs, MaxRel float64
+	// MaxULP is the largest distance in units in the last place of the
+	// storage format (precision.ULPDistance); 0 for integer and bool data.
+	MaxULP uint64
+	// Mismatches counts values outside the tolerance.
+	Mismatches int
+	// NaNInf is set when a value is NaN or ±Inf where the reference is
+	// finite.
+	NaNInf bool
+	// Overflow counts values finite in the reference that are ±Inf or
+	// larger in magnitude than the storage format's largest finite value.
+	Overflow int
+	// Underflow counts values non-zero in the reference that are zero
+	// (flushed, or rounded below the smallest subnormal).
+	Underflow int
+	// Scale is the largest finite |b| of the reference, the yardstick of
+	// relative growth (see Result.Nodes).
+	Scale float64
+}
+
+// Merge adds m2's counts to m and keeps the larger maxima.
+func (m *Metrics) Merge(m2 Metrics) {
+	m.Count += m2.Count
+	m.MaxAbs = math.Max(m.MaxAbs, m2.MaxAbs)
+	m.MaxRel = math.Max(m.MaxRel, m2.MaxRel)
+	m.MaxULP = max(m.MaxULP, m2.MaxULP)
+	m.Mismatches += m2.Mismatches
+	m.NaNInf = m.NaNInf || m2.NaNInf
+	m.Overflow += m2.Overflow
+	m.Underflow += m2.Underflow
+	m.Scale = math.Max(m.Scale, m2.Scale)
+}
+
+// Diverged reports whether any value is outside the tolerance.
+func (m Metrics) Diverged() bool { return m.Mismatches > 0 }
+
+// Values returns t's values as float64 (bools as 0/1); ok is false for
+// dtypes without numbers (strings, resources, variants).
+func Values(t *kernels.Tensor) ([]float64, bool) {
+	if t == nil {
+		return nil, false
+	}
+	return t.Float64s()
+}
+
+// Compare measures got against the reference ref (both are converted to
+// float64; ref is usually the float64 run's tensor). storage is the
+// format got was stored in, for the ULP distance and the overflow limit;
+// it matters only when got holds floats. The tensors must have the same
+// number of values.
+func Compare(got, ref *kernels.Tensor, storage tpb.DataType, tol Tolerance) (Metrics, error) {
+	a, ok := Values(got)
+	if !ok {
+		return Metrics{}, fmt.Errorf("cannot compare a %s tensor", graph.DTypeName(got.DType))
+	}
+	b, ok := Values(ref)
+	if !ok {
+		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", graph.DTypeName(ref.DType))
+	}
+	if len(a) != len(b) || !sameShape(got.Shape, ref.Shape) {
+		return Metrics{}, fmt.Errorf("shape %v differs from the reference's %v", got.Shape, ref.Shape)
+	}
+	floats := kernels.IsFloat(got.DType)
+	return CompareValues(a, b, storage, floats, tol), nil
+}
+
+// CompareValues is Compare on flat values. floats selects ULP distances
+// and overflow checks (integer data has neither).
+func CompareValues(a, b []float64, storage tpb.DataType, floats bool, tol Tolerance) Metrics {
+	m := Metrics{Count: len(a)}
+	limit := precision.StorageMax(storage)
+	for i, x := range a {
+		y := b[i]
+		yFinite := !math.IsNaN(y) && !math.IsInf(y, 0)
+		if yFinite {
+			m.Scale = math.Max(m.Scale, math.Abs(y))
+		}
+		if !tol.Close(x, y) {
+			m.Mismatches++
+		}
+		xFinite := !math.IsNaN(x) && !math.IsInf(x, 0)
+		if yFinite && !xFinite {
+			m.NaNInf = true
+		}
+		if floats && yFinite && !math.IsNaN(x) && (math.IsInf(x, 0) || math.Abs(x) > limit) {
+			m.Overflow++
+		}
+		if floats && y != 0 && yFinite && x == 0 {
+			m.Underflow++
+		}
+		abs := absErr(x, y)
+		m.MaxAbs = math.Max(m.MaxAbs, abs)
+		if y != 0 && yFinite {
+			m.MaxRel = math.Max(m.MaxRel, math.Min(abs/math.Abs(y), ErrInf))
+		}
+		if floats {
+			m.MaxULP = max(m.MaxULP, precision.ULPDistance(x, y, storage))
+		}
+	}
+	return m
+}
+
+// absErr is |x−y| with NaN/NaN and equal infinities 0 and every other
+// non-finite case ErrInf.
+func absErr(x, y float64) float64 {
+	switch {
+	case math.IsNaN(x) && math.IsNaN(y):
+		return 0
+	case math.IsNaN(x) || math.IsNaN(y):
+		return ErrInf
+	case x == y:
+		return 0
+	}
+	d := math.Abs(x - y)
+	if math.IsInf(d, 0) {
+		return ErrInf
+	}
+	return d
+}
+
+// AbsErrors returns |a−b| for every value (see absErr), for statistics.
+func AbsErrors(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = absErr(a[i], b[i])
+	}
+	return out
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
