@@ -86,6 +86,22 @@ func transposeData[T any](src []T, shape, perm []int) []T {
 		transpose2D(src, out, s[0], s[1])
 		return out
 	}
+	if rank == 3 && p[0] == 0 && p[1] == 2 && p[2] == 1 {
+		// A batch of matrix transposes: NHWC <-> NCHW simplify to this.
+		m := s[1] * s[2]
+		if s[0] >= 4 && m < parallelThreshold {
+			parallelFor(s[0], m, func(lo, hi int) {
+				for b := lo; b < hi; b++ {
+					transpose2DSerial(src[b*m:(b+1)*m], out[b*m:(b+1)*m], s[1], s[2])
+				}
+			})
+			return out
+		}
+		for b := 0; b < s[0]; b++ {
+			transpose2D(src[b*m:(b+1)*m], out[b*m:(b+1)*m], s[1], s[2])
+		}
+		return out
+	}
 	inStride := rowMajorStrides(s)
 	od := make([]int, rank)
 	ss := make([]int, rank)
@@ -173,6 +189,23 @@ func transpose2D[T any](src, out []T, rows, cols int) {
 			}
 		}
 	})
+}
+
+// transpose2DSerial is transpose2D on the calling goroutine.
+func transpose2DSerial[T any](src, out []T, rows, cols int) {
+	const tile = 32
+	for r0 := 0; r0 < rows; r0 += tile {
+		r1 := min(r0+tile, rows)
+		for c0 := 0; c0 < cols; c0 += tile {
+			c1 := min(c0+tile, cols)
+			for r := r0; r < r1; r++ {
+				row := src[r*cols : r*cols+cols]
+				for c := c0; c < c1; c++ {
+					out[c*rows+r] = row[c]
+				}
+			}
+		}
+	}
 }
 
 // TransposeTensor returns x permuted by perm (no validation beyond what

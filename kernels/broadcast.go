@@ -285,3 +285,118 @@ func broadcastCopy[T any](p *bcastPlan, src, out []T) {
 		})
 	})
 }
+
+// Arithmetic codes for the closure-free fast path of the hottest binary ops
+// (vecBroadcast): the operator is chosen once per run, so the inner loops
+// are plain slice loops the compiler can optimise.
+const (
+	vecNone = iota
+	vecAdd
+	vecSub
+	vecMul
+	vecDiv
+)
+
+// vecBroadcast is binaryBroadcast for op in {vecAdd, vecSub, vecMul,
+// vecDiv} without a per-element function call. Integer division must have
+// been checked for zero divisors by the caller.
+func vecBroadcast[T number](p *bcastPlan, a, b, out []T, op int) {
+	_, steps := p.inner()
+	sa, sb := steps[0], steps[1]
+	parallelFor(p.n, 1, func(lo, hi int) {
+		p.runs(lo, hi, func(o int, offs []int, n int) {
+			dst := out[o : o+n]
+			ia, ib := offs[0], offs[1]
+			switch {
+			case sa == 1 && sb == 1:
+				vecVV(op, dst, a[ia:ia+n], b[ib:ib+n])
+			case sa == 1 && sb == 0:
+				vecVS(op, dst, a[ia:ia+n], b[ib])
+			case sa == 0 && sb == 1:
+				vecSV(op, dst, a[ia], b[ib:ib+n])
+			default:
+				for i := range dst {
+					dst[i] = vecApply(op, a[ia+i*sa], b[ib+i*sb])
+				}
+			}
+		})
+	})
+}
+
+func vecApply[T number](op int, x, y T) T {
+	switch op {
+	case vecAdd:
+		return x + y
+	case vecSub:
+		return x - y
+	case vecMul:
+		return x * y
+	}
+	return x / y
+}
+
+func vecVV[T number](op int, dst, x, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	switch op {
+	case vecAdd:
+		for i := range dst {
+			dst[i] = x[i] + y[i]
+		}
+	case vecSub:
+		for i := range dst {
+			dst[i] = x[i] - y[i]
+		}
+	case vecMul:
+		for i := range dst {
+			dst[i] = x[i] * y[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = x[i] / y[i]
+		}
+	}
+}
+
+func vecVS[T number](op int, dst, x []T, y T) {
+	x = x[:len(dst)]
+	switch op {
+	case vecAdd:
+		for i := range dst {
+			dst[i] = x[i] + y
+		}
+	case vecSub:
+		for i := range dst {
+			dst[i] = x[i] - y
+		}
+	case vecMul:
+		for i := range dst {
+			dst[i] = x[i] * y
+		}
+	default:
+		for i := range dst {
+			dst[i] = x[i] / y
+		}
+	}
+}
+
+func vecSV[T number](op int, dst []T, x T, y []T) {
+	y = y[:len(dst)]
+	switch op {
+	case vecAdd:
+		for i := range dst {
+			dst[i] = x + y[i]
+		}
+	case vecSub:
+		for i := range dst {
+			dst[i] = x - y[i]
+		}
+	case vecMul:
+		for i := range dst {
+			dst[i] = x * y[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = x / y[i]
+		}
+	}
+}

@@ -32,6 +32,9 @@ type binaryFns struct {
 	// negative exponent).
 	intCheck string
 	cost     int
+	// vec, when not vecNone, selects the closure-free fast path for the
+	// float32/float64/integer cases (Add, Sub, Mul, Div).
+	vec int
 }
 
 const (
@@ -56,9 +59,9 @@ func runBinary(ctx *Context, fns binaryFns) ([]*Tensor, error) {
 	c := max(fns.cost, 1)
 	switch ad := a.Data.(type) {
 	case []float32:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.f32, "")
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.f32, "", fns.vec)
 	case []float64:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.f64, "")
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.f64, "", fns.vec)
 	case []Float16:
 		f := fns.h
 		if f == nil && fns.half {
@@ -70,7 +73,7 @@ func runBinary(ctx *Context, fns binaryFns) ([]*Tensor, error) {
 				return nil, ctx.Errorf("operand 1 data does not match its dtype")
 			}
 			var r []float32
-			if r, err = binTyped(ctx, p, widenHalf(ad), widenHalf(bd), c, f, ""); err == nil {
+			if r, err = binTyped(ctx, p, widenHalf(ad), widenHalf(bd), c, f, "", vecNone); err == nil {
 				out.Data = narrowHalf(r)
 			}
 		}
@@ -85,26 +88,26 @@ func runBinary(ctx *Context, fns binaryFns) ([]*Tensor, error) {
 				return nil, ctx.Errorf("operand 1 data does not match its dtype")
 			}
 			var r []float32
-			if r, err = binTyped(ctx, p, widenBF16(ad), widenBF16(bd), c, f, ""); err == nil {
+			if r, err = binTyped(ctx, p, widenBF16(ad), widenBF16(bd), c, f, "", vecNone); err == nil {
 				out.Data = narrowBF16(r)
 			}
 		}
 	case []int8:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i8, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i8, fns.intCheck, fns.vec)
 	case []uint8:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u8, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u8, fns.intCheck, fns.vec)
 	case []int16:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i16, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i16, fns.intCheck, fns.vec)
 	case []uint16:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u16, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u16, fns.intCheck, fns.vec)
 	case []int32:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i32, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i32, fns.intCheck, fns.vec)
 	case []int64:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i64, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.i64, fns.intCheck, fns.vec)
 	case []uint32:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u32, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u32, fns.intCheck, fns.vec)
 	case []uint64:
-		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u64, fns.intCheck)
+		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u64, fns.intCheck, fns.vec)
 	}
 	if err != nil {
 		return nil, err
@@ -146,7 +149,7 @@ func isNilSlice(d any) bool {
 
 // binTyped runs f over a and b (b given as any and checked to be []T). A nil
 // f returns a nil slice: the dtype has no kernel.
-func binTyped[T comparable](ctx *Context, p *bcastPlan, a []T, bAny any, cost int, f func(T, T) T, check string) ([]T, error) {
+func binTyped[T number](ctx *Context, p *bcastPlan, a []T, bAny any, cost int, f func(T, T) T, check string, vec int) ([]T, error) {
 	if f == nil {
 		return nil, nil
 	}
@@ -160,14 +163,18 @@ func binTyped[T comparable](ctx *Context, p *bcastPlan, a []T, bAny any, cost in
 		}
 	}
 	out := make([]T, p.n)
-	binaryBroadcast(p, a, b, out, cost, f)
+	if vec != vecNone {
+		vecBroadcast(p, a, b, out, vec)
+	} else {
+		binaryBroadcast(p, a, b, out, cost, f)
+	}
 	return out, nil
 }
 
 // checkOperand applies TensorFlow's integer error checks to the second
 // operand (cwise_ops_common.cc SetComputeError): every element of b is used
 // when the output is not empty, so any bad element fails the op.
-func checkOperand[T comparable](b []T, check string) string {
+func checkOperand[T number](b []T, check string) string {
 	switch bb := any(b).(type) {
 	case []int8:
 		return checkInts(bb, check)
@@ -353,26 +360,29 @@ func init() {
 	}
 	// cwise_op_add_1.cc / _2.cc. Add has no uint16/32/64 kernels; AddV2 has.
 	add := binaryFns{f32: addT[float32], f64: addT[float64], i8: addT[int8], u8: addT[uint8],
-		i16: addT[int16], i32: addT[int32], i64: addT[int64], half: true, bf16: true}
+		i16: addT[int16], i32: addT[int32], i64: addT[int64], half: true, bf16: true, vec: vecAdd}
 	reg("Add", add)
 	add.u16, add.u32, add.u64 = addT[uint16], addT[uint32], addT[uint64]
 	reg("AddV2", add)
 	// cwise_op_sub.cc.
 	reg("Sub", binaryFns{f32: subT[float32], f64: subT[float64], i8: subT[int8], u8: subT[uint8],
 		i16: subT[int16], u16: subT[uint16], i32: subT[int32], i64: subT[int64], u32: subT[uint32],
-		u64: subT[uint64], half: true, bf16: true})
+		u64: subT[uint64], half: true, bf16: true, vec: vecSub})
 	// cwise_op_mul_1.cc / _2.cc.
 	reg("Mul", binaryFns{f32: mulT[float32], f64: mulT[float64], i8: mulT[int8], u8: mulT[uint8],
 		i16: mulT[int16], u16: mulT[uint16], i32: mulT[int32], i64: mulT[int64], u32: mulT[uint32],
-		u64: mulT[uint64], half: true, bf16: true})
+		u64: mulT[uint64], half: true, bf16: true, vec: vecMul})
 	// cwise_op_div.cc: floats divide, integers use safe_div (C truncation,
 	// "Integer division by zero").
 	intDiv := binaryFns{i8: divT[int8], u8: divT[uint8], i16: divT[int16], u16: divT[uint16],
 		i32: divT[int32], i64: divT[int64], u32: divT[uint32], u64: divT[uint64], intCheck: checkDiv}
 	div := intDiv
 	div.f32, div.f64, div.half, div.bf16 = divT[float32], divT[float64], true, true
+	div.vec = vecDiv
 	reg("Div", div)
-	reg("RealDiv", floatBinary(divT[float32], divT[float64], 1))
+	realDiv := floatBinary(divT[float32], divT[float64], 1)
+	realDiv.vec = vecDiv
+	reg("RealDiv", realDiv)
 	truncDiv := intDiv
 	truncDiv.f32, truncDiv.f64 = truncDivF[float32], truncDivF[float64]
 	truncDiv.h = roundedFirst(divT[float32], truncF32, RoundFloat16)

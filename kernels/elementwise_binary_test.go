@@ -185,3 +185,17 @@ func TestCompareAndLogical(t *testing.T) {
 	_, err = ewRun(t, "LogicalOr", nil, f32s([]int{1}, 1), f32s([]int{1}, 1))
 	require.True(t, errors.As(err, &ue))
 }
+
+func TestBitwiseAndShifts(t *testing.T) {
+	assert.Equal(t, []int32{0b1000, -8}, ewOne(t, "BitwiseAnd", nil, i32s([]int{2}, 0b1100, -8), i32s([]int{2}, 0b1010, -1)).Data)
+	assert.Equal(t, []uint8{0xff}, ewOne(t, "BitwiseOr", nil, u8s([]int{1}, 0xf0), u8s([]int{1}, 0x0f)).Data)
+	assert.Equal(t, []int8{-1}, ewOne(t, "BitwiseXor", nil, i8s([]int{1}, 85), i8s([]int{1}, -86)).Data)
+	// Shift counts clamp to [0, bits-1]; right shifts of signed values are arithmetic.
+	assert.Equal(t, []int8{2, -128, 1}, ewOne(t, "LeftShift", nil, i8s([]int{3}, 1, 1, 1), i8s([]int{3}, 1, 100, -3)).Data)
+	assert.Equal(t, []int8{-1, 32}, ewOne(t, "RightShift", nil, i8s([]int{2}, -128, 64), i8s([]int{2}, 9, 1)).Data)
+	assert.Equal(t, []uint8{1}, ewOne(t, "RightShift", nil, u8s([]int{1}, 255), u8s([]int{1}, 200)).Data)
+	assert.Equal(t, []int32{-1, 0}, ewOne(t, "Invert", nil, i32s([]int{2}, 0, -1)).Data)
+	var ue *UnsupportedError
+	_, err := ewRun(t, "BitwiseAnd", nil, f32s([]int{1}, 1), f32s([]int{1}, 1))
+	require.True(t, errors.As(err, &ue))
+}

@@ -251,6 +251,13 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("%s (%s): output %d: %v (a tfscan bug)", nodePath(n), n.Op, i, err)
 		}
+		if rs.e.opts.Compute == tpb.DataType_DT_DOUBLE && IsFloat(o.DType) && o.DType != tpb.DataType_DT_DOUBLE {
+			// Ops whose output dtype is fixed (ResizeBilinear's float,
+			// a Cast to half) stay in float64 in a float64 run.
+			if o, err = rs.e.enterTensor(o); err != nil {
+				return nil, fmt.Errorf("%s (%s): output %d: %w", nodePath(n), n.Op, i, err)
+			}
+		}
 		if rs.e.opts.NodeEmu != nil {
 			roundWith(o, emu)
 		} else {

@@ -81,6 +81,9 @@ func histogramKernel(ctx *Context) ([]*Tensor, error) {
 		for _, v := range vals {
 			c := math.Min(math.Max(v, lo), hi)
 			b := math.Min((c-lo)/step, last)
+			if !(b >= 0) { // only a degenerate step (subnormal range) gets here
+				b = 0
+			}
 			counts[int32(b)]++
 		}
 	}

@@ -3,6 +3,8 @@ package kernels
 import (
 	"fmt"
 	"math"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // Matrix band and diagonal ops (core/kernels/linalg/matrix_band_part_op.cc,
@@ -12,9 +14,14 @@ import (
 // align every diagonal to the left; V3 reads the align attr (default
 // RIGHT_LEFT: superdiagonals right-aligned, subdiagonals left-aligned).
 
+// isPOD reports whether t's dtype is in TF_CALL_POD_TYPES (numbers and
+// bool) as far as this package represents it.
+func isPOD(t *Tensor) bool { return isRealNumber(t) || t.DType == tpb.DataType_DT_BOOL }
+
 // podSelect builds a tensor of a's dtype and shape out where element i is
 // a[idx[i]] when idx[i] >= 0, fill when idx[i] == -1 (zero when fill is nil)
-// and b[-idx[i]-2] when idx[i] <= -2.
+// and b[-idx[i]-2] when idx[i] <= -2. Strings are moved too (SparseToDense
+// needs them); the diag ops refuse them first with isPOD.
 func podSelect(a, b, fill *Tensor, shape []int, idx []int) (*Tensor, error) {
 	out := &Tensor{DType: BaseType(a.DType), Shape: shape}
 	var bd, fd any
@@ -51,6 +58,8 @@ func podSelect(a, b, fill *Tensor, shape []int, idx []int) (*Tensor, error) {
 	case []uint64:
 		out.Data, ok = podSelectT(d, bd, fd, idx)
 	case []bool:
+		out.Data, ok = podSelectT(d, bd, fd, idx)
+	case [][]byte:
 		out.Data, ok = podSelectT(d, bd, fd, idx)
 	default:
 		return nil, &unsupportedDType{a.DType.String()}
@@ -110,6 +119,9 @@ func matrixBandPartKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
+	if !isPOD(x) {
+		return nil, ctx.Unsupported("dtype %s", dtypeName(x.DType))
+	}
 	if len(x.Shape) < 2 {
 		return nil, ctx.Errorf("input must be at least 2-dim, received shape: %s", dimsString(x.Shape))
 	}
@@ -227,6 +239,9 @@ func matrixDiagPartKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
+	if !isPOD(x) {
+		return nil, ctx.Unsupported("dtype %s", dtypeName(x.DType))
+	}
 	lower, upper := 0, 0
 	var pad *Tensor
 	if len(ctx.Inputs) > 1 {
@@ -305,6 +320,9 @@ func matrixDiagKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	diag := ctx.Inputs[0]
+	if !isPOD(diag) {
+		return nil, ctx.Unsupported("dtype %s", dtypeName(diag.DType))
+	}
 	lower, upper := 0, 0
 	rows, cols := int64(-1), int64(-1)
 	var pad *Tensor
@@ -409,6 +427,9 @@ func matrixSetDiagKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	x, diag := ctx.Inputs[0], ctx.Inputs[1]
+	if !isPOD(x) {
+		return nil, ctx.Unsupported("dtype %s", dtypeName(x.DType))
+	}
 	lower, upper := 0, 0
 	if len(ctx.Inputs) > 2 {
 		if err := wantInputs(ctx, 3); err != nil {

@@ -105,17 +105,29 @@ func segLimits[T number]() (lowest, highest, negInf, posInf T) {
 	return lo.(T), hi.(T), ni.(T), pi.(T)
 }
 
-// segRound rounds a float32 accumulator to the tensor's storage dtype
-// (RoundFloat16, RoundBFloat16); nil for dtypes computed exactly in their
+// segRound describes how a float32 accumulator stands for a half or
+// bfloat16 value: the rounding to the storage dtype and that dtype's
+// numeric_limits lowest/highest. nil for dtypes computed exactly in their
 // own representation.
-type segRound func(float32) float32
+type segRound *segRounding
+
+type segRounding struct {
+	f               func(float32) float32
+	lowest, highest float32
+}
+
+var (
+	halfRounding = &segRounding{f: RoundFloat16, lowest: -65504, highest: 65504}
+	bf16Rounding = &segRounding{f: RoundBFloat16,
+		lowest: BFloat16(0xff7f).Float32(), highest: BFloat16(0x7f7f).Float32()}
+)
 
 func roundRowFn(dt tpb.DataType) segRound {
 	switch dt {
 	case tpb.DataType_DT_HALF:
-		return RoundFloat16
+		return halfRounding
 	case tpb.DataType_DT_BFLOAT16:
-		return RoundBFloat16
+		return bf16Rounding
 	}
 	return nil
 }
@@ -128,7 +140,7 @@ func roundT[T number](rnd segRound, row []T) {
 	}
 	if r, ok := any(row).([]float32); ok {
 		for i, v := range r {
-			r[i] = rnd(v)
+			r[i] = rnd.f(v)
 		}
 	}
 }
@@ -139,7 +151,7 @@ func countT[T number](rnd segRound, n int) T {
 	c := T(n)
 	if rnd != nil {
 		if _, ok := any(c).(float32); ok {
-			c = T(rnd(float32(n)))
+			c = T(rnd.f(float32(n)))
 		}
 	}
 	return c
@@ -214,6 +226,11 @@ func sortedSegmentT[T number](k segKind, data []T, ids []int64, cols int, rnd se
 func unsortedSegmentT[T number](k segKind, data []T, ids []int64, idShape []int, cols, rows int, rnd segRound) ([]T, error) {
 	out := make([]T, rows*cols)
 	lowest, highest, _, _ := segLimits[T]()
+	if rnd != nil { // half/bfloat16 in float32: their own limits
+		if _, ok := any(lowest).(float32); ok {
+			lowest, highest = T(rnd.lowest), T(rnd.highest)
+		}
+	}
 	var init T
 	switch k {
 	case segProd:

@@ -1,6 +1,9 @@
 package reports
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -163,4 +166,31 @@ func TestGlob(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, globMatch(tc.pattern, tc.s), "%s ~ %s", tc.pattern, tc.s)
 	}
+}
+
+func TestReadJSON(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, fixture()))
+	good := filepath.Join(dir, "base.json")
+	require.NoError(t, os.WriteFile(good, b.Bytes(), 0o644))
+	r, err := ReadJSON(good)
+	require.NoError(t, err)
+	var again bytes.Buffer
+	require.NoError(t, WriteJSON(&again, r))
+	require.Equal(t, b.String(), again.String(), "a baseline reads back to the same report")
+
+	for name, content := range map[string]string{
+		"v2.json":    `{"schema_version": 2, "tool": {"name": "tfscan", "version": "9"}, "models": []}`,
+		"junk.json":  `not json`,
+		"array.json": `[1, 2]`,
+	} {
+		f := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(f, []byte(content), 0o644))
+		_, err := ReadJSON(f)
+		require.Error(t, err, name)
+		require.Contains(t, err.Error(), f)
+	}
+	_, err = ReadJSON(filepath.Join(dir, "missing.json"))
+	require.Error(t, err)
 }

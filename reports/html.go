@@ -94,6 +94,7 @@ type targetView struct {
 	Segments  []barSegment
 	Partition *partitionView
 	Islands   []islandView
+	MoreIsl   int // islands not drawn
 	Histos    []histView
 	// AMP is the first htmlListRows nodes auto mixed precision converts;
 	// AMPMissing counts those without a half kernel.
@@ -144,6 +145,7 @@ func buildModelView(i int, m *Model) modelView {
 		}
 		for j, is := range t.Islands {
 			if j == htmlIslandsDrawn {
+				tv.MoreIsl = len(t.Islands) - j
 				break
 			}
 			tv.Islands = append(tv.Islands, buildIsland(is))
@@ -404,8 +406,8 @@ func buildIsland(is Island) islandView {
 			break
 		}
 		label := n
-		if r := []rune(n); len(r) > 26 {
-			label = "…" + string(r[len(r)-25:])
+		if r := []rune(n); len(r) > 24 {
+			label = "…" + string(r[len(r)-23:])
 		}
 		iv.Nodes = append(iv.Nodes, islandNode{Name: n, Label: label, Y: 20 + i*26})
 	}

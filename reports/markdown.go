@@ -81,7 +81,7 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 		if len(m.Findings) > 0 {
 			fmt.Fprintf(&sec, "\n**Security findings**: %d\n\n", len(m.Findings))
 			for _, f := range m.Findings {
-				fmt.Fprintf(&sec, "- `%s` at `%s`: %s\n", mdCode(f.Op), mdCode(f.Path), mdLine(f.Message))
+				fmt.Fprintf(&sec, "- `%s` at `%s`: %s\n", mdSpan(f.Op), mdSpan(f.Path), mdLine(f.Message))
 			}
 		}
 		if sec.Len() > 0 {
@@ -127,6 +127,11 @@ func mdCode(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.ReplaceAll(s, "`", "'")
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// mdSpan makes text safe inside a `code span` outside tables.
+func mdSpan(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "`", "'")
 }
 
 func htmlEscapeText(s string) string {

@@ -129,6 +129,9 @@ func parseBuilder(expr string, syms *Symbols) (Registration, error) {
 			if !ok {
 				return reg, fmt.Errorf("op name is not a string constant: %s", strings.TrimSpace(c.args))
 			}
+			if s == "" {
+				return reg, fmt.Errorf("empty op name")
+			}
 			k.Op = s
 			continue
 		}

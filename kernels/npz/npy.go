@@ -4,11 +4,12 @@
 // (numpy/lib/format.py): .npy versions 1.0, 2.0 and 3.0, little-endian, C
 // order; .npz is a zip of NAME.npy members, stored or deflated.
 //
-// Supported dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64 and bool.
+// Supported dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64, bool and
+// bytes strings ('|S<n>', TensorFlow's DT_STRING).
 // bfloat16 has no NumPy dtype; tfscan follows what ml_dtypes arrays look
 // like on disk: descr '<V2' holds bfloat16 bits (in NumPy,
 // np.load(f).view(ml_dtypes.bfloat16) gives the values back). Anything else
-// (strings, complex, objects, structured or big-endian arrays,
+// (unicode strings, complex, objects, structured or big-endian arrays,
 // fortran_order True) is a clear error.
 package npz
 
@@ -81,6 +82,12 @@ func ReadNPY(r io.Reader) (*kernels.Tensor, error) {
 	h, err := readHeader(r)
 	if err != nil {
 		return nil, err
+	}
+	if width, ok := bytesWidth(h.Descr); ok {
+		if h.FortranOrder {
+			return nil, errors.New("fortran_order arrays are not supported (save with np.ascontiguousarray)")
+		}
+		return readBytesArray(r, h.Shape, width)
 	}
 	dt, ok := descrToDType[h.Descr]
 	if !ok {
@@ -346,6 +353,9 @@ func (p *pyParser) tuple(depth int) (any, error) {
 // not fit), as numpy.save does.
 func WriteNPY(w io.Writer, t *kernels.Tensor) error {
 	descr, ok := dtypeToDescr[t.DType]
+	if t.DType == tpb.DataType_DT_STRING {
+		descr, ok = stringDescr(t)
+	}
 	if !ok {
 		return fmt.Errorf("cannot write dtype %s to .npy", t.DType)
 	}
@@ -389,12 +399,85 @@ func WriteNPY(w io.Writer, t *kernels.Tensor) error {
 	if _, err := w.Write(append(pre, header...)); err != nil {
 		return err
 	}
-	raw, err := kernels.EncodeRaw(t)
-	if err != nil {
-		return err
+	var raw []byte
+	if t.DType == tpb.DataType_DT_STRING {
+		raw = encodeBytesArray(t, descr)
+	} else {
+		var err error
+		if raw, err = kernels.EncodeRaw(t); err != nil {
+			return err
+		}
 	}
-	_, err = w.Write(raw)
+	_, err := w.Write(raw)
 	return err
+}
+
+// Byte strings: DT_STRING tensors are NumPy's fixed-width bytes arrays
+// ('|S<n>'), each element null-padded to n bytes; reading strips trailing
+// nulls, as NumPy does. Unicode arrays ('<U') are refused: TensorFlow
+// strings are bytes.
+
+// maxStringWidth bounds the element width of a bytes array.
+const maxStringWidth = 1 << 20
+
+func bytesWidth(descr string) (int, bool) {
+	if !strings.HasPrefix(descr, "|S") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(descr[2:])
+	if err != nil || n < 0 || n > maxStringWidth {
+		return 0, false
+	}
+	return n, true
+}
+
+func readBytesArray(r io.Reader, shape []int, width int) (*kernels.Tensor, error) {
+	n, err := kernels.CheckShape(shape)
+	if err != nil {
+		return nil, err
+	}
+	if width > 0 && n > (1<<31)/width {
+		return nil, errors.New("bytes array too large")
+	}
+	var buf bytes.Buffer
+	got, err := io.Copy(&buf, io.LimitReader(r, int64(n*width)+1))
+	if err != nil {
+		return nil, err
+	}
+	if got != int64(n*width) {
+		if got < int64(n*width) {
+			return nil, fmt.Errorf("array data is truncated: %d of %d bytes", got, n*width)
+		}
+		return nil, errors.New("unexpected bytes after the array data")
+	}
+	raw := buf.Bytes()
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = bytes.TrimRight(raw[i*width:(i+1)*width], "\x00")
+	}
+	return &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: append([]int{}, shape...), Data: out}, nil
+}
+
+func stringDescr(t *kernels.Tensor) (string, bool) {
+	d, ok := t.Data.([][]byte)
+	if !ok {
+		return "", false
+	}
+	width := 1
+	for _, s := range d {
+		width = max(width, len(s))
+	}
+	return "|S" + strconv.Itoa(width), true
+}
+
+func encodeBytesArray(t *kernels.Tensor, descr string) []byte {
+	width, _ := strconv.Atoi(descr[2:])
+	d := t.Data.([][]byte)
+	raw := make([]byte, len(d)*width)
+	for i, s := range d {
+		copy(raw[i*width:], s)
+	}
+	return raw
 }
 
 // SortedKeys returns m's keys sorted.

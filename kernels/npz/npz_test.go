@@ -32,6 +32,18 @@ var want = map[string]*kernels.Tensor{
 	"empty":  {DType: tpb.DataType_DT_FLOAT, Shape: []int{0, 3}, Data: []float32{}},
 }
 
+func TestBytesStrings(t *testing.T) {
+	want := &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{3}, Data: [][]byte{[]byte("foo"), {}, []byte("wombat")}}
+	got, err := Read(filepath.Join("testdata", "S.npy"))
+	require.NoError(t, err)
+	assert.Equal(t, want, got["arr_0"])
+	var buf bytes.Buffer
+	require.NoError(t, WriteNPY(&buf, want))
+	np, err := os.ReadFile(filepath.Join("testdata", "S.npy"))
+	require.NoError(t, err)
+	assert.Equal(t, string(np), buf.String(), "same bytes as numpy.save")
+}
+
 func TestReadNumPyFiles(t *testing.T) {
 	for name, w := range want {
 		t.Run(name, func(t *testing.T) {

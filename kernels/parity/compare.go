@@ -59,7 +59,8 @@ type Metrics struct {
 	// Overflow counts values finite in the reference that are ±Inf or
 	// larger in magnitude than the storage format's largest finite value.
 	Overflow int
-	// Underflow counts values non-zero in the reference that are zero
+	// Underflow counts values non-zero in the reference but smaller in
+	// magnitude than the storage format's smallest normal that are zero
 	// (flushed, or rounded below the smallest subnormal).
 	Underflow int
 	// Scale is the largest finite |b| of the reference, the yardstick of
@@ -118,6 +119,7 @@ func Compare(got, ref *kernels.Tensor, storage tpb.DataType, tol Tolerance) (Met
 func CompareValues(a, b []float64, storage tpb.DataType, floats bool, tol Tolerance) Metrics {
 	m := Metrics{Count: len(a)}
 	limit := precision.StorageMax(storage)
+	tiny := precision.StorageMinNormal(storage)
 	for i, x := range a {
 		y := b[i]
 		yFinite := !math.IsNaN(y) && !math.IsInf(y, 0)
@@ -134,13 +136,17 @@ func CompareValues(a, b []float64, storage tpb.DataType, floats bool, tol Tolera
 		if floats && yFinite && !math.IsNaN(x) && (math.IsInf(x, 0) || math.Abs(x) > limit) {
 			m.Overflow++
 		}
-		if floats && y != 0 && yFinite && x == 0 {
+		if floats && y != 0 && math.Abs(y) < tiny && x == 0 {
 			m.Underflow++
 		}
 		abs := absErr(x, y)
 		m.MaxAbs = math.Max(m.MaxAbs, abs)
 		if y != 0 && yFinite {
-			m.MaxRel = math.Max(m.MaxRel, math.Min(abs/math.Abs(y), ErrInf))
+			rel := ErrInf
+			if abs < ErrInf {
+				rel = math.Min(abs/math.Abs(y), ErrInf)
+			}
+			m.MaxRel = math.Max(m.MaxRel, rel)
 		}
 		if floats {
 			m.MaxULP = max(m.MaxULP, precision.ULPDistance(x, y, storage))

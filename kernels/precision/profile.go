@@ -153,3 +153,18 @@ func StorageMax(storage tpb.DataType) float64 {
 	}
 	return MaxFloat32
 }
+
+// StorageMinNormal is the smallest normal magnitude of the storage format:
+// a non-zero reference value below it that comes out as zero underflowed
+// (rounded below the smallest subnormal, or flushed).
+func StorageMinNormal(storage tpb.DataType) float64 {
+	switch storage {
+	case tpb.DataType_DT_HALF:
+		return MinNormalFloat16
+	case tpb.DataType_DT_BFLOAT16:
+		return MinNormalBF16
+	case tpb.DataType_DT_DOUBLE:
+		return 0x1p-1022
+	}
+	return MinNormalFloat32
+}

@@ -33,3 +33,5 @@ np.save("bad_fortran.npy", np.asfortranarray(np.arange(6, dtype="<f4").reshape(2
 np.save("bad_bigendian.npy", np.array([1, 2], dtype=">i4"))
 np.save("bad_unicode.npy", np.array(["ab"]))
 np.save("bad_complex.npy", np.array([1 + 2j], dtype="<c8"))
+# Bytes strings (DT_STRING).
+np.save("S.npy", np.array([b"foo", b"", b"wombat"]))

@@ -16,7 +16,7 @@ import (
 // models the same way; thresholds are not evaluated.
 func runBaseline(ctx context.Context, e *env, args []string) error {
 	var out string
-	s, _, err := setup(e, "baseline", args, func(fs *flag.FlagSet) {
+	s, err := setup(e, "baseline", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "o", "", "write the baseline JSON report to `FILE` (required)")
 	})
 	if err != nil {

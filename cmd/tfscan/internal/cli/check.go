@@ -45,7 +45,7 @@ type checkSetup struct {
 
 // setup parses flags, finds and merges the configuration file, and checks
 // everything that can be checked before scanning.
-func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*checkSetup, *gateFlags, error) {
+func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*checkSetup, error) {
 	fs := newFlagSet(name, e.stderr)
 	var sf scanFlags
 	sf.register(fs)
@@ -56,7 +56,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	}
 	paths, err := parseArgs(fs, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -65,14 +65,14 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	cfgPath := gf.config
 	if cfgPath == "" {
 		if cfgPath, err = config.Find(e.wd); err != nil {
-			return nil, nil, usageError(err)
+			return nil, usageError(err)
 		}
 	} else if !isAbs(cfgPath) {
 		cfgPath = joinWD(e, cfgPath)
 	}
 	if cfgPath != "" {
 		if cfg, err = config.Load(cfgPath); err != nil {
-			return nil, nil, usageError(err)
+			return nil, usageError(err)
 		}
 	}
 	if len(sf.targets) == 0 {
@@ -91,11 +91,11 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 		sf.formats = cfg.Formats
 	}
 	if _, err := parseFormats(sf.formats); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts, err := sf.options(paths)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Version = Version
 	opts.Progress = progressBar(e)
@@ -104,7 +104,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	if set["min-coverage"] {
 		v, err := strconv.ParseFloat(gf.minCoverage, 64)
 		if err != nil {
-			return nil, nil, usageErrorf("--min-coverage %q: want a percentage", gf.minCoverage)
+			return nil, usageErrorf("--min-coverage %q: want a percentage", gf.minCoverage)
 		}
 		p.MinCoverage = &v
 	}
@@ -115,7 +115,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 		if set[x.name] {
 			v, err := strconv.Atoi(x.val)
 			if err != nil {
-				return nil, nil, usageErrorf("--%s %q: want a whole number", x.name, x.val)
+				return nil, usageErrorf("--%s %q: want a whole number", x.name, x.val)
 			}
 			*x.dst = &v
 		}
@@ -123,7 +123,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	if set["max-transfer-bytes"] {
 		v, err := strconv.ParseInt(gf.maxTransferBytes, 10, 64)
 		if err != nil {
-			return nil, nil, usageErrorf("--max-transfer-bytes %q: want a whole number of bytes", gf.maxTransferBytes)
+			return nil, usageErrorf("--max-transfer-bytes %q: want a whole number of bytes", gf.maxTransferBytes)
 		}
 		p.MaxTransferBytes = &v
 	}
@@ -132,9 +132,9 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	}
 	if err := p.Validate(); err != nil {
 		if cfgPath != "" {
-			return nil, nil, usageErrorf("%v (flags and %s)", err, cfgPath)
+			return nil, usageErrorf("%v (flags and %s)", err, cfgPath)
 		}
-		return nil, nil, usageError(err)
+		return nil, usageError(err)
 	}
 	base := gf.baseline
 	if base == "" {
@@ -142,14 +142,14 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	} else if !isAbs(base) {
 		base = joinWD(e, base)
 	}
-	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath}, &gf, nil
+	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath}, nil
 }
 
 // runCheck scans, evaluates the gate, writes the reports and exits 1 when
 // the gate failed. Warnings (expired or unused ignore entries, thresholds
 // that could not be checked) go to stderr.
 func runCheck(ctx context.Context, e *env, args []string) error {
-	s, _, err := setup(e, "check", args, nil)
+	s, err := setup(e, "check", args, nil)
 	if err != nil {
 		return err
 	}

@@ -323,6 +323,9 @@ func registryDiff(e *env, args []string) error {
 // writePackFile writes p to path (relative to the working directory),
 // gzip-compressed when the name ends in .gz.
 func writePackFile(e *env, path string, p *coverage.Pack) error {
+	if err := p.Validate(); err != nil {
+		return usageError(err)
+	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.wd, path)
 	}

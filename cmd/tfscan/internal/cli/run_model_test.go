@@ -228,3 +228,17 @@ func TestRunSeededInputsDeterministic(t *testing.T) {
 	assert.Equal(t, tpb.DataType_DT_FLOAT, in["input_1"].DType)
 	assert.Equal(t, []int{1, 64, 64, 1}, in["input_1"].Shape)
 }
+
+// TestRunStaticHashTable feeds a string input (NumPy bytes array) to a
+// SavedModel whose init op fills a hash table from an asset file.
+func TestRunStaticHashTable(t *testing.T) {
+	corpus := sharedCorpus(t)
+	dir := t.TempDir()
+	words := &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{3}, Data: [][]byte{[]byte("baz"), []byte("foo"), []byte("zzz")}}
+	require.NoError(t, npz.Write(filepath.Join(dir, "in.npz"), map[string]*kernels.Tensor{"word": words}))
+	code, stderr := runCLI(t, dir, "run", filepath.Join(corpus, "tf", "sm_static_hashtable"), "--inputs", "in.npz", "--outputs", "out.npz")
+	require.Equal(t, ExitOK, code, stderr)
+	out, err := npz.Read(filepath.Join(dir, "out.npz"))
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2, 0, -1}, out["output_0"].Data)
+}
