@@ -6,8 +6,33 @@ export CGO_ENABLED = 0
 build:
 	$(GO) build -o bin/tfscan ./cmd/tfscan
 
+# The whole suite, as CI runs it (.ci/run): unit, golden, corpus and CLI
+# tests, then the HTML report in a real headless Chromium.
 test:
 	$(GO) test ./...
+	$(MAKE) html-check
+
+# tfscan's main job on the bundled example models: a scan against four
+# vendor stacks, as a table on the terminal plus HTML and JSON reports.
+demo: build
+	@mkdir -p out/demo
+	bin/tfscan scan testdata/models --target intel-xpu,musa,ascend,directml \
+		--format table --format html=out/demo/report.html --format json=out/demo/report.json
+	@echo "reports: out/demo/report.html out/demo/report.json"
+
+# Every fuzz target for FUZZTIME each (on demand, not in CI).
+FUZZTIME ?= 30s
+fuzz-short:
+	@set -e; for spec in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs grep -H -o '^func Fuzz[A-Za-z0-9_]*' | sed 's/:func /:/'); do \
+		file=$${spec%%:*}; fn=$${spec##*:}; pkg=./$$(dirname $$file); \
+		echo "== $$pkg $$fn"; \
+		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s $$pkg; \
+	done
+
+# Speed and memory goals, each against a baseline measured in the same run
+# (on demand, not in CI).
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./graph/ ./cmd/tfscan/internal/scan/ ./coverage/placement/ ./kernels/
 
 lint:
 	gofmt -l . | (! grep .)

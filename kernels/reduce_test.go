@@ -195,3 +195,32 @@ func BenchmarkSumAxis(b *testing.B) {
 		})
 	}
 }
+
+// TestReduceLargeParallel covers the parallel row and column paths.
+func TestReduceLargeParallel(t *testing.T) {
+	shape := []int{3, 20000, 7}
+	data := make([]float32, product(shape))
+	for i := range data {
+		data[i] = float32(i % 13)
+	}
+	for _, axis := range []int32{0, 1, 2} {
+		got := ewOne(t, "Sum", ewAttrs("keep_dims", false), f32s(shape, data...), i32s([]int{1}, axis)).Data.([]float32)
+		want := make([]float64, len(got))
+		for i, v := range data {
+			a, b, c := i/(shape[1]*shape[2]), i/shape[2]%shape[1], i%shape[2]
+			switch axis {
+			case 0:
+				want[b*shape[2]+c] += float64(v)
+			case 1:
+				want[a*shape[2]+c] += float64(v)
+			case 2:
+				want[a*shape[1]+b] += float64(v)
+			}
+		}
+		for i := range want {
+			if float32(want[i]) != got[i] {
+				t.Fatalf("axis %d: out[%d] = %v, want %v", axis, i, got[i], want[i])
+			}
+		}
+	}
+}

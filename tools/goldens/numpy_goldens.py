@@ -205,8 +205,6 @@ with np.errstate(all="ignore"):
     # ---- cast ---------------------------------------------------------------
     x = np.array([0.0, 1.5, -1.5, 2.5, -2.7, 100.9, -128.0, 3e4], dtype=np.float32)
     case("Cast/float32->int32", "Cast", [x], [x.astype(np.int32)], attrs={"DstT": {"type": "DT_INT32"}, "Truncate": {"b": False}})
-    case("Cast/float32->float16", "Cast", [rnd(16) * 1000], None or [], attrs={})  # placeholder replaced below
-    CASES.pop()
     y = (rnd(16) * 1000).astype(np.float32)
     case("Cast/float32->float16", "Cast", [y], [y.astype(np.float16)], attrs={"DstT": {"type": "DT_HALF"}, "Truncate": {"b": False}}, rtol=0)
     z = rng.integers(-100000, 100000, size=12).astype(np.int32)
@@ -329,8 +327,6 @@ with np.errstate(all="ignore"):
     case("MirrorPad/SYMMETRIC", "MirrorPad", [m, pads2], [np.pad(m, pads2, mode="symmetric")], attrs={"mode": {"s": "SYMMETRIC"}})
     case("Tile", "Tile", [m, np.array([2, 3], dtype=np.int32)], [np.tile(m, (2, 3))])
     case("ReverseV2", "ReverseV2", [t4, np.array([1, -1], dtype=np.int32)], [np.flip(t4, (1, 3))])
-    case("BroadcastTo", "BroadcastTo", [rnd((3, 1)), np.array([2, 3, 4], dtype=np.int32)], [])
-    CASES.pop()
     bt = rnd((3, 1))
     case("BroadcastTo", "BroadcastTo", [bt, np.array([2, 3, 4], dtype=np.int32)], [np.broadcast_to(bt, (2, 3, 4))])
     params = rnd((5, 4, 3))

@@ -47,6 +47,20 @@ func (f *parityFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.dim, "dim", 128, "size of unknown non-batch input dimensions for generated inputs")
 }
 
+// resolveTargets resolves --target with the --registry files anchored at
+// the working directory.
+func (f *parityFlags) resolveTargets(e *env) (*scan.Targets, error) {
+	regs := make([]string, len(f.registries))
+	for i, r := range f.registries {
+		regs[i] = joinIfRel(e.wd, r)
+	}
+	ts, err := scan.ResolveTargets(f.targets, regs)
+	if err != nil {
+		return nil, scanError(err)
+	}
+	return ts, nil
+}
+
 // loadedModel is a model ready to execute.
 type loadedModel struct {
 	path  string // as given
@@ -218,9 +232,9 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	if _, err := parseFormats(formats); err != nil {
 		return err
 	}
-	ts, err := scan.ResolveTargets(f.targets, f.registries)
+	ts, err := f.resolveTargets(e)
 	if err != nil {
-		return scanError(err)
+		return err
 	}
 	var gold map[string]*kernels.Tensor
 	if *golden != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
 	"github.com/tfscan/tfscan/kernels/precision"
 )
@@ -80,8 +81,18 @@ func decodeParity(t *testing.T, stdout string) map[string]json.RawMessage {
 	return p
 }
 
+// npzFiles writes an empty .npz and one keyed "nosuch".
+func npzFiles(t *testing.T) (empty, nosuch string) {
+	dir := t.TempDir()
+	empty, nosuch = filepath.Join(dir, "empty.npz"), filepath.Join(dir, "nosuch.npz")
+	require.NoError(t, npz.Write(empty, map[string]*kernels.Tensor{}))
+	require.NoError(t, npz.Write(nosuch, map[string]*kernels.Tensor{"nosuch": kernels.ScalarFloat(1)}))
+	return empty, nosuch
+}
+
 func TestParityExitCodes(t *testing.T) {
 	td := parityTestdata(t)
+	empty, nosuch := npzFiles(t)
 	tests := []struct {
 		name string
 		args []string
@@ -97,7 +108,8 @@ func TestParityExitCodes(t *testing.T) {
 		{"golden that does not", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", "matmul_inputs.npz", "--golden", "matmul_golden_fail.npz"}, ExitGate, ""},
 		{"missing model", []string{"nope.pbtxt", "--target", "cpu"}, ExitInput, "nope.pbtxt"},
 		{"malformed model", []string{"bad.pbtxt", "--target", "cpu"}, ExitInput, "bad.pbtxt"},
-		{"unfed placeholder", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", "matmul_golden_pass.npz"}, ExitInput, "no input"},
+		{"key that names no input", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", nosuch}, ExitInput, `key "nosuch" is no input`},
+		{"unfed placeholder", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", empty}, ExitInput, "x"},
 		{"missing inputs file", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", "none.npz"}, ExitInput, "none.npz"},
 		{"golden without the output", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", "matmul_inputs.npz", "--golden", "matmul_inputs.npz"}, ExitInput, "no recorded array"},
 		{"unknown profile", []string{"sum_ones.pbtxt", "--target", "cpu", "--precision", "fp8"}, ExitUsage, "fp8"},
@@ -288,6 +300,7 @@ func TestVectorsCLI(t *testing.T) {
 
 func TestVectorsCLIErrors(t *testing.T) {
 	td := parityTestdata(t)
+	empty, _ := npzFiles(t)
 	tests := []struct {
 		name string
 		args []string
@@ -296,7 +309,7 @@ func TestVectorsCLIErrors(t *testing.T) {
 		{"no output dir", []string{"matmul.pbtxt", "--target", "cpu"}, ExitUsage},
 		{"two targets", []string{"matmul.pbtxt", "--target", "cpu,cuda", "-o", "x"}, ExitUsage},
 		{"bad model", []string{"bad.pbtxt", "--target", "cpu", "-o", t.TempDir()}, ExitInput},
-		{"unfed input", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", "matmul_golden_pass.npz", "-o", t.TempDir()}, ExitInput},
+		{"unfed input", []string{"matmul.pbtxt", "--target", "cpu", "--inputs", empty, "-o", t.TempDir()}, ExitInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

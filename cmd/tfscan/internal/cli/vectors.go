@@ -50,9 +50,9 @@ func runVectors(ctx context.Context, e *env, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	ts, err := scan.ResolveTargets(f.targets, f.registries)
+	ts, err := f.resolveTargets(e)
 	if err != nil {
-		return scanError(err)
+		return err
 	}
 	t := ts.List[0]
 	lm, err := loadForRun(e, paths[0], &f)

@@ -178,6 +178,11 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		if p == nil {
 			p, err = coverage.BuiltinPack(name)
 			if err != nil {
+				for _, d := range coverage.DumpOnlyStacks() {
+					if d.Name == name {
+						return nil, &UsageError{fmt.Errorf("target %q (%s) has no public kernel registry: make a live dump on that stack with tools/dump_registry.py and pass it with --registry FILE (see docs/registries.md)", name, d.Vendor)}
+					}
+				}
 				return nil, &UsageError{fmt.Errorf("unknown target %q: %v (built-in targets: %s; or pass --registry FILE)", name, err, strings.Join(builtinNames(), ", "))}
 			}
 		}
