@@ -89,11 +89,10 @@ func parsePack(data []byte) (*Pack, error) {
 // Validate reports the first missing or impossible provenance field: a pack
 // whose origin is unknown cannot be trusted in a report.
 func (p *Pack) Validate() error {
+	if err := CheckPackName(p.Name); err != nil {
+		return err
+	}
 	switch {
-	case p.Name == "":
-		return errors.New("pack has no name")
-	case strings.ContainsAny(p.Name, " \t\n/\\"):
-		return fmt.Errorf("pack name %q has spaces or slashes", p.Name)
 	case p.DeviceType == "":
 		return fmt.Errorf("pack %q has no device_type", p.Name)
 	case p.Source == "":
@@ -108,6 +107,18 @@ func (p *Pack) Validate() error {
 	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation:
 	default:
 		return fmt.Errorf("pack %q: unknown method %q", p.Name, p.Method)
+	}
+	return nil
+}
+
+// CheckPackName rejects names that cannot be used as --target values or
+// file names.
+func CheckPackName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("pack has no name")
+	case strings.ContainsAny(name, " \t\n/\\,"):
+		return fmt.Errorf("pack name %q has spaces, commas or slashes", name)
 	}
 	return nil
 }

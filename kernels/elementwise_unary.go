@@ -315,7 +315,8 @@ func init() {
 	reg("Tan", floatMath(math.Tan, 4))
 	reg("Asin", floatMath(math.Asin, 4))
 	// Acos is also registered for int8..int64 (cwise_op_acos.cc), where the
-	// result is a truncated double; no model uses it, so it stays unsupported.
+	// result is a truncated double (and NaN → int is undefined); those
+	// dtypes are not implemented here and report UnsupportedError.
 	reg("Acos", floatMath(math.Acos, 4))
 	reg("Atan", floatMath(math.Atan, 4))
 	reg("Sinh", floatMath(math.Sinh, 4))

@@ -196,14 +196,15 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 	for i, f := range fetches {
 		outs[i] = outKey{e.top.local[f.Node], f.Output}
 	}
-	vals, err := rs.execute(roots, outs, func() {
+	vals, err := rs.execute(roots, outs, func() error {
 		for _, f := range feeds {
 			v, err := e.enterTensor(f.t)
 			if err != nil {
-				panic(err) // not reached: enterTensor only fails on bad dtypes checked before
+				return fmt.Errorf("feed %s:%d: %w", f.ref.Node.Name, f.ref.Output, err)
 			}
 			rs.deliverOutput(rs.root, 0, e.top.local[f.ref.Node], f.ref.Output, slot{t: v})
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -254,7 +255,7 @@ func (rs *runState) callFunction(f *graph.Function, args []*Tensor, attrs map[st
 		outs = append(outs, outKey{sc.local[r.node], r.output})
 		outPos = append(outPos, i)
 	}
-	vals, err := sub.execute(roots, outs, func() {
+	vals, err := sub.execute(roots, outs, func() error {
 		for a, uses := range sc.argUses {
 			for _, u := range uses {
 				if sub.pl.needed[u.dst] {
@@ -262,6 +263,7 @@ func (rs *runState) callFunction(f *graph.Function, args []*Tensor, attrs map[st
 				}
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +282,7 @@ func (rs *runState) callFunction(f *graph.Function, args []*Tensor, attrs map[st
 }
 
 // execute runs the plan for roots and returns the values of outs.
-func (rs *runState) execute(roots []*graph.Node, outs []outKey, seed func()) ([]slot, error) {
+func (rs *runState) execute(roots []*graph.Node, outs []outKey, seed func() error) ([]slot, error) {
 	pl, err := rs.sc.planFor(roots, rs.fed)
 	if err != nil {
 		return nil, err
@@ -295,7 +297,9 @@ func (rs *runState) execute(roots []*graph.Node, outs []outKey, seed func()) ([]
 	}
 	rs.results = make([]slot, len(outs))
 	rs.got = make([]bool, len(outs))
-	seed()
+	if err := seed(); err != nil {
+		return nil, err
+	}
 	for _, i := range pl.sources {
 		rs.queue = append(rs.queue, task{fr: rs.root, node: i})
 	}
@@ -338,7 +342,7 @@ func (rs *runState) step(t task) error {
 	var outs []slot
 	if !dead {
 		var err error
-		outs, err = rs.exec(n, t)
+		outs, err = rs.execSafe(n, t)
 		if err != nil {
 			return err
 		}
@@ -613,4 +617,25 @@ func nodePath(n *graph.Node) string {
 		return n.Func.Name + "/" + n.Name
 	}
 	return n.Name
+}
+
+// InternalError reports a kernel that panicked: a bug in tfscan, not in
+// the model. The run stops with it instead of crashing.
+type InternalError struct {
+	Op, Path string
+	Value    any
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("%s (%s): kernel panicked: %v (a tfscan bug)", e.Path, e.Op, e.Value)
+}
+
+// execSafe runs exec, turning a kernel panic into an *InternalError.
+func (rs *runState) execSafe(n *graph.Node, t task) (outs []slot, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, &InternalError{Op: n.Op, Path: nodePath(n), Value: r}
+		}
+	}()
+	return rs.exec(n, t)
 }

@@ -362,3 +362,13 @@ node { name: "isinit" op: "VarIsInitializedOp" input: "h" }
 	assert.Equal(t, []float32{4}, out["hread"].Data)
 	assert.Equal(t, []bool{true}, out["isinit"].Data)
 }
+
+func TestKernelPanicIsAnError(t *testing.T) {
+	kernels.Register("TfscanTestPanic", func(c *kernels.Context) ([]*kernels.Tensor, error) { panic("boom") })
+	e := newExec(t, placeholder("x", "DT_FLOAT")+node("p", "TfscanTestPanic", "", "x"), kernels.ExecOptions{})
+	_, err := e.Run(context.Background(), map[string]*kernels.Tensor{"x": kernels.ScalarFloat(1)}, []string{"p"})
+	var ie *kernels.InternalError
+	require.True(t, errors.As(err, &ie), "%v", err)
+	assert.Contains(t, err.Error(), "boom")
+	assert.Contains(t, err.Error(), "p (TfscanTestPanic)")
+}

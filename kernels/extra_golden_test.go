@@ -146,8 +146,8 @@ func xgAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
 	return nil, fmt.Errorf("bad attr %s", raw)
 }
 
-// xgRun runs op on inputs with attrs, as the executor would.
-func xgRun(op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
+// xRun runs op on inputs with attrs, as the executor would.
+func xRun(op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
 	k := Lookup(op)
 	if k == nil {
 		return nil, fmt.Errorf("no kernel for %s", op)
@@ -216,7 +216,7 @@ func TestExtraGoldens(t *testing.T) {
 				require.NoError(t, err)
 				ins = append(ins, x)
 			}
-			outs, err := xgRun(c.Op, attrs, ins...)
+			outs, err := xRun(c.Op, attrs, ins...)
 			require.NoError(t, err)
 			require.Len(t, outs, len(c.Outputs))
 			for i, g := range c.Outputs {
@@ -226,4 +226,85 @@ func TestExtraGoldens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Constructors and attrs for the extra kernels' table tests.
+
+func xf32(shape []int, v ...float32) *Tensor {
+	return &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: shape, Data: v}
+}
+
+func xi32(shape []int, v ...int32) *Tensor {
+	return &Tensor{DType: tpb.DataType_DT_INT32, Shape: shape, Data: v}
+}
+
+func xi64(shape []int, v ...int64) *Tensor {
+	return &Tensor{DType: tpb.DataType_DT_INT64, Shape: shape, Data: v}
+}
+
+func xstr(shape []int, v ...string) *Tensor {
+	d := make([][]byte, len(v))
+	for i, s := range v {
+		d[i] = []byte(s)
+	}
+	return &Tensor{DType: tpb.DataType_DT_STRING, Shape: shape, Data: d}
+}
+
+func xattrs(kv ...any) map[string]*attrpb.AttrValue {
+	m := map[string]*attrpb.AttrValue{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		var v *attrpb.AttrValue
+		switch x := kv[i+1].(type) {
+		case bool:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: x}}
+		case int:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: int64(x)}}
+		case float64:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_F{F: float32(x)}}
+		case string:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(x)}}
+		case tpb.DataType:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: x}}
+		case []int64:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{I: x}}}
+		case []float32:
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{F: x}}}
+		default:
+			panic(fmt.Sprintf("xattrs: %T", x))
+		}
+		m[kv[i].(string)] = v
+	}
+	return m
+}
+
+// xErrCase is a kernel call that must fail with an error containing want.
+type xErrCase struct {
+	name  string
+	op    string
+	attrs map[string]*attrpb.AttrValue
+	in    []*Tensor
+	want  string
+}
+
+func xRunErrors(t *testing.T, cases []xErrCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := xRunSafe(tt.op, tt.attrs, tt.in...)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.want)
+			require.Contains(t, err.Error(), "test/"+tt.op, "errors name the node")
+		})
+	}
+}
+
+// xRunSafe runs a kernel, turning a panic into a test-visible error (a
+// kernel must never panic on bad input).
+func xRunSafe(op string, attrs map[string]*attrpb.AttrValue, in ...*Tensor) (out []*Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("PANIC: %v", r)
+		}
+	}()
+	return xRun(op, attrs, in...)
 }

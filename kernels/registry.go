@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"sort"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 )
@@ -69,4 +70,15 @@ func (e *UnsupportedError) Error() string {
 // Unsupported returns an *UnsupportedError for the node.
 func (c *Context) Unsupported(format string, args ...any) error {
 	return &UnsupportedError{Op: c.Op, Path: c.Path, What: fmt.Sprintf(format, args...)}
+}
+
+// RegisteredOps returns the names of all ops with a registered kernel,
+// sorted; coverage reports and tests count and list them.
+func RegisteredOps() []string {
+	ops := make([]string, 0, len(registry))
+	for op := range registry {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	return ops
 }

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,8 +14,10 @@ import (
 // (string_to_hash_bucket_fast_op.h, Fingerprint64 % num_buckets),
 // StringToHashBucketStrong (string_to_hash_bucket_op.h, SipHash-2-4 %
 // num_buckets), AsString (as_string_op.cc, C printf formatting),
-// StringLength (string_length_op.cc) and Substr (substr_op.cc, unit BYTE;
-// pos and len scalars or of the input's shape).
+// StringLength (string_length_op.cc), Substr (substr_op.cc, unit BYTE;
+// pos and len scalars or of the input's shape) and (Static)RegexFullMatch
+// (regex_full_match_op.cc; the SavedModel saver checks its prefix with
+// StaticRegexFullMatch "^s3://.*").
 
 func stringData(ctx *Context, t *Tensor, what string) ([][]byte, error) {
 	d, ok := t.Data.([][]byte)
@@ -454,7 +457,68 @@ func asStringKernel(ctx *Context) ([]*Tensor, error) {
 	return []*Tensor{{DType: tpb.DataType_DT_STRING, Shape: cloneShape(x.Shape), Data: out}}, nil
 }
 
+// fullMatcher compiles pattern for RE2::FullMatch as regex_full_match_op.cc
+// uses it. Go's regexp implements RE2's syntax and leftmost-first
+// semantics; anchoring the pattern with \A(?:...)\z gives FullMatch. A
+// pattern Go's parser refuses (RE2-only constructs such as \C) is reported
+// as unsupported rather than guessed.
+func fullMatcher(ctx *Context, pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(`\A(?:` + pattern + `)\z`)
+	if err != nil {
+		return nil, ctx.Unsupported("regex %q: %v", pattern, err)
+	}
+	return re, nil
+}
+
+func regexFullMatch(ctx *Context, in *Tensor, re *regexp.Regexp) ([]*Tensor, error) {
+	d, err := stringData(ctx, in, "input")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(d))
+	for i, s := range d {
+		out[i] = re.Match(s)
+	}
+	return []*Tensor{{DType: tpb.DataType_DT_BOOL, Shape: cloneShape(in.Shape), Data: out}}, nil
+}
+
+func staticRegexFullMatchKernel(ctx *Context) ([]*Tensor, error) {
+	if err := wantInputs(ctx, 1); err != nil {
+		return nil, err
+	}
+	p, err := ctx.AttrString("pattern")
+	if err != nil {
+		return nil, err
+	}
+	re, err := fullMatcher(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return regexFullMatch(ctx, ctx.Inputs[0], re)
+}
+
+func regexFullMatchKernel(ctx *Context) ([]*Tensor, error) {
+	if err := wantInputs(ctx, 2); err != nil {
+		return nil, err
+	}
+	pt := ctx.Inputs[1]
+	if len(pt.Shape) != 0 {
+		return nil, ctx.Errorf("Pattern must be scalar, but received %s", dimsString(pt.Shape))
+	}
+	pd, err := stringData(ctx, pt, "pattern")
+	if err != nil {
+		return nil, err
+	}
+	re, err := fullMatcher(ctx, string(pd[0]))
+	if err != nil {
+		return nil, err
+	}
+	return regexFullMatch(ctx, ctx.Inputs[0], re)
+}
+
 func init() {
+	Register("StaticRegexFullMatch", staticRegexFullMatchKernel)
+	Register("RegexFullMatch", regexFullMatchKernel)
 	Register("StringJoin", stringJoinKernel)
 	Register("StringToHashBucketFast", hashBucketKernel(false))
 	Register("StringToHashBucketStrong", hashBucketKernel(true))

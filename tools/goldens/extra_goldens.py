@@ -399,5 +399,93 @@ dense[ix] = 2.5
 add("sparse_to_dense_scalar_value", "SparseToDense", {"validate_indices": B(True)},
     [ix, np.array([8], np.int32), np.array(2.5, np.float32), np.array(0, np.float32)], [dense])
 
+# ---------------- CropAndResize ----------------
+# tf.image.crop_and_resize: sample y = y1*(h-1) + i*(y2-y1)*(h-1)/(ch-1)
+# (the centre 0.5*(y1+y2)*(h-1) when ch == 1), extrapolation_value
+# outside [0, h-1], bilinear lerps; computed in float32 in the kernel's
+# operation order.
+f32 = np.float32
+
+
+def crop_and_resize(img, boxes, bidx, ch, cw, method, extrap):
+    n = boxes.shape[0]
+    h, w, depth = img.shape[1:]
+    out = np.zeros((n, ch, cw, depth), np.float32)
+    im = img.astype(np.float32)
+    for b in range(n):
+        y1, x1, y2, x2 = [f32(v) for v in boxes[b]]
+        hs = f32(f32((y2 - y1) * f32(h - 1)) / f32(ch - 1)) if ch > 1 else f32(0)
+        ws = f32(f32((x2 - x1) * f32(w - 1)) / f32(cw - 1)) if cw > 1 else f32(0)
+        for y in range(ch):
+            iy = f32(f32(y1 * f32(h - 1)) + f32(f32(y) * hs)) if ch > 1 else f32(0.5 * float(f32(y1 + y2)) * (h - 1))
+            for x in range(cw):
+                ix = f32(f32(x1 * f32(w - 1)) + f32(f32(x) * ws)) if cw > 1 else f32(0.5 * float(f32(x1 + x2)) * (w - 1))
+                if iy < 0 or iy > h - 1 or ix < 0 or ix > w - 1:
+                    out[b, y, x, :] = extrap
+                    continue
+                if method == "nearest":
+                    out[b, y, x] = im[bidx[b], int(math.floor(iy + 0.5)), int(math.floor(ix + 0.5))]
+                    continue
+                t, bo = int(math.floor(iy)), int(math.ceil(iy))
+                l, r = int(math.floor(ix)), int(math.ceil(ix))
+                yl, xl = f32(iy - f32(t)), f32(ix - f32(l))
+                tl, tr, bl, br = im[bidx[b], t, l], im[bidx[b], t, r], im[bidx[b], bo, l], im[bidx[b], bo, r]
+                top = (tl + ((tr - tl) * xl).astype(np.float32)).astype(np.float32)
+                bot = (bl + ((br - bl) * xl).astype(np.float32)).astype(np.float32)
+                out[b, y, x] = (top + ((bot - top) * yl).astype(np.float32)).astype(np.float32)
+    return out
+
+
+img = rnd(np.float32, 2, 5, 7, 3)
+boxes = np.array([[0.1, 0.2, 0.8, 0.9], [0.5, -0.2, 1.3, 0.7], [0.9, 0.9, 0.1, 0.1], [0, 0, 1, 1]], np.float32)
+bidx = np.array([0, 1, 1, 0], np.int32)
+for method in ("bilinear", "nearest"):
+    for ch, cw in ((4, 3), (1, 5), (3, 1)):
+        add(f"crop_and_resize_{method}_{ch}x{cw}", "CropAndResize",
+            {"method": S(method), "extrapolation_value": {"f": -1.5}},
+            [img, boxes, bidx, np.array([ch, cw], np.int32)],
+            [crop_and_resize(img, boxes, bidx, ch, cw, method, -1.5)])
+imgi = rnd(np.uint8, 1, 4, 4, 2)
+add("crop_and_resize_uint8", "CropAndResize", {"method": S("bilinear"), "extrapolation_value": {"f": 0.0}},
+    [imgi, boxes[:2], bidx[:2] * 0, np.array([3, 3], np.int32)],
+    [crop_and_resize(imgi, boxes[:2], bidx[:2] * 0, 3, 3, "bilinear", 0.0)])
+
+# ---------------- ExtractImagePatches ----------------
+# tf.image.extract_patches: patch (r, c) covers rows r*sr - pad_top +
+# i*rate_r; padding as for a convolution with the effective kernel
+# (k-1)*rate+1; zeros outside.
+def patches(x, ks, st, rt, padding):
+    b, h, w, d = x.shape
+    out_dims, pads = [], []
+    for n, k, s, r in ((h, ks[0], st[0], rt[0]), (w, ks[1], st[1], rt[1])):
+        eff = (k - 1) * r + 1
+        if padding == "VALID":
+            o = (n - eff + s) // s
+            pads.append(0)
+        else:
+            o = (n + s - 1) // s
+            pads.append(max(0, (o - 1) * s + eff - n) // 2)
+        out_dims.append(o)
+    out = np.zeros((b, out_dims[0], out_dims[1], ks[0] * ks[1] * d), x.dtype)
+    for r in range(out_dims[0]):
+        for c in range(out_dims[1]):
+            for i in range(ks[0]):
+                for j in range(ks[1]):
+                    y = r * st[0] - pads[0] + i * rt[0]
+                    xx = c * st[1] - pads[1] + j * rt[1]
+                    if 0 <= y < h and 0 <= xx < w:
+                        out[:, r, c, (i * ks[1] + j) * d:(i * ks[1] + j + 1) * d] = x[:, y, xx, :]
+    return out
+
+
+for dt, shape, ks, st, rt, pad in ((np.float32, (2, 6, 7, 3), (2, 3), (2, 2), (1, 1), "SAME"),
+                                   (np.int32, (1, 5, 5, 1), (3, 3), (1, 1), (2, 2), "VALID"),
+                                   (np.float16, (1, 7, 6, 2), (2, 2), (3, 2), (2, 1), "SAME"),
+                                   (np.uint8, (1, 4, 4, 2), (1, 1), (2, 2), (1, 1), "VALID")):
+    x = rnd(dt, *shape)
+    add(f"patches_{np.dtype(dt).name}_{pad}", "ExtractImagePatches",
+        {"ksizes": INTS([1, *ks, 1]), "strides": INTS([1, *st, 1]), "rates": INTS([1, *rt, 1]), "padding": S(pad)},
+        [x], [patches(x, ks, st, rt, pad)])
+
 print(json.dumps({"generator": "tools/goldens/extra_goldens.py", "numpy": np.__version__, "cases": cases},
                  separators=(",", ":")))

@@ -20,12 +20,20 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 // returning the positional ones. "--" ends the flags.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	// The flag package prints the error and the whole usage on a bad flag;
+	// tfscan prints one line (the returned error), and the usage only when
+	// it was asked for with -h.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				fs.Usage()
 				return nil, usageErrorf("%s: help requested", fs.Name())
 			}
-			return nil, usageError(err)
+			return nil, usageErrorf("%s: %v (see '%s -h')", strings.TrimPrefix(fs.Name(), "tfscan "), err, fs.Name())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

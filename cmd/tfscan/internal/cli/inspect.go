@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
@@ -34,7 +34,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 	for _, p := range paths {
 		found, err := savedmodel.Discover(inspectAbs(e.wd, p))
 		if err != nil {
-			return inputError(err)
+			return inputError(inspectRelErr(e.wd, p, err))
 		}
 		if len(found) == 0 {
 			return inputError(&savedmodel.Error{File: p, Err: savedmodel.ErrNoModel})
@@ -45,9 +45,14 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 			}
 			im, err := inspectModel(f, tags)
 			if err != nil {
-				return inputError(err)
+				return inputError(inspectRelErr(e.wd, p, err))
 			}
 			im.Path = inspectRel(e.wd, p, f)
+			if im.File != "" {
+				// the file in the user's terms too, so the report does not
+				// depend on where the checkout lives
+				im.File = inspectRel(e.wd, p, im.File)
+			}
 			rep.Models = append(rep.Models, im)
 		}
 	}
@@ -72,7 +77,7 @@ func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 		if errors.As(err, &se) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %w", m.File, err)
+		return nil, &savedmodel.Error{File: m.File, Err: err}
 	}
 	return reports.NewInspectModel(g), nil
 }
@@ -98,3 +103,31 @@ func inspectRel(wd, arg, found string) string {
 	}
 	return found
 }
+
+// inspectRelErr names the file of a read error the way the user named it
+// (relative to the path argument), as `tfscan scan` does, instead of the
+// absolute path the model was opened with.
+func inspectRelErr(wd, arg string, err error) error {
+	var se *savedmodel.Error
+	if !errors.As(err, &se) || filepath.IsAbs(arg) || wd == "" {
+		return err
+	}
+	rel := inspectRel(wd, arg, se.File)
+	if filepath.IsAbs(rel) {
+		return err
+	}
+	if error(se) == err {
+		return &savedmodel.Error{File: rel, Err: se.Err}
+	}
+	return &relError{msg: strings.Replace(err.Error(), se.File, rel, 1), err: err}
+}
+
+// relError is an error whose message names a file relative to the user's
+// path; Unwrap keeps the original for errors.Is/As.
+type relError struct {
+	msg string
+	err error
+}
+
+func (e *relError) Error() string { return e.msg }
+func (e *relError) Unwrap() error { return e.err }

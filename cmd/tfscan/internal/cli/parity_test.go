@@ -340,3 +340,27 @@ func TestVectorsCorpus(t *testing.T) {
 	}
 	assert.Positive(t, lines)
 }
+
+func TestParityMixedFloat16FollowsAMP(t *testing.T) {
+	// MatMul is on auto mixed precision's allow list: under mixed_float16
+	// it runs in half, and x[0][0] = 1+3·2⁻¹² rounds to 1+2⁻¹⁰.
+	td := parityTestdata(t)
+	code, stdout, stderr := runParityCLI(t, td, "parity", "matmul.pbtxt", "--target", "cuda", "--precision", "mixed_float16",
+		"--inputs", "matmul_inputs.npz", "--format", "json")
+	require.Equal(t, ExitOK, code, stderr)
+	p := decodeParity(t, stdout)
+	assert.JSONEq(t, `"mixed_float16"`, string(p["profile"]))
+	var outs []parityOut
+	require.NoError(t, json.Unmarshal(p["outputs"], &outs))
+	assert.Equal(t, 0x1p-12, outs[0].MaxAbsError)
+	var nodes []map[string]any
+	require.NoError(t, json.Unmarshal(p["nodes"], &nodes))
+	require.Len(t, nodes, 1)
+	assert.Equal(t, "mm", nodes[0]["path"])
+
+	// Sum is on the deny list: nothing runs in half.
+	code, stdout, stderr = runParityCLI(t, td, "parity", "sum_ones.pbtxt", "--target", "cuda", "--precision", "mixed_float16", "--format", "json")
+	require.Equal(t, ExitOK, code, stderr)
+	p = decodeParity(t, stdout)
+	assert.JSONEq(t, `[]`, string(p["nodes"]))
+}

@@ -367,6 +367,9 @@ func registryImport(e *env, args []string) error {
 	if o.Name == "" || o.Vendor == "" || *out == "" {
 		return usageErrorf("registry import needs --name, --vendor and -o")
 	}
+	if err := coverage.CheckPackName(o.Name); err != nil {
+		return usageError(err)
+	}
 	path := pos[0]
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.wd, path)
@@ -427,6 +430,9 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	}
 	if o.Source == "" || po.Name == "" || po.Vendor == "" || po.DeviceType == "" || po.SourceRef == "" || out == "" {
 		return usageErrorf("registry extract needs --source, --name, --vendor, --device-type, --source-ref and -o")
+	}
+	if err := coverage.CheckPackName(po.Name); err != nil {
+		return usageError(err)
 	}
 	if !filepath.IsAbs(o.Source) {
 		o.Source = filepath.Join(e.wd, o.Source)

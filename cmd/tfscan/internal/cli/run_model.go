@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -163,6 +164,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := ex.Run(ctx, feeds, names)
 	if err != nil {
+		var ie *kernels.InternalError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("%s: %w", m.File, err) // exit 4: a tfscan bug
+		}
 		return inputError(fmt.Errorf("%s: %w", m.File, err))
 	}
 	out := map[string]*kernels.Tensor{}

@@ -40,6 +40,10 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
 }
 
+// maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
+// built from it would only saturate.
+const maxDim = 1<<31 - 1
+
 func (f *scanFlags) options(paths []string) (scan.Options, error) {
 	dims := map[string]int64{}
 	for _, d := range f.dims {
@@ -47,6 +51,9 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if !ok || name == "" || err != nil || n < 0 {
 			return scan.Options{}, usageErrorf("--dim %q: want NAME=VALUE with a non-negative integer VALUE", d)
+		}
+		if n > maxDim {
+			return scan.Options{}, usageErrorf("--dim %q: %d is over the limit of %d for one dimension", d, n, int64(maxDim))
 		}
 		dims[name] = n
 	}

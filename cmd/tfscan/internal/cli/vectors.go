@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"

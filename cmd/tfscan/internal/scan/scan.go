@@ -311,6 +311,10 @@ func signatureScope(g *graph.Graph, key string) (map[*graph.Node]bool, error) {
 		}
 	}
 	if sig == nil {
+		if len(keys) == 0 {
+			return nil, fmt.Errorf("no signature %q: the model has no signatures; leave out --signature", key)
+		}
+		sort.Strings(keys)
 		return nil, fmt.Errorf("no signature %q (signatures: %s)", key, strings.Join(keys, ", "))
 	}
 	byName := map[string]*graph.Node{}
