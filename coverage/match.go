@@ -43,9 +43,10 @@ type Index struct {
 	pack     *Pack
 	byOp     map[string][]*kdpb.KernelDef
 	defaults map[string][]*kdpb.KernelDef
-	// symbolic devices (XLA JIT types) get no DEFAULT fallback
-	// (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621).
-	symbolic bool
+	// noDefaults: symbolic devices (XLA JIT types) get no DEFAULT
+	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621), and a
+	// graph-offload stack compiles only the ops it lists.
+	noDefaults bool
 }
 
 // NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
@@ -53,10 +54,10 @@ type Index struct {
 // `default` pack); defaults may be nil.
 func NewIndex(p *Pack, defaults *Pack) *Index {
 	ix := &Index{
-		pack:     p,
-		byOp:     map[string][]*kdpb.KernelDef{},
-		defaults: map[string][]*kdpb.KernelDef{},
-		symbolic: p.Mechanism == MechanismXLACluster,
+		pack:       p,
+		byOp:       map[string][]*kdpb.KernelDef{},
+		defaults:   map[string][]*kdpb.KernelDef{},
+		noDefaults: p.Mechanism == MechanismXLACluster || p.Mechanism == MechanismGraphOffload,
 	}
 	ownDefaults := false
 	for _, k := range p.Kernels {
@@ -110,7 +111,7 @@ func (ix *Index) Match(n *graph.Node) Match {
 	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
 		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg()}
 	}
-	if !ix.symbolic {
+	if !ix.noDefaults {
 		if k := bestMatch(ix.defaults[n.Op], n.Attrs, label, false); k != nil {
 			return Match{Reason: ReasonCoveredDefault, Kernel: k, HostMemory: k.GetHostMemoryArg()}
 		}

@@ -134,3 +134,9 @@ func TestMatchOwnDefaultsWin(t *testing.T) {
 	assert.Equal(t, ReasonCoveredDefault, ix.Match(node("NoOp", nil)).Reason)
 	assert.Equal(t, ReasonNoKernel, ix.Match(node("Identity", nil)).Reason)
 }
+
+func TestMatchGraphOffloadHasNoDefaultFallback(t *testing.T) {
+	defaults := &Pack{DeviceType: DeviceDefault, Kernels: []*kdpb.KernelDef{kernel("Identity", DeviceDefault, nil)}}
+	npu := NewIndex(&Pack{DeviceType: "NPU", Mechanism: MechanismGraphOffload}, defaults)
+	assert.Equal(t, ReasonNoKernel, npu.Match(node("Identity", nil)).Reason)
+}

@@ -83,3 +83,22 @@ func TestErrorStats(t *testing.T) {
 	assert.Equal(t, []Bin{{0, 0, 2}}, zero.Histogram)
 	assert.Equal(t, []Bin{}, ErrorStats(nil).Histogram)
 }
+
+func TestCompareOutputStrings(t *testing.T) {
+	mk := func(v ...string) *kernels.Tensor {
+		d := make([][]byte, len(v))
+		for i, s := range v {
+			d[i] = []byte(s)
+		}
+		return &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{len(v)}, Data: d}
+	}
+	o, err := CompareOutput("s", mk("a", "b"), mk("a", "c"), tpb.DataType_DT_STRING, Tolerance{})
+	assert.NoError(t, err)
+	assert.Equal(t, 1, o.Mismatches)
+	assert.False(t, o.Pass)
+	o, err = CompareOutput("s", mk("a"), mk("a"), tpb.DataType_DT_STRING, Tolerance{})
+	assert.NoError(t, err)
+	assert.True(t, o.Pass)
+	_, err = CompareOutput("s", mk("a"), kernels.ScalarFloat(1), tpb.DataType_DT_STRING, Tolerance{})
+	assert.Error(t, err)
+}

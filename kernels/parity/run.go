@@ -202,6 +202,9 @@ func CompareOutput(name string, got, ref *kernels.Tensor, storage tpb.DataType, 
 	if got == nil || ref == nil {
 		return OutputResult{}, fmt.Errorf("output %s: no value to compare", name)
 	}
+	if gs, ok := got.Data.([][]byte); ok {
+		return compareStrings(name, gs, ref)
+	}
 	mt, err := Compare(got, ref, storage, tol)
 	if err != nil {
 		return OutputResult{}, fmt.Errorf("output %s: %w", name, err)
@@ -315,4 +318,23 @@ func rankNodes(results map[*graph.Node]*NodeResult) ([]NodeResult, *graph.Node) 
 		return out, nil
 	}
 	return out, first.Node
+}
+
+// compareStrings compares string outputs for equality: each differing
+// element is a mismatch (and an error of 1).
+func compareStrings(name string, got [][]byte, ref *kernels.Tensor) (OutputResult, error) {
+	rs, ok := ref.Data.([][]byte)
+	if !ok || len(rs) != len(got) {
+		return OutputResult{}, fmt.Errorf("output %s: a string tensor of %d values against a %s reference", name, len(got), graph.DTypeName(ref.DType))
+	}
+	errs := make([]float64, len(got))
+	m := Metrics{Count: len(got)}
+	for i := range got {
+		if string(got[i]) != string(rs[i]) {
+			errs[i] = 1
+			m.Mismatches++
+			m.MaxAbs = 1
+		}
+	}
+	return OutputResult{Name: name, Metrics: m, Stats: ErrorStats(errs), Pass: m.Mismatches == 0}, nil
 }

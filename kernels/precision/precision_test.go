@@ -240,3 +240,26 @@ func TestStorageLimits(t *testing.T) {
 	assert.Equal(t, float64(math.MaxFloat32), StorageMax(tpb.DataType_DT_FLOAT))
 	assert.Equal(t, 0x1p-14, StorageMinNormal(tpb.DataType_DT_HALF))
 }
+
+// TestHalfValuesAreFixedPoints: every finite float16 and bfloat16 value
+// survives the store rounding unchanged, and its neighbours' midpoints
+// round to the even one.
+func TestHalfValuesAreFixedPoints(t *testing.T) {
+	for h := 0; h < 0x7c00; h++ {
+		v := kernels.Float16(h).Float32()
+		require.Equal(t, v, RoundFloat16(v), "half %04x", h)
+		require.Equal(t, -v, RoundFloat16(-v), "half %04x", h|0x8000)
+		if h+1 < 0x7c00 {
+			mid := float32((float64(v) + float64(kernels.Float16(h+1).Float32())) / 2)
+			even := uint16(h)
+			if h&1 == 1 {
+				even = uint16(h + 1)
+			}
+			require.Equal(t, even, uint16(kernels.Float16FromFloat32(mid)), "midpoint after %04x", h)
+		}
+	}
+	for b := 0; b < 0x7f80; b++ {
+		v := kernels.BFloat16(b).Float32()
+		require.Equal(t, v, RoundBFloat16(v), "bfloat16 %04x", b)
+	}
+}

@@ -293,6 +293,7 @@ func runParity(ctx context.Context, e *env, args []string) error {
 		}
 		rt.Parity = rp
 		rm.Targets = append(rm.Targets, rt)
+		paritySummary(e.stderr, lm.path, t.Name, rp)
 	}
 	rep := &reports.Report{SchemaVersion: reports.SchemaVersion, Tool: reports.Tool{Name: "tfscan", Version: Version}, Models: []*reports.Model{rm}}
 	if err := writeReports(e, formats, rep); err != nil {
@@ -431,4 +432,21 @@ func compareGolden(gold map[string]*kernels.Tensor, res *parity.Result, lm *load
 		}
 	}
 	return out, nil
+}
+
+// paritySummary writes one line per target to stderr: the table writer
+// does not render parity, and a CI log should show why the gate failed.
+func paritySummary(w io.Writer, path, target string, p *reports.Parity) {
+	fail := 0
+	for _, o := range append(append([]reports.ParityOutput{}, p.Outputs...), p.Golden...) {
+		if !o.Pass {
+			fail++
+		}
+	}
+	first := "none"
+	if p.FirstDivergence != nil {
+		first = *p.FirstDivergence
+	}
+	fmt.Fprintf(w, "tfscan: parity %s on %s under %s (atol %g, rtol %g): %d of %d output(s) outside tolerance; first divergence: %s\n",
+		path, target, p.Profile, p.ATol, p.RTol, fail, len(p.Outputs)+len(p.Golden), first)
 }

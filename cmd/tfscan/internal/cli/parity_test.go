@@ -11,12 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
 	"github.com/tfscan/tfscan/kernels/precision"
+	"github.com/tfscan/tfscan/reports"
 )
 
 // parityTestdata is the repository's testdata/parity.
@@ -363,4 +365,25 @@ func TestParityMixedFloat16FollowsAMP(t *testing.T) {
 	require.Equal(t, ExitOK, code, stderr)
 	p = decodeParity(t, stdout)
 	assert.JSONEq(t, `[]`, string(p["nodes"]))
+}
+
+// TestParityJSONMatchesSchema validates parity reports (with golden
+// entries and infinite errors) against the embedded report schema.
+func TestParityJSONMatchesSchema(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.Schema()))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("report.schema.json", doc))
+	s, err := c.Compile("report.schema.json")
+	require.NoError(t, err)
+	td := parityTestdata(t)
+	for _, args := range [][]string{
+		{"sum_ones.pbtxt", "--target", "cpu", "--precision", "fp16"},
+		{"matmul.pbtxt", "--target", "cuda", "--inputs", "matmul_inputs.npz", "--golden", "matmul_golden_fail.npz"},
+	} {
+		_, stdout, stderr := runParityCLI(t, td, append(append([]string{"parity"}, args...), "--format", "json")...)
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+		require.NoError(t, err, stderr)
+		assert.NoError(t, s.Validate(v), args[0])
+	}
 }

@@ -91,7 +91,7 @@ Usage:
   tfscan check PATH... --target NAME[,NAME...] [thresholds] [--baseline FILE]
   tfscan baseline PATH... --target NAME[,NAME...] -o FILE
   tfscan registry list|show|diff|import|extract ...
-  tfscan run PATH [--inputs in.npz] --outputs out.npz [--signature KEY] [--fetch NAME]...
+  tfscan run PATH [--inputs in.npz] --outputs out.npz [--signature KEY] [--fetch NAME]... [--seed N] [--dim N]
   tfscan parity PATH --target T [--precision P] [--inputs in.npz] [--golden out.npz]
   tfscan vectors PATH --target T -o DIR
   tfscan version

@@ -105,7 +105,7 @@ func corpusModels(t *testing.T) []string {
 // TestCorpusAgainstEveryPack scans every corpus model against every built-in
 // pack, placement included, and checks what must hold whatever the vendor:
 // host-only op families (strings, hash tables, example parsing) never count
-// as covered on an accelerator.
+// as covered on TensorFlow's own accelerator builds.
 func TestCorpusAgainstEveryPack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scans the whole corpus against every pack")
@@ -128,7 +128,10 @@ func TestCorpusAgainstEveryPack(t *testing.T) {
 	for _, m := range rep.Models {
 		for _, tg := range m.Targets {
 			require.Equal(t, tg.Coverage.NodesTotal, len(tg.Nodes), "%s on %s", m.Path, tg.Target)
-			if tg.Registry.DeviceType == "CPU" {
+			if tg.Target != "cuda" && tg.Target != "rocm" && tg.Target != "xla" {
+				// Vendor packs are the vendors' own data: MUSA registers
+				// StringJoin with host memory, Ascend's AI CPU has hash
+				// tables.
 				continue
 			}
 			for _, n := range tg.Nodes {
