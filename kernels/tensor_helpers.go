@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"github.com/tfscan/tfscan/dtype"
+
 	"fmt"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -115,25 +117,8 @@ func baseType(dt tpb.DataType) tpb.DataType {
 // BaseType strips the _REF offset of a reference dtype (DT_FLOAT_REF → DT_FLOAT).
 func BaseType(dt tpb.DataType) tpb.DataType { return baseType(dt) }
 
-// DTypeSize returns the bytes one element of dt occupies in TensorFlow's
-// dense little-endian encoding (tensor_content, checkpoints, .npy), or 0 for
-// dtypes without a fixed size (string, resource, variant) or unknown ones.
-func DTypeSize(dt tpb.DataType) int {
-	switch baseType(dt) {
-	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32, tpb.DataType_DT_QINT32:
-		return 4
-	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64, tpb.DataType_DT_COMPLEX64:
-		return 8
-	case tpb.DataType_DT_COMPLEX128:
-		return 16
-	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16,
-		tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
-		return 2
-	case tpb.DataType_DT_INT8, tpb.DataType_DT_UINT8, tpb.DataType_DT_BOOL, tpb.DataType_DT_QINT8, tpb.DataType_DT_QUINT8:
-		return 1
-	}
-	return 0
-}
+// DTypeSize returns the bytes one element of dt occupies (dtype.Size).
+func DTypeSize(dt tpb.DataType) int { return dtype.Size(dt) }
 
 // Scalar constructors, for kernels and tests.
 

@@ -1,6 +1,8 @@
 package savedmodel
 
 import (
+	"github.com/tfscan/tfscan/dtype"
+
 	"fmt"
 	"math/bits"
 
@@ -8,7 +10,6 @@ import (
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // Limits on shapes read from a model. TensorFlow itself accepts up to 2^62
@@ -116,7 +117,7 @@ func checkTensor(t *tensorpb.TensorProto) error {
 	if len(t.GetTensorContent()) == 0 {
 		return nil
 	}
-	size := DTypeSize(t.GetDtype())
+	size := dtype.Size(t.GetDtype())
 	if size == 0 {
 		return nil
 	}
@@ -175,31 +176,4 @@ func shapeString(sh *shapepb.TensorShapeProto) string {
 		dims[i] = d.GetSize()
 	}
 	return fmt.Sprint(dims)
-}
-
-// DTypeSize is the size in bytes of one element of a fixed-size dtype, or 0
-// for variable-size and opaque types (string, resource, variant) and for
-// DT_INVALID. Reference types (DT_FLOAT_REF, ...) have their base size.
-func DTypeSize(dt tpb.DataType) int {
-	if dt > 100 {
-		dt -= 100
-	}
-	switch dt {
-	case tpb.DataType_DT_UINT8, tpb.DataType_DT_INT8, tpb.DataType_DT_BOOL,
-		tpb.DataType_DT_QINT8, tpb.DataType_DT_QUINT8,
-		tpb.DataType_DT_FLOAT8_E5M2, tpb.DataType_DT_FLOAT8_E4M3FN:
-		return 1
-	case tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16, tpb.DataType_DT_HALF,
-		tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
-		return 2
-	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32,
-		tpb.DataType_DT_QINT32:
-		return 4
-	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64,
-		tpb.DataType_DT_COMPLEX64:
-		return 8
-	case tpb.DataType_DT_COMPLEX128:
-		return 16
-	}
-	return 0
 }

@@ -8,6 +8,8 @@
 package shape
 
 import (
+	"github.com/tfscan/tfscan/dtype"
+
 	"math/bits"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -100,29 +102,8 @@ func mulSat(a, b int64) (int64, bool) {
 	return int64(lo), true
 }
 
-// DTypeSize is DataTypeSize (tensorflow/core/framework/types.cc): bytes per
-// element, 0 for strings, variants and resources whose size is not fixed.
-func DTypeSize(t tpb.DataType) int64 {
-	if t > 100 {
-		t -= 100
-	}
-	switch t {
-	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32, tpb.DataType_DT_QINT32:
-		return 4
-	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64, tpb.DataType_DT_COMPLEX64:
-		return 8
-	case tpb.DataType_DT_COMPLEX128:
-		return 16
-	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16,
-		tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
-		return 2
-	case tpb.DataType_DT_INT8, tpb.DataType_DT_UINT8, tpb.DataType_DT_BOOL, tpb.DataType_DT_QINT8,
-		tpb.DataType_DT_QUINT8, tpb.DataType_DT_FLOAT8_E5M2, tpb.DataType_DT_FLOAT8_E4M3FN,
-		tpb.DataType_DT_INT4, tpb.DataType_DT_UINT4:
-		return 1
-	}
-	return 0
-}
+// DTypeSize is dtype.Size as an int64, for byte arithmetic.
+func DTypeSize(t tpb.DataType) int64 { return int64(dtype.Size(t)) }
 
 // Bytes is elements × dtype size; ok is false when either is unknown.
 func (t Tensor) Bytes() (int64, bool) {

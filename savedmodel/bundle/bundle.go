@@ -7,6 +7,8 @@
 package bundle
 
 import (
+	"github.com/tfscan/tfscan/dtype"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -186,7 +188,7 @@ func (r *Reader) Read(key string) (tpb.DataType, []int64, []byte, error) {
 	if len(e.GetSlices()) > 0 {
 		return dt, shape, nil, fmt.Errorf("%s: tensor %q is saved in slices (partitioned variable), which is not supported", IndexPath(r.prefix), key)
 	}
-	size := dtypeSize(dt)
+	size := int64(dtype.Size(dt))
 	if size == 0 {
 		return dt, shape, nil, fmt.Errorf("%s: tensor %q has dtype %s, which Read does not decode (strings: use ReadStrings)", IndexPath(r.prefix), key, dt)
 	}
@@ -323,22 +325,4 @@ func (r *Reader) readShard(key string, e *mgpb.BundleEntryProto) ([]byte, error)
 		return nil, fmt.Errorf("%s: reading tensor %q: %w", path, key, err)
 	}
 	return buf, nil
-}
-
-// dtypeSize is the element size of fixed-size dtypes in checkpoint shards.
-func dtypeSize(dt tpb.DataType) int64 {
-	switch dt {
-	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_INT32, tpb.DataType_DT_UINT32, tpb.DataType_DT_QINT32:
-		return 4
-	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_INT64, tpb.DataType_DT_UINT64, tpb.DataType_DT_COMPLEX64:
-		return 8
-	case tpb.DataType_DT_COMPLEX128:
-		return 16
-	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_INT16, tpb.DataType_DT_UINT16,
-		tpb.DataType_DT_QINT16, tpb.DataType_DT_QUINT16:
-		return 2
-	case tpb.DataType_DT_INT8, tpb.DataType_DT_UINT8, tpb.DataType_DT_BOOL, tpb.DataType_DT_QINT8, tpb.DataType_DT_QUINT8:
-		return 1
-	}
-	return 0
 }

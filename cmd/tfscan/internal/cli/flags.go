@@ -31,7 +31,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(out)
 				fs.Usage()
-				return nil, usageErrorf("%s: help requested", fs.Name())
+				return nil, usageErrorf("%s: help requested", strings.TrimPrefix(fs.Name(), "tfscan "))
 			}
 			return nil, usageErrorf("%s: %v (see '%s -h')", strings.TrimPrefix(fs.Name(), "tfscan "), err, fs.Name())
 		}
