@@ -22,7 +22,7 @@ func TestBucketizeHistogramSparseErrors(t *testing.T) {
 		{"s2d oob unvalidated", "SparseToDense", xattrs("validate_indices", false), []*Tensor{xi32([]int{1}, 9), xi32([]int{1}, 4), xf32([]int{}, 1), xf32([]int{}, 0)}, "Indices are not valid (out of bounds).  Shape: [4]"},
 		{"s2d values shape", "SparseToDense", nil, []*Tensor{xi32([]int{2}, 0, 1), xi32([]int{1}, 4), xf32([]int{3}, 1, 2, 3), xf32([]int{}, 0)}, "sparse_values has incorrect shape [3], should be [] or [2]"},
 		{"s2d output shape", "SparseToDense", nil, []*Tensor{xi32([]int{2}, 0, 1), xi32([]int{2}, 4, 4), xf32([]int{}, 1), xf32([]int{}, 0)}, "output_shape has incorrect number of elements: 2 should be: 1"},
-		{"s2d huge", "SparseToDense", nil, []*Tensor{xi64([]int{1, 2}, 0, 0), xi64([]int{2}, 1 << 20, 1 << 20), xf32([]int{}, 1), xf32([]int{}, 0)}, "more than"},
+		{"s2d huge", "SparseToDense", nil, []*Tensor{xi64([]int{1, 2}, 0, 0), xi64([]int{2}, 1<<20, 1<<20), xf32([]int{}, 1), xf32([]int{}, 0)}, "more than"},
 	})
 }
 

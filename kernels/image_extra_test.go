@@ -22,7 +22,7 @@ func TestImageExtraErrors(t *testing.T) {
 		{"box cols", "CropAndResize", cr, []*Tensor{img, xf32([]int{1, 3}, 0, 0, 1), xi32([]int{1}, 0), xi32([]int{2}, 2, 2)}, "boxes must have 4 columns"},
 		{"box index", "CropAndResize", cr, []*Tensor{img, box, xi32([]int{1}, 1), xi32([]int{2}, 2, 2)}, "box_index has values outside [0, batch_size)"},
 		{"crop size", "CropAndResize", cr, []*Tensor{img, box, xi32([]int{1}, 0), xi32([]int{2}, 0, 2)}, "crop dimensions must be positive"},
-		{"crop huge", "CropAndResize", cr, []*Tensor{img, box, xi32([]int{1}, 0), xi32([]int{2}, 1 << 30, 1 << 30)}, "too large"},
+		{"crop huge", "CropAndResize", cr, []*Tensor{img, box, xi32([]int{1}, 0), xi32([]int{2}, 1<<30, 1<<30)}, "too large"},
 		{"box nan", "CropAndResize", cr, []*Tensor{img, xf32([]int{1, 4}, 0, float32(math.NaN()), 1, 1), xi32([]int{1}, 0), xi32([]int{2}, 2, 2)}, "Boxes contains at least one element that is not finite"},
 		{"patches batch ksize", "ExtractImagePatches", pt([]int64{2, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, "VALID"), []*Tensor{img}, "Only support ksizes across space."},
 		{"patches stride", "ExtractImagePatches", pt([]int64{1, 1, 1, 1}, []int64{1, 0, 1, 1}, []int64{1, 1, 1, 1}, "VALID"), []*Tensor{img}, "strides is out of range."},

@@ -22,7 +22,7 @@ func TestMatrixErrors(t *testing.T) {
 		{"diag rows small", "MatrixDiagV3", v3, []*Tensor{xf32([]int{3}, 1, 2, 3), xi32([]int{}, 0), xi32([]int{}, 2), xi32([]int{}, -1), xf32([]int{}, 0)}, "The number of rows is too small."},
 		{"diag inconsistent", "MatrixDiagV3", v3, []*Tensor{xf32([]int{3}, 1, 2, 3), xi32([]int{}, 0), xi32([]int{}, 4), xi32([]int{}, 4), xf32([]int{}, 0)}, "The number of rows or columns is not consistent"},
 		{"diag count", "MatrixDiagV3", v3, []*Tensor{xf32([]int{2, 3}, 1, 2, 3, 4, 5, 6), xi32([]int{2}, -2, 0), xi32([]int{}, -1), xi32([]int{}, -1), xf32([]int{}, 0)}, "The number of diagonals provided in the input does not match"},
-		{"diag huge", "MatrixDiagV3", v3, []*Tensor{xf32([]int{1}, 1), xi32([]int{}, 0), xi32([]int{}, 1 << 30), xi32([]int{}, 1), xf32([]int{}, 0)}, "too large"},
+		{"diag huge", "MatrixDiagV3", v3, []*Tensor{xf32([]int{1}, 1), xi32([]int{}, 0), xi32([]int{}, 1<<30), xi32([]int{}, 1), xf32([]int{}, 0)}, "too large"},
 		{"setdiag shape", "MatrixSetDiagV3", v3, []*Tensor{x, xf32([]int{3}, 1, 2, 3), xi32([]int{}, 0)}, "Expected diagonal shape: [2]"},
 		{"bad align", "MatrixDiagPartV3", xattrs("align", "UP"), []*Tensor{x, xi32([]int{}, 0), xf32([]int{}, 0)}, "invalid align"},
 	})

@@ -23,7 +23,7 @@ func TestSegmentErrors(t *testing.T) {
 		{"unsorted prefix", "UnsortedSegmentSum", nil, []*Tensor{x, xi32([]int{2}, 0, 1), xi32([]int{}, 3)}, "data.shape = [4,2] does not start with segment_ids.shape = [2]"},
 		{"num_segments shape", "UnsortedSegmentSum", nil, []*Tensor{x, xi32([]int{4}, 0, 0, 1, 1), xi32([]int{1}, 3)}, "num_segments should be a scalar, not shape [1]"},
 		{"num_segments negative", "UnsortedSegmentMin", nil, []*Tensor{x, xi32([]int{4}, 0, 0, 1, 1), xi32([]int{}, -1)}, "Input num_segments == -1 must not be negative."},
-		{"num_segments huge", "UnsortedSegmentProd", nil, []*Tensor{x, xi32([]int{4}, 0, 0, 1, 1), xi64([]int{}, 1 << 40)}, "too large"},
+		{"num_segments huge", "UnsortedSegmentProd", nil, []*Tensor{x, xi32([]int{4}, 0, 0, 1, 1), xi64([]int{}, 1<<40)}, "too large"},
 		{"sparse bad index", "SparseSegmentSum", nil, []*Tensor{x, xi32([]int{3}, 0, 7, 1), xi32([]int{3}, 0, 0, 1)}, "Bad: indices[1] == 7 out of range [0, 4)"},
 		{"sparse sizes", "SparseSegmentMean", nil, []*Tensor{x, xi32([]int{3}, 0, 1, 1), xi32([]int{2}, 0, 0)}, "segment_ids and indices should have same size."},
 		{"sparse not increasing", "SparseSegmentSqrtN", nil, []*Tensor{x, xi32([]int{3}, 0, 1, 1), xi32([]int{3}, 1, 0, 0)}, "segment ids are not increasing"},

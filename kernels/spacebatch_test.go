@@ -17,7 +17,7 @@ func TestSpaceBatchErrors(t *testing.T) {
 		{"block zero", "SpaceToBatchND", nil, []*Tensor{x, xi32([]int{2}, 0, 2), xi32([]int{2, 2}, 0, 0, 0, 0)}, "All values in block_shape must be positive, got value, 0 at index 0."},
 		{"negative pad", "SpaceToBatchND", nil, []*Tensor{x, xi32([]int{2}, 2, 2), xi32([]int{2, 2}, -1, 1, 0, 0)}, "Paddings must be non-negative"},
 		{"indivisible", "SpaceToBatchND", nil, []*Tensor{x, xi32([]int{2}, 3, 2), xi32([]int{2, 2}, 0, 0, 0, 0)}, "padded_shape[0]=4 is not divisible by block_shape[0]=3"},
-		{"huge block", "SpaceToBatchND", nil, []*Tensor{x, xi64([]int{2}, 1 << 40, 1 << 40), xi64([]int{2, 2}, 0, 0, 0, 0)}, "too large"},
+		{"huge block", "SpaceToBatchND", nil, []*Tensor{x, xi64([]int{2}, 1<<40, 1<<40), xi64([]int{2, 2}, 0, 0, 0, 0)}, "too large"},
 		{"batch indivisible", "BatchToSpaceND", nil, []*Tensor{x, xi32([]int{2}, 2, 2), xi32([]int{2, 2}, 0, 0, 0, 0)}, "Input batch dimension (1) is not divisible by product of block sizes (4)"},
 		{"negative crop", "BatchToSpaceND", nil, []*Tensor{xf32([]int{4, 1, 1, 1}, 1, 2, 3, 4), xi32([]int{2}, 2, 2), xi32([]int{2, 2}, 0, -1, 0, 0)}, "Crops must be non-negative"},
 		{"crop too big", "BatchToSpaceND", nil, []*Tensor{xf32([]int{4, 1, 1, 1}, 1, 2, 3, 4), xi32([]int{2}, 2, 2), xi32([]int{2, 2}, 2, 1, 0, 0)}, "cropped_shape[0]=-1 must be non-negative"},

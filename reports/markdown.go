@@ -78,6 +78,18 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 				fmt.Fprintf(&sec, "\n…and %d more group(s).\n", n)
 			}
 		}
+		for _, t := range m.Targets {
+			if par := t.Parity; par != nil {
+				first := "none"
+				if par.FirstDivergence != nil {
+					first = "`" + mdCode(*par.FirstDivergence) + "`"
+				}
+				fmt.Fprintf(&sec, "\n**%s** — parity under %s (first divergence: %s)\n\n| output | result | max abs | max rel | mismatches |\n|---|---|---:|---:|---:|\n", mdCell(t.Target), mdCell(par.Profile), first)
+				for _, o := range par.Outputs {
+					fmt.Fprintf(&sec, "| `%s` | %s | %s | %s | %d |\n", mdCode(o.Name), passFail(o.Pass), formatErr(o.MaxAbsError), formatErr(o.MaxRelError), o.Mismatches)
+				}
+			}
+		}
 		if len(m.Findings) > 0 {
 			fmt.Fprintf(&sec, "\n**Security findings**: %d\n\n", len(m.Findings))
 			for _, f := range m.Findings {

@@ -165,6 +165,9 @@ func writeModelTables(p *printer, m *Model) {
 			}
 			p.table([]string{"op", "dtype", "transfers removed", "bytes removed"}, rows)
 		}
+		if t.Parity != nil {
+			writeParityTable(p, t)
+		}
 	}
 	if len(m.Findings) > 0 {
 		p.section("Security findings")
@@ -267,3 +270,34 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// writeParityTable shows one target's numeric parity: each output against
+// the float64 reference (and the golden outputs when given), and where the
+// error first exceeds the tolerance.
+func writeParityTable(p *printer, t *Target) {
+	par := t.Parity
+	first := "none"
+	if par.FirstDivergence != nil {
+		first = *par.FirstDivergence
+	}
+	p.section(fmt.Sprintf("Parity on %s (profile %s, atol %g, rtol %g); first divergence: %s", t.Target, par.Profile, par.ATol, par.RTol, first))
+	var rows [][]string
+	add := func(kind string, outs []ParityOutput) {
+		for _, o := range outs {
+			rows = append(rows, []string{kind, o.Name, passFail(o.Pass), formatErr(o.MaxAbsError), formatErr(o.MaxRelError),
+				strconv.FormatUint(o.MaxULP, 10), strconv.Itoa(o.Mismatches)})
+		}
+	}
+	add("reference", par.Outputs)
+	add("golden", par.Golden)
+	p.table([]string{"against", "output", "result", "max abs", "max rel", "max ulp", "mismatches"}, rows)
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "FAIL"
+}
+
+func formatErr(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
