@@ -104,7 +104,6 @@ var brokenCorpusModels = map[string]bool{"gd_malformed": true, "sm_fuzz_const_no
 // corpusOpsWithoutKernel are the inference ops of the corpus with neither a
 // reference kernel nor an executor builtin (see TestCorpusOpCoverage).
 var corpusOpsWithoutKernel = []string{
-	"ParseExample",                        // sm_half_plus_two classify/regress signatures: tf.Example parsing
 	"RandomUniform",                       // gd_keras_imagenet_train: stateful RNG, not reproducible
 	"SomeUnknownOp",                       // gd_unknown_op: deliberately unknown
 	"SparseSoftmaxCrossEntropyWithLogits", // gd_keras_imagenet_train: the training loss

@@ -194,3 +194,32 @@ func SipHash24(k0, k1 uint64, m []byte) uint64 {
 	round()
 	return v0 ^ v1 ^ v2 ^ v3
 }
+
+// Hash64 is TensorFlow's legacy string hash (tsl/platform/hash.cc
+// Hash64(data, n, 0xDECAFCAFFE), a MurmurHash64A variant), used by the
+// deprecated StringToHashBucket op.
+func Hash64(s []byte) uint64 {
+	const m = 0xc6a4a7935bd1e995
+	const r = 47
+	n := len(s)
+	h := uint64(0xDECAFCAFFE) ^ (uint64(n) * m)
+	for len(s) >= 8 {
+		k := binary.LittleEndian.Uint64(s)
+		s = s[8:]
+		k *= m
+		k ^= k >> r
+		k *= m
+		h ^= k
+		h *= m
+	}
+	if len(s) > 0 {
+		for i := len(s) - 1; i >= 0; i-- {
+			h ^= uint64(s[i]) << (8 * i)
+		}
+		h *= m
+	}
+	h ^= h >> r
+	h *= m
+	h ^= h >> r
+	return h
+}

@@ -28,14 +28,15 @@ func TestFingerprint64Frozen(t *testing.T) {
 	}
 }
 
-// TestFingerprint64Goldens compares every length 0..200 with an
-// independent FarmHash (testdata/kernels/extra/fingerprint64.json, see
-// tools/goldens/fingerprint64_goldens.mjs).
+// TestFingerprint64Goldens compares every length 0..200 with Google's C++
+// FarmHash and TensorFlow's own Hash64 compiled from its source
+// (testdata/kernels/extra/fingerprint64.json, see
+// tools/goldens/fingerprint64_goldens.sh).
 func TestFingerprint64Goldens(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "extra", "fingerprint64.json"))
 	require.NoError(t, err)
 	var g struct {
-		Cases []struct{ Hex, Fp string }
+		Cases []struct{ Hex, Fp, H64 string }
 	}
 	require.NoError(t, json.Unmarshal(raw, &g))
 	require.Greater(t, len(g.Cases), 200)
@@ -45,6 +46,9 @@ func TestFingerprint64Goldens(t *testing.T) {
 		want, err := strconv.ParseUint(c.Fp, 10, 64)
 		require.NoError(t, err)
 		assert.Equal(t, want, Fingerprint64(b), "len %d", len(b))
+		h, err := strconv.ParseUint(c.H64, 10, 64)
+		require.NoError(t, err)
+		assert.Equal(t, h, Hash64(b), "Hash64 len %d", len(b))
 	}
 }
 

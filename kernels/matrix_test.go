@@ -47,3 +47,25 @@ func TestMatrixEdges(t *testing.T) {
 	_, err = xRun("L2Loss", nil, xi32([]int{1}, 2))
 	require.ErrorAs(t, err, &u)
 }
+
+// TestMatrixDiagPartDocExample is the example of tf.linalg.diag_part's
+// documentation (core/ops/array_ops.cc MatrixDiagPartV3).
+func TestMatrixDiagPartDocExample(t *testing.T) {
+	in := xi32([]int{1, 3, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 8, 7, 6)
+	for _, tt := range []struct {
+		align string
+		want  []int32
+	}{
+		{"RIGHT_LEFT", []int32{0, 3, 8, 2, 7, 6, 1, 6, 7, 5, 8, 0}},
+		{"LEFT_RIGHT", []int32{3, 8, 0, 2, 7, 6, 1, 6, 7, 0, 5, 8}},
+	} {
+		out, err := xRun("MatrixDiagPartV3", xattrs("align", tt.align), in, xi32([]int{2}, -1, 2), xi32([]int{}, 0))
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 4, 3}, out[0].Shape)
+		assert.Equal(t, tt.want, out[0].Data, tt.align)
+		// MatrixDiagV3 puts the band back.
+		back, err := xRun("MatrixDiagV3", xattrs("align", tt.align), out[0], xi32([]int{2}, -1, 2), xi32([]int{}, 3), xi32([]int{}, 4), xi32([]int{}, 0))
+		require.NoError(t, err)
+		assert.Equal(t, []int32{1, 2, 3, 0, 5, 6, 7, 8, 0, 8, 7, 6}, back[0].Data, tt.align)
+	}
+}

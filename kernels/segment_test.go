@@ -74,3 +74,40 @@ func TestSegmentEdges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float32{0, 0, 0, 0}, out[0].Data)
 }
+
+// BenchmarkSparseSegmentMean is the embedding-bag pattern: 4096 lookups
+// into a 10000×64 table, 256 bags.
+func BenchmarkSparseSegmentMean(b *testing.B) {
+	table := make([]float32, 10000*64)
+	for i := range table {
+		table[i] = float32(i%97) / 97
+	}
+	idx := make([]int32, 4096)
+	ids := make([]int32, 4096)
+	for i := range idx {
+		idx[i] = int32((i * 7919) % 10000)
+		ids[i] = int32(i / 16)
+	}
+	x, it, st := xf32([]int{10000, 64}, table...), xi32([]int{4096}, idx...), xi32([]int{4096}, ids...)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := xRun("SparseSegmentMean", nil, x, it, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUnsortedSegmentSum(b *testing.B) {
+	data := make([]float32, 8192*64)
+	ids := make([]int32, 8192)
+	for i := range ids {
+		ids[i] = int32((i * 31) % 512)
+	}
+	x, it, n := xf32([]int{8192, 64}, data...), xi32([]int{8192}, ids...), xi32([]int{}, 512)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := xRun("UnsortedSegmentSum", nil, x, it, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,40 @@ func TestSpaceBatchEdges(t *testing.T) {
 	_, err = xRun("SpaceToBatchND", nil, xstr([]int{1, 2, 1}, "a", "b"), xi32([]int{1}, 2), xi32([]int{1, 2}, 0, 0))
 	var u *UnsupportedError
 	require.ErrorAs(t, err, &u)
+}
+
+// TestSpaceBatchRoundTrip checks BatchToSpaceND(SpaceToBatchND(x)) == x on
+// random shapes, including tensors large enough to run in parallel.
+func TestSpaceBatchRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for iter := 0; iter < 40; iter++ {
+		m := 1 + r.Intn(3)
+		block := make([]int64, m)
+		pads := make([]int64, 2*m)
+		shape := []int{1 + r.Intn(3)}
+		for i := 0; i < m; i++ {
+			block[i] = int64(1 + r.Intn(3))
+			pads[2*i] = int64(r.Intn(3))
+			in := 1 + r.Intn(6)
+			if iter%8 == 0 {
+				in = 40 + r.Intn(20)
+			}
+			total := int64(in) + pads[2*i]
+			pads[2*i+1] = (block[i] - total%block[i]) % block[i]
+			shape = append(shape, in)
+		}
+		shape = append(shape, 1+r.Intn(4))
+		n := product(shape)
+		data := make([]int32, n)
+		for i := range data {
+			data[i] = int32(i + 1)
+		}
+		x := xi32(shape, data...)
+		y, err := xRun("SpaceToBatchND", nil, x, xi64([]int{m}, block...), xi64([]int{m, 2}, pads...))
+		require.NoError(t, err)
+		z, err := xRun("BatchToSpaceND", nil, y[0], xi64([]int{m}, block...), xi64([]int{m, 2}, pads...))
+		require.NoError(t, err)
+		require.Equal(t, x.Shape, z[0].Shape, "shape %v block %v pads %v", shape, block, pads)
+		require.Equal(t, data, z[0].Data, "shape %v block %v pads %v", shape, block, pads)
+	}
 }

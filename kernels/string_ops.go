@@ -77,7 +77,11 @@ func stringJoinKernel(ctx *Context) ([]*Tensor, error) {
 	return []*Tensor{{DType: tpb.DataType_DT_STRING, Shape: cloneShape(shape), Data: out}}, nil
 }
 
-func hashBucketKernel(strong bool) KernelFunc {
+// hashBucketKernel serves StringToHashBucketFast (Fingerprint64),
+// StringToHashBucketStrong (SipHash-2-4 with the key attr) and, with
+// legacy, the deprecated StringToHashBucket (Hash64).
+func hashBucketKernel(strong bool, legacy ...bool) KernelFunc {
+	old := len(legacy) > 0 && legacy[0]
 	return func(ctx *Context) ([]*Tensor, error) {
 		if err := wantInputs(ctx, 1); err != nil {
 			return nil, err
@@ -107,9 +111,12 @@ func hashBucketKernel(strong bool) KernelFunc {
 		out := make([]int64, len(in))
 		for i, s := range in {
 			var h uint64
-			if strong {
+			switch {
+			case strong:
 				h = SipHash24(k0, k1, s)
-			} else {
+			case old:
+				h = Hash64(s)
+			default:
 				h = Fingerprint64(s)
 			}
 			out[i] = int64(h % uint64(nb))
@@ -522,6 +529,7 @@ func init() {
 	Register("StringJoin", stringJoinKernel)
 	Register("StringToHashBucketFast", hashBucketKernel(false))
 	Register("StringToHashBucketStrong", hashBucketKernel(true))
+	Register("StringToHashBucket", hashBucketKernel(false, true))
 	Register("StringLength", stringLengthKernel)
 	Register("Substr", substrKernel)
 	Register("AsString", asStringKernel)

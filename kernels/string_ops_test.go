@@ -36,6 +36,10 @@ func TestStringToHashBucket(t *testing.T) {
 	out, err = xRun("StringToHashBucketStrong", xattrs("num_buckets", 10, "key", []int64{98765, 132}), xstr([]int{3}, "a", "b", "c"))
 	require.NoError(t, err)
 	assert.Equal(t, []int64{4, 2, 8}, out[0].Data)
+	// Legacy Hash64 buckets, from the same test file.
+	out, err = xRun("StringToHashBucket", xattrs("num_buckets", 10), xstr([]int{3}, "a", "b", "c"))
+	require.NoError(t, err)
+	assert.Equal(t, []int64{8, 0, 7}, out[0].Data)
 	xRunErrors(t, []xErrCase{
 		{"key size", "StringToHashBucketStrong", xattrs("num_buckets", 10, "key", []int64{98765}), []*Tensor{in}, "Key must have 2 elements"},
 		{"not strings", "StringToHashBucketFast", xattrs("num_buckets", 10), []*Tensor{xi32([]int{1}, 1)}, "must be a string tensor"},

@@ -4,8 +4,12 @@
 # src/farmhash.cc, the library TensorFlow links for tsl::Fingerprint64),
 # compiled here with g++.
 #
-#   FARMHASH_SRC=/path/to/farmhash/src tools/goldens/fingerprint64_goldens.sh \
-#     > testdata/kernels/extra/fingerprint64.json
+#   FARMHASH_SRC=/path/to/farmhash/src TF_SRC=/path/to/tensorflow-2.15.0 \
+#     tools/goldens/fingerprint64_goldens.sh > testdata/kernels/extra/fingerprint64.json
+#
+# Each case also carries "h64": TensorFlow's legacy tsl::Hash64 (the
+# StringToHashBucket hash), compiled from the function body in
+# $TF_SRC/third_party/xla/third_party/tsl/tsl/platform/hash.cc.
 #
 # Inputs: every length 0..200 of a deterministic byte pattern (covering all
 # branches of farmhashna::Hash64: 0, 1-3, 4-7, 8-16, 17-32, 33-64 and the
@@ -15,17 +19,28 @@
 # reference.
 set -eu
 : "${FARMHASH_SRC:?set FARMHASH_SRC to google/farmhash's src directory}"
+: "${TF_SRC:?set TF_SRC to a TensorFlow v2.15.0 source tree}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+{
+  printf '#include <cstdint>\n#include <cstring>\ntypedef uint64_t uint64;\n'
+  printf 'namespace core { inline uint64 DecodeFixed64(const char* p) { uint64 v; memcpy(&v, p, 8); return v; } }\n'
+  printf '#define TF_FALLTHROUGH_INTENDED\n'
+  printf 'static inline uint64 ByteAs64(char c) { return static_cast<uint64>(c) & 0xff; }\n'
+  sed -n '/^uint64 Hash64(const char\* data, size_t n, uint64 seed) {/,/^}/p' \
+    "$TF_SRC/third_party/xla/third_party/tsl/tsl/platform/hash.cc"
+} > "$tmp/tfhash.h"
 cat > "$tmp/main.cc" <<'CC'
 #include "farmhash.h"
+#include "tfhash.h"
 #include <cstdio>
 #include <cstring>
 #include <vector>
 static void emit(const char* s, size_t n, bool comma) {
   printf("%s{\"hex\":\"", comma ? "," : "");
   for (size_t i = 0; i < n; i++) printf("%02x", (unsigned char)s[i]);
-  printf("\",\"fp\":\"%llu\"}", (unsigned long long)util::Fingerprint64(s, n));
+  printf("\",\"fp\":\"%llu\",\"h64\":\"%llu\"}", (unsigned long long)util::Fingerprint64(s, n),
+         (unsigned long long)Hash64(s, n, 0xDECAFCAFFEull));
 }
 int main() {
   printf("{\"generator\":\"tools/goldens/fingerprint64_goldens.sh\",\"implementation\":\"google/farmhash C++\",\"cases\":[");
@@ -40,5 +55,5 @@ int main() {
   printf("]}\n");
 }
 CC
-g++ -O2 -DNDEBUG -I"$FARMHASH_SRC" -o "$tmp/fp" "$tmp/main.cc" "$FARMHASH_SRC/farmhash.cc"
+g++ -O2 -DNDEBUG -I"$FARMHASH_SRC" -I"$tmp" -o "$tmp/fp" "$tmp/main.cc" "$FARMHASH_SRC/farmhash.cc"
 "$tmp/fp"

@@ -37,7 +37,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 			return inputError(inspectRelErr(e.wd, p, err))
 		}
 		if len(found) == 0 {
-			return inputError(&savedmodel.Error{File: p, Err: savedmodel.ErrNoModel})
+			return inputError(inspectRelErr(e.wd, p, savedmodel.NoModelError(inspectAbs(e.wd, p))))
 		}
 		for _, f := range found {
 			if err := ctx.Err(); err != nil {

@@ -57,6 +57,9 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		}
 		dims[name] = n
 	}
+	if f.jobs < 0 {
+		return scan.Options{}, usageErrorf("-j %d: want the number of models scanned at once (0: one per CPU)", f.jobs)
+	}
 	switch f.precision {
 	case "", "mixed_float16", "mixed_bfloat16":
 	default:

@@ -63,7 +63,11 @@ func (e *ModelError) Error() string {
 	if errors.As(e.Err, &le) {
 		return e.Err.Error() // already names the file
 	}
-	return e.Path + ": " + e.Err.Error()
+	msg := e.Err.Error()
+	if strings.HasPrefix(msg, e.Path) {
+		return msg // names the file inside the model path already
+	}
+	return e.Path + ": " + msg
 }
 func (e *ModelError) Unwrap() error { return e.Err }
 
@@ -234,7 +238,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 			return nil, &ModelError{Path: p, Err: err}
 		}
 		if len(found) == 0 {
-			return nil, &ModelError{Path: p, Err: errors.New("no TensorFlow model found in this directory")}
+			return nil, &ModelError{Path: p, Err: savedmodel.NoModelError(p)}
 		}
 		for _, f := range found {
 			set[f] = true

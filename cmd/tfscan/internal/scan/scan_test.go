@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,6 +85,27 @@ func TestRunErrors(t *testing.T) {
 	for _, bad := range []string{"gd_malformed", "sm_fuzz_const_no_value", "does_not_exist"} {
 		_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", bad)}, Targets: []string{"cpu"}})
 		require.True(t, errors.As(err, &me), "%s: got %v", bad, err)
+	}
+}
+
+// TestModelErrorNamesTheFileOnce: an error that already names the file
+// inside the model path is not prefixed with the path again.
+func TestModelErrorNamesTheFileOnce(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	path := filepath.Join(corpus, "tf", "sm_half_plus_two_v1")
+	_, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Tags: []string{"nope"}})
+	require.Error(t, err)
+	assert.Equal(t, 1, strings.Count(err.Error(), path), "got %v", err)
+	assert.Contains(t, err.Error(), "no meta graph tagged [nope]")
+
+	for _, tc := range []struct {
+		err  *ModelError
+		want string
+	}{
+		{&ModelError{Path: "m", Err: errors.New("m/saved_model.pb: bad")}, "m/saved_model.pb: bad"},
+		{&ModelError{Path: "m", Err: errors.New("bad")}, "m: bad"},
+	} {
+		assert.Equal(t, tc.want, tc.err.Error())
 	}
 }
 
