@@ -1,5 +1,7 @@
 package kernels
 
+import "slices"
+
 // Concat, ConcatV2, Pack, Split, SplitV, Unpack (concat_op.cc, pack_op.cc,
 // split_op.cc, split_v_op.cc, unpack_op.cc), for every dtype.
 
@@ -99,7 +101,7 @@ func packKernel(ctx *Context) ([]*Tensor, error) {
 		axis += rank
 	}
 	for k, v := range ctx.Inputs {
-		if !sameShape(v.Shape, first.Shape) {
+		if !slices.Equal(v.Shape, first.Shape) {
 			return nil, ctx.Errorf("Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
 				dimsString(first.Shape), k, dimsString(v.Shape))
 		}

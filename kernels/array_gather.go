@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -256,7 +257,7 @@ func scatterInto(out, updates *Tensor, offs []int, slice int, op string) (bool, 
 func checkUpdates(indices, updates *Tensor, shape []int) error {
 	k := indices.Shape[len(indices.Shape)-1]
 	want := append(append([]int{}, indices.Shape[:len(indices.Shape)-1]...), shape[k:]...)
-	if !sameShape(want, updates.Shape) {
+	if !slices.Equal(want, updates.Shape) {
 		return errorf("Dimensions [0,%d) of indices[shape=%s] = %s must match dimensions [0,%d) of updates[shape=%s]",
 			len(indices.Shape)-1, dimsString(indices.Shape), dimsString(indices.Shape[:len(indices.Shape)-1]),
 			len(indices.Shape)-1, dimsString(updates.Shape))

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -229,7 +230,7 @@ func reverseKernel(ctx *Context) ([]*Tensor, error) {
 // BroadcastToTensor broadcasts x to shape with TensorFlow's rules.
 func BroadcastToTensor(x *Tensor, shape []int) (*Tensor, error) {
 	out, err := broadcastShapes(x.Shape, shape)
-	if err != nil || !sameShape(out, shape) {
+	if err != nil || !slices.Equal(out, shape) {
 		return nil, errorf("Unable to broadcast tensor of shape %s to tensor of shape %s", dimsString(x.Shape), dimsString(shape))
 	}
 	rank := len(shape)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	"slices"
 )
 
 // Select, SelectV2, Where and ClipByValue (cwise_op_select.cc, where_op.cc,
@@ -91,13 +92,13 @@ func selectKernel(v2 bool) KernelFunc {
 		} else {
 			// Select (v1): t and e must have the same shape; cond is the
 			// same shape, a scalar, or a vector matching their first dim.
-			if !sameShape(t.Shape, e.Shape) {
+			if !slices.Equal(t.Shape, e.Shape) {
 				return nil, ctx.Errorf("'then' and 'else' must have the same size.  but received: %s vs. %s",
 					dimsString(t.Shape), dimsString(e.Shape))
 			}
 			cshape := c.Shape
 			switch {
-			case sameShape(c.Shape, t.Shape), len(c.Shape) == 0:
+			case slices.Equal(c.Shape, t.Shape), len(c.Shape) == 0:
 			case len(c.Shape) == 1 && len(t.Shape) >= 1 && c.Shape[0] == t.Shape[0]:
 				cshape = make([]int, len(t.Shape))
 				for i := range cshape {
@@ -235,7 +236,7 @@ func clipKernel(ctx *Context) ([]*Tensor, error) {
 	}
 	x, lo, hi := ctx.Inputs[0], ctx.Inputs[1], ctx.Inputs[2]
 	for _, b := range []*Tensor{lo, hi} {
-		if len(b.Shape) != 0 && !sameShape(b.Shape, x.Shape) {
+		if len(b.Shape) != 0 && !slices.Equal(b.Shape, x.Shape) {
 			return nil, ctx.Errorf("clip_value_min and clip_value_max must be either scalars or have the same shape as the input: %s vs. %s vs. %s",
 				dimsString(x.Shape), dimsString(lo.Shape), dimsString(hi.Shape))
 		}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -486,7 +487,7 @@ func addN(ctx *Context) ([]*Tensor, error) {
 	}
 	first := ctx.Inputs[0]
 	for i, t := range ctx.Inputs[1:] {
-		if !sameShape(t.Shape, first.Shape) {
+		if !slices.Equal(t.Shape, first.Shape) {
 			return nil, ctx.Errorf("Inputs to operation AddN must have the same size and shape.  Input 0: %s != input %d: %s",
 				dimsString(first.Shape), i+1, dimsString(t.Shape))
 		}
@@ -583,16 +584,4 @@ func addNHalf(ctx *Context, half bool) (any, error) {
 		return narrowHalf(out), nil
 	}
 	return narrowBF16(out), nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -161,7 +162,7 @@ func xgSame(got, want *Tensor, rtol, atol float64) error {
 	if got.DType != want.DType {
 		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
 	}
-	if !shapeEq(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
 	}
 	if err := got.Validate(); err != nil {

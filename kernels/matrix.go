@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -465,7 +466,7 @@ func matrixSetDiagKernel(ctx *Context) ([]*Tensor, error) {
 		want = append(want, numDiags)
 	}
 	want = append(want, maxLen)
-	if !shapeEq(want, diag.Shape) {
+	if !slices.Equal(want, diag.Shape) {
 		return nil, ctx.Errorf("Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] is not equal to the longests diagonal in range [lower_diag_index:upper_diag_index].\nInput shape: %s\nDiagonal shape: %s\nExpected diagonal shape: %s",
 			dimsString(x.Shape), dimsString(diag.Shape), dimsString(want))
 	}

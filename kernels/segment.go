@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -411,7 +412,7 @@ func unsortedSegmentKernel(k segKind) KernelFunc {
 		if len(nT.Shape) != 0 {
 			return nil, ctx.Errorf("num_segments should be a scalar, not shape %s", dimsString(nT.Shape))
 		}
-		if len(idT.Shape) > len(x.Shape) || !shapeEq(idT.Shape, x.Shape[:len(idT.Shape)]) {
+		if len(idT.Shape) > len(x.Shape) || !slices.Equal(idT.Shape, x.Shape[:len(idT.Shape)]) {
 			return nil, ctx.Errorf("data.shape = %s does not start with segment_ids.shape = %s", dimsString(x.Shape), dimsString(idT.Shape))
 		}
 		ns, err := scalarIndex(nT, "num_segments")

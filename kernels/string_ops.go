@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,7 +48,7 @@ func stringJoinKernel(ctx *Context) ([]*Tensor, error) {
 		}
 		if scalarShape {
 			shape, scalarShape = in.Shape, false
-		} else if !shapeEq(shape, in.Shape) {
+		} else if !slices.Equal(shape, in.Shape) {
 			return nil, ctx.Errorf("Input shapes do not match: %s vs. %s", dimsString(shape), dimsString(in.Shape))
 		}
 	}
@@ -173,11 +174,11 @@ func substrKernel(ctx *Context) ([]*Tensor, error) {
 	if unit != "BYTE" {
 		return nil, ctx.Errorf("Invalid unit %q", unit)
 	}
-	if !shapeEq(posT.Shape, lenT.Shape) {
+	if !slices.Equal(posT.Shape, lenT.Shape) {
 		return nil, ctx.Errorf("pos and len should have the same shape, got: %s vs. %s", dimsString(posT.Shape), dimsString(lenT.Shape))
 	}
 	scalar := len(posT.Shape) == 0
-	if !scalar && !shapeEq(x.Shape, posT.Shape) {
+	if !scalar && !slices.Equal(x.Shape, posT.Shape) {
 		return nil, ctx.Unsupported("broadcasting pos of shape %s against input of shape %s", dimsString(posT.Shape), dimsString(x.Shape))
 	}
 	in, err := stringData(ctx, x, "input")

@@ -379,16 +379,3 @@ func IsFloat(dt tpb.DataType) bool {
 	}
 	return false
 }
-
-// shapeEq reports whether two shapes are equal.
-func shapeEq(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"reflect"
+	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -273,7 +274,7 @@ func listStackItems(c *Context, dt tpb.DataType, items []*Tensor, elem []int) (*
 	}
 	dst := reflect.ValueOf(out.Data)
 	for i, it := range items {
-		if !shapeEq(it.Shape, elem) {
+		if !slices.Equal(it.Shape, elem) {
 			return nil, c.Errorf("element %d has shape %v, element 0 has %v", i, it.Shape, elem)
 		}
 		if it.DType != dt {

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -178,7 +179,7 @@ func opAssign(b *bctx) ([]slot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a, ok := b.n.Attrs["validate_shape"]; (!ok || a.GetB()) && ref.val != nil && !shapeEq(ref.val.Shape, val.Shape) {
+	if a, ok := b.n.Attrs["validate_shape"]; (!ok || a.GetB()) && ref.val != nil && !slices.Equal(ref.val.Shape, val.Shape) {
 		return nil, b.errorf("assigning shape %v to variable %s of shape %v", val.Shape, ref.name, ref.val.Shape)
 	}
 	ref.val = val

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -442,7 +443,7 @@ func mergePrio(a, b []int, s *sim) ([]int, bool) {
 	case !aP && bP:
 		copy(out, bi)
 	default:
-		if same(s.orderOf(ai), s.orderOf(bi)) {
+		if slices.Equal(s.orderOf(ai), s.orderOf(bi)) {
 			copy(out, ai)
 		} else {
 			for d := range out {
@@ -455,18 +456,6 @@ func mergePrio(a, b []int, s *sim) ([]int, bool) {
 		}
 	}
 	return out, true
-}
-
-func same(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // orderOf sorts supported devices by kernel priority, then device-type

@@ -8,6 +8,7 @@ package parity
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
@@ -107,7 +108,7 @@ func Compare(got, ref *kernels.Tensor, storage tpb.DataType, tol Tolerance) (Met
 	if !ok {
 		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", graph.DTypeName(ref.DType))
 	}
-	if len(a) != len(b) || !sameShape(got.Shape, ref.Shape) {
+	if len(a) != len(b) || !slices.Equal(got.Shape, ref.Shape) {
 		return Metrics{}, fmt.Errorf("shape %v differs from the reference's %v", got.Shape, ref.Shape)
 	}
 	floats := kernels.IsFloat(got.DType)
@@ -180,16 +181,4 @@ func AbsErrors(a, b []float64) []float64 {
 		out[i] = absErr(a[i], b[i])
 	}
 	return out
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
