@@ -3,10 +3,11 @@ package graph_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tfscan/tfscan/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,15 +20,7 @@ import (
 // it fail (not skip) when it is missing under CI=true.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared corpus missing at %s", dir)
-	}
-	return dir
+	return testutil.Corpus(t)
 }
 
 // corpusCounts are the node counts ../shared/corpus/README.md states:

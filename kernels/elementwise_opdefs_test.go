@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/tfscan/tfscan/internal/testutil"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,14 +33,8 @@ var h8aOps = []string{
 // TestOpNamesExistInOpDefs checks every registered name against TF 2.15's
 // op list, so that a misspelt registration cannot silently never match.
 func TestOpNamesExistInOpDefs(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "tf", "ops.pbtxt")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared op list missing: %v", err)
-		}
-		t.Skipf("shared op list not available: %v", err)
-	}
+	raw, err := os.ReadFile(filepath.Join(testutil.Shared(t), "tf", "ops.pbtxt"))
+	require.NoError(t, err)
 	defs := map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^  name: "([A-Za-z0-9_]+)"$`).FindAllSubmatch(raw, -1) {
 		defs[string(m[1])] = true

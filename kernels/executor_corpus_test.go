@@ -2,9 +2,10 @@ package kernels_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tfscan/tfscan/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,14 +20,7 @@ import (
 // CI=true and skips otherwise when the folder is missing.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(filepath.Join(dir, "corpus")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing: %v", err)
-		}
-		t.Skipf("shared corpus missing: %v", err)
-	}
-	return dir
+	return testutil.Shared(t)
 }
 
 // loadExecutor loads a corpus model and prepares an executor for it,

@@ -2,10 +2,10 @@ package placement_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/tfscan/tfscan/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,15 +23,7 @@ import (
 // CI=true is a failure.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared corpus missing at %s", dir)
-	}
-	return dir
+	return testutil.Corpus(t)
 }
 
 // corpusModels are the loadable models of ../shared/corpus (the BAD INPUT

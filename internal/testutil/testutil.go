@@ -1,5 +1,5 @@
 // Package testutil holds what tests across tfscan share: where the repo and
-// the shared corpus are.
+// the shared material beside it are.
 package testutil
 
 import (
@@ -15,17 +15,23 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Corpus returns ../shared/corpus beside the repository. Without it the test
-// is skipped on a developer machine and fails under CI=true, so that CI never
-// passes silently on a missing corpus.
-func Corpus(t testing.TB) string {
+// Shared returns ../shared beside the repository (the corpus, TF's op list,
+// the oracle). Without it the test is skipped on a developer machine and
+// fails under CI=true, so that CI never passes silently on missing data.
+func Shared(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(), "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+	dir := filepath.Join(RepoRoot(), "..", "shared")
+	if _, err := os.Stat(filepath.Join(dir, "corpus", "README.md")); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s: %v", dir, err)
+			t.Fatalf("shared material missing at %s: %v", dir, err)
 		}
-		t.Skipf("shared corpus missing at %s", dir)
+		t.Skipf("shared material missing at %s", dir)
 	}
 	return dir
+}
+
+// Corpus returns ../shared/corpus (see Shared).
+func Corpus(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(Shared(t), "corpus")
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tfscan/tfscan/internal/testutil"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
@@ -21,14 +23,7 @@ import (
 // under CI=true and skips otherwise when the shared folder is missing.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "tf")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing: %v", err)
-		}
-		t.Skipf("shared corpus missing: %v", err)
-	}
-	return dir
+	return filepath.Join(testutil.Corpus(t), "tf")
 }
 
 func TestHalfPlusTwo(t *testing.T) {

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tfscan/tfscan/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,15 +16,7 @@ import (
 // inspectCorpus is ../shared/corpus; tests fail without it under CI=true.
 func inspectCorpus(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared corpus missing at %s", dir)
-	}
-	return dir
+	return testutil.Corpus(t)
 }
 
 func runInspectCLI(t *testing.T, wd string, args ...string) (code int, stdout, stderr string) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tfscan/tfscan/internal/testutil"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,15 +33,7 @@ func parityTestdata(t *testing.T) string {
 // parityCorpus is ../shared/corpus; tests fail without it under CI=true.
 func parityCorpus(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared corpus missing at %s", dir)
-	}
-	return dir
+	return testutil.Corpus(t)
 }
 
 func runParityCLI(t *testing.T, wd string, args ...string) (code int, stdout, stderr string) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tfscan/tfscan/internal/testutil"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -21,16 +23,7 @@ import (
 // it fails under CI=true and skips otherwise.
 func sharedCorpus(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus missing: %v", err)
-		}
-		t.Skipf("shared corpus missing: %v", err)
-	}
-	abs, err := filepath.Abs(dir)
-	require.NoError(t, err)
-	return abs
+	return testutil.Corpus(t)
 }
 
 // runCLI runs tfscan in-process and returns its exit code and stderr.
