@@ -1,8 +1,9 @@
 package kernels
 
 import (
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	"slices"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // Select, SelectV2, Where and ClipByValue (cwise_op_select.cc, where_op.cc,

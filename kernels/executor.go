@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,7 +183,7 @@ func numOutputs(n *graph.Node) int {
 // nothing for it. A feed's dtype must equal the fed output's dtype.
 func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []string) (map[string]*Tensor, error) {
 	fr := make([]feed, 0, len(feeds))
-	for _, name := range sortedKeys(feeds) {
+	for _, name := range slices.Sorted(maps.Keys(feeds)) {
 		ref, err := e.Resolve(name)
 		if err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
@@ -345,15 +347,6 @@ func SinkOutputs(g *graph.Graph) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func outputType(n *graph.Node, i int) tpb.DataType {

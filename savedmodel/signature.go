@@ -1,7 +1,8 @@
 package savedmodel
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 )
@@ -12,7 +13,7 @@ func decodeSignatures(defs map[string]*mgpb.SignatureDef) []*Signature {
 	if len(defs) == 0 {
 		return nil
 	}
-	keys := sortedKeys(defs)
+	keys := slices.Sorted(maps.Keys(defs))
 	sigs := make([]*Signature, 0, len(keys))
 	for _, k := range keys {
 		d := defs[k]
@@ -31,7 +32,7 @@ func decodeTensorInfos(m map[string]*mgpb.TensorInfo) []*TensorInfo {
 		return nil
 	}
 	out := make([]*TensorInfo, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, decodeTensorInfo(k, m[k]))
 	}
 	return out
@@ -59,13 +60,4 @@ func decodeTensorInfo(key string, ti *mgpb.TensorInfo) *TensorInfo {
 		t.Shape[i] = d.GetSize()
 	}
 	return t
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package placement
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -306,7 +308,7 @@ func (s *sim) islandCause(nodes []int) string {
 		}
 		return "placed on CPU"
 	}
-	keys := sortedKeys(ops)
+	keys := slices.Sorted(maps.Keys(ops))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		if ops[k] > 1 {

@@ -3,7 +3,6 @@ package placement
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -585,13 +584,4 @@ func (s *sim) outEdges() [][]outEdge {
 	}
 	s.outs = outs
 	return outs
-}
-
-func sortedKeys(m map[string]int) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
