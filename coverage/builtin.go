@@ -18,57 +18,78 @@ import (
 //go:embed packs/*.json.gz
 var builtinFS embed.FS
 
-var builtinOnce = sync.OnceValues(loadBuiltin)
-
-func loadBuiltin() ([]*Pack, error) {
+// builtinNames lists the embedded packs without decoding any: a scan against
+// one target decodes only the packs it uses.
+var builtinNames = sync.OnceValues(func() ([]string, error) {
 	entries, err := builtinFS.ReadDir("packs")
 	if err != nil {
 		return nil, err
 	}
-	var packs []*Pack
+	var names []string
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json.gz") {
-			continue
+		if name, ok := strings.CutSuffix(e.Name(), ".json.gz"); ok {
+			names = append(names, name)
 		}
-		data, err := builtinFS.ReadFile(path.Join("packs", e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		p, err := ReadPack(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("built-in pack %s: %w", e.Name(), err)
-		}
-		if want := strings.TrimSuffix(e.Name(), ".json.gz"); p.Name != want {
-			return nil, fmt.Errorf("built-in pack %s is named %q", e.Name(), p.Name)
-		}
-		packs = append(packs, p)
 	}
-	slices.SortFunc(packs, func(a, b *Pack) int { return strings.Compare(a.Name, b.Name) })
-	return packs, nil
+	slices.Sort(names)
+	return names, nil
+})
+
+var (
+	builtinMu    sync.Mutex
+	builtinCache = map[string]*Pack{}
+)
+
+// loadBuiltin decodes one embedded pack, once.
+func loadBuiltin(name string) (*Pack, error) {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	if p := builtinCache[name]; p != nil {
+		return p, nil
+	}
+	data, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+	if err != nil {
+		return nil, err
+	}
+	p, err := ReadPack(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("built-in pack %s: %w", name, err)
+	}
+	if p.Name != name {
+		return nil, fmt.Errorf("built-in pack %s.json.gz is named %q", name, p.Name)
+	}
+	builtinCache[name] = p
+	return p, nil
 }
 
 // BuiltinPacks returns the packs embedded in tfscan, sorted by name. They are
 // parsed once and shared: callers must not modify them.
 func BuiltinPacks() ([]*Pack, error) {
-	return builtinOnce()
+	names, err := builtinNames()
+	if err != nil {
+		return nil, err
+	}
+	packs := make([]*Pack, 0, len(names))
+	for _, name := range names {
+		p, err := loadBuiltin(name)
+		if err != nil {
+			return nil, err
+		}
+		packs = append(packs, p)
+	}
+	return packs, nil
 }
 
 // BuiltinPack returns the embedded pack called name.
 func BuiltinPack(name string) (*Pack, error) {
-	packs, err := BuiltinPacks()
+	names, err := builtinNames()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range packs {
-		if p.Name == name {
-			return p, nil
-		}
+	if !slices.Contains(names, name) {
+		return nil, fmt.Errorf("no built-in pack %q (have %s)", name, strings.Join(names, ", "))
 	}
-	var names []string
-	for _, p := range packs {
-		names = append(names, p.Name)
-	}
-	return nil, fmt.Errorf("no built-in pack %q (have %s)", name, strings.Join(names, ", "))
+	return loadBuiltin(name)
 }
 
 // DefaultPackName is the built-in pack of TensorFlow's DEVICE_DEFAULT

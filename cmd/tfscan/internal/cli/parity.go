@@ -328,14 +328,22 @@ func defaultTolerance(p *precision.Profile) parity.Tolerance {
 // CPU itself runs every node under the profile. When the simulation
 // fails, every node is taken to run on the target, with a warning.
 func placeNodes(stderr io.Writer, lm *loadedModel, t scan.Target, ts *scan.Targets, prof *precision.Profile, opts *parity.Options) error {
-	popts := placement.Options{Source: ts.Source, NoWishlist: true}
+	source, err := ts.Source()
+	if err != nil {
+		return err
+	}
+	cpu, err := ts.CPU()
+	if err != nil {
+		return err
+	}
+	popts := placement.Options{Source: source, NoWishlist: true}
 	switch {
 	case strings.HasPrefix(prof.Name, precision.MixedFloat16):
 		popts.Precision = placement.PrecisionMixedFloat16
 	case strings.HasPrefix(prof.Name, precision.MixedBFloat16):
 		popts.Precision = placement.PrecisionMixedBFloat16
 	}
-	res, err := placement.Simulate(lm.graph, t.Index, ts.CPU, popts)
+	res, err := placement.Simulate(lm.graph, t.Index, cpu, popts)
 	if err != nil {
 		fmt.Fprintf(stderr, "tfscan: warning: %s: placement simulation failed (%v); every node is taken to run on %s\n", lm.path, err, t.Name)
 		return nil

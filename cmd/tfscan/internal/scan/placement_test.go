@@ -21,7 +21,9 @@ func TestApplyPlacement(t *testing.T) {
 	require.NoError(t, err)
 	tgt := ts.List[0]
 	rt := Coverage(g, tgt, nil)
-	res, err := placement.Simulate(g, tgt.Index, ts.CPU, placement.Options{})
+	cpu, err := ts.CPU()
+	require.NoError(t, err)
+	res, err := placement.Simulate(g, tgt.Index, cpu, placement.Options{})
 	require.NoError(t, err)
 	applyPlacement(rt, res, g)
 	require.NotNil(t, rt.Placement)

@@ -140,14 +140,28 @@ type Target struct {
 	Index *coverage.Index
 }
 
-// Targets bundles the resolved targets with the CPU pack that soft
-// placement falls back to.
+// Targets bundles the resolved targets with the packs placement needs: the
+// CPU that soft placement falls back to, and the GPU a model comes from
+// (for fusion awareness). Those two are decoded only when placement runs.
 type Targets struct {
-	List []Target
-	CPU  *coverage.Index
-	// Source is the GPU-like pack a model is assumed to come from, for
-	// fusion awareness (the built-in cuda pack).
-	Source *coverage.Index
+	List     []Target
+	defaults *coverage.Pack
+	host     func() (hostPacks, error)
+}
+
+type hostPacks struct{ cpu, source *coverage.Index }
+
+// CPU is the built-in cpu pack, indexed.
+func (ts *Targets) CPU() (*coverage.Index, error) {
+	h, err := ts.host()
+	return h.cpu, err
+}
+
+// Source is the built-in cuda pack, indexed: the GPU a model is assumed to
+// come from.
+func (ts *Targets) Source() (*coverage.Index, error) {
+	h, err := ts.host()
+	return h.source, err
 }
 
 // ResolveTargets turns target names into indexed packs: packs from registry
@@ -171,7 +185,7 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 			fromFiles[p.Name] = p
 		}
 	}
-	ts := &Targets{}
+	ts := &Targets{defaults: defaults}
 	seen := map[string]bool{}
 	for _, name := range names {
 		if seen[name] {
@@ -192,14 +206,17 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		}
 		ts.List = append(ts.List, Target{Name: name, Index: coverage.NewIndex(p, defaults)})
 	}
-	cpu, err := coverage.BuiltinPack("cpu")
-	if err != nil {
-		return nil, err
-	}
-	ts.CPU = coverage.NewIndex(cpu, defaults)
-	if cuda, err := coverage.BuiltinPack("cuda"); err == nil {
-		ts.Source = coverage.NewIndex(cuda, defaults)
-	}
+	ts.host = sync.OnceValues(func() (hostPacks, error) {
+		cpu, err := coverage.BuiltinPack("cpu")
+		if err != nil {
+			return hostPacks{}, err
+		}
+		cuda, err := coverage.BuiltinPack("cuda")
+		if err != nil {
+			return hostPacks{}, err
+		}
+		return hostPacks{cpu: coverage.NewIndex(cpu, defaults), source: coverage.NewIndex(cuda, defaults)}, nil
+	})
 	return ts, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
@@ -37,10 +36,13 @@ func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Op
 		Signature:       opts.Signature,
 		Precision:       opts.Placement.Precision,
 	}
-	if ts.Source != nil {
-		popts.Source = ts.Source
+	cpu, err := ts.CPU()
+	if err != nil {
+		return err
 	}
-	var cpu coverage.Matcher = ts.CPU
+	if popts.Source, err = ts.Source(); err != nil {
+		return err
+	}
 	res, err := placement.Simulate(g, t.Index, cpu, popts)
 	if err != nil {
 		return fmt.Errorf("placement for target %s: %w", t.Name, err)
