@@ -226,7 +226,13 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if (*atol < 0 && *atol != -1) || (*rtol < 0 && *rtol != -1) {
+	negative := false
+	fs.Visit(func(fl *flag.Flag) {
+		if (fl.Name == "atol" && *atol < 0) || (fl.Name == "rtol" && *rtol < 0) {
+			negative = true
+		}
+	})
+	if negative {
 		return usageErrorf("--atol and --rtol must not be negative")
 	}
 	if _, err := parseFormats(formats); err != nil {

@@ -329,6 +329,9 @@ func writePackFile(e *env, path string, p *coverage.Pack) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.wd, path)
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return usageError(err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return usageError(err)

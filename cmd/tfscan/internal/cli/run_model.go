@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
@@ -62,15 +64,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	modelPath := joinIfRel(e.wd, paths[0])
 	outPath := joinIfRel(e.wd, *outputsPath)
 
-	m, err := savedmodel.Load(modelPath)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
 		return inputError(err)
 	}
-	mg, err := graph.SelectMetaGraph(m, tags)
-	if err != nil {
-		return inputError(err)
-	}
-	g, err := graph.Build(m, mg)
+	m, g, err := scan.Load(modelPath, tags)
 	if err != nil {
 		return inputError(err)
 	}

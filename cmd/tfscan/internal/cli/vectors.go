@@ -97,7 +97,7 @@ func runVectors(ctx context.Context, e *env, args []string) error {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), readme.Bytes(), 0o644); err != nil {
 		return usageErrorf("vectors: %v", err)
 	}
-	fmt.Fprintf(e.stdout, "%d vector(s) for %d uncovered node(s) written to %s\n", len(vecs), len(reasons)-len(missed), *out)
+	fmt.Fprintf(e.stderr, "%d vector(s) for %d uncovered node(s) written to %s\n", len(vecs), len(reasons)-len(missed), *out)
 	return nil
 }
 

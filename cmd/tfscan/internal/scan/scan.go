@@ -272,6 +272,15 @@ func ExpandPaths(paths []string) ([]string, error) {
 // Load reads one model and builds the graph of the selected MetaGraph.
 func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	m, err := savedmodel.Load(path)
+	if errors.Is(err, savedmodel.ErrNoModel) {
+		// A directory holding one model file (a GraphDef, a .meta) is
+		// that model; with several the user must name one.
+		if found, derr := savedmodel.Discover(path); derr == nil && len(found) == 1 {
+			m, err = savedmodel.Load(found[0])
+		} else if len(found) > 1 {
+			err = fmt.Errorf("%s holds %d models (%s, ...): name one of them", path, len(found), found[0])
+		}
+	}
 	if err != nil {
 		return nil, nil, &ModelError{Path: path, Err: err}
 	}
