@@ -162,7 +162,7 @@ func TestRegistryImportAndDiff(t *testing.T) {
 		{[]string{"import", "nope.pbtxt", "--name", "n", "--vendor", "v", "-o", "x.json"}, ExitInput, "nope.pbtxt"},
 		{[]string{"diff", "a.json"}, ExitUsage, "two packs"},
 		{[]string{"import", "a.pbtxt", "--name", "my pack", "--vendor", "v", "-o", "x.json"}, ExitUsage, "has spaces"},
-		{[]string{"import", "a.pbtxt", "--name", "n", "--vendor", "v", "-o", "no/such/dir/x.json"}, ExitUsage, "no such file"},
+		{[]string{"import", "a.pbtxt", "--name", "n", "--vendor", "v", "-o", "a.json/inside"}, ExitUsage, "not a directory"},
 		{[]string{"diff", "a.pbtxt", "b.pbtxt"}, ExitUsage, "holds 3 device types"},
 	}
 	for _, tc := range tests {
