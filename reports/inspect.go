@@ -136,7 +136,7 @@ func NewInspectModel(g *graph.Graph) *InspectModel {
 		m.UnknownOps = append(m.UnknownOps, op)
 	}
 	for _, mg := range g.Model.MetaGraphs {
-		im := InspectMetaGraph{Tags: nonNilStrings(mg.Tags), Signatures: []string{}, Selected: mg == g.MetaGraph}
+		im := InspectMetaGraph{Tags: nonNil(mg.Tags), Signatures: []string{}, Selected: mg == g.MetaGraph}
 		for _, s := range mg.Signatures {
 			im.Signatures = append(im.Signatures, s.Key)
 		}
@@ -166,12 +166,6 @@ func inspectTensors(ts []*savedmodel.TensorInfo) []InspectTensor {
 	return out
 }
 
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
 
 // normalize sorts everything that has no meaningful order of its own, so
 // that the same input always gives byte-identical output.

@@ -59,6 +59,8 @@ func (t *Target) normalize() {
 		})
 		slices.SortStableFunc(p.AMP, func(a, b AMPNode) int { return cmp.Compare(a.Path, b.Path) })
 	}
+	t.Islands = nonNil(t.Islands)
+	t.Wishlist = nonNil(t.Wishlist)
 	for i := range t.Islands {
 		t.Islands[i].Nodes = nonNil(t.Islands[i].Nodes)
 		slices.Sort(t.Islands[i].Nodes)

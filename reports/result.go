@@ -48,8 +48,8 @@ type Target struct {
 	Coverage  Coverage     `json:"coverage"`
 	Uncovered []Uncovered  `json:"uncovered"`
 	Placement *Placement   `json:"placement,omitempty"`
-	Islands   []Island     `json:"islands,omitempty"`
-	Wishlist  []Wish       `json:"wishlist,omitempty"`
+	Islands   []Island     `json:"islands"`
+	Wishlist  []Wish       `json:"wishlist"`
 	Fusions   []Fusion     `json:"fusions,omitempty"`
 	Parity    *Parity      `json:"parity,omitempty"`
 	Nodes     []NodeResult `json:"nodes"`

@@ -54,6 +54,10 @@ func WriteTable(w io.Writer, r *Report) error {
 	return p.err
 }
 
+// tableTopWarnings bounds the placement warnings the terminal shows; a
+// training graph can log one per colocation group.
+const tableTopWarnings = 5
+
 func summaryRows(r *Report) [][]string {
 	var rows [][]string
 	for _, m := range r.Models {
@@ -129,8 +133,11 @@ func writeModelTables(p *printer, m *Model) {
 			if pl.Error != "" {
 				p.printf("without soft placement: %s\n", pl.Error)
 			}
-			for _, w := range pl.Warnings {
+			for _, w := range pl.Warnings[:min(len(pl.Warnings), tableTopWarnings)] {
 				p.printf("placement warning: %s\n", w)
+			}
+			if n := len(pl.Warnings) - tableTopWarnings; n > 0 {
+				p.printf("... and %d more placement warning(s) in the JSON report\n", n)
 			}
 			if len(pl.AMP) > 0 {
 				missing := 0
