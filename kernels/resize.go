@@ -81,34 +81,46 @@ func nearestIndex(x, in int, scale float32, alignCorners, halfPixel bool) int {
 	return i
 }
 
-func resizeKernel(ctx *Context, bilinear bool) ([]*Tensor, error) {
-	if err := nnInputs(ctx, 2); err != nil {
-		return nil, err
+// resizeArgs reads what every Resize* op shares: the 4-D image, the
+// align_corners and half_pixel_centers attrs, and the output size
+// (tensorflow/core/util/image_resizer_state.h, ValidateAndCalculateOutputSize).
+func resizeArgs(ctx *Context) (x *Tensor, align, half bool, oh, ow int, err error) {
+	if err = nnInputs(ctx, 2); err != nil {
+		return
 	}
 	x, sz := ctx.Inputs[0], ctx.Inputs[1]
-	align, err := ctx.AttrBool("align_corners")
-	if err != nil {
-		return nil, err
+	if align, err = ctx.AttrBool("align_corners"); err != nil {
+		return
 	}
-	half := false
 	if ctx.HasAttr("half_pixel_centers") {
 		if half, err = ctx.AttrBool("half_pixel_centers"); err != nil {
-			return nil, err
+			return
 		}
 	}
 	if half && align {
-		return nil, ctx.Errorf("if half_pixel_centers is True, align_corners must be False")
+		err = ctx.Errorf("if half_pixel_centers is True, align_corners must be False")
+		return
 	}
 	if len(x.Shape) != 4 {
-		return nil, ctx.Errorf("input must be 4-dimensional, got shape %v", x.Shape)
+		err = ctx.Errorf("input must be 4-dimensional, got shape %v", x.Shape)
+		return
 	}
 	size, ok := nnInts(sz)
 	if !ok || len(size) != 2 {
-		return nil, ctx.Errorf("shape_t must be a 2-element int32 vector, got %s %v", sz.DType, sz.Shape)
+		err = ctx.Errorf("shape_t must be a 2-element int32 vector, got %s %v", sz.DType, sz.Shape)
+		return
 	}
-	oh, ow := int(size[0]), int(size[1])
+	oh, ow = int(size[0]), int(size[1])
 	if oh <= 0 || ow <= 0 {
-		return nil, ctx.Errorf("output dimensions must be positive, got %v", size)
+		err = ctx.Errorf("output dimensions must be positive, got %v", size)
+	}
+	return
+}
+
+func resizeKernel(ctx *Context, bilinear bool) ([]*Tensor, error) {
+	x, align, half, oh, ow, err := resizeArgs(ctx)
+	if err != nil {
+		return nil, err
 	}
 	n, ih, iw, c := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	if ih <= 0 || iw <= 0 {
@@ -279,33 +291,9 @@ func bicubicWeights(scale float32, out, limit int, halfPixel bool) bicubicTaps {
 }
 
 func resizeBicubicKernel(ctx *Context) ([]*Tensor, error) {
-	if err := nnInputs(ctx, 2); err != nil {
-		return nil, err
-	}
-	x, sz := ctx.Inputs[0], ctx.Inputs[1]
-	align, err := ctx.AttrBool("align_corners")
+	x, align, half, oh, ow, err := resizeArgs(ctx)
 	if err != nil {
 		return nil, err
-	}
-	half := false
-	if ctx.HasAttr("half_pixel_centers") {
-		if half, err = ctx.AttrBool("half_pixel_centers"); err != nil {
-			return nil, err
-		}
-	}
-	if half && align {
-		return nil, ctx.Errorf("if half_pixel_centers is True, align_corners must be False")
-	}
-	if len(x.Shape) != 4 {
-		return nil, ctx.Errorf("input must be 4-dimensional, got shape %v", x.Shape)
-	}
-	size, ok := nnInts(sz)
-	if !ok || len(size) != 2 {
-		return nil, ctx.Errorf("shape_t must be a 2-element int32 vector, got %s %v", sz.DType, sz.Shape)
-	}
-	oh, ow := int(size[0]), int(size[1])
-	if oh <= 0 || ow <= 0 {
-		return nil, ctx.Errorf("output dimensions must be positive, got %v", size)
 	}
 	n, ih, iw, c := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
 	if (ih <= 0 || iw <= 0) && n*c != 0 {
