@@ -2,12 +2,16 @@ package coverage
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/graph"
 )
@@ -47,6 +51,11 @@ type Index struct {
 	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621), and a
 	// graph-offload stack compiles only the ops it lists.
 	noDefaults bool
+	// constrained lists, per op, the attrs some kernel constrains: the
+	// only attrs a match depends on, so the memo keys on them.
+	constrained map[string][]string
+	memoMu      sync.Mutex
+	memo        map[string]Match
 }
 
 // NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
@@ -76,6 +85,22 @@ func NewIndex(p *Pack, defaults *Pack) *Index {
 			}
 		}
 	}
+	ix.constrained = map[string][]string{}
+	ix.memo = map[string]Match{}
+	for _, byOp := range []map[string][]*kdpb.KernelDef{ix.byOp, ix.defaults} {
+		for op, ks := range byOp {
+			for _, k := range ks {
+				for _, c := range k.GetConstraint() {
+					if !slices.Contains(ix.constrained[op], c.GetName()) {
+						ix.constrained[op] = append(ix.constrained[op], c.GetName())
+					}
+				}
+			}
+		}
+	}
+	for _, names := range ix.constrained {
+		slices.Sort(names)
+	}
 	return ix
 }
 
@@ -98,15 +123,98 @@ var callOps = map[string]bool{"PartitionedCall": true, "StatefulPartitionedCall"
 // completed with OpDef defaults, the highest priority wins, and when nothing
 // on the device matches, the DEFAULT kernels are tried.
 func (ix *Index) Match(n *graph.Node) Match {
-	if n.OpDef == nil {
-		if len(n.Calls) > 0 {
-			return Match{Reason: ReasonFunctionCall}
+	if m, ok := notKernel(n); ok {
+		return m
+	}
+	return ix.MatchKeyed(n, MatchKey(n, ix.constrained[n.Op]))
+}
+
+// notKernel answers for nodes that no kernel lookup decides: custom ops in
+// no op registry, and calls resolved through the function library.
+func notKernel(n *graph.Node) (Match, bool) {
+	switch {
+	case n.OpDef == nil && len(n.Calls) > 0, callOps[n.Op]:
+		return Match{Reason: ReasonFunctionCall}, true
+	case n.OpDef == nil:
+		return Match{Reason: ReasonUnknownOp, Hint: CustomOpHint(n.Op)}, true
+	}
+	return Match{}, false
+}
+
+// ConstrainedAttrs are the attrs some kernel of op constrains, sorted: the
+// only attrs a match of op depends on.
+func (ix *Index) ConstrainedAttrs(op string) []string { return ix.constrained[op] }
+
+// MatchKeyed is Match for a node whose MatchKey over (a superset of)
+// ConstrainedAttrs(n.Op) the caller computed: nodes of one op with the same
+// constrained attrs match alike, so a large model costs a few real lookups
+// and one memo hit per node. The key lets a caller scanning several targets
+// build it once per node.
+func (ix *Index) MatchKeyed(n *graph.Node, key string) Match {
+	if m, ok := notKernel(n); ok {
+		return m
+	}
+	ix.memoMu.Lock()
+	m, ok := ix.memo[key]
+	ix.memoMu.Unlock()
+	if !ok {
+		m = ix.match(n)
+		ix.memoMu.Lock()
+		ix.memo[key] = m
+		ix.memoMu.Unlock()
+	}
+	return m
+}
+
+// MatchKey identifies what a match of n depends on: its op, its `_kernel`
+// label and the values of the named attrs.
+func MatchKey(n *graph.Node, attrs []string) string {
+	var b strings.Builder
+	b.WriteString(n.Op)
+	b.WriteByte(0)
+	b.Write(n.Attrs["_kernel"].GetS())
+	for _, name := range attrs {
+		b.WriteByte(0)
+		b.WriteString(name)
+		b.WriteByte('=')
+		a, ok := n.Attrs[name]
+		if !ok {
+			b.WriteByte('-')
+			continue
 		}
-		return Match{Reason: ReasonUnknownOp, Hint: CustomOpHint(n.Op)}
+		writeAttrKey(&b, a)
 	}
-	if callOps[n.Op] {
-		return Match{Reason: ReasonFunctionCall}
+	return b.String()
+}
+
+// writeAttrKey writes the kinds of attr value a kernel constraint can test
+// (type, list, s, i, b) compactly; anything else in its text form.
+func writeAttrKey(b *strings.Builder, a *attrpb.AttrValue) {
+	switch v := a.GetValue().(type) {
+	case *attrpb.AttrValue_Type:
+		b.WriteString("t" + strconv.Itoa(int(v.Type)))
+	case *attrpb.AttrValue_S:
+		b.WriteString("s")
+		b.Write(v.S)
+	case *attrpb.AttrValue_I:
+		b.WriteString("i" + strconv.FormatInt(v.I, 10))
+	case *attrpb.AttrValue_B:
+		b.WriteString("b" + strconv.FormatBool(v.B))
+	case *attrpb.AttrValue_List:
+		b.WriteString("l")
+		for _, t := range v.List.GetType() {
+			b.WriteString("," + strconv.Itoa(int(t)))
+		}
+		if len(v.List.GetS())+len(v.List.GetI())+len(v.List.GetB())+len(v.List.GetF()) > 0 {
+			b.WriteString(prototext.MarshalOptions{}.Format(v.List))
+		}
+	default:
+		b.WriteString(prototext.MarshalOptions{}.Format(a))
 	}
+}
+
+// match is Match without the memo.
+func (ix *Index) match(n *graph.Node) Match {
 	label := string(n.Attrs["_kernel"].GetS())
 	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
 		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg()}

@@ -259,7 +259,7 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	rm := &reports.Model{Path: lm.path, File: lm.model.File, Format: string(lm.model.Format), Signature: f.signature, Findings: []reports.Finding{}}
 	failed := false
 	for _, t := range ts.List {
-		rt := scan.Coverage(lm.graph, t, nil)
+		rt := scan.Coverage(scan.PrepareNodes(lm.graph, nil, ts.List), t)
 		name := *prec
 		if name == "" {
 			name = t.Index.Pack().Precision

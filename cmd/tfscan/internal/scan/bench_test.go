@@ -41,8 +41,13 @@ func BenchmarkCoverage200k(b *testing.B) {
 		b.ReportAllocs()
 		defer benchmodel.ReportCPU(b)()
 		for i := 0; i < b.N; i++ {
+			var targets []Target
 			for _, p := range packs {
-				Coverage(g, Target{Name: p.Name, Index: coverage.NewIndex(p, defaults)}, nil)
+				targets = append(targets, Target{Name: p.Name, Index: coverage.NewIndex(p, defaults)})
+			}
+			nodes := PrepareNodes(g, nil, targets)
+			for _, t := range targets {
+				Coverage(nodes, t)
 			}
 		}
 		b.ReportMetric(float64(len(packs)), "packs")

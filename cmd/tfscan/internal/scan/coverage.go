@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,9 +18,51 @@ func isCovered(r coverage.Reason) bool {
 	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault || r == coverage.ReasonFunctionCall
 }
 
-// Coverage matches every node of g (or of scope, when not nil) against one
-// target. An op counts as covered when every node of it is covered.
-func Coverage(g *graph.Graph, t Target, scope map[*graph.Node]bool) *reports.Target {
+// Nodes are what every target's coverage walks: the scanned nodes in path
+// order with their dtypes, prepared once per model.
+type Nodes struct {
+	list   []*graph.Node
+	dtypes [][]string
+	// keys are each node's coverage.MatchKey over the attrs that any of
+	// the targets' kernels constrain.
+	keys []string
+}
+
+// PrepareNodes selects the nodes of g (or of scope, when not nil), sorts
+// them by path, and keys each for matching against every target in ts.
+func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
+	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes))}
+	for _, n := range g.Nodes {
+		if scope == nil || scope[n] {
+			ns.list = append(ns.list, n)
+		}
+	}
+	sort.Slice(ns.list, func(i, j int) bool { return ns.list[i].Path < ns.list[j].Path })
+	ns.dtypes = make([][]string, len(ns.list))
+	ns.keys = make([]string, len(ns.list))
+	attrs := map[string][]string{} // op → attrs constrained on any target
+	for i, n := range ns.list {
+		ns.dtypes[i] = n.DTypes()
+		names, ok := attrs[n.Op]
+		if !ok {
+			for _, t := range ts {
+				for _, a := range t.Index.ConstrainedAttrs(n.Op) {
+					if !slices.Contains(names, a) {
+						names = append(names, a)
+					}
+				}
+			}
+			slices.Sort(names)
+			attrs[n.Op] = names
+		}
+		ns.keys[i] = coverage.MatchKey(n, names)
+	}
+	return ns
+}
+
+// Coverage matches every prepared node against one target. An op counts as
+// covered when every node of it is covered.
+func Coverage(ns *Nodes, t Target) *reports.Target {
 	p := t.Index.Pack()
 	rt := &reports.Target{
 		Target: t.Name,
@@ -34,18 +77,15 @@ func Coverage(g *graph.Graph, t Target, scope map[*graph.Node]bool) *reports.Tar
 		},
 		Coverage:  reports.Coverage{ByReason: map[string]int{}},
 		Uncovered: []reports.Uncovered{},
-		Nodes:     make([]reports.NodeResult, 0, len(g.Nodes)),
+		Nodes:     make([]reports.NodeResult, 0, len(ns.list)),
 	}
 	type groupKey struct{ op, dtypes, reason string }
 	groups := map[groupKey]*reports.Uncovered{}
 	opCovered := map[string]bool{}
-	for _, n := range g.Nodes {
-		if scope != nil && !scope[n] {
-			continue
-		}
-		m := t.Index.Match(n)
+	for i, n := range ns.list {
+		m := t.Index.MatchKeyed(n, ns.keys[i])
 		covered := isCovered(m.Reason)
-		dtypes := n.DTypes()
+		dtypes := ns.dtypes[i]
 		rt.Nodes = append(rt.Nodes, reports.NodeResult{
 			Path:      n.Path,
 			Op:        n.Op,
@@ -107,6 +147,5 @@ func Coverage(g *graph.Graph, t Target, scope map[*graph.Node]bool) *reports.Tar
 		}
 		return a.Reason < b.Reason
 	})
-	sort.Slice(rt.Nodes, func(i, j int) bool { return rt.Nodes[i].Path < rt.Nodes[j].Path })
 	return rt
 }

@@ -20,7 +20,7 @@ func TestApplyPlacement(t *testing.T) {
 	ts, err := ResolveTargets([]string{"cuda"}, nil)
 	require.NoError(t, err)
 	tgt := ts.List[0]
-	rt := Coverage(g, tgt, nil)
+	rt := Coverage(PrepareNodes(g, nil, ts.List), tgt)
 	cpu, err := ts.CPU()
 	require.NoError(t, err)
 	res, err := placement.Simulate(g, tgt.Index, cpu, placement.Options{})

@@ -316,8 +316,9 @@ func scanModel(path string, ts *Targets, opts Options, log *placement.Log) (*rep
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
+	nodes := PrepareNodes(g, scope, ts.List)
 	for _, t := range ts.List {
-		rt := Coverage(g, t, scope)
+		rt := Coverage(nodes, t)
 		if err := simulate(rt, g, t, ts, opts, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
