@@ -36,28 +36,6 @@ type xgCase struct {
 	ATol    float64                    `json:"atol"`
 }
 
-func xgNumber(v any) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case string:
-		switch x {
-		case "NaN":
-			return math.NaN(), nil
-		case "Infinity":
-			return math.Inf(1), nil
-		case "-Infinity":
-			return math.Inf(-1), nil
-		}
-	}
-	return 0, fmt.Errorf("bad golden value %v", v)
-}
-
 func (g xgTensor) tensor() (*Tensor, error) {
 	dt, ok := tpb.DataType_value[g.DType]
 	if !ok {
@@ -73,7 +51,7 @@ func (g xgTensor) tensor() (*Tensor, error) {
 	}
 	vals := make([]float64, len(g.Values))
 	for i, v := range g.Values {
-		f, err := xgNumber(v)
+		f, err := goldenNumber(v)
 		if err != nil {
 			return nil, err
 		}

@@ -39,7 +39,9 @@ type nnGoldenFile struct {
 	Cases []nnGoldenCase `json:"cases"`
 }
 
-func nnGoldenNumber(v any) (float64, error) {
+// goldenNumber reads a number of the JSON golden files: a JSON number, a
+// bool, or NaN/Infinity/-Infinity spelt as strings.
+func goldenNumber(v any) (float64, error) {
 	switch x := v.(type) {
 	case float64:
 		return x, nil
@@ -68,7 +70,7 @@ func (g nnGoldenTensor) tensor() (*Tensor, error) {
 	}
 	vals := make([]float64, len(g.Values))
 	for i, v := range g.Values {
-		f, err := nnGoldenNumber(v)
+		f, err := goldenNumber(v)
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,6 @@ func inspectTensors(ts []*savedmodel.TensorInfo) []InspectTensor {
 	return out
 }
 
-
 // normalize sorts everything that has no meaningful order of its own, so
 // that the same input always gives byte-identical output.
 func (m *InspectModel) normalize() {
