@@ -136,11 +136,12 @@ func (p *Pack) HasDefaultKernels() bool {
 // p's device when none of p's own kernels match a node
 // (FindKernelRegistration, tensorflow/core/framework/op_kernel.cc): p's own
 // DEFAULT kernels when it has them (a live dump), otherwise the built-in
-// "default" pack (TF 2.15). It returns nil for XLA and graph-offload packs,
-// where TensorFlow does no DEFAULT fallback (XLA JIT devices are "symbolic
-// execution devices"; Ascend compiles whole subgraphs).
+// "default" pack (TF 2.15). It returns nil for XLA packs: XLA JIT devices
+// are "symbolic execution devices" without DEFAULT fallback. A graph-offload
+// stack (Ascend) keeps TensorFlow's DEFAULT ops around its compiled
+// subgraphs, so it gets them (see Index).
 func DefaultKernelsFor(p *Pack) ([]*kdpb.KernelDef, error) {
-	if p.Mechanism != MechanismKernel || p.DeviceType == DeviceDefault {
+	if p.Mechanism == MechanismXLACluster || p.DeviceType == DeviceDefault {
 		return nil, nil
 	}
 	if p.HasDefaultKernels() {

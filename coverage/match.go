@@ -32,6 +32,10 @@ type Match struct {
 	Supported []string
 	// Hint names, for unknown_op, the library the custom op probably needs.
 	Hint string
+	// Unverified is set on a covered match whose op is among the pack's
+	// UnresolvedOps: some registration's dtype constraint could not be read,
+	// so the dtypes are not proven.
+	Unverified bool
 }
 
 // Matcher answers kernel lookups for one device type. The placement
@@ -48,12 +52,16 @@ type Index struct {
 	byOp     map[string][]*kdpb.KernelDef
 	defaults map[string][]*kdpb.KernelDef
 	// noDefaults: symbolic devices (XLA JIT types) get no DEFAULT
-	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621), and a
-	// graph-offload stack compiles only the ops it lists.
+	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621). A
+	// graph-offload stack (Ascend) keeps TensorFlow's own DEFAULT ops —
+	// Const, Identity, NoOp, _Arg — with TensorFlow around its compiled
+	// subgraphs, so they count as covered_default there rather than as
+	// missing accelerator kernels.
 	noDefaults bool
 	// constrained lists, per op, the attrs some kernel constrains: the
 	// only attrs a match depends on, so the memo keys on them.
 	constrained map[string][]string
+	unresolved  map[string]bool
 	memoMu      sync.Mutex
 	memo        map[string]Match
 }
@@ -66,7 +74,7 @@ func NewIndex(p *Pack, defaults *Pack) *Index {
 		pack:       p,
 		byOp:       map[string][]*kdpb.KernelDef{},
 		defaults:   map[string][]*kdpb.KernelDef{},
-		noDefaults: p.Mechanism == MechanismXLACluster || p.Mechanism == MechanismGraphOffload,
+		noDefaults: p.Mechanism == MechanismXLACluster,
 	}
 	ownDefaults := false
 	for _, k := range p.Kernels {
@@ -84,6 +92,10 @@ func NewIndex(p *Pack, defaults *Pack) *Index {
 				ix.defaults[k.GetOp()] = append(ix.defaults[k.GetOp()], k)
 			}
 		}
+	}
+	ix.unresolved = map[string]bool{}
+	for _, op := range p.UnresolvedOps {
+		ix.unresolved[op] = true
 	}
 	ix.constrained = map[string][]string{}
 	ix.memo = map[string]Match{}
@@ -217,7 +229,7 @@ func writeAttrKey(b *strings.Builder, a *attrpb.AttrValue) {
 func (ix *Index) match(n *graph.Node) Match {
 	label := string(n.Attrs["_kernel"].GetS())
 	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
-		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg()}
+		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg(), Unverified: ix.unresolved[n.Op]}
 	}
 	if !ix.noDefaults {
 		if k := bestMatch(ix.defaults[n.Op], n.Attrs, label, false); k != nil {

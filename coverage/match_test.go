@@ -135,8 +135,17 @@ func TestMatchOwnDefaultsWin(t *testing.T) {
 	assert.Equal(t, ReasonNoKernel, ix.Match(node("Identity", nil)).Reason)
 }
 
-func TestMatchGraphOffloadHasNoDefaultFallback(t *testing.T) {
+func TestMatchGraphOffloadKeepsTensorFlowDefaults(t *testing.T) {
 	defaults := &Pack{DeviceType: DeviceDefault, Kernels: []*kdpb.KernelDef{kernel("Identity", DeviceDefault, nil)}}
 	npu := NewIndex(&Pack{DeviceType: "NPU", Mechanism: MechanismGraphOffload}, defaults)
-	assert.Equal(t, ReasonNoKernel, npu.Match(node("Identity", nil)).Reason)
+	assert.Equal(t, ReasonCoveredDefault, npu.Match(node("Identity", nil)).Reason)
+	assert.Equal(t, ReasonNoKernel, npu.Match(node("Conv2D", nil)).Reason)
+}
+
+func TestMatchUnresolvedOpsAreUnverified(t *testing.T) {
+	p := &Pack{DeviceType: "XLA_GPU_JIT", Mechanism: MechanismXLACluster, UnresolvedOps: []string{"XlaConv"},
+		Kernels: []*kdpb.KernelDef{kernel("XlaConv", "XLA_GPU_JIT", nil), kernel("Conv2D", "XLA_GPU_JIT", nil)}}
+	ix := NewIndex(p, nil)
+	assert.True(t, ix.Match(node("XlaConv", nil)).Unverified)
+	assert.False(t, ix.Match(node("Conv2D", nil)).Unverified)
 }

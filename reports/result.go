@@ -68,13 +68,17 @@ type RegistryInfo struct {
 
 // Coverage counts nodes and distinct ops, all nodes and reachable ones.
 type Coverage struct {
-	NodesTotal            int            `json:"nodes_total"`
-	NodesCovered          int            `json:"nodes_covered"`
-	OpsTotal              int            `json:"ops_total"`
-	OpsCovered            int            `json:"ops_covered"`
-	ReachableNodesTotal   int            `json:"reachable_nodes_total"`
-	ReachableNodesCovered int            `json:"reachable_nodes_covered"`
-	ByReason              map[string]int `json:"by_reason"`
+	NodesTotal            int `json:"nodes_total"`
+	NodesCovered          int `json:"nodes_covered"`
+	OpsTotal              int `json:"ops_total"`
+	OpsCovered            int `json:"ops_covered"`
+	ReachableNodesTotal   int `json:"reachable_nodes_total"`
+	ReachableNodesCovered int `json:"reachable_nodes_covered"`
+	// DTypeUnverifiedNodes are covered nodes whose kernel's dtype
+	// constraint the registry extractor could not resolve (the pack's
+	// unresolved_ops): covered by op, not proven for these dtypes.
+	DTypeUnverifiedNodes int            `json:"dtype_unverified_nodes,omitempty"`
+	ByReason             map[string]int `json:"by_reason"`
 }
 
 // Uncovered groups uncovered nodes by (op, dtypes, reason).

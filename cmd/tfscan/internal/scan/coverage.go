@@ -99,6 +99,9 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		if n.Reachable {
 			c.ReachableNodesTotal++
 		}
+		if m.Unverified {
+			c.DTypeUnverifiedNodes++
+		}
 		if covered {
 			c.NodesCovered++
 			if n.Reachable {
