@@ -91,40 +91,6 @@ func (g xgTensor) tensor() (*Tensor, error) {
 	return t, nil
 }
 
-func xgAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	for k, v := range m {
-		switch k {
-		case "b":
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: v.(bool)}}, nil
-		case "i":
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: int64(v.(float64))}}, nil
-		case "f":
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_F{F: float32(v.(float64))}}, nil
-		case "s":
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(v.(string))}}, nil
-		case "type":
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: tpb.DataType(tpb.DataType_value[v.(string)])}}, nil
-		case "ints":
-			l := &attrpb.AttrValue_ListValue{}
-			for _, e := range v.([]any) {
-				l.I = append(l.I, int64(e.(float64)))
-			}
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}, nil
-		case "floats":
-			l := &attrpb.AttrValue_ListValue{}
-			for _, e := range v.([]any) {
-				l.F = append(l.F, float32(e.(float64)))
-			}
-			return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}, nil
-		}
-	}
-	return nil, fmt.Errorf("bad attr %s", raw)
-}
-
 // xRun runs op on inputs with attrs, as the executor would.
 func xRun(op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
 	k := Lookup(op)
@@ -185,7 +151,7 @@ func TestExtraGoldens(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			attrs := map[string]*attrpb.AttrValue{}
 			for k, raw := range c.Attrs {
-				a, err := xgAttr(raw)
+				a, err := goldenAttr(raw)
 				require.NoError(t, err, k)
 				attrs[k] = a
 			}

@@ -104,7 +104,9 @@ func (g nnGoldenTensor) tensor() (*Tensor, error) {
 	return t, t.Validate()
 }
 
-func nnGoldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
+// goldenAttr decodes an attr of the JSON golden files: {"b"|"i"|"f"|"s"|
+// "type"|"ints"|"floats"|"strs": value}.
+func goldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
@@ -125,6 +127,12 @@ func nnGoldenAttr(raw json.RawMessage) (*attrpb.AttrValue, error) {
 			l := &attrpb.AttrValue_ListValue{}
 			for _, e := range v.([]any) {
 				l.I = append(l.I, int64(e.(float64)))
+			}
+			return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}, nil
+		case "floats":
+			l := &attrpb.AttrValue_ListValue{}
+			for _, e := range v.([]any) {
+				l.F = append(l.F, float32(e.(float64)))
 			}
 			return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}, nil
 		case "strs":
@@ -154,7 +162,7 @@ func nnRunGoldenFile(t *testing.T, name string) {
 		t.Run(c.Name, func(t *testing.T) {
 			attrs := map[string]*attrpb.AttrValue{}
 			for k, raw := range c.Attrs {
-				a, err := nnGoldenAttr(raw)
+				a, err := goldenAttr(raw)
 				require.NoError(t, err, k)
 				attrs[k] = a
 			}
