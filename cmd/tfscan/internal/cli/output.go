@@ -10,19 +10,6 @@ import (
 	"github.com/tfscan/tfscan/reports"
 )
 
-// formatsFlag collects repeatable --format FORMAT[=FILE] values.
-type formatsFlag []string
-
-func (f *formatsFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *formatsFlag) Set(v string) error {
-	if _, err := parseFormat(v); err != nil {
-		return err
-	}
-	*f = append(*f, v)
-	return nil
-}
-
 // outputSpec is one parsed --format value.
 type outputSpec struct {
 	format string
