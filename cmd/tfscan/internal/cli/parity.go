@@ -258,8 +258,9 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	}
 	rm := &reports.Model{Path: lm.path, File: lm.model.File, Format: string(lm.model.Format), Signature: f.signature, Findings: []reports.Finding{}}
 	failed := false
+	nodes := scan.PrepareNodes(lm.graph, nil, ts.List)
 	for _, t := range ts.List {
-		rt := scan.Coverage(scan.PrepareNodes(lm.graph, nil, ts.List), t)
+		rt := scan.Coverage(nodes, t)
 		name := *prec
 		if name == "" {
 			name = t.Index.Pack().Precision
