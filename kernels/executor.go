@@ -181,6 +181,14 @@ func numOutputs(n *graph.Node) int {
 // returns the fetched tensors keyed by the names given. A fetch naming a
 // node without outputs (e.g. an init NoOp) runs it as a target and returns
 // nothing for it. A feed's dtype must equal the fed output's dtype.
+//
+// As in TensorFlow's Session.run, any tensor can be fed, not only a
+// Placeholder: its consumers read the fed value, and its producer runs only
+// when something else needs it (another of its outputs, or a control edge:
+// a fed Placeholder hands its control edges to the feed, so they fire with
+// it; see feedTakesControl). Nodes needed only to compute fed tensors do
+// not run. A fetched tensor that is also fed is the fed tensor, as
+// session.py returns it.
 func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []string) (map[string]*Tensor, error) {
 	fr := make([]feed, 0, len(feeds))
 	for _, name := range slices.Sorted(maps.Keys(feeds)) {
@@ -200,6 +208,15 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []
 		}
 		if err := checkPlaceholderShape(ref.Node, t); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		if err := e.checkFeedable(ref); err != nil {
+			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		for _, prev := range fr {
+			if prev.ref == ref {
+				// subgraph.cc, RewriteGraphForExecution.
+				return nil, fmt.Errorf("feed %q: endpoint \"%s:%d\" fed more than once", name, ref.Node.Name, ref.Output)
+			}
 		}
 		fr = append(fr, feed{ref: ref, t: t})
 	}
@@ -231,6 +248,17 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []
 		res[name] = vals[i]
 	}
 	return res, nil
+}
+
+// checkFeedable refuses a tensor inside a v1 while loop: TensorFlow's
+// feed node lives in the root frame, so the loop body's nodes it would
+// feed get inputs from two frames, which BuildControlFlowInfo refuses
+// (tensorflow/core/graph/control_flow.cc).
+func (e *Executor) checkFeedable(ref TensorRef) error {
+	if f := e.top.outputFrames()[e.top.local[ref.Node]]; f != "" {
+		return fmt.Errorf("%s (%s) is inside the while loop frame %q; a tensor of a loop body cannot be fed (TensorFlow: its consumers would have inputs from different frames)", ref.Node.Name, ref.Node.Op, f)
+	}
+	return nil
 }
 
 // RunSignature runs the signature with key sigKey of the graph's

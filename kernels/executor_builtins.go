@@ -125,8 +125,19 @@ func opConst(b *bctx) ([]slot, error) {
 }
 
 func opPlaceholder(b *bctx) ([]slot, error) {
-	dt := b.n.Attrs["dtype"].GetType()
-	return nil, b.errorf("placeholder %q (%s) must be fed", b.n.Name, dtName(dt))
+	return nil, &MissingFeedError{Node: b.n.Name, Op: b.n.Op, Path: nodePath(b.n), DType: b.n.Attrs["dtype"].GetType()}
+}
+
+// MissingFeedError says that a run needs a Placeholder that was not fed
+// (TensorFlow's "You must feed a value for placeholder tensor"); callers
+// that know the model's signature can name the input it stands for.
+type MissingFeedError struct {
+	Node, Op, Path string
+	DType          tpb.DataType
+}
+
+func (e *MissingFeedError) Error() string {
+	return fmt.Sprintf("%s (%s): placeholder %q (%s) must be fed", e.Path, e.Op, e.Node, dtName(e.DType))
 }
 
 func opArg(b *bctx) ([]slot, error) {

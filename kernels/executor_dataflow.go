@@ -90,10 +90,12 @@ func (s *scope) planFor(roots []*graph.Node, fed map[outKey]bool) (*plan, error)
 			stack = append(stack, j)
 		}
 		for _, c := range n.ControlInputs {
-			if j, ok := s.local[c]; ok && !p.needed[j] {
-				p.needed[j] = true
-				stack = append(stack, j)
+			j, ok := s.local[c]
+			if !ok || p.needed[j] || feedTakesControl(c, fed[outKey{j, 0}]) {
+				continue
 			}
+			p.needed[j] = true
+			stack = append(stack, j)
 		}
 	}
 	for i, n := range s.nodes {
@@ -106,6 +108,17 @@ func (s *scope) planFor(roots []*graph.Node, fed map[outKey]bool) (*plan, error)
 }
 
 type outKey struct{ node, out int }
+
+// feedTakesControl reports whether feeding n (fed: its output 0 is fed)
+// also hands n's outgoing control edges to the feed, so that they fire
+// when the feed arrives and n itself never runs. TensorFlow rewrites a fed
+// tensor into a feed node (_Arg or _Recv) and moves the fed output's data
+// edges to it; a fed Placeholder's control edges move too, every other fed
+// node keeps them and runs when a control consumer needs it
+// (tensorflow/core/graph/subgraph.cc, FeedInputs, lines 86-114 in 2.15).
+func feedTakesControl(n *graph.Node, fed bool) bool {
+	return fed && (n.Op == "Placeholder" || n.Op == "PlaceholderV2")
+}
 
 func sortedOutKeys(m map[outKey]bool) []outKey {
 	keys := make([]outKey, 0, len(m))
@@ -202,7 +215,15 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 			if err != nil {
 				return fmt.Errorf("feed %s:%d: %w", f.ref.Node.Name, f.ref.Output, err)
 			}
-			rs.deliverOutput(rs.root, 0, e.top.local[f.ref.Node], f.ref.Output, slot{t: v})
+			i := e.top.local[f.ref.Node]
+			rs.deliverOutput(rs.root, 0, i, f.ref.Output, slot{t: v})
+			if feedTakesControl(f.ref.Node, f.ref.Output == 0) {
+				for _, ed := range e.top.out[i] {
+					if ed.srcSlot < 0 && rs.pl.needed[ed.dst] {
+						rs.deliver(rs.root, 0, ed.dst, -1, slot{}, false)
+					}
+				}
+			}
 		}
 		return nil
 	})

@@ -37,6 +37,9 @@ type scope struct {
 	controlRets []*graph.Node
 	retErr      error
 	plans       map[string]*plan
+	// outFrames is the v1 loop frame of each node's outputs, built on
+	// first use by outputFrames.
+	outFrames []string
 }
 
 type edge struct {
@@ -111,6 +114,56 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 		}
 	}
 	return s
+}
+
+// outputFrames returns, for each node of the scope, the v1 while-loop
+// frame its outputs are in ("" for the scope's root frame), found as
+// TensorFlow's BuildControlFlowInfo finds frames
+// (tensorflow/core/graph/control_flow.cc): walking out-edges from the
+// nodes without inputs, a node runs in its first producer's output frame;
+// an Enter outputs into the frame it names, an Exit into the parent of its
+// own frame, any other node into its own frame. Nodes the walk does not
+// reach count as the root.
+func (s *scope) outputFrames() []string {
+	if s.outFrames != nil {
+		return s.outFrames
+	}
+	frames := make([]string, len(s.nodes)) // where each node runs
+	outs := make([]string, len(s.nodes))
+	parent := map[string]string{}
+	seen := make([]bool, len(s.nodes))
+	var queue []int
+	for i, n := range s.nodes {
+		if len(n.Inputs) == 0 && len(n.ControlInputs) == 0 {
+			seen[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		n := s.nodes[i]
+		switch {
+		case isEnter(n):
+			outs[i] = string(n.Attrs["frame_name"].GetS())
+			if _, ok := parent[outs[i]]; !ok {
+				parent[outs[i]] = frames[i]
+			}
+		case isExit(n):
+			outs[i] = parent[frames[i]]
+		default:
+			outs[i] = frames[i]
+		}
+		for _, e := range s.out[i] {
+			if !seen[e.dst] {
+				seen[e.dst] = true
+				frames[e.dst] = outs[i]
+				queue = append(queue, e.dst)
+			}
+		}
+	}
+	s.outFrames = outs
+	return outs
 }
 
 // scopeFor returns the prepared scope of a function.

@@ -24,7 +24,11 @@ import (
 // Inputs: the keys of --inputs are signature input keys, or tensor names
 // with or without ":0". A tensor whose dtype differs from the input's is an
 // error (exit 3, like every problem with the model or the input file), not
-// a silent cast. Without --inputs, every input gets the TF.js oracle's
+// a silent cast. Keys that are all signature input keys call the
+// signature, which needs every input; a key naming a tensor (any tensor,
+// e.g. "block_3/add:0") feeds as TensorFlow's Session.run does: what only
+// fed tensors need does not run, and a signature input is missing only
+// when the run needs it. Without --inputs, every input gets the TF.js oracle's
 // seeded values (kernels.SeededInput: mulberry32 keyed on --seed and the
 // input's node name; unknown batch dimension 1, other unknown dimensions
 // --dim, default 128), written beside the outputs as OUT.inputs.npz.
@@ -98,19 +102,25 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return inputError(err)
 		}
+		byTensor := false // some key names a tensor, not a signature input
 		for _, k := range npz.SortedKeys(in) {
 			name := k
 			if info := findInfo(infos, k); info != nil && sig != nil {
 				name = info.Name
 			} else if _, err := ex.Resolve(k); err != nil {
 				return inputError(fmt.Errorf("%s: key %q is no input of the model: %w", *inputsPath, k, err))
+			} else {
+				byTensor = true
 			}
 			if _, dup := feeds[name]; dup {
 				return inputError(fmt.Errorf("%s: keys name input %s twice", *inputsPath, name))
 			}
 			feeds[name] = in[k]
 		}
-		if sig != nil {
+		// Signature inputs alone call the signature, which takes all of
+		// them; a tensor name feeds as Session.run does, and a signature
+		// input is missing only when the run needs it (below).
+		if sig != nil && !byTensor {
 			for _, info := range sig.Inputs {
 				if _, ok := feeds[info.Name]; !ok {
 					if _, ok := feeds[strings.TrimSuffix(info.Name, ":0")]; !ok {
@@ -164,6 +174,14 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		var ie *kernels.InternalError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("%s: %w", m.File, err) // exit 4: a tfscan bug
+		}
+		var mf *kernels.MissingFeedError
+		if errors.As(err, &mf) && sig != nil {
+			for _, info := range sig.Inputs {
+				if node, _, _ := kernels.ParseTensorName(info.Name); node == mf.Node {
+					return inputError(fmt.Errorf("%s: signature %q input %q (%s) is missing", *inputsPath, sig.Key, info.Key, info.Name))
+				}
+			}
 		}
 		return inputError(fmt.Errorf("%s: %w", m.File, err))
 	}

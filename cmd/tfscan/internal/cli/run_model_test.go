@@ -235,3 +235,48 @@ func TestRunStaticHashTable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{2, 0, -1}, out["output_0"].Data)
 }
+
+// TestRunFeedsLikeSessionRun: issue #11 item 4. A TF.js graph model whose
+// weights live in a shard, as the converter writes them, with constants
+// and a NoOp hanging off the input by ^x control edges (the shape of the
+// hand-skeleton, NSFW and video-matting models that failed with "placeholder
+// must be fed"); then an intermediate tensor of a signature model fed.
+func TestRunFeedsLikeSessionRun(t *testing.T) {
+	dir := t.TempDir()
+	model := `{"format": "graph-model",
+ "signature": {"inputs": {"x:0": {"name": "x:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}},
+  "outputs": {"z:0": {"name": "z:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}}},
+ "modelTopology": {"node": [
+  {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"}, "shape": {"shape": {"dim": [{"size": "2"}]}}}},
+  {"name": "scale", "op": "Const", "input": ["^x"], "attr": {"dtype": {"type": "DT_FLOAT"}, "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}}}},
+  {"name": "y", "op": "Mul", "input": ["x", "scale"], "attr": {"T": {"type": "DT_FLOAT"}}},
+  {"name": "done", "op": "NoOp", "input": ["^x"]},
+  {"name": "bias", "op": "Const", "input": ["^done"], "attr": {"dtype": {"type": "DT_FLOAT"}, "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {}}}}},
+  {"name": "z", "op": "AddV2", "input": ["y", "bias"], "attr": {"T": {"type": "DT_FLOAT"}}}]},
+ "weightsManifest": [{"paths": ["group1-shard1of1.bin"], "weights": [
+  {"name": "scale", "shape": [2], "dtype": "float32"}, {"name": "bias", "shape": [], "dtype": "float32"}]}]}`
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "m"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "m", "model.json"), []byte(model), 0o644))
+	var shard []byte
+	for _, v := range []float32{3, -1, 0.5} {
+		shard = append(shard, byte(math.Float32bits(v)), byte(math.Float32bits(v)>>8), byte(math.Float32bits(v)>>16), byte(math.Float32bits(v)>>24))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "m", "group1-shard1of1.bin"), shard, 0o644))
+	require.NoError(t, npz.Write(filepath.Join(dir, "in.npz"), map[string]*kernels.Tensor{"x:0": kernels.FloatTensor([]int{2}, []float32{2, 4})}))
+	code, stderr := runCLI(t, dir, "run", "m", "--inputs", "in.npz", "--outputs", "out.npz")
+	require.Equal(t, ExitOK, code, stderr)
+	out, err := npz.Read(filepath.Join(dir, "out.npz"))
+	require.NoError(t, err)
+	assert.Equal(t, []float32{6.5, -3.5}, out["z:0"].Data)
+
+	// Half plus two's regression signature parses x out of a tf.Example;
+	// feeding x:0 cuts the parsing off, so the string input is not needed
+	// (y2 = 0.5x + 3).
+	corpus := sharedCorpus(t)
+	require.NoError(t, npz.Write(filepath.Join(dir, "x.npz"), map[string]*kernels.Tensor{"x:0": kernels.FloatTensor([]int{2, 1}, []float32{0, 4})}))
+	code, stderr = runCLI(t, dir, "run", filepath.Join(corpus, "tf", "sm_half_plus_two_v1"), "--signature", "regress_x_to_y2", "--inputs", "x.npz", "--outputs", "y2.npz")
+	require.Equal(t, ExitOK, code, stderr)
+	out, err = npz.Read(filepath.Join(dir, "y2.npz"))
+	require.NoError(t, err)
+	assert.Equal(t, []float32{3, 5}, out["outputs"].Data)
+}
