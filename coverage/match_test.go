@@ -51,7 +51,7 @@ func listAttr(ts ...tpb.DataType) *attrpb.AttrValue {
 }
 
 func node(op string, attrs map[string]*attrpb.AttrValue) *graph.Node {
-	return &graph.Node{Name: op, Op: op, OpDef: &opdefpb.OpDef{Name: op}, Attrs: attrs, Path: op}
+	return &graph.Node{Name: op, Op: op, OpDef: &opdefpb.OpDef{Name: op}, Attrs: attrs}
 }
 
 func TestMatch(t *testing.T) {

@@ -187,7 +187,7 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	b.paths()
 	for i := range g.Diagnostics {
 		if d := &g.Diagnostics[i]; d.node != nil {
-			d.Path, d.node = d.node.Path, nil
+			d.Path, d.node = d.node.Path(), nil
 		}
 	}
 	b.cycles()

@@ -37,13 +37,13 @@ func build(t *testing.T, text string, sigs ...string) *Graph {
 func nodeByPath(t *testing.T, g *Graph, path string) *Node {
 	t.Helper()
 	for _, n := range g.Nodes {
-		if n.Path == path {
+		if n.Path() == path {
 			return n
 		}
 	}
 	var paths []string
 	for _, n := range g.Nodes {
-		paths = append(paths, n.Path)
+		paths = append(paths, n.Path())
 	}
 	t.Fatalf("no node %q; have %q", path, paths)
 	return nil

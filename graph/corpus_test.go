@@ -133,9 +133,9 @@ func checkInvariants(t *testing.T, g *graph.Graph) {
 	paths := map[string]bool{}
 	for i, n := range g.Nodes {
 		require.Equal(t, i, n.ID)
-		require.NotEmpty(t, n.Path)
-		require.False(t, paths[n.Path], "duplicate path %q", n.Path)
-		paths[n.Path] = true
+		require.NotEmpty(t, n.Path())
+		require.False(t, paths[n.Path()], "duplicate path %q", n.Path())
+		paths[n.Path()] = true
 		if i < g.TopLevel {
 			require.Nil(t, n.Func)
 		} else {

@@ -65,10 +65,10 @@ func FuzzBuild(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, n := range g.Nodes {
-			if seen[n.Path] {
-				t.Fatalf("duplicate path %q", n.Path)
+			if seen[n.Path()] {
+				t.Fatalf("duplicate path %q", n.Path())
 			}
-			seen[n.Path] = true
+			seen[n.Path()] = true
 			_ = n.DTypes()
 			_ = g.Consumers(n)
 		}

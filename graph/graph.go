@@ -51,6 +51,13 @@ type Function struct {
 	Recursive bool
 
 	topo []*Node
+	// caller is the node whose path prefixes this function's node paths
+	// (the first caller of the walk in paths.go); nil for a function
+	// nobody calls, whose nodes' paths start with its name. sig is the
+	// signature key before a top-level caller's name, when viaSig.
+	caller *Node
+	sig    string
+	viaSig bool
 }
 
 // Node is one NodeDef, in the top-level graph or in a function body.
@@ -79,14 +86,13 @@ type Node struct {
 	// Calls are the functions this node calls, through any function-valued
 	// attr or by naming a library function as its op.
 	Calls []*Function
-	// Path is stable and unique: signature → call chain → node, e.g.
-	// "serving_default/StatefulPartitionedCall/__inference_call_123/conv2d/Conv2D".
-	Path string
 	// Reachable is set when some signature output (or, without signatures,
 	// some sink) needs this node through data or control edges.
 	Reachable bool
 	// Unknown is set when the op is in no op registry and is no function.
 	Unknown bool
+	// dup is k ≥ 2 when the path carries a "#k" suffix to stay unique.
+	dup int32
 }
 
 // Input is one data input edge.
@@ -106,8 +112,8 @@ type Input struct {
 // Diagnostic is a problem found while building the graph.
 type Diagnostic struct {
 	Kind string // "recursion", "unknown_op", "dangling_input", ...
-	// Path is the node's Path, or the function's name for a function-level
-	// problem.
+	// Path is the node's Path(), or the function's name for a
+	// function-level problem.
 	Path    string
 	Message string
 

@@ -1,11 +1,76 @@
 package graph
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 
 	"github.com/tfscan/tfscan/savedmodel"
 )
+
+// Path is the node's stable, unique name: signature → call chain → node,
+// e.g. "serving_default/StatefulPartitionedCall/__inference_call_123/conv2d/Conv2D".
+//
+// Paths are not stored: a function's nodes share their caller's prefix
+// through Function.caller, so that a chain of 10,000 nested calls costs
+// 10,000 pointers rather than 10,000 strings of growing length. Each call
+// renders the string; render it once per node where it is used more than
+// once (sorting, map keys). A node that Build did not make has its name as
+// path, prefixed by its function's name when it has one.
+func (n *Node) Path() string { return string(n.AppendPath(nil)) }
+
+// AppendPath appends n.Path() to dst.
+func (n *Node) AppendPath(dst []byte) []byte {
+	dst = appendBarePath(dst, n)
+	if n.dup > 1 {
+		dst = append(dst, '#')
+		dst = strconv.AppendInt(dst, int64(n.dup), 10)
+	}
+	return dst
+}
+
+// pathSegments calls emit with the segments of n's path before any "#k"
+// suffix, last segment first. A caller's "#k" suffix is not part of its
+// callees' prefix.
+func pathSegments(n *Node, emit func(string)) {
+	for m := n; ; {
+		emit(m.Name)
+		f := m.Func
+		if f == nil {
+			return
+		}
+		emit(f.Name)
+		c := f.caller
+		if c == nil {
+			return
+		}
+		if f.viaSig {
+			emit(c.Name)
+			emit(f.sig)
+			return
+		}
+		m = c
+	}
+}
+
+// appendBarePath appends n's path without the "#k" suffix, filling the
+// segments from the end so that the walk allocates nothing.
+func appendBarePath(dst []byte, n *Node) []byte {
+	size := -1
+	pathSegments(n, func(s string) { size += 1 + len(s) })
+	start := len(dst)
+	dst = append(dst, make([]byte, size)...)
+	end := len(dst)
+	pathSegments(n, func(s string) {
+		end -= len(s)
+		copy(dst[end:], s)
+		if end > start {
+			end--
+			dst[end] = '/'
+		}
+	})
+	return dst
+}
 
 // paths gives every node its stable, unique Path.
 //
@@ -18,19 +83,16 @@ import (
 // function nobody calls gets "<function>/<node>".
 func (b *builder) paths() {
 	g := b.g
-	for _, n := range g.Nodes[:g.TopLevel] {
-		n.Path = n.Name
-	}
 	based := make(map[*Function]bool, len(g.Functions))
-	// visit assigns paths to the functions callers call, depth-first.
-	// prefix(n) is the caller path to use for a top-level caller.
+	// visit gives the functions that root calls, and those their nodes
+	// call, their caller, depth-first. sig prefixes a top-level root's
+	// name when viaSig.
 	var stack []*Node
-	visit := func(caller *Node, callerPath string) {
-		stack = append(stack[:0], caller)
-		paths := []string{callerPath}
+	visit := func(root *Node, sig string, viaSig bool) {
+		stack = append(stack[:0], root)
 		for len(stack) > 0 {
-			n, p := stack[len(stack)-1], paths[len(paths)-1]
-			stack, paths = stack[:len(stack)-1], paths[:len(paths)-1]
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
 			// Push callees' nodes in reverse so that they pop in order.
 			for ci := len(n.Calls) - 1; ci >= 0; ci-- {
 				f := n.Calls[ci]
@@ -38,14 +100,13 @@ func (b *builder) paths() {
 					continue
 				}
 				based[f] = true
-				base := p + "/" + f.Name
-				for _, fn := range f.Nodes {
-					fn.Path = base + "/" + fn.Name
+				f.caller = n
+				if n == root && viaSig {
+					f.sig, f.viaSig = sig, true
 				}
 				for i := len(f.Nodes) - 1; i >= 0; i-- {
 					if len(f.Nodes[i].Calls) > 0 {
 						stack = append(stack, f.Nodes[i])
-						paths = append(paths, f.Nodes[i].Path)
 					}
 				}
 			}
@@ -56,13 +117,13 @@ func (b *builder) paths() {
 			need := b.topClosure(b.signatureRoots(sig, false))
 			for _, n := range g.Nodes[:g.TopLevel] {
 				if need[n.ID] && len(n.Calls) > 0 {
-					visit(n, sig.Key+"/"+n.Name)
+					visit(n, sig.Key, true)
 				}
 			}
 		}
 		for _, n := range g.Nodes[:g.TopLevel] {
 			if len(n.Calls) > 0 {
-				visit(n, n.Name)
+				visit(n, "", false)
 			}
 		}
 		for _, f := range g.Functions {
@@ -71,29 +132,64 @@ func (b *builder) paths() {
 			}
 			based[f] = true
 			for _, fn := range f.Nodes {
-				fn.Path = f.Name + "/" + fn.Name
-			}
-			for _, fn := range f.Nodes {
 				if len(fn.Calls) > 0 {
-					visit(fn, fn.Path)
+					visit(fn, "", false)
 				}
 			}
 		}
 	}
-	// Paths are unique by construction unless names collide (duplicate node
-	// names, or a top-level name that spells out a function path); suffix
-	// the later ones so that the promise holds.
-	seen := make(map[string]bool, len(g.Nodes))
+	b.dedupePaths()
+}
+
+// dedupePaths makes paths unique where names collide (duplicate node names,
+// or a top-level name that spells out a function path): the later node, in
+// Node.ID order, gets the first free "#k" suffix, k ≥ 2. Paths are hashed,
+// not kept: only on equal hashes are the two paths rendered and compared.
+func (b *builder) dedupePaths() {
+	g := b.g
+	seed := maphash.MakeSeed()
+	// owner maps a path's hash to the node holding that path; more holds
+	// the rare further nodes whose different paths have the same hash.
+	owner := make(map[uint64]*Node, len(g.Nodes))
+	var more map[uint64][]*Node
+	var buf, other []byte
+	taken := func(h uint64, p []byte) bool {
+		o, ok := owner[h]
+		if !ok {
+			return false
+		}
+		for _, o := range append([]*Node{o}, more[h]...) {
+			other = o.AppendPath(other[:0])
+			if string(other) == string(p) {
+				return true
+			}
+		}
+		return false
+	}
+	claim := func(h uint64, n *Node) {
+		if _, ok := owner[h]; !ok {
+			owner[h] = n
+			return
+		}
+		if more == nil {
+			more = map[uint64][]*Node{}
+		}
+		more[h] = append(more[h], n)
+	}
 	for _, n := range g.Nodes {
-		if !seen[n.Path] {
-			seen[n.Path] = true
+		buf = appendBarePath(buf[:0], n)
+		h := maphash.Bytes(seed, buf)
+		if !taken(h, buf) {
+			claim(h, n)
 			continue
 		}
+		bare := len(buf)
 		for k := 2; ; k++ {
-			p := n.Path + "#" + strconv.Itoa(k)
-			if !seen[p] {
-				n.Path = p
-				seen[p] = true
+			buf = strconv.AppendInt(append(buf[:bare], '#'), int64(k), 10)
+			h = maphash.Bytes(seed, buf)
+			if !taken(h, buf) {
+				n.dup = int32(k)
+				claim(h, n)
 				break
 			}
 		}

@@ -83,7 +83,8 @@ func (b *builder) returnNodes(f *Function) []*Node {
 func (b *builder) unknownOps() {
 	for _, n := range b.g.Nodes {
 		if n.Unknown {
-			b.diag("unknown_op", n.Path, "op %q of node %q is in no op registry (a custom op?)", n.Op, n.Path)
+			p := n.Path()
+			b.diag("unknown_op", p, "op %q of node %q is in no op registry (a custom op?)", n.Op, p)
 		}
 	}
 }

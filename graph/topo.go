@@ -84,12 +84,12 @@ func (b *builder) cycles() {
 	var cyclic []*Node
 	g.topo, cyclic = topoOrder(g.Nodes[:g.TopLevel])
 	if len(cyclic) > 0 {
-		b.diag("cycle", cyclic[0].Path, "the graph has a cycle that is not a while loop (%d nodes on or behind it, first %q)", len(cyclic), cyclic[0].Name)
+		b.diag("cycle", cyclic[0].Path(), "the graph has a cycle that is not a while loop (%d nodes on or behind it, first %q)", len(cyclic), cyclic[0].Name)
 	}
 	for _, f := range g.Functions {
 		f.topo, cyclic = topoOrder(f.Nodes)
 		if len(cyclic) > 0 {
-			b.diag("cycle", cyclic[0].Path, "function %q has a cycle that is not a while loop (%d nodes, first %q)", f.Name, len(cyclic), cyclic[0].Name)
+			b.diag("cycle", cyclic[0].Path(), "function %q has a cycle that is not a while loop (%d nodes, first %q)", f.Name, len(cyclic), cyclic[0].Name)
 		}
 	}
 }

@@ -630,15 +630,7 @@ func isNextIteration(n *graph.Node) bool {
 	return n.Op == "NextIteration" || n.Op == "RefNextIteration"
 }
 
-func nodePath(n *graph.Node) string {
-	if n.Path != "" {
-		return n.Path
-	}
-	if n.Func != nil {
-		return n.Func.Name + "/" + n.Name
-	}
-	return n.Name
-}
+func nodePath(n *graph.Node) string { return n.Path() }
 
 // InternalError reports a kernel that panicked: a bug in tfscan, not in
 // the model. The run stops with it instead of crashing.

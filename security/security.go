@@ -53,11 +53,11 @@ func Scan(g *graph.Graph) []Finding {
 	for _, n := range g.Nodes {
 		switch {
 		case unsafeOps[n.Op] != "":
-			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path, Message: n.Op + " " + unsafeOps[n.Op]})
+			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path(), Message: n.Op + " " + unsafeOps[n.Op]})
 		case n.Op == "PrintV2" && printsToFile(n):
-			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path, Message: "PrintV2 writes to a file (" + string(n.Attrs["output_stream"].GetS()) + ")"})
+			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path(), Message: "PrintV2 writes to a file (" + string(n.Attrs["output_stream"].GetS()) + ")"})
 		case checkpointOps[n.Op] && !saver[n]:
-			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path, Message: fmt.Sprintf("%s reads or writes checkpoint files outside the model's saver", n.Op)})
+			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path(), Message: fmt.Sprintf("%s reads or writes checkpoint files outside the model's saver", n.Op)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })

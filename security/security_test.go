@@ -12,7 +12,7 @@ import (
 )
 
 func TestScan(t *testing.T) {
-	mk := func(name, op string) *graph.Node { return &graph.Node{Name: name, Op: op, Path: name} }
+	mk := func(name, op string) *graph.Node { return &graph.Node{Name: name, Op: op} }
 	filename := mk("save/filename", "Const")
 	save := mk("save/SaveV2", "SaveV2")
 	save.Inputs = []graph.Input{{Node: filename}}
@@ -20,7 +20,7 @@ func TestScan(t *testing.T) {
 	saveDep.ControlInputs = []*graph.Node{save}
 	restoreFn := &graph.Function{Name: "__inference__traced_restore_9"}
 	restoreInFn := mk("RestoreV2", "RestoreV2")
-	restoreInFn.Path = "__inference__traced_restore_9/RestoreV2"
+	restoreInFn.Func = restoreFn // its path is "__inference__traced_restore_9/RestoreV2"
 	restoreFn.Nodes = []*graph.Node{restoreInFn}
 	restoreCall := mk("StatefulPartitionedCall_2", "StatefulPartitionedCall")
 	restoreCall.Calls = []*graph.Function{restoreFn}
@@ -51,7 +51,7 @@ func TestScan(t *testing.T) {
 }
 
 func TestScanWithoutSaverReportsCheckpointOps(t *testing.T) {
-	n := &graph.Node{Name: "r", Op: "RestoreV2", Path: "r"}
+	n := &graph.Node{Name: "r", Op: "RestoreV2"}
 	g := &graph.Graph{Nodes: []*graph.Node{n}, TopLevel: 1, MetaGraph: &savedmodel.MetaGraph{Def: &mgpb.MetaGraphDef{}}}
 	assert.Len(t, Scan(g), 1)
 }

@@ -287,7 +287,7 @@ func (b *builder) inputRefs(inst *instance, gn *graph.Node) ([]ref, []ref) {
 func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	req, note := b.reqFor(inst, gn)
 	name := inst.prefix + gn.Name
-	p := &pnode{src: gn, look: gn, name: name, path: gn.Path, op: gn.Op,
+	p := &pnode{src: gn, look: gn, name: name, op: gn.Op,
 		inTypes: gn.InputTypes, outTypes: gn.OutputTypes, req: req, dflt: inst.dflt,
 		assigned: -1, ghostOf: -1, frameHint: inst.frame, note: note}
 	p.rin, p.rctrl = b.inputRefs(inst, gn)

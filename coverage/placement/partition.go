@@ -292,6 +292,9 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 }
 
 func (p *pnode) label() string {
+	if p.src != nil {
+		return p.src.Path()
+	}
 	if p.path != "" {
 		return p.path
 	}

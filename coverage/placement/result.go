@@ -154,7 +154,7 @@ func (s *sim) nodeResults() []NodeResult {
 			continue
 		}
 		p := s.nodes[i]
-		nr := NodeResult{ID: gn.ID, Path: gn.Path, Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]]}
+		nr := NodeResult{ID: gn.ID, Path: gn.Path(), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]]}
 		if p.ghost {
 			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note)
 		}

@@ -70,8 +70,8 @@ func CaptureVectors(ctx context.Context, m Model, want func(*graph.Node) bool, m
 			ran[n] = true
 			v := newVector(n, in, outs)
 			if prev := byKey[v.key]; prev != nil {
-				if !contains(prev.Nodes, n.Path) {
-					prev.Nodes = append(prev.Nodes, n.Path)
+				if p := n.Path(); !contains(prev.Nodes, p) {
+					prev.Nodes = append(prev.Nodes, p)
 				}
 				return
 			}
@@ -93,7 +93,7 @@ func CaptureVectors(ctx context.Context, m Model, want func(*graph.Node) bool, m
 	var missed []string
 	for _, n := range m.Graph.Nodes {
 		if want(n) && !ran[n] {
-			missed = append(missed, n.Path)
+			missed = append(missed, n.Path())
 		}
 	}
 	sort.Strings(missed)
@@ -104,7 +104,7 @@ func CaptureVectors(ctx context.Context, m Model, want func(*graph.Node) bool, m
 }
 
 func newVector(n *graph.Node, in, outs []*kernels.Tensor) *Vector {
-	v := &Vector{Op: n.Op, DTypes: n.DTypes(), Attrs: map[string]any{}, Nodes: []string{n.Path}, Inputs: in}
+	v := &Vector{Op: n.Op, DTypes: n.DTypes(), Attrs: map[string]any{}, Nodes: []string{n.Path()}, Inputs: in}
 	if v.DTypes == nil {
 		v.DTypes = []string{}
 	}

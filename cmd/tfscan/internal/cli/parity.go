@@ -367,7 +367,7 @@ func placeNodes(stderr io.Writer, lm *loadedModel, t scan.Target, ts *scan.Targe
 	if popts.Precision != "" {
 		byPath := map[string]*graph.Node{}
 		for _, n := range lm.graph.Nodes {
-			byPath[n.Path] = n
+			byPath[n.Path()] = n
 		}
 		conv := map[*graph.Node]bool{}
 		for _, a := range res.AMP {
@@ -384,7 +384,7 @@ func placeNodes(stderr io.Writer, lm *loadedModel, t scan.Target, ts *scan.Targe
 func parityReport(res *parity.Result) *reports.Parity {
 	p := &reports.Parity{Profile: res.Profile, ATol: res.Tol.ATol, RTol: res.Tol.RTol, Outputs: []reports.ParityOutput{}, Nodes: []reports.ParityNode{}}
 	if res.FirstDivergence != nil {
-		s := res.FirstDivergence.Path
+		s := res.FirstDivergence.Path()
 		p.FirstDivergence = &s
 	}
 	for _, o := range res.Outputs {
@@ -392,7 +392,7 @@ func parityReport(res *parity.Result) *reports.Parity {
 	}
 	for _, n := range res.Nodes {
 		p.Nodes = append(p.Nodes, reports.ParityNode{
-			Path: n.Node.Path, Op: n.Node.Op, MaxAbsError: n.MaxAbs, MaxRelError: n.MaxRel, MaxULP: n.MaxULP,
+			Path: n.Node.Path(), Op: n.Node.Op, MaxAbsError: n.MaxAbs, MaxRelError: n.MaxRel, MaxULP: n.MaxULP,
 			Mismatches: n.Mismatches, NaNInfIntroduced: n.NaNInf, Overflow: n.Overflow, Underflow: n.Underflow,
 		})
 	}

@@ -125,7 +125,7 @@ func inputsNote(f *parityFlags) string {
 
 func firstNode(g *graph.Graph, paths []string) *graph.Node {
 	for _, n := range g.Nodes {
-		if n.Path == paths[0] {
+		if n.Path() == paths[0] {
 			return n
 		}
 	}

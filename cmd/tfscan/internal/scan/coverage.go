@@ -19,9 +19,11 @@ func isCovered(r coverage.Reason) bool {
 }
 
 // Nodes are what every target's coverage walks: the scanned nodes in path
-// order with their dtypes, prepared once per model.
+// order with their paths and dtypes, prepared once per model.
 type Nodes struct {
-	list   []*graph.Node
+	list []*graph.Node
+	// paths are the nodes' Path(), rendered once for all targets.
+	paths  []string
 	dtypes [][]string
 	// keys are each node's coverage.MatchKey over the attrs that any of
 	// the targets' kernels constrain.
@@ -31,13 +33,14 @@ type Nodes struct {
 // PrepareNodes selects the nodes of g (or of scope, when not nil), sorts
 // them by path, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
-	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes))}
+	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes))}
 	for _, n := range g.Nodes {
 		if scope == nil || scope[n] {
 			ns.list = append(ns.list, n)
+			ns.paths = append(ns.paths, n.Path())
 		}
 	}
-	sort.Slice(ns.list, func(i, j int) bool { return ns.list[i].Path < ns.list[j].Path })
+	sort.Sort(byPath{ns})
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.keys = make([]string, len(ns.list))
 	attrs := map[string][]string{} // op → attrs constrained on any target
@@ -58,6 +61,16 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		ns.keys[i] = coverage.MatchKey(n, names)
 	}
 	return ns
+}
+
+// byPath sorts prepared nodes by path, keeping list and paths in step.
+type byPath struct{ ns *Nodes }
+
+func (s byPath) Len() int           { return len(s.ns.list) }
+func (s byPath) Less(i, j int) bool { return s.ns.paths[i] < s.ns.paths[j] }
+func (s byPath) Swap(i, j int) {
+	s.ns.list[i], s.ns.list[j] = s.ns.list[j], s.ns.list[i]
+	s.ns.paths[i], s.ns.paths[j] = s.ns.paths[j], s.ns.paths[i]
 }
 
 // Coverage matches every prepared node against one target. An op counts as
@@ -87,7 +100,7 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		covered := isCovered(m.Reason)
 		dtypes := ns.dtypes[i]
 		rt.Nodes = append(rt.Nodes, reports.NodeResult{
-			Path:      n.Path,
+			Path:      ns.paths[i],
 			Op:        n.Op,
 			DTypes:    dtypes,
 			Reason:    string(m.Reason),
@@ -122,7 +135,7 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		}
 		u.Count++
 		if len(u.Nodes) < maxExamplePaths {
-			u.Nodes = append(u.Nodes, n.Path)
+			u.Nodes = append(u.Nodes, ns.paths[i])
 		}
 	}
 	rt.Coverage.OpsTotal = len(opCovered)

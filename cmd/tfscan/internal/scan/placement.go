@@ -2,7 +2,6 @@ package scan
 
 import (
 	"github.com/tfscan/tfscan/coverage/placement"
-	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -10,7 +9,7 @@ import (
 // placement summary, fallback islands, wishlist, fusions, and each node's
 // device and reasons (matched by node path; nodes the report does not list,
 // e.g. outside the scanned signature, are left out).
-func applyPlacement(t *reports.Target, res *placement.Result, g *graph.Graph) {
+func applyPlacement(t *reports.Target, res *placement.Result) {
 	if t == nil || res == nil {
 		return
 	}
@@ -53,11 +52,7 @@ func applyPlacement(t *reports.Target, res *placement.Result, g *graph.Graph) {
 	byPath := make(map[string]*placement.NodeResult, len(res.Nodes))
 	for i := range res.Nodes {
 		n := &res.Nodes[i]
-		path := n.Path
-		if g != nil && n.ID >= 0 && n.ID < len(g.Nodes) {
-			path = g.Nodes[n.ID].Path
-		}
-		byPath[path] = n
+		byPath[n.Path] = n
 	}
 	counts := map[string]int{}
 	for i := range t.Nodes {

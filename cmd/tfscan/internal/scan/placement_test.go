@@ -25,7 +25,7 @@ func TestApplyPlacement(t *testing.T) {
 	require.NoError(t, err)
 	res, err := placement.Simulate(g, tgt.Index, cpu, placement.Options{})
 	require.NoError(t, err)
-	applyPlacement(rt, res, g)
+	applyPlacement(rt, res)
 	require.NotNil(t, rt.Placement)
 	assert.Equal(t, res.Transfers, rt.Placement.Transfers)
 	assert.Equal(t, res.TransferBytes, rt.Placement.TransferBytes)

@@ -47,7 +47,7 @@ func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Op
 	if err != nil {
 		return fmt.Errorf("placement for target %s: %w", t.Name, err)
 	}
-	applyPlacement(rt, res, g)
+	applyPlacement(rt, res)
 	if log != nil {
 		applyComparison(rt, placement.Compare(res, log))
 	}
