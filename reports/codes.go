@@ -18,6 +18,8 @@ const (
 	ReasonUnknownOp        = "unknown_op"
 	ReasonFunctionCall     = "function_call"
 	KindUnsafeOp           = "unsafe_op"
+	// KindModelError is a model that could not be scanned (Report.Errors).
+	KindModelError = "model_error"
 )
 
 // Rule is a SARIF rule: one per reason code, with a stable id. The ids are
@@ -48,6 +50,8 @@ var Rules = []Rule{
 		"The op runs through a device-agnostic DEFAULT kernel (usually host memory); it does not fall back but does not use the accelerator either.", "note"},
 	{"TFS100", KindUnsafeOp, "UnsafeOp", "The model contains an op that touches files, the network or runs code.",
 		"Review why a serving model needs this op (saved_model_cli scan reports the same ops); remove it before deploying.", "error"},
+	{"TFS200", KindModelError, "ModelError", "The model could not be read or analysed, so nothing in it was checked.",
+		"The message names the file and the problem (a truncated or corrupt file, a graph TensorFlow would refuse). Fix or remove the model; until then tfscan exits 3.", "error"},
 }
 
 // RuleFor returns the rule for a reason code. Codes tfscan does not know

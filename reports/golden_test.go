@@ -63,6 +63,10 @@ func TestWritersGolden(t *testing.T) {
 			var e bytes.Buffer
 			require.NoError(t, w(&e, &Report{Tool: Tool{Name: "tfscan", Version: "0.1.0-test"}}))
 			checkGolden(t, "empty."+ext(format), e.Bytes())
+
+			var f bytes.Buffer
+			require.NoError(t, w(&f, errorsFixture()))
+			checkGolden(t, "errors."+ext(format), f.Bytes())
 		})
 	}
 }
@@ -79,4 +83,18 @@ func ext(format string) string {
 		return "sarif.json"
 	}
 	return format
+}
+
+// errorsFixture is a repository scan in which two models could not be read:
+// one good model, the two errors (out of order, as workers may leave them)
+// and a gate that passed on the model that was read.
+func errorsFixture() *Report {
+	r := fixture()
+	r.Models = r.Models[:1] // models/tiny.pbtxt
+	r.Gate = &Gate{Pass: true}
+	r.Errors = []ScanError{
+		{Path: "models/zz_garbage", File: "models/zz_garbage/saved_model.pb", Message: "models/zz_garbage/saved_model.pb: not a protobuf file (truncated or not a model): bad value of field 67583 at byte 3: cannot parse reserved wire type", Class: ErrorClassModel},
+		{Path: "models/broken <b>", Message: "models/broken <b>/saved_model.pb: not a protobuf file (truncated or not a model): unexpected EOF | & more", Class: ErrorClassModel},
+	}
+	return r
 }

@@ -17,6 +17,9 @@ import (
 type InspectReport struct {
 	SchemaVersion int             `json:"schema_version"`
 	Models        []*InspectModel `json:"models"`
+	// Errors are the models that could not be read, in the order they were
+	// found, as in Report.Errors.
+	Errors []ScanError `json:"errors,omitempty"`
 }
 
 // InspectModel describes one model. The first fields are the stable core
@@ -279,7 +282,16 @@ func WriteInspectTable(w io.Writer, r *InspectReport) error {
 			}
 		}
 	}
-	if len(r.Models) == 0 {
+	if len(r.Errors) > 0 {
+		if len(r.Models) > 0 {
+			p.printf("\n")
+		}
+		p.printf("%d model(s) could not be read:\n", len(r.Errors))
+		for _, e := range r.Errors {
+			p.printf("  %s\n", e.Message)
+		}
+	}
+	if len(r.Models) == 0 && len(r.Errors) == 0 {
 		p.printf("no models found\n")
 	}
 	return p.err

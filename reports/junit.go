@@ -13,6 +13,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -20,6 +21,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -27,6 +29,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -40,7 +43,9 @@ type junitFailure struct {
 // target). A case fails with the gate's failures for that model and target;
 // without a gate (plain scan) every case passes and carries the coverage
 // summary. Model-wide failures (security findings) get a "model" case in the
-// model's suite; failures that name no scanned model go to a "gate" case.
+// model's suite; failures that name no scanned model go to a "gate" case. A
+// model that could not be scanned gets a suite of its own with one errored
+// "scan" case (an <error>, not a <failure>: the model was not tested).
 func WriteJUnit(w io.Writer, r *Report) error {
 	r.Normalize()
 	type key struct{ model, target string }
@@ -85,6 +90,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		out.Suites = append(out.Suites, s)
 	}
+	for _, e := range r.Errors {
+		out.Suites = append(out.Suites, junitSuite{Name: e.Path, Tests: 1, Errors: 1,
+			Cases: []junitCase{{Name: "scan", Classname: e.Path, Error: &junitFailure{Message: e.Message, Type: e.Class, Text: e.Message}}}})
+	}
 	if len(global) > 0 {
 		out.Suites = append(out.Suites, junitSuite{Name: "gate", Tests: 1, Failures: 1,
 			Cases: []junitCase{{Name: "gate", Classname: "tfscan", Failure: failureOf(global)}}})
@@ -92,6 +101,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	for _, s := range out.Suites {
 		out.Tests += s.Tests
 		out.Failures += s.Failures
+		out.Errors += s.Errors
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

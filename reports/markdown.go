@@ -26,9 +26,9 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 	b.WriteString("## tfscan report\n\n")
 	if g := r.Gate; g != nil {
 		if g.Pass {
-			b.WriteString("**Gate: PASS**\n\n")
+			fmt.Fprintf(&b, "**Gate: PASS**%s\n\n", gateScope(r))
 		} else {
-			fmt.Fprintf(&b, "**Gate: FAIL** (%d failure(s))\n\n", len(g.Failures))
+			fmt.Fprintf(&b, "**Gate: FAIL** (%d failure(s))%s\n\n", len(g.Failures), gateScope(r))
 			b.WriteString("| model | target | rule | message |\n|---|---|---|---|\n")
 			for _, f := range g.Failures {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(f.Model), mdCell(f.Target), mdCell(f.Rule), mdCell(f.Message))
@@ -42,8 +42,17 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 			b.WriteString("\n")
 		}
 	}
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(&b, "**%d model(s) could not be scanned**\n\n| model | error | message |\n|---|---|---|\n", len(r.Errors))
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(e.Path), mdCell(e.Class), mdCell(e.Message))
+		}
+		b.WriteString("\n")
+	}
 	if len(r.Models) == 0 {
-		b.WriteString("No models found.\n")
+		if len(r.Errors) == 0 {
+			b.WriteString("No models found.\n")
+		}
 	} else {
 		b.WriteString("| model | target | coverage | covered / nodes | fallback nodes | partitions | transfer bytes |\n")
 		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")

@@ -25,6 +25,9 @@ func (r *Report) Normalize() {
 	if r.Gate != nil {
 		r.Gate.normalize()
 	}
+	slices.SortStableFunc(r.Errors, func(a, b ScanError) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Message, b.Message))
+	})
 }
 
 func (m *Model) normalize() {

@@ -12,9 +12,35 @@ type Report struct {
 	SchemaVersion int      `json:"schema_version"`
 	Tool          Tool     `json:"tool"`
 	Models        []*Model `json:"models"`
-	// Gate is set by `tfscan check`.
+	// Gate is set by `tfscan check`. It is evaluated on Models only: a
+	// model in Errors is not in it (the exit code says so instead).
 	Gate *Gate `json:"gate,omitempty"`
+	// Errors are the models that could not be scanned, one entry each, in
+	// path order; the models that could are in Models. A report with errors
+	// never ends a run with success (README, Exit codes).
+	Errors []ScanError `json:"errors,omitempty"`
 }
+
+// ScanError is one model that could not be scanned.
+type ScanError struct {
+	// Path is the model as found from the paths given.
+	Path string `json:"path"`
+	// File is the file the problem is in (e.g. the SavedModel's
+	// saved_model.pb), when it is known and differs from Path.
+	File string `json:"file,omitempty"`
+	// Message is the one line tfscan prints for it; it names the file.
+	Message string `json:"message"`
+	// Class says what failed and so which exit code it leads to; see the
+	// ErrorClass constants.
+	Class string `json:"class"`
+}
+
+// Error classes of ScanError. The list may grow; consumers treat an
+// unknown class as a failure.
+const (
+	// ErrorClassModel is a model that could not be read or analysed (exit 3).
+	ErrorClassModel = "model"
+)
 
 // Tool names the program that wrote a report.
 type Tool struct {

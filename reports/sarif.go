@@ -65,8 +65,9 @@ type sarifInvocation struct {
 }
 
 type sarifNotification struct {
-	Level   string    `json:"level"`
-	Message sarifText `json:"message"`
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifResult struct {
@@ -106,7 +107,10 @@ const sarifFingerprintKey = "tfscanNode/v1"
 // target (covered_default nodes run without falling back and are not
 // reported) and per security finding, located at the model file with the
 // node path as logical location. Fingerprints hash the model file, target,
-// node path, op and reason, so an alert survives unrelated changes.
+// node path, op and reason, so an alert survives unrelated changes. A model
+// that could not be scanned is a TFS200 result at its path (code scanning
+// shows results, not notifications) and also an error notification of the
+// invocation, which then is not executionSuccessful.
 func WriteSARIF(w io.Writer, r *Report) error {
 	r.Normalize()
 	ruleIndex := map[string]int{}
@@ -152,6 +156,24 @@ func WriteSARIF(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	var notes []sarifNotification
+	var failed []sarifResult
+	for _, e := range r.Errors {
+		ru := RuleFor(KindModelError) // in Rules, so in ruleIndex
+		file := e.File
+		if file == "" {
+			file = e.Path
+		}
+		loc := []sarifLocation{{PhysicalLocation: sarifPhysical{sarifArtifact{fileURI(file)}}}}
+		failed = append(failed, sarifResult{
+			RuleID: ru.ID, RuleIndex: ruleIndex[ru.ID], Level: ru.Level, Message: sarifText{e.Message}, Locations: loc,
+			PartialFingerprints: map[string]string{sarifFingerprintKey: fingerprint(e.Path, ru.Code, e.Class)},
+			Properties:          map[string]any{"class": e.Class},
+		})
+		notes = append(notes, sarifNotification{Level: "error", Message: sarifText{e.Message}, Locations: loc})
+	}
+	// First, so that the cap below never drops a model nobody checked.
+	results = append(failed, results...)
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "tfscan", Version: r.Tool.Version,
 			InformationURI: "https://github.com/tfscan/tfscan", Rules: rules}},
@@ -159,10 +181,13 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	}
 	if len(results) > SARIFMaxResults {
 		run.Results = results[:SARIFMaxResults]
-		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{{
+		notes = append(notes, sarifNotification{
 			Level:   "warning",
 			Message: sarifText{fmt.Sprintf("%d results, only the first %d are included; see the JSON or HTML report", len(results), SARIFMaxResults)},
-		}}}}
+		})
+	}
+	if len(notes) > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: len(r.Errors) == 0, ToolExecutionNotifications: notes}}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -33,7 +33,7 @@ func validate(t *testing.T, s *jsonschema.Schema, doc []byte) error {
 // Every JSON golden must satisfy the embedded report schema.
 func TestJSONGoldensMatchSchema(t *testing.T) {
 	s := compileSchema(t, "report.schema.json", Schema())
-	for _, name := range []string{"fixture.json", "empty.json"} {
+	for _, name := range []string{"fixture.json", "empty.json", "errors.json"} {
 		f := filepath.Join("testdata", "golden", name)
 		doc, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -55,6 +55,10 @@ func TestSchemaRejectsBadReports(t *testing.T) {
 		"null uncovered":  func(m map[string]any) { target(m)["uncovered"] = nil },
 		"negative count":  func(m map[string]any) { target(m)["coverage"].(map[string]any)["nodes_total"] = -1 },
 		"bad reason code": func(m map[string]any) { target(m)["nodes"].([]any)[0].(map[string]any)["reason"] = "No Kernel" },
+		"error without class": func(m map[string]any) {
+			m["errors"] = []any{map[string]any{"path": "m", "message": "m: bad"}}
+		},
+		"null errors": func(m map[string]any) { m["errors"] = nil },
 	} {
 		t.Run(name, func(t *testing.T) {
 			var m map[string]any

@@ -26,21 +26,31 @@ const (
 func WriteTable(w io.Writer, r *Report) error {
 	r.Normalize()
 	p := &printer{w: w}
-	p.printf("tfscan %s: %d model(s)\n\n", r.Tool.Version, len(r.Models))
-	p.section("Summary")
-	p.table([]string{"model", "target", "nodes", "covered", "coverage", "fallback", "partitions", "transfer bytes"}, summaryRows(r))
+	p.printf("tfscan %s: %d model(s)%s\n\n", r.Tool.Version, len(r.Models), errorsNote(r))
+	if len(r.Models) > 0 || len(r.Errors) == 0 {
+		p.section("Summary")
+		p.table([]string{"model", "target", "nodes", "covered", "coverage", "fallback", "partitions", "transfer bytes"}, summaryRows(r))
+	}
+	if len(r.Errors) > 0 {
+		p.section("Not scanned")
+		var rows [][]string
+		for _, e := range r.Errors {
+			rows = append(rows, []string{e.Path, e.Class, e.Message})
+		}
+		p.table([]string{"model", "error", "message"}, rows)
+	}
 	for _, m := range r.Models {
 		writeModelTables(p, m)
 	}
-	if len(r.Models) == 0 {
+	if len(r.Models) == 0 && len(r.Errors) == 0 {
 		p.printf("no models found\n")
 	}
 	if g := r.Gate; g != nil {
 		p.section("Gate")
 		if g.Pass {
-			p.printf("PASS\n")
+			p.printf("PASS%s\n", gateScope(r))
 		} else {
-			p.printf("FAIL: %d failure(s)\n", len(g.Failures))
+			p.printf("FAIL: %d failure(s)%s\n", len(g.Failures), gateScope(r))
 			var rows [][]string
 			for _, f := range g.Failures {
 				rows = append(rows, []string{f.Model, f.Target, f.Rule, f.Message})
@@ -52,6 +62,23 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 	}
 	return p.err
+}
+
+// errorsNote is the headline's mention of models that could not be scanned.
+func errorsNote(r *Report) string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d could not be scanned", len(r.Errors))
+}
+
+// gateScope qualifies a passed gate when some models could not be scanned:
+// the gate saw only the others.
+func gateScope(r *Report) string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on the %d model(s) scanned; %d could not be scanned", len(r.Models), len(r.Errors))
 }
 
 // tableTopWarnings bounds the placement warnings the terminal shows; a

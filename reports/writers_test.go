@@ -183,15 +183,15 @@ func TestFormatBytes(t *testing.T) {
 	}
 }
 
-// TestWriteHTMLExamples writes the fixture report and a 100,000-node report
-// to $TFSCAN_HTML_OUT for tools/html_check (make html-check); it does
+// TestWriteHTMLExamples writes the fixture report, a 100,000-node report and
+// a report with models that could not be scanned to $TFSCAN_HTML_OUT for tools/html_check (make html-check); it does
 // nothing otherwise.
 func TestWriteHTMLExamples(t *testing.T) {
 	dir := os.Getenv("TFSCAN_HTML_OUT")
 	if dir == "" {
 		t.Skip("TFSCAN_HTML_OUT not set")
 	}
-	for name, r := range map[string]*Report{"fixture.html": fixture(), "big.html": bigReport(100_000)} {
+	for name, r := range map[string]*Report{"fixture.html": fixture(), "big.html": bigReport(100_000), "errors.html": errorsFixture()} {
 		var b bytes.Buffer
 		require.NoError(t, WriteHTML(&b, r))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644))

@@ -99,6 +99,8 @@ try {
   await need('wishlist', 'table.wishlist tbody tr');
   await need('parity', 'figure.histogram rect.bar');
   await need('findings', 'table.findings tbody tr');
+  await need('errors', 'section#errors table tbody tr');
+  await need('errors', '#errors-badge a[href="#errors"]');
 
   // Sorting the matrix must not throw (errors are collected above).
   if (required.includes('matrix')) {

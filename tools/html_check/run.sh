@@ -2,9 +2,10 @@
 # Checks tfscan's HTML report in a real headless Chromium (make html-check).
 # Installs what is missing: Debian's chromium (apt-get, retried while dpkg is
 # locked) and playwright-core (npm ci, pinned in package-lock.json). Renders
-# three reports into out/html-check/ and checks each with check.mjs:
+# four reports into out/html-check/ and checks each with check.mjs:
 #   fixture.html  the writers' golden fixture: every element must be present
 #   big.html      100,000 nodes: the node table must stay paged and searchable
+#   errors.html   models that could not be scanned: their table and badge
 #   example.html  a real scan of the bundled models (elements as its data calls for)
 # and leaves a screenshot of each next to it (docs/report.png is a copy of example.png).
 set -euo pipefail
@@ -38,5 +39,6 @@ if [ -d "$SHARED/corpus/tfjs/centernet" ]; then examples+=("$SHARED/corpus/tfjs/
 check() { node tools/html_check/check.mjs "$@"; }
 check "$OUT/fixture.html" --require chart,matrix,partition,islands,wishlist,parity,findings,nodes --screenshot "$OUT/fixture.png"
 check "$OUT/big.html" --require chart,matrix,nodes --min-rows 100
+check "$OUT/errors.html" --require chart,errors,nodes
 check "$OUT/example.html" --json "$OUT/example.json" --screenshot "$OUT/example.png"
 echo "html-check: ok (screenshots in $OUT)"

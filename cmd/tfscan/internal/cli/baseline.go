@@ -13,7 +13,9 @@ import (
 // runBaseline scans and writes the JSON report that a later
 // `tfscan check --baseline FILE` compares against. It takes the same
 // configuration as check (targets, registries) so that both see the same
-// models the same way; thresholds are not evaluated.
+// models the same way; thresholds are not evaluated. A model that cannot be
+// scanned is in the baseline's errors and the command exits 3, after
+// writing the baseline of the others.
 func runBaseline(ctx context.Context, e *env, args []string) error {
 	var out string
 	s, err := setup(e, "baseline", args, func(fs *flag.FlagSet) {
@@ -34,8 +36,10 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if out == "-" {
-		_, err := e.stdout.Write(buf.Bytes())
-		return err
+		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		return reportErrors(e, rep.Errors)
 	}
 	if !isAbs(out) {
 		out = joinWD(e, out)
@@ -43,5 +47,5 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return usageErrorf("baseline: %v", err)
 	}
-	return nil
+	return reportErrors(e, rep.Errors)
 }

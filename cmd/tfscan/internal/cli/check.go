@@ -146,8 +146,9 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 }
 
 // runCheck scans, evaluates the gate, writes the reports and exits 1 when
-// the gate failed. Warnings (expired or unused ignore entries, thresholds
-// that could not be checked) go to stderr.
+// the gate failed, 3 when a model could not be scanned (whatever the gate
+// said of the others). Warnings (expired or unused ignore entries,
+// thresholds that could not be checked) go to stderr.
 func runCheck(ctx context.Context, e *env, args []string) error {
 	s, err := setup(e, "check", args, nil)
 	if err != nil {
@@ -171,6 +172,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := writeReports(e, s.formats, rep); err != nil {
 		return err
 	}
+	failed := reportErrors(e, rep.Errors)
 	for _, w := range rep.Gate.Warnings {
 		fmt.Fprintf(e.stderr, "tfscan: warning: %s\n", w)
 	}
@@ -183,9 +185,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			}
 			fmt.Fprintf(e.stderr, "  %s: %s: %s\n", where, f.Rule, f.Message)
 		}
-		return errGateFailed
+		if failed == nil {
+			return errGateFailed
+		}
 	}
-	return nil
+	return failed
 }
 
 // gateToday is the date ignore entries expire against: today in UTC, or

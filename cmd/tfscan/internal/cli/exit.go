@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tfscan/tfscan/reports"
 )
 
 // Exit codes, the same for every command and output format (see README).
@@ -19,6 +21,8 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// reported is set when what went wrong is already on stderr.
+	reported bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -34,7 +38,40 @@ func inputError(err error) error { return &exitError{code: ExitInput, err: err} 
 
 // errGateFailed is returned after a report was written and the gate failed;
 // it prints nothing more.
-var errGateFailed = &exitError{code: ExitGate, err: errors.New("gate failed")}
+var errGateFailed = &exitError{code: ExitGate, err: errors.New("gate failed"), reported: true}
+
+// classExit maps the class of a report's error (reports.ScanError.Class) to
+// its exit code.
+var classExit = map[string]int{
+	reports.ErrorClassModel: ExitInput,
+}
+
+// reportErrors prints one line per model of the report that could not be
+// scanned and returns the exit error they amount to, nil when there are
+// none. It is called after the reports are written, and its code wins over
+// a failed gate's: a gate that passed or failed on the models that could be
+// read says nothing about those that could not (README, Exit codes).
+func reportErrors(e *env, errs []reports.ScanError) error {
+	code := ExitOK
+	for _, se := range errs {
+		fmt.Fprintf(e.stderr, "tfscan: %s\n", oneLine(se.Message))
+		c, ok := classExit[se.Class]
+		if !ok {
+			c = ExitInternal
+		}
+		code = max(code, c)
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code: code, err: fmt.Errorf("%d model(s) could not be scanned", len(errs)), reported: true}
+}
+
+// reported tells whether err's message is already on stderr.
+func reported(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.reported
+}
 
 // exitCode is the one place errors become exit codes.
 func exitCode(err error) int {

@@ -13,11 +13,14 @@ import (
 
 // runInspect implements `tfscan inspect PATH... [--format table|json]
 // [--tags serve,gpu]`: what each model holds, before any target. A
-// directory that is not itself a model is searched for models. Nothing is
-// written to stdout unless every model could be read.
+// directory that is not itself a model is searched for models. A model that
+// cannot be read is listed in the report's errors (and on stderr), the
+// others are still inspected, and the command exits 3; --fail-fast stops at
+// the first.
 func runInspect(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("inspect", e.stderr)
 	format := fs.String("format", "table", "output format: table or json")
+	failFast := fs.Bool("fail-fast", false, "stop at the first model that cannot be read")
 	var tags listFlag
 	fs.Var(&tags, "tags", "meta graph tags to inspect (default: the one tagged serve, else the first)")
 	paths, err := parseArgs(fs, args)
@@ -31,13 +34,21 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return usageErrorf("inspect: no model path given (tfscan inspect PATH... [--format table|json])")
 	}
 	rep := &reports.InspectReport{SchemaVersion: reports.SchemaVersion, Models: []*reports.InspectModel{}}
+	failed := func(path string, err error) {
+		rep.Errors = append(rep.Errors, reports.ScanError{Path: path, Message: err.Error(), Class: reports.ErrorClassModel})
+	}
+paths:
 	for _, p := range paths {
-		found, err := savedmodel.Discover(inspectAbs(e.wd, p))
-		if err != nil {
-			return inputError(inspectRelErr(e.wd, p, err))
+		if *failFast && len(rep.Errors) > 0 {
+			break
 		}
-		if len(found) == 0 {
-			return inputError(inspectRelErr(e.wd, p, savedmodel.NoModelError(inspectAbs(e.wd, p))))
+		found, err := savedmodel.Discover(inspectAbs(e.wd, p))
+		if err == nil && len(found) == 0 {
+			err = savedmodel.NoModelError(inspectAbs(e.wd, p))
+		}
+		if err != nil {
+			failed(p, inspectRelErr(e.wd, p, err))
+			continue
 		}
 		for _, f := range found {
 			if err := ctx.Err(); err != nil {
@@ -45,7 +56,11 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 			}
 			im, err := inspectModel(f, tags)
 			if err != nil {
-				return inputError(inspectRelErr(e.wd, p, err))
+				failed(inspectRel(e.wd, p, f), inspectRelErr(e.wd, p, err))
+				if *failFast {
+					break paths
+				}
+				continue
 			}
 			im.Path = inspectRel(e.wd, p, f)
 			if im.File != "" {
@@ -56,10 +71,14 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 			rep.Models = append(rep.Models, im)
 		}
 	}
+	write := reports.WriteInspectTable
 	if *format == "json" {
-		return reports.WriteInspectJSON(e.stdout, rep)
+		write = reports.WriteInspectJSON
 	}
-	return reports.WriteInspectTable(e.stdout, rep)
+	if err := write(e.stdout, rep); err != nil {
+		return err
+	}
+	return reportErrors(e, rep.Errors)
 }
 
 func inspectModel(path string, tags []string) (*reports.InspectModel, error) {

@@ -101,10 +101,15 @@ func TestInspectCLIErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runInspectCLI(t, corpus, tt.args...)
 			assert.Equal(t, tt.code, code)
-			assert.Empty(t, stdout, "nothing on stdout when the command fails")
 			assert.Contains(t, stderr, tt.message)
 			if tt.code == ExitInput {
+				// the report lists the model that could not be read, after
+				// the ones that could
 				assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+				assert.Contains(t, stdout, "1 model(s) could not be read:\n  "+strings.TrimPrefix(strings.TrimSpace(stderr), "tfscan: ")+"\n")
+				assert.Equal(t, tt.name == "good then bad", strings.Contains(stdout, "tfjs/emotion (tfjs_graph_model)"))
+			} else {
+				assert.Empty(t, stdout, "nothing on stdout on a usage error")
 			}
 		})
 	}

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +38,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	err := dispatch(ctx, e, args)
-	if err != nil && !errors.Is(err, errGateFailed) {
+	if err != nil && !reported(err) {
 		fmt.Fprintf(stderr, "tfscan: %s\n", oneLine(err.Error()))
 	}
 	return exitCode(err)

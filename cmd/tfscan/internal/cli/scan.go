@@ -24,6 +24,7 @@ type scanFlags struct {
 	noPlace    bool
 	precision  string
 	compareLog string
+	failFast   bool
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noPlace, "no-placement", false, "skip the placement simulation (coverage only)")
 	fs.StringVar(&f.precision, "precision", "", "simulate auto mixed precision: mixed_float16 or mixed_bfloat16")
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
+	fs.BoolVar(&f.failFast, "fail-fast", false, "stop at the first model that cannot be read (in path order) instead of scanning the rest")
 }
 
 // maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
@@ -72,6 +74,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Signature:  f.signature,
 		Tags:       f.tags,
 		Jobs:       f.jobs,
+		FailFast:   f.failFast,
 		Version:    Version,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,
@@ -99,7 +102,10 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return scanError(err)
 	}
-	return writeReports(e, f.formats, rep)
+	if err := writeReports(e, f.formats, rep); err != nil {
+		return err
+	}
+	return reportErrors(e, rep.Errors)
 }
 
 // scanError maps the orchestrator's errors to exit codes.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
@@ -39,6 +40,9 @@ type Options struct {
 	Jobs int
 	// Progress, when set, is told after each model.
 	Progress func(done, total int)
+	// FailFast stops at the first model that cannot be scanned, in path
+	// order, instead of scanning the rest.
+	FailFast bool
 	// Version is the tool version recorded in the report.
 	Version string
 
@@ -72,13 +76,19 @@ func (e *ModelError) Error() string {
 func (e *ModelError) Unwrap() error { return e.Err }
 
 // Run scans every model against every target and returns the report, models
-// sorted by path.
+// sorted by path. A model that cannot be read or analysed does not stop the
+// others: it becomes an entry of the report's Errors (its Message is the
+// ModelError's one line), and the rest are scanned. With FailFast the scan
+// stops at the first such model in path order: the report then holds the
+// models before it and its error, whatever order the workers finished in.
+// The error result is for what stops the whole run: a UsageError (before
+// any model is read) or the context's error.
 func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	targets, err := ResolveTargets(opts.Targets, opts.Registries)
 	if err != nil {
 		return nil, err
 	}
-	paths, err := ExpandPaths(opts.Paths)
+	paths, failed, err := ExpandPaths(opts.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +102,25 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	}
 	models := make([]*reports.Model, len(paths))
 	errs := make([]error, len(paths))
+	// stop is the index of the first failed path in path order under
+	// FailFast (len(paths) while none failed); paths after it are skipped.
+	var stop atomic.Int64
+	stop.Store(int64(len(paths)))
+	fail := func(i int, err error) {
+		errs[i] = err
+		for opts.FailFast {
+			cur := stop.Load()
+			if int64(i) >= cur || stop.CompareAndSwap(cur, int64(i)) {
+				return
+			}
+		}
+	}
+	skip := func(i int) bool { return opts.FailFast && int64(i) > stop.Load() }
+	for i, p := range paths {
+		if err := failed[p]; err != nil {
+			fail(i, err)
+		}
+	}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -103,11 +132,14 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if ctx.Err() != nil {
-					errs[i] = ctx.Err()
+				if ctx.Err() != nil || skip(i) {
 					continue
 				}
-				models[i], errs[i] = scanModel(paths[i], targets, opts, log)
+				m, err := scanModel(paths[i], targets, opts, log)
+				if err != nil {
+					fail(i, err)
+				}
+				models[i] = m
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -118,20 +150,44 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 		}()
 	}
 	for i := range paths {
-		work <- i
+		if skip(i) {
+			break
+		}
+		if errs[i] == nil {
+			work <- i
+		}
 	}
 	close(work)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return &reports.Report{
+	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "tfscan", Version: opts.Version},
-		Models:        models,
-	}, nil
+		Models:        []*reports.Model{},
+	}
+	for i := range paths {
+		if skip(i) {
+			break
+		}
+		if errs[i] != nil {
+			rep.Errors = append(rep.Errors, scanError(paths[i], errs[i]))
+			continue
+		}
+		rep.Models = append(rep.Models, models[i])
+	}
+	return rep, nil
+}
+
+// scanError is the report's entry for a model that could not be scanned.
+func scanError(path string, err error) reports.ScanError {
+	e := reports.ScanError{Path: path, Message: err.Error(), Class: reports.ErrorClassModel}
+	var se *savedmodel.Error
+	if errors.As(err, &se) && se.File != path {
+		e.File = se.File
+	}
+	return e
 }
 
 // Target is a resolved --target: its pack indexed for matching.
@@ -235,38 +291,46 @@ func builtinNames() []string {
 }
 
 // ExpandPaths replaces each directory that is not itself a model by the
-// models found under it. The result is sorted and free of duplicates.
-func ExpandPaths(paths []string) ([]string, error) {
+// models found under it. The result is sorted and free of duplicates. A path
+// that does not exist, or a directory without models, is in the result too,
+// with its ModelError in failed, so that the other paths are still scanned;
+// only an empty list is an error (a UsageError).
+func ExpandPaths(paths []string) (found []string, failed map[string]error, err error) {
 	if len(paths) == 0 {
-		return nil, &UsageError{errors.New("no model path given")}
+		return nil, nil, &UsageError{errors.New("no model path given")}
 	}
 	set := map[string]bool{}
+	failed = map[string]error{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, &ModelError{Path: p, Err: errors.New("no such file or directory")}
+			set[p] = true
+			failed[p] = &ModelError{Path: p, Err: errors.New("no such file or directory")}
+			continue
 		}
 		if !st.IsDir() {
 			set[p] = true
 			continue
 		}
-		found, err := savedmodel.Discover(p)
+		models, err := savedmodel.Discover(p)
+		if err == nil && len(models) == 0 {
+			err = savedmodel.NoModelError(p)
+		}
 		if err != nil {
-			return nil, &ModelError{Path: p, Err: err}
+			set[p] = true
+			failed[p] = &ModelError{Path: p, Err: err}
+			continue
 		}
-		if len(found) == 0 {
-			return nil, &ModelError{Path: p, Err: savedmodel.NoModelError(p)}
-		}
-		for _, f := range found {
+		for _, f := range models {
 			set[f] = true
 		}
 	}
-	out := make([]string, 0, len(set))
+	found = make([]string, 0, len(set))
 	for p := range set {
-		out = append(out, p)
+		found = append(found, p)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(found)
+	return found, failed, nil
 }
 
 // Load reads one model and builds the graph of the selected MetaGraph.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/internal/testutil"
+	"github.com/tfscan/tfscan/reports"
 )
 
 func TestRunIsDeterministic(t *testing.T) {
@@ -67,10 +68,11 @@ func TestRunSignatureScope(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, one.Models[0].Targets[0].Coverage.NodesTotal, all.Models[0].Targets[0].Coverage.NodesTotal)
 
-	_, err = Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Signature: "nope"})
-	var me *ModelError
-	require.True(t, errors.As(err, &me), "got %v", err)
-	assert.Contains(t, err.Error(), `no signature "nope"`)
+	rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Signature: "nope"})
+	require.NoError(t, err)
+	require.Empty(t, rep.Models)
+	require.Len(t, rep.Errors, 1)
+	assert.Contains(t, rep.Errors[0].Message, `no signature "nope"`)
 }
 
 func TestRunErrors(t *testing.T) {
@@ -81,10 +83,15 @@ func TestRunErrors(t *testing.T) {
 	_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", "gd_if_op")}})
 	require.True(t, errors.As(err, &ue), "got %v", err)
 
-	var me *ModelError
 	for _, bad := range []string{"gd_malformed", "sm_fuzz_const_no_value", "does_not_exist"} {
-		_, err = Run(context.Background(), Options{Paths: []string{filepath.Join(corpus, "tf", bad)}, Targets: []string{"cpu"}})
-		require.True(t, errors.As(err, &me), "%s: got %v", bad, err)
+		path := filepath.Join(corpus, "tf", bad)
+		rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}})
+		require.NoError(t, err, bad)
+		require.Empty(t, rep.Models, bad)
+		require.Len(t, rep.Errors, 1, bad)
+		assert.Equal(t, path, rep.Errors[0].Path)
+		assert.Equal(t, reports.ErrorClassModel, rep.Errors[0].Class)
+		assert.Contains(t, rep.Errors[0].Message, path)
 	}
 }
 
@@ -93,10 +100,12 @@ func TestRunErrors(t *testing.T) {
 func TestModelErrorNamesTheFileOnce(t *testing.T) {
 	corpus := testutil.Corpus(t)
 	path := filepath.Join(corpus, "tf", "sm_half_plus_two_v1")
-	_, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Tags: []string{"nope"}})
-	require.Error(t, err)
-	assert.Equal(t, 1, strings.Count(err.Error(), path), "got %v", err)
-	assert.Contains(t, err.Error(), "no meta graph tagged [nope]")
+	rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cpu"}, Tags: []string{"nope"}})
+	require.NoError(t, err)
+	require.Len(t, rep.Errors, 1)
+	msg := rep.Errors[0].Message
+	assert.Equal(t, 1, strings.Count(msg, path), "got %v", msg)
+	assert.Contains(t, msg, "no meta graph tagged [nope]")
 
 	for _, tc := range []struct {
 		err  *ModelError
