@@ -1,80 +1,11 @@
 package placement
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/tfscan/tfscan/tflog"
 )
-
-// Log is a placement log of a real TensorFlow run.
-type Log struct {
-	// Nodes are placer lines "name: (Op): /job:.../device:GPU:0" in order;
-	// a node logged twice keeps its last device.
-	Nodes []LogEntry
-	// Eager are "Executing op Op in device /job:.../device:GPU:0" lines.
-	Eager []LogEntry
-}
-
-// LogEntry is one logged placement; Device is normalised to "TYPE:ID".
-type LogEntry struct {
-	Name, Op, Device string
-	Line             int
-}
-
-var (
-	// placer.cc LogDeviceAssignment: printf("%s: (%s): %s\n", ...), also
-	// found behind a glog prefix.
-	placerLine = regexp.MustCompile(`(?:^|\s)([^\s:][^\s]*): \(([A-Za-z0-9_>.\-]+)\): (/job:[^\s]+)\s*$`)
-	// eager/execute.cc: "Executing op %s in device %s".
-	eagerLine = regexp.MustCompile(`Executing op ([A-Za-z0-9_>.\-]+) in device (/job:[^\s]+)`)
-	devPart   = regexp.MustCompile(`(?i)/device:([A-Za-z_0-9]+):(\d+)`)
-)
-
-// maxLogLine bounds one log line; longer lines are an error, not an
-// unbounded allocation.
-const maxLogLine = 1 << 20
-
-// ParseLog reads a placement log: the lines tf.debugging.set_log_device_placement(True)
-// (or log_device_placement in a ConfigProto) prints. Other lines are skipped.
-func ParseLog(r io.Reader) (*Log, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLogLine)
-	l := &Log{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if m := eagerLine.FindStringSubmatch(text); m != nil {
-			if d, ok := normDevice(m[2]); ok {
-				l.Eager = append(l.Eager, LogEntry{Op: m[1], Device: d, Line: line})
-			}
-			continue
-		}
-		if m := placerLine.FindStringSubmatch(text); m != nil {
-			if d, ok := normDevice(m[3]); ok {
-				l.Nodes = append(l.Nodes, LogEntry{Name: m[1], Op: m[2], Device: d, Line: line})
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("placement log line %d: %w", line+1, err)
-	}
-	if len(l.Nodes) == 0 && len(l.Eager) == 0 {
-		return nil, fmt.Errorf("no placement lines found (expected \"name: (Op): /job:.../device:GPU:0\" or \"Executing op Op in device ...\")")
-	}
-	return l, nil
-}
-
-func normDevice(s string) (string, bool) {
-	m := devPart.FindStringSubmatch(s)
-	if m == nil {
-		return "", false
-	}
-	return strings.ToUpper(m[1]) + ":" + m[2], true
-}
 
 // Agreement compares a prediction with a log.
 type Agreement struct {
@@ -98,7 +29,7 @@ type NodeAgreement struct {
 // op type. A log taken on the source GPU compares by device kind: CPU
 // against any accelerator; the accelerator's type may differ from the
 // target's.
-func Compare(res *Result, log *Log) *Agreement {
+func Compare(res *Result, log *tflog.Log) *Agreement {
 	a := &Agreement{}
 	byName := map[string]NodeResult{}
 	byOp := map[string][]NodeResult{}
@@ -111,8 +42,8 @@ func Compare(res *Result, log *Log) *Agreement {
 		}
 		byOp[n.Op] = append(byOp[n.Op], n)
 	}
-	last := map[string]LogEntry{}
-	for _, e := range log.Nodes {
+	last := map[string]tflog.Placement{}
+	for _, e := range log.Placements {
 		last[e.Name] = e
 	}
 	unmatched := map[string]bool{}
@@ -136,7 +67,7 @@ func Compare(res *Result, log *Log) *Agreement {
 			Agree: isCPUDev(n.Device) == isCPUDev(e.Device)}
 		a.Nodes = append(a.Nodes, na)
 	}
-	eager := map[string]LogEntry{}
+	eager := map[string]tflog.Placement{}
 	for _, e := range log.Eager {
 		eager[e.Op] = e
 	}

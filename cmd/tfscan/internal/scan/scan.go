@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 
 	"github.com/tfscan/tfscan/coverage"
-	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
 	"github.com/tfscan/tfscan/security"
+	"github.com/tfscan/tfscan/tflog"
 )
 
 // Options select what to scan and against what.
@@ -359,7 +359,7 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	return m, g, nil
 }
 
-func scanModel(path string, ts *Targets, opts Options, log *placement.Log) (*reports.Model, error) {
+func scanModel(path string, ts *Targets, opts Options, log *tflog.Log) (*reports.Model, error) {
 	m, g, err := Load(path, opts.Tags)
 	if err != nil {
 		return nil, err

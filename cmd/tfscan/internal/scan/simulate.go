@@ -2,11 +2,11 @@ package scan
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/tflog"
 )
 
 // PlacementOptions are the soft-placement simulation's knobs.
@@ -26,7 +26,7 @@ type PlacementOptions struct {
 // simulate predicts soft placement for one target and records it in rt.
 // Graph-offload and XLA targets are simulated like kernel targets: what
 // their stack cannot take stays on CPU the same way.
-func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Options, log *placement.Log) error {
+func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Options, log *tflog.Log) error {
 	if opts.Placement.Disabled {
 		return nil
 	}
@@ -55,18 +55,16 @@ func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Op
 }
 
 // readPlacementLog reads --compare-log once for all models.
-func readPlacementLog(path string) (*placement.Log, error) {
+func readPlacementLog(path string) (*tflog.Log, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	log, err := tflog.ParseFile(path, nil)
 	if err != nil {
-		return nil, &UsageError{fmt.Errorf("--compare-log: %w", err)}
+		return nil, &UsageError{fmt.Errorf("--compare-log %s: %w", path, err)}
 	}
-	defer f.Close()
-	log, err := placement.ParseLog(f)
-	if err != nil {
-		return nil, &UsageError{fmt.Errorf("%s: %w", path, err)}
+	if len(log.Placements) == 0 && len(log.Eager) == 0 {
+		return nil, &UsageError{fmt.Errorf("--compare-log %s: no placement lines found (expected \"name: (Op): /job:.../device:GPU:0\" or \"Executing op Op in device ...\")", path)}
 	}
 	return log, nil
 }
