@@ -70,4 +70,25 @@ func BenchmarkLoadBuild(b *testing.B) {
 			}
 		}
 	})
+	// Phases is what a scan adds per model to classify step, load and
+	// save work; goal: a small fraction of Build.
+	b.Run("Phases", func(b *testing.B) {
+		m, err := savedmodel.Load(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mg, _ := graph.SelectMetaGraph(m, nil)
+		g, err := graph.Build(m, mg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		defer benchmodel.ReportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			if ph := g.Phases(""); len(ph) != len(g.Nodes) {
+				b.Fatal("phases")
+			}
+		}
+	})
 }

@@ -75,6 +75,14 @@ func FuzzBuild(f *testing.F) {
 		if len(g.Topo()) != g.TopLevel {
 			t.Fatalf("topo has %d of %d nodes", len(g.Topo()), g.TopLevel)
 		}
+		if ph := g.Phases(""); len(ph) != len(g.Nodes) {
+			t.Fatalf("%d phases for %d nodes", len(ph), len(g.Nodes))
+		}
+		// Without signatures the step comes from the sinks.
+		bare := &savedmodel.MetaGraph{Def: def}
+		if g, err := Build(&savedmodel.Model{File: "fuzz.pb", MetaGraphs: []*savedmodel.MetaGraph{bare}}, bare); err == nil {
+			_ = g.Phases("")
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +22,20 @@ const (
 	// KindModelError is a model that could not be scanned (Report.Errors).
 	KindModelError = "model_error"
 )
+
+// Phases as reports name them (graph.Phase), in the order they are shown.
+const (
+	PhaseStep        = "step"
+	PhaseLoad        = "load"
+	PhaseSave        = "save"
+	PhaseUnreachable = "unreachable"
+)
+
+// Phases lists the phase names in display order.
+var Phases = []string{PhaseStep, PhaseLoad, PhaseSave, PhaseUnreachable}
+
+// PhaseRank orders phase names as Phases does; "" (no phase) comes first.
+func PhaseRank(phase string) int { return slices.Index(Phases, phase) + 1 }
 
 // Rule is a SARIF rule: one per reason code, with a stable id. The ids are
 // part of tfscan's interface (code-scanning alerts are keyed by them); never
@@ -89,25 +104,51 @@ func Category(reason string) string {
 	return "fallback"
 }
 
-// CoveragePercent is the share of nodes covered on a target, in percent. It
-// counts reachable nodes (those the signature's outputs depend on) when the
-// scan computed reachability, and all nodes otherwise; an empty graph is
-// 100 % covered.
+// CoveragePercent is the share of nodes covered on a target, in percent,
+// over the counted nodes (CountedNodes); an empty graph is 100 % covered.
 func (t *Target) CoveragePercent() float64 {
-	total, covered := t.Coverage.ReachableNodesTotal, t.Coverage.ReachableNodesCovered
-	if total == 0 {
-		total, covered = t.Coverage.NodesTotal, t.Coverage.NodesCovered
-	}
+	total, covered := t.CountedNodes()
 	if total == 0 {
 		return 100
 	}
 	return 100 * float64(covered) / float64(total)
 }
 
-// FallbackNodes is the number of nodes predicted to leave the target device.
-// With a placement it is the nodes placed on CPU (when the target itself is
-// not a CPU); without one it is the uncovered nodes (reachable ones when
-// reachability is known).
+// CountedNodes are the denominator and numerator of the coverage
+// percentage: the nodes of the counted phases (Coverage.Phases); in a
+// report without phases, the reachable nodes when the scan computed
+// reachability, else all nodes.
+func (t *Target) CountedNodes() (total, covered int) {
+	c := &t.Coverage
+	switch {
+	case len(c.Phases) > 0:
+		return c.CountedNodesTotal, c.CountedNodesCovered
+	case c.ReachableNodesTotal > 0:
+		return c.ReachableNodesTotal, c.ReachableNodesCovered
+	}
+	return c.NodesTotal, c.NodesCovered
+}
+
+// CountsPhase tells whether the target's figures count nodes of a phase
+// (every phase in a report without phases).
+func (t *Target) CountsPhase(phase string) bool {
+	return len(t.Coverage.Phases) == 0 || slices.Contains(t.Coverage.Phases, phase)
+}
+
+// Counts tells whether the target's figures count a node: its phase is
+// counted or, in a report without phases, it is reachable when the scan
+// computed reachability.
+func (t *Target) Counts(n *NodeResult) bool {
+	if len(t.Coverage.Phases) > 0 {
+		return slices.Contains(t.Coverage.Phases, n.Phase)
+	}
+	return n.Reachable || t.Coverage.ReachableNodesTotal == 0
+}
+
+// FallbackNodes is the number of counted nodes (see Counts) predicted to
+// leave the target device. With a placement it is the nodes placed on CPU
+// (when the target itself is not a CPU); without one it is the uncovered
+// nodes.
 func (t *Target) FallbackNodes() int {
 	if p := t.Placement; p != nil && len(p.DeviceNodes) > 0 && t.Registry.DeviceType != "CPU" {
 		n := 0
@@ -118,10 +159,9 @@ func (t *Target) FallbackNodes() int {
 		}
 		return n
 	}
-	reach := t.Coverage.ReachableNodesTotal > 0
 	n := 0
-	for _, nr := range t.Nodes {
-		if (nr.Reachable || !reach) && !IsCovered(nr.Reason) {
+	for i := range t.Nodes {
+		if t.Counts(&t.Nodes[i]) && !IsCovered(t.Nodes[i].Reason) {
 			n++
 		}
 	}

@@ -35,15 +35,31 @@ func fixture() *Report {
 			if target == "cpu" {
 				dev = cpu
 			}
+			phase := PhaseStep
+			if p.path == "Const" {
+				phase = PhaseLoad
+			}
 			out = append(out, NodeResult{Path: p.path, Op: p.op, DTypes: []string{p.dt}, Reason: r,
-				Reachable: p.path != "Const", Device: dev})
+				Reachable: p.path != "Const", Phase: phase, Device: dev})
 		}
 		return out
 	}
 	count := func(ns []NodeResult) Coverage {
-		c := Coverage{ByReason: map[string]int{}}
+		c := Coverage{ByReason: map[string]int{}, Phases: []string{PhaseStep}, ByPhase: map[string]PhaseCount{}}
 		ops, opsCov := map[string]bool{}, map[string]bool{}
 		for _, n := range ns {
+			pc := c.ByPhase[n.Phase]
+			pc.Nodes++
+			if IsCovered(n.Reason) {
+				pc.Covered++
+			}
+			c.ByPhase[n.Phase] = pc
+			if n.Phase == PhaseStep {
+				c.CountedNodesTotal++
+				if IsCovered(n.Reason) {
+					c.CountedNodesCovered++
+				}
+			}
 			c.NodesTotal++
 			c.ByReason[n.Reason]++
 			ops[n.Op] = true
@@ -84,9 +100,9 @@ func fixture() *Report {
 				Registry: RegistryInfo{Name: "ascend-910b", Vendor: "Huawei", DeviceType: "NPU", Mechanism: "graph_offload", Source: "example/source@abc123", Method: "source_extraction", Confidence: "medium"},
 				Coverage: count(ascendNodes),
 				Uncovered: []Uncovered{
-					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Nodes: []string{"model/block_1/erf"}},
-					{Op: "RealDiv", DTypes: []string{"DT_DOUBLE"}, Reason: ReasonNoKernelForDType, Count: 1, Nodes: []string{div}, Supported: []string{"DT_FLOAT", "DT_HALF"}},
-					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}, Hint: "custom op from _my_ops.so"},
+					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Phase: PhaseStep, Nodes: []string{"model/block_1/erf"}},
+					{Op: "RealDiv", DTypes: []string{"DT_DOUBLE"}, Reason: ReasonNoKernelForDType, Count: 1, Phase: PhaseStep, Nodes: []string{div}, Supported: []string{"DT_FLOAT", "DT_HALF"}},
+					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Phase: PhaseStep, Nodes: []string{"model/head/custom"}, Hint: "custom op from _my_ops.so"},
 				},
 				Placement: &Placement{SoftPlacement: true, Partitions: 3, Transfers: 4, TransferBytes: 3 << 20, TransfersPerIteration: 4, IOTransfers: 2, IOBytes: 602112,
 					AssumedDims: []string{"batch=1"},
@@ -118,9 +134,9 @@ func fixture() *Report {
 				Registry: RegistryInfo{Name: "musa", Vendor: "Moore Threads", DeviceType: "MUSA", Mechanism: "kernel", Source: "example/musa@def456", Method: "documentation", Confidence: "low"},
 				Coverage: count(musaNodes),
 				Uncovered: []Uncovered{
-					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Nodes: []string{"model/block_1/erf"}},
-					{Op: "MaxPool", DTypes: []string{"DT_FLOAT"}, Reason: ReasonLabelMismatch, Count: 1, Nodes: []string{"model/pool/MaxPool"}},
-					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}},
+					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Phase: PhaseStep, Nodes: []string{"model/block_1/erf"}},
+					{Op: "MaxPool", DTypes: []string{"DT_FLOAT"}, Reason: ReasonLabelMismatch, Count: 1, Phase: PhaseStep, Nodes: []string{"model/pool/MaxPool"}},
+					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Phase: PhaseStep, Nodes: []string{"model/head/custom"}},
 				},
 				Nodes: musaNodes,
 			},
@@ -128,14 +144,14 @@ func fixture() *Report {
 				Target:    "cpu",
 				Registry:  RegistryInfo{Name: "cpu", DeviceType: "CPU", Mechanism: "kernel", Source: "tensorflow/tensorflow@v2.15.0", Method: "source_extraction", Confidence: "high"},
 				Coverage:  count(cpuNodes),
-				Uncovered: []Uncovered{{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Nodes: []string{"model/head/custom"}}},
+				Uncovered: []Uncovered{{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Phase: PhaseStep, Nodes: []string{"model/head/custom"}}},
 				Nodes:     cpuNodes,
 			},
 		},
 	}
 	bNodes := []NodeResult{
-		{Path: "x", Op: "Placeholder", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true},
-		{Path: "y", Op: "Tanh", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true},
+		{Path: "x", Op: "Placeholder", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true, Phase: PhaseStep},
+		{Path: "y", Op: "Tanh", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true, Phase: PhaseStep},
 	}
 	modelB := &Model{Path: "models/tiny.pbtxt", File: "models/tiny.pbtxt", Format: "graph_def_pbtxt"}
 	for _, name := range []string{"ascend-910b", "musa", "cpu"} {

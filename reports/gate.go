@@ -157,7 +157,7 @@ func (th Thresholds) any() bool {
 // uncovered group standing for Weight nodes).
 type gapItem struct {
 	path, op, reason string
-	reachable        bool
+	counted          bool // in the population the coverage counts
 	weight           int
 }
 
@@ -166,7 +166,7 @@ type targetState struct {
 	coverage      float64
 	fallback      int
 	transferBytes int64
-	gaps          []gapItem // not ignored
+	gaps          []gapItem // counted and not ignored
 }
 
 type ignoreSet struct {
@@ -213,12 +213,12 @@ func (s *ignoreSet) state(t *Target, mark bool) targetState {
 	if t.Placement != nil {
 		st.transferBytes = t.Placement.TransferBytes
 	}
-	reach := t.Coverage.ReachableNodesTotal > 0
 	var items []gapItem
 	if len(t.Nodes) > 0 {
-		for _, n := range t.Nodes {
+		for i := range t.Nodes {
+			n := &t.Nodes[i]
 			if !IsCovered(n.Reason) {
-				items = append(items, gapItem{path: n.Path, op: n.Op, reason: n.Reason, reachable: n.Reachable, weight: 1})
+				items = append(items, gapItem{path: n.Path, op: n.Op, reason: n.Reason, counted: t.Counts(n), weight: 1})
 			}
 		}
 	} else {
@@ -227,20 +227,23 @@ func (s *ignoreSet) state(t *Target, mark bool) targetState {
 			if len(u.Nodes) > 0 {
 				p = u.Nodes[0]
 			}
-			items = append(items, gapItem{path: p, op: u.Op, reason: u.Reason, reachable: true, weight: u.Count})
+			items = append(items, gapItem{path: p, op: u.Op, reason: u.Reason, counted: t.CountsPhase(u.Phase), weight: u.Count})
 		}
 	}
 	ignoredCounted := 0 // ignored nodes in the population coverage counts
 	for _, it := range items {
 		if s.match(t.Target, it.op, it.path, mark) {
-			if it.reachable || !reach {
+			if it.counted {
 				ignoredCounted += it.weight
 			}
 			continue
 		}
-		st.gaps = append(st.gaps, it)
+		if it.counted {
+			// fail_on and regressions judge the nodes the figures count
+			st.gaps = append(st.gaps, it)
+		}
 	}
-	total, covered := coverageCounts(t)
+	total, covered := t.CountedNodes()
 	st.coverage = 100
 	if total > 0 {
 		st.coverage = 100 * float64(min(total, covered+ignoredCounted)) / float64(total)

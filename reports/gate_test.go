@@ -131,7 +131,7 @@ func TestGateBaseline(t *testing.T) {
 				musa.Nodes[i].Reason = ReasonNoKernelForDType
 			}
 		}
-		musa.Coverage.ReachableNodesCovered--
+		musa.Coverage.CountedNodesCovered--
 		ascend := cur.Models[1].Targets[0]
 		ascend.Placement.TransferBytes++
 		cur.Models[1].Findings = append(cur.Models[1].Findings, Finding{Kind: KindUnsafeOp, Op: "ReadFile", Path: "model/read"})

@@ -119,7 +119,7 @@ const barWidth = 400.0
 func buildModelView(i int, m *Model) modelView {
 	mv := modelView{ID: fmt.Sprintf("m%d", i), Model: m, Matrix: buildMatrix(m)}
 	for j, t := range m.Targets {
-		total, covered := coverageCounts(t)
+		total, covered := t.CountedNodes()
 		tv := targetView{ID: fmt.Sprintf("m%d-t%d", i, j), T: t, Percent: t.CoveragePercent(), Total: total, Covered: covered, Fallback: t.FallbackNodes()}
 		tv.Segments = coverageSegments(t)
 		tv.Uncovered = t.Uncovered[:min(len(t.Uncovered), htmlUncoveredGroups)]

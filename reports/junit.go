@@ -72,7 +72,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	for _, m := range r.Models {
 		s := junitSuite{Name: m.Path}
 		for _, t := range m.Targets {
-			total, covered := coverageCounts(t)
+			total, covered := t.CountedNodes()
 			c := junitCase{Name: t.Target, Classname: m.Path,
 				SystemOut: fmt.Sprintf("coverage %s (%d/%d nodes), %d fallback node(s), %d uncovered group(s)",
 					formatPercent(t.CoveragePercent()), covered, total, t.FallbackNodes(), len(t.Uncovered))}

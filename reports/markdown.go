@@ -58,7 +58,7 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
 		for _, m := range r.Models {
 			for _, t := range m.Targets {
-				total, covered := coverageCounts(t)
+				total, covered := t.CountedNodes()
 				parts, bytes := "-", "-"
 				if t.Placement != nil {
 					parts = strconv.Itoa(t.Placement.Partitions)

@@ -53,7 +53,7 @@ func (t *Target) normalize() {
 		u.Nodes = nonNil(u.Nodes)
 		slices.Sort(u.Nodes)
 	}
-	slices.SortStableFunc(t.Uncovered, compareUncovered)
+	t.SortUncovered()
 	if p := t.Placement; p != nil {
 		p.AssumedDims = nonNil(p.AssumedDims)
 		slices.Sort(p.AssumedDims)
@@ -111,10 +111,16 @@ func (g *Gate) normalize() {
 	g.Warnings = slices.Compact(g.Warnings)
 }
 
-// compareUncovered orders uncovered groups most frequent first.
-func compareUncovered(a, b Uncovered) int {
-	return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Reason, b.Reason),
-		cmp.Compare(strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ",")))
+// SortUncovered puts the uncovered groups in their canonical order: groups
+// of the counted phases first, then by phase (step, load, save,
+// unreachable), most frequent first within a phase.
+func (t *Target) SortUncovered() {
+	slices.SortStableFunc(t.Uncovered, func(a, b Uncovered) int {
+		return cmp.Or(cmp.Compare(boolInt(!t.CountsPhase(a.Phase)), boolInt(!t.CountsPhase(b.Phase))),
+			cmp.Compare(PhaseRank(a.Phase), PhaseRank(b.Phase)),
+			cmp.Compare(b.Count, a.Count), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Reason, b.Reason),
+			cmp.Compare(strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ",")))
+	})
 }
 
 func nonNil[S ~[]E, E any](s S) S {

@@ -105,6 +105,23 @@ type Coverage struct {
 	// unresolved_ops): covered by op, not proven for these dtypes.
 	DTypeUnverifiedNodes int            `json:"dtype_unverified_nodes,omitempty"`
 	ByReason             map[string]int `json:"by_reason"`
+	// Phases are the phases the coverage percentage, the fallback count,
+	// islands, wishlist, partitions and transfer bytes count: ["step"] by
+	// default (the work done on every call), every phase with --phase all.
+	// Absent in reports written before phases existed.
+	Phases []string `json:"phases,omitempty"`
+	// CountedNodesTotal and CountedNodesCovered are the nodes of those
+	// phases: the one denominator of the coverage percentage.
+	CountedNodesTotal   int `json:"counted_nodes_total,omitempty"`
+	CountedNodesCovered int `json:"counted_nodes_covered,omitempty"`
+	// ByPhase counts nodes, and covered nodes, per phase.
+	ByPhase map[string]PhaseCount `json:"by_phase,omitempty"`
+}
+
+// PhaseCount is the nodes of one phase and how many of them are covered.
+type PhaseCount struct {
+	Nodes   int `json:"nodes"`
+	Covered int `json:"covered"`
 }
 
 // Uncovered groups uncovered nodes by (op, dtypes, reason).
@@ -119,6 +136,8 @@ type Uncovered struct {
 	Supported []string `json:"supported,omitempty"`
 	// Hint is e.g. the library a custom op probably needs.
 	Hint string `json:"hint,omitempty"`
+	// Phase is when these nodes run: step, load, save or unreachable.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Placement summarises the predicted device partitioning.
@@ -217,8 +236,12 @@ type NodeResult struct {
 	DTypes    []string `json:"dtypes,omitempty"`
 	Reason    string   `json:"reason"`
 	Reachable bool     `json:"reachable"`
-	Device    string   `json:"device,omitempty"`
-	Reasons   []string `json:"reasons,omitempty"`
+	// Phase is when the node runs: step (every call of the scanned
+	// signatures), load (once, when the model is loaded), save (when a
+	// checkpoint is written) or unreachable.
+	Phase   string   `json:"phase,omitempty"`
+	Device  string   `json:"device,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Parity is the numeric comparison of a model under a precision profile.

@@ -94,20 +94,12 @@ func summaryRows(r *Report) [][]string {
 				parts = strconv.Itoa(t.Placement.Partitions)
 				bytes = formatBytes(t.Placement.TransferBytes)
 			}
-			total, covered := coverageCounts(t)
+			total, covered := t.CountedNodes()
 			rows = append(rows, []string{m.Path, t.Target, strconv.Itoa(total), strconv.Itoa(covered),
 				formatPercent(t.CoveragePercent()), strconv.Itoa(t.FallbackNodes()), parts, bytes})
 		}
 	}
 	return rows
-}
-
-// coverageCounts are the node counts CoveragePercent is computed from.
-func coverageCounts(t *Target) (total, covered int) {
-	if t.Coverage.ReachableNodesTotal > 0 {
-		return t.Coverage.ReachableNodesTotal, t.Coverage.ReachableNodesCovered
-	}
-	return t.Coverage.NodesTotal, t.Coverage.NodesCovered
 }
 
 func writeModelTables(p *printer, m *Model) {

@@ -45,6 +45,9 @@ type instance struct {
 	singleK string // why
 	// host assigns every node to CPU (dataset functions).
 	host bool
+	// root is the top-level node this instance was inlined from; nil for
+	// the top-level graph itself and for functions placed on their own.
+	root *graph.Node
 }
 
 // unitKind tells how a placement unit is run.
@@ -103,6 +106,9 @@ type pnode struct {
 	singleWhy   string
 	// note is an extra reason (inlined from, lowered from).
 	note string
+	// root is the top-level node this node stands under (itself at top
+	// level); nil in functions placed on their own. See Options.Count.
+	root *graph.Node
 }
 
 const (
@@ -114,6 +120,8 @@ type builder struct {
 	queue  []func()
 	budget int
 	frames int
+	// cur is the top-level node being added, the root of what it expands to.
+	cur *graph.Node
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -183,6 +191,10 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 	s := b.s
 	p.idx = len(s.nodes)
 	p.unit = inst.unit
+	p.root = inst.root
+	if p.root == nil && inst.fn == nil {
+		p.root = b.cur
+	}
 	s.nodes = append(s.nodes, p)
 	if inst.host {
 		p.host = true
@@ -285,6 +297,9 @@ func (b *builder) inputRefs(inst *instance, gn *graph.Node) ([]ref, []ref) {
 }
 
 func (b *builder) addNode(inst *instance, gn *graph.Node) {
+	if inst.fn == nil {
+		b.cur = gn
+	}
 	req, note := b.reqFor(inst, gn)
 	name := inst.prefix + gn.Name
 	p := &pnode{src: gn, look: gn, name: name, op: gn.Op,
@@ -308,7 +323,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
 	st := append(append([]*graph.Function(nil), inst.stack...), f)
 	c := &instance{fn: f, req: caller.req, dflt: inst.dflt, unit: inst.unit,
-		depth: inst.depth + 1, stack: st, prefix: caller.name + "/", frame: inst.frame, single: -1}
+		depth: inst.depth + 1, stack: st, prefix: caller.name + "/", frame: inst.frame, single: -1, root: caller.root}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
 		// device, else the highest-priority device (placement.md §8 R2);

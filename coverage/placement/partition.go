@@ -133,6 +133,8 @@ type xfer struct {
 	Transfer
 	from, to int
 	unit     int
+	// counted: the producer and some consumer count (sim.counted).
+	counted bool
 }
 
 // transfersTouching computes the transfers produced by every consumer of the
@@ -172,10 +174,12 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 					continue
 				}
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
-				if _, ok := out[k]; !ok {
+				if x, ok := out[k]; !ok {
 					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 						Src: src.label(), Dst: dst.label(), Kind: "control", BytesKnown: true, IO: io,
-						PerIteration: src.frame != 0 && src.frame == dst.frame}}
+						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
+				} else if !x.counted {
+					x.counted = s.counted(si) && s.counted(e.dst)
 				}
 				continue
 			}
@@ -219,12 +223,15 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				kind = "d2d"
 			}
 			k := xferKey{src: si, port: e.port, dst: dd, dstHost: dh, io: io}
-			if _, ok := out[k]; ok {
+			if x, ok := out[k]; ok {
+				if !x.counted {
+					x.counted = s.counted(si) && s.counted(e.dst)
+				}
 				continue
 			}
 			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", src.label(), e.port), Dst: dst.label(), Kind: kind, IO: io,
-				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}}
+				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
 			if kind == "host" {
 				x.BytesKnown = true
 			} else {
@@ -266,7 +273,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			return
 		}
 		x := &xfer{key: k, from: sd, to: s.cpu, unit: unitIdx, Transfer: Transfer{From: s.devs[sd], To: s.devs[s.cpu],
-			Src: fmt.Sprintf("%s:%d", src.label(), q.port), Dst: "fetch " + name, Kind: kind, IO: true}}
+			Src: fmt.Sprintf("%s:%d", src.label(), q.port), Dst: "fetch " + name, Kind: kind, IO: true}, counted: s.counted(q.n)}
 		if kind == "host" {
 			x.BytesKnown = true
 		} else {
@@ -309,6 +316,26 @@ func (s *sim) countedUnit(u int) bool {
 		return u == 0
 	}
 	return s.units[u].kind == unitFunction
+}
+
+// counted tells whether node i counts in the totals: its unit counts and
+// Options.Count selects both its graph node and the top-level node it
+// stands under.
+func (s *sim) counted(i int) bool {
+	p := s.nodes[i]
+	if !s.countedUnit(p.unit) {
+		return false
+	}
+	if s.opts.Count == nil {
+		return true
+	}
+	return (p.src == nil || s.opts.Count(p.src)) && (p.root == nil || s.opts.Count(p.root))
+}
+
+// countedXfer tells whether a transfer counts in the totals: a counted
+// producer sends to at least one counted consumer.
+func (s *sim) countedXfer(x *xfer) bool {
+	return s.countedUnit(x.unit) && x.counted
 }
 
 // bytesOf is the size of the tensor at a port, when it can be told.

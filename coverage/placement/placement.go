@@ -13,6 +13,7 @@ package placement
 
 import (
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
 )
 
 // Options tune a simulation. The zero value is TensorFlow 2's default for
@@ -44,6 +45,13 @@ type Options struct {
 	Source coverage.Matcher
 	// NoWishlist skips the what-if re-simulations.
 	NoWishlist bool
+	// Count selects the graph nodes whose work counts in partitions,
+	// transfers, islands and the wishlist (e.g. the nodes of the step
+	// phase, graph.Phases); nil counts every node. Every node is still
+	// placed. An instance of a function body counts when both its own node
+	// and the top-level node it was inlined from count, so that a body the
+	// step and the loader share counts only under the step's call.
+	Count func(*graph.Node) bool
 }
 
 // Precision profiles accepted by Options.Precision.

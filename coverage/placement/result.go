@@ -45,7 +45,7 @@ func (s *sim) result() *Result {
 	all := s.transfers(nil)
 	xs := make([]*xfer, 0, len(all))
 	for _, x := range all {
-		if s.countedUnit(x.unit) {
+		if s.countedXfer(x) {
 			xs = append(xs, x)
 		}
 	}
@@ -88,7 +88,7 @@ func (s *sim) result() *Result {
 	})
 	parts := map[int]bool{}
 	for i, p := range s.nodes {
-		if !p.ghost && !p.io && !p.fed && s.countedUnit(p.unit) && s.dev[i] >= 0 {
+		if !p.ghost && !p.io && !p.fed && s.counted(i) && s.dev[i] >= 0 {
 			parts[s.dev[i]] = true
 		}
 	}
@@ -188,7 +188,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 	}
 	onCPU := func(i int) bool {
 		p := s.nodes[i]
-		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.countedUnit(p.unit)
+		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.counted(i)
 	}
 	var islands []Island
 	type islandInfo struct {
@@ -217,7 +217,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 						comp[k] = id
 						stack = append(stack, k)
 					}
-				} else if s.dev[k] == s.tgt && !s.nodes[k].ghost {
+				} else if s.dev[k] == s.tgt && !s.nodes[k].ghost && s.counted(k) {
 					touches = true
 				}
 			}
@@ -240,7 +240,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 	count := make([]int, len(infos))
 	bytes := make([]int64, len(infos))
 	for _, x := range all {
-		if x.IO || x.key.ctrl && false {
+		if x.IO || x.key.ctrl && false || !x.counted {
 			continue
 		}
 		src := x.key.src

@@ -72,7 +72,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 	}
 	byKey := map[wishKey][]int{}
 	for i, p := range s.nodes {
-		if p.ghost || p.io || p.look == nil || s.sup[i] == nil || s.sup[i][s.tgt] >= 0 || !s.countedUnit(p.unit) {
+		if p.ghost || p.io || p.look == nil || s.sup[i] == nil || s.sup[i][s.tgt] >= 0 || !s.counted(i) {
 			continue
 		}
 		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
@@ -279,16 +279,15 @@ func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members 
 	}
 	s.whatIf = nil
 	var w Wish
-	for key, x := range before {
-		if !s.countedUnit(x.unit) {
+	for _, x := range before {
+		if !s.countedXfer(x) {
 			continue
 		}
 		w.TransfersRemoved++
 		w.BytesRemoved += x.Bytes
-		_ = key
 	}
 	for _, x := range after {
-		if !s.countedUnit(x.unit) {
+		if !s.countedXfer(x) {
 			continue
 		}
 		w.TransfersRemoved--

@@ -36,6 +36,10 @@ func aInts(v ...int64) *attrpb.AttrValue {
 	return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{I: v}}}
 }
 
+func aFloats(v ...float32) *attrpb.AttrValue {
+	return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{F: v}}}
+}
+
 func aInt(v int64) *attrpb.AttrValue { return &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: v}} }
 
 func aBool(v bool) *attrpb.AttrValue { return &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: v}} }

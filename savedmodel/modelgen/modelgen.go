@@ -1,8 +1,9 @@
 // Package modelgen builds the small models tfscan tests itself on, with the
 // TensorFlow protos and no TensorFlow installation: a conv net (as a frozen
 // GraphDef, a binary MetaGraphDef and a SavedModel), a TF2-style SavedModel
-// whose signature calls a function holding a While loop, a text GraphDef of
-// resource-variable ops and a text MetaGraphDef of string ops.
+// whose signature calls a function holding a While loop, a Keras-style TF2
+// SavedModel with saver functions and a table initializer, a text GraphDef
+// of resource-variable ops and a text MetaGraphDef of string ops.
 //
 // `go run ./testdata/gen` writes them into testdata/models; a test in
 // package savedmodel checks that regenerating them changes no byte. Every
@@ -48,6 +49,7 @@ func Files() ([]File, error) {
 		{"convnet.meta", ConvNetMetaGraph(), false},
 		{"convnet_saved_model/saved_model.pb", ConvNetSavedModel(), false},
 		{"tf2_while_saved_model/saved_model.pb", WhileSavedModel(), false},
+		{"keras_saved_model/saved_model.pb", KerasSavedModel(), false},
 		{"resource_vars.pbtxt", ResourceVarsGraphDef(), true},
 		{"string_ops_meta.pbtxt", StringOpsMetaGraph(), true},
 	}

@@ -25,6 +25,7 @@ type scanFlags struct {
 	precision  string
 	compareLog string
 	failFast   bool
+	phases     listFlag
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {
@@ -40,6 +41,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.precision, "precision", "", "simulate auto mixed precision: mixed_float16 or mixed_bfloat16")
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "stop at the first model that cannot be read (in path order) instead of scanning the rest")
+	fs.Var(&f.phases, "phase", "count the nodes of `PHASES`: step (default: every call), load, save, unreachable, or all")
 }
 
 // maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
@@ -67,6 +69,9 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 	default:
 		return scan.Options{}, usageErrorf("--precision %q: want mixed_float16 or mixed_bfloat16", f.precision)
 	}
+	if _, err := scan.ParsePhases(f.phases); err != nil {
+		return scan.Options{}, usageError(err)
+	}
 	return scan.Options{
 		Paths:      paths,
 		Targets:    f.targets,
@@ -76,6 +81,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Jobs:       f.jobs,
 		FailFast:   f.failFast,
 		Version:    Version,
+		Phases:     f.phases,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,
 			NoSoftPlacement: f.noSoft,

@@ -28,6 +28,31 @@ type Nodes struct {
 	// keys are each node's coverage.MatchKey over the attrs that any of
 	// the targets' kernels constrain.
 	keys []string
+	// phases is each node's phase (by graph.Node.ID) and counted the
+	// phases the figures count; phases is nil when they were not computed
+	// (then every node counts and reports name no phase).
+	phases  []graph.Phase
+	counted PhaseSet
+}
+
+// WithPhases records the phase of every node (graph.Graph.Phases) and the
+// phases the figures count.
+func (ns *Nodes) WithPhases(phases []graph.Phase, counted PhaseSet) *Nodes {
+	ns.phases, ns.counted = phases, counted
+	return ns
+}
+
+// counts tells whether node n is in the counted phases.
+func (ns *Nodes) counts(n *graph.Node) bool {
+	return ns.phases == nil || ns.counted[ns.phases[n.ID]]
+}
+
+// phaseName is n's phase as reports name it, "" when phases are unknown.
+func (ns *Nodes) phaseName(n *graph.Node) string {
+	if ns.phases == nil {
+		return ""
+	}
+	return ns.phases[n.ID].String()
 }
 
 // PrepareNodes selects the nodes of g (or of scope, when not nil), sorts
@@ -92,21 +117,42 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		Uncovered: []reports.Uncovered{},
 		Nodes:     make([]reports.NodeResult, 0, len(ns.list)),
 	}
-	type groupKey struct{ op, dtypes, reason string }
+	if ns.phases != nil {
+		rt.Coverage.Phases = ns.counted.Names()
+		rt.Coverage.ByPhase = map[string]reports.PhaseCount{}
+	}
+	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}
 	opCovered := map[string]bool{}
 	for i, n := range ns.list {
 		m := t.Index.MatchKeyed(n, ns.keys[i])
 		covered := isCovered(m.Reason)
 		dtypes := ns.dtypes[i]
+		phase := ns.phaseName(n)
 		rt.Nodes = append(rt.Nodes, reports.NodeResult{
 			Path:      ns.paths[i],
 			Op:        n.Op,
 			DTypes:    dtypes,
 			Reason:    string(m.Reason),
 			Reachable: n.Reachable,
+			Phase:     phase,
 		})
 		c := &rt.Coverage
+		counts := ns.counts(n)
+		if ns.phases != nil {
+			pc := c.ByPhase[phase]
+			pc.Nodes++
+			if counts {
+				c.CountedNodesTotal++
+			}
+			if covered {
+				pc.Covered++
+				if counts {
+					c.CountedNodesCovered++
+				}
+			}
+			c.ByPhase[phase] = pc
+		}
 		c.NodesTotal++
 		c.ByReason[string(m.Reason)]++
 		if n.Reachable {
@@ -121,16 +167,16 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 				c.ReachableNodesCovered++
 			}
 		}
-		if prev, ok := opCovered[n.Op]; !ok || prev {
+		if prev, ok := opCovered[n.Op]; counts && (!ok || prev) {
 			opCovered[n.Op] = covered
 		}
 		if covered {
 			continue
 		}
-		k := groupKey{n.Op, strings.Join(dtypes, ","), string(m.Reason)}
+		k := groupKey{n.Op, strings.Join(dtypes, ","), string(m.Reason), phase}
 		u := groups[k]
 		if u == nil {
-			u = &reports.Uncovered{Op: n.Op, DTypes: dtypes, Reason: string(m.Reason), Nodes: []string{}, Supported: m.Supported, Hint: m.Hint}
+			u = &reports.Uncovered{Op: n.Op, DTypes: dtypes, Reason: string(m.Reason), Nodes: []string{}, Supported: m.Supported, Hint: m.Hint, Phase: phase}
 			groups[k] = u
 		}
 		u.Count++
@@ -150,18 +196,6 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		}
 		rt.Uncovered = append(rt.Uncovered, *u)
 	}
-	sort.Slice(rt.Uncovered, func(i, j int) bool {
-		a, b := rt.Uncovered[i], rt.Uncovered[j]
-		if a.Count != b.Count {
-			return a.Count > b.Count
-		}
-		if a.Op != b.Op {
-			return a.Op < b.Op
-		}
-		if x, y := strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ","); x != y {
-			return x < y
-		}
-		return a.Reason < b.Reason
-	})
+	rt.SortUncovered()
 	return rt
 }

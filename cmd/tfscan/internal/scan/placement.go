@@ -8,7 +8,8 @@ import (
 // applyPlacement copies a placement simulation into the report model: the
 // placement summary, fallback islands, wishlist, fusions, and each node's
 // device and reasons (matched by node path; nodes the report does not list,
-// e.g. outside the scanned signature, are left out).
+// e.g. outside the scanned signature, are left out). DeviceNodes counts
+// the nodes the target's figures count (Target.Counts).
 func applyPlacement(t *reports.Target, res *placement.Result) {
 	if t == nil || res == nil {
 		return
@@ -63,7 +64,9 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		}
 		nr.Device = n.Device
 		nr.Reasons = append([]string(nil), n.Reasons...)
-		counts[n.Device]++
+		if t.Counts(nr) {
+			counts[n.Device]++
+		}
 	}
 	if len(counts) > 0 {
 		p.DeviceNodes = counts

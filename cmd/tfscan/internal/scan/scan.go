@@ -45,6 +45,10 @@ type Options struct {
 	FailFast bool
 	// Version is the tool version recorded in the report.
 	Version string
+	// Phases are the --phase values: the phases whose nodes coverage,
+	// fallback, islands, wishlist, partitions and transfers count (see
+	// graph.Phase); none means the step.
+	Phases []string
 
 	Placement PlacementOptions
 }
@@ -87,6 +91,10 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	targets, err := ResolveTargets(opts.Targets, opts.Registries)
 	if err != nil {
 		return nil, err
+	}
+	counted, err := ParsePhases(opts.Phases)
+	if err != nil {
+		return nil, &UsageError{err}
 	}
 	paths, failed, err := ExpandPaths(opts.Paths)
 	if err != nil {
@@ -135,7 +143,7 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 				if ctx.Err() != nil || skip(i) {
 					continue
 				}
-				m, err := scanModel(paths[i], targets, opts, log)
+				m, err := scanModel(paths[i], targets, counted, opts, log)
 				if err != nil {
 					fail(i, err)
 				}
@@ -359,7 +367,7 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	return m, g, nil
 }
 
-func scanModel(path string, ts *Targets, opts Options, log *tflog.Log) (*reports.Model, error) {
+func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
 	m, g, err := Load(path, opts.Tags)
 	if err != nil {
 		return nil, err
@@ -380,10 +388,10 @@ func scanModel(path string, ts *Targets, opts Options, log *tflog.Log) (*reports
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
-	nodes := PrepareNodes(g, scope, ts.List)
+	nodes := PrepareNodes(g, scope, ts.List).WithPhases(g.Phases(opts.Signature), counted)
 	for _, t := range ts.List {
 		rt := Coverage(nodes, t)
-		if err := simulate(rt, g, t, ts, opts, log); err != nil {
+		if err := simulate(rt, g, nodes, t, ts, opts, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
 		rm.Targets = append(rm.Targets, rt)

@@ -175,3 +175,46 @@ func TestCorpusAgainstEveryPack(t *testing.T) {
 	}
 	assert.True(t, seen["StringJoin"] && seen["LookupTableFindV2"], "corpus host-only ops not seen: %v", seen)
 }
+
+// TestRunPhases checks that one row has one denominator: on cuda,
+// sm_static_hashtable's step is 8 nodes (the lookup and what it needs), of
+// which the hash table and the lookup fall back to CPU; the saver, the
+// restore function and the table initialisation are counted apart, and
+// only with --phase all.
+func TestRunPhases(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	path := filepath.Join(corpus, "tf", "sm_static_hashtable")
+	run := func(phases ...string) *reports.Target {
+		rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cuda"}, Phases: phases})
+		require.NoError(t, err)
+		return rep.Models[0].Targets[0]
+	}
+	step := run()
+	total, covered := step.CountedNodes()
+	assert.Equal(t, []string{"step"}, step.Coverage.Phases)
+	assert.Equal(t, 8, total)
+	assert.Equal(t, 6, covered)
+	assert.Equal(t, 2, step.FallbackNodes())
+	assert.Equal(t, map[string]reports.PhaseCount{"step": {Nodes: 8, Covered: 6}, "load": {Nodes: 25, Covered: 18},
+		"save": {Nodes: 17, Covered: 5}, "unreachable": {Nodes: 6, Covered: 5}}, step.Coverage.ByPhase)
+	for _, is := range step.Islands {
+		for _, n := range is.Nodes {
+			assert.NotContains(t, n, "__traced_", "an island of the saver")
+		}
+	}
+	// Uncovered groups of the step come first.
+	require.NotEmpty(t, step.Uncovered)
+	assert.Equal(t, "step", step.Uncovered[0].Phase)
+
+	all := run("all")
+	total, covered = all.CountedNodes()
+	assert.Equal(t, 56, total)
+	assert.Equal(t, 34, covered)
+	assert.LessOrEqual(t, all.FallbackNodes(), total)
+	assert.Greater(t, all.FallbackNodes(), step.FallbackNodes())
+
+	_, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cuda"}, Phases: []string{"steps"}})
+	var ue *UsageError
+	require.True(t, errors.As(err, &ue), "got %v", err)
+	assert.Contains(t, err.Error(), `--phase "steps"`)
+}

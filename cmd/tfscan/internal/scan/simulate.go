@@ -26,7 +26,7 @@ type PlacementOptions struct {
 // simulate predicts soft placement for one target and records it in rt.
 // Graph-offload and XLA targets are simulated like kernel targets: what
 // their stack cannot take stays on CPU the same way.
-func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Options, log *tflog.Log) error {
+func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, log *tflog.Log) error {
 	if opts.Placement.Disabled {
 		return nil
 	}
@@ -35,6 +35,9 @@ func simulate(rt *reports.Target, g *graph.Graph, t Target, ts *Targets, opts Op
 		Dims:            opts.Placement.Dims,
 		Signature:       opts.Signature,
 		Precision:       opts.Placement.Precision,
+	}
+	if ns.phases != nil && !ns.counted.All() {
+		popts.Count = ns.counts
 	}
 	cpu, err := ts.CPU()
 	if err != nil {
