@@ -85,9 +85,12 @@ func sortedSet(xs []string) []string {
 // Build turns one MetaGraph of m into the analysis graph: every node of the
 // top-level graph and of every library function, with OpDefs, completed
 // attrs, resolved dtypes, data and control edges, call edges, stable paths
-// and reachability. Problems that TensorFlow would reject at run time but
-// that do not stop analysis (unknown ops, dangling inputs, recursion, cycles)
-// become Diagnostics; Build fails only when there is nothing to analyse.
+// and reachability. Every problem found becomes a Diagnostic. When
+// TensorFlow would refuse the graph (duplicate or invalid names, inputs
+// naming no node, cycles outside while loops, conflicting or missing
+// functions, recursion; validate.go), Build returns the graph together with
+// a *savedmodel.Error naming the file and wrapping an *InvalidGraphError:
+// only a caller that lists the problems should use that graph.
 func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
 	if m == nil || mg == nil {
 		return nil, errors.New("graph.Build: nil model or meta graph")
@@ -101,7 +104,11 @@ func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
 		Ops:        NewOpRegistry(mg.Def.GetMetaInfoDef().GetStrippedOpList()),
 		Signatures: mg.Signatures,
 	}}
+	b.names = m.Format != savedmodel.FormatTFJS
 	b.build(mg.Def.GetGraphDef().GetNode(), mg.Def.GetGraphDef().GetLibrary().GetFunction())
+	if err := b.invalid(); err != nil {
+		return b.g, &savedmodel.Error{File: m.File, Err: err}
+	}
 	return b.g, nil
 }
 
@@ -113,6 +120,9 @@ type builder struct {
 	funcNodes map[*Function]map[string]*Node
 	ops       map[string]*opInfo
 	slab      []tpb.DataType
+	// names is set when node names are checked as TensorFlow's importer
+	// does (not for TF.js, whose runtime does not check them).
+	names bool
 }
 
 func (b *builder) diag(kind, path, format string, args ...any) {
@@ -125,23 +135,38 @@ func (b *builder) diagNode(kind string, n *Node, format string, args ...any) {
 	b.g.Diagnostics = append(b.g.Diagnostics, Diagnostic{Kind: kind, Message: fmt.Sprintf(format, args...), node: n})
 }
 
+// libraryFunction adds fd to the library as TensorFlow's
+// FunctionLibraryDefinition::AddHelper does (framework/function.cc:1374-1395,
+// reached from graph_constructor.cc:1159-1173): a second copy equal to the
+// first is dropped, a different one is refused, and so is a function named
+// like one of TensorFlow's ops.
+func (b *builder) libraryFunction(fd *fpb.FunctionDef) {
+	g := b.g
+	name := fd.GetSignature().GetName()
+	if name == "" {
+		b.diag("bad_function", "", "library function without a name")
+		return
+	}
+	if prev, dup := g.FunctionByName[name]; dup {
+		if !sameFunction(prev.Def, fd) {
+			b.fatalFunc("duplicate_function", rankLibrary, name, "Cannot add function '%s' because a different function with the same name already exists.", name)
+		}
+		return
+	}
+	if Default().Lookup(name) != nil {
+		b.fatalFunc("function_op_clash", rankLibrary, name, "Cannot add function '%s' because an op with the same name already exists.", name)
+	}
+	f := &Function{Name: name, Def: fd}
+	g.FunctionByName[name] = f
+	g.Functions = append(g.Functions, f)
+}
+
 func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	g := b.g
 	// Functions first, so that nodes can tell calls from unknown ops.
 	g.FunctionByName = make(map[string]*Function, len(lib))
 	for _, fd := range lib {
-		name := fd.GetSignature().GetName()
-		if name == "" {
-			b.diag("bad_function", "", "library function without a name")
-			continue
-		}
-		if _, dup := g.FunctionByName[name]; dup {
-			b.diag("duplicate_function", name, "function %q is defined more than once; the first is used", name)
-			continue
-		}
-		f := &Function{Name: name, Def: fd}
-		g.FunctionByName[name] = f
-		g.Functions = append(g.Functions, f)
+		b.libraryFunction(fd)
 	}
 	sort.Slice(g.Functions, func(i, j int) bool { return g.Functions[i].Name < g.Functions[j].Name })
 
@@ -157,8 +182,9 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	for _, nd := range top {
 		n := &store[len(g.Nodes)]
 		b.newNode(n, nd, nil)
+		b.checkNodeIndex(n, b.names)
 		if _, dup := b.topByName[n.Name]; dup {
-			b.diagNode("duplicate_node", n, "node name %q is used more than once", n.Name)
+			b.fatalNode("duplicate_node", rankNodeIndex, n, "Node '%s' is not unique", n.Name)
 		} else {
 			b.topByName[n.Name] = n
 		}
@@ -185,14 +211,14 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	b.recursion()
 	b.index()
 	b.paths()
-	for i := range g.Diagnostics {
-		if d := &g.Diagnostics[i]; d.node != nil {
-			d.Path, d.node = d.node.Path(), nil
-		}
-	}
 	b.cycles()
 	b.reachability()
 	b.unknownOps()
+	for i := range g.Diagnostics {
+		if d := &g.Diagnostics[i]; d.node != nil {
+			d.Path = d.node.Path()
+		}
+	}
 }
 
 // opInfo is what newNode needs to know about an op name, looked up once
@@ -341,10 +367,7 @@ func (b *builder) addCall(n *Node, attr, name string) {
 	}
 	f := b.g.FunctionByName[name]
 	if f == nil {
-		// Not an error in itself: TensorFlow resolves some function attrs
-		// against the global registry (e.g. gradient functions), but the
-		// analysis cannot see into them.
-		b.diagNode("missing_function", n, "node %q attr %q names function %q, which is not in the library", nodeLabel(n), attr, name)
+		b.missingFunction(n, attr, name)
 		return
 	}
 	for _, c := range n.Calls {
@@ -353,6 +376,25 @@ func (b *builder) addCall(n *Node, attr, name string) {
 		}
 	}
 	n.Calls = append(n.Calls, f)
+}
+
+// missingFunction reports a function-valued attr naming no library
+// function. An op name is not refused: SymbolicGradient takes ops as well
+// as functions (common_runtime/function.cc:795-806). Nor is a name in an
+// attr of an op no registry knows, whose meaning is unknown. Anything else
+// TensorFlow refuses when it places the call (placer_inspection_required_
+// ops_utils.cc:80-91, for PartitionedCall's f) or instantiates the function
+// (common_runtime/function.cc:808-811, every other function attr).
+func (b *builder) missingFunction(n *Node, attr, name string) {
+	switch {
+	case b.g.Ops.Lookup(name) != nil:
+	case n.OpDef == nil:
+		b.diagNode("missing_function", n, "node %q attr %q names function %q, which is not in the library", nodeLabel(n), attr, name)
+	case attr == "f" && (n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall"):
+		b.fatalNode("missing_function", rankCall, n, "Failed to find function \"%s\" in function library", name)
+	default:
+		b.fatalNode("missing_function", rankCall, n, "Function %s is not defined.", name)
+	}
 }
 
 func nodeLabel(n *Node) string {
@@ -471,27 +513,23 @@ func (b *builder) topInputs(n *Node) {
 		n.Inputs = make([]Input, 0, len(in)-ctl)
 	}
 	for _, s := range in {
-		if name, ok := strings.CutPrefix(s, "^"); ok {
-			if src := b.topByName[name]; src != nil {
-				n.ControlInputs = append(n.ControlInputs, src)
-			} else {
-				b.diagNode("dangling_input", n, "control input %q of node %q names no node", s, n.Name)
-			}
-			continue
-		}
-		name, idx := s, 0
-		if i := strings.LastIndexByte(s, ':'); i >= 0 {
-			if v, err := strconv.Atoi(s[i+1:]); err == nil && v >= 0 {
-				name, idx = s[:i], v
-			}
-		}
+		name, idx, ctl := parseTensorName(s)
 		src := b.topByName[name]
 		if src == nil {
-			b.diagNode("dangling_input", n, "input %q of node %q names no node", s, n.Name)
-			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
-			continue
+			// graph_constructor.cc:762-768 InitFromEdges
+			b.fatalNode("dangling_input", rankEdges, n, "Node '%s': Unknown input node '%s'", n.Name, s)
 		}
-		n.Inputs = append(n.Inputs, Input{Node: src, Output: idx, Raw: s})
+		switch {
+		case ctl && src != nil:
+			n.ControlInputs = append(n.ControlInputs, src)
+		case ctl:
+		case src == nil:
+			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
+		default:
+			in := Input{Node: src, Output: idx, Raw: s}
+			b.checkOutputIndex(n, in)
+			n.Inputs = append(n.Inputs, in)
+		}
 	}
 	b.checkInputCount(n)
 }
@@ -519,9 +557,16 @@ func (b *builder) funcInputs(f *Function) {
 		b.funcNodes = make(map[*Function]map[string]*Node, len(b.g.Functions))
 	}
 	b.funcNodes[f] = byName
+	// tf.saved_model.load imports every function body as a graph
+	// (python/framework/function_def_to_graph.py), so the importer's name
+	// and op checks apply (graph_constructor.cc:689-697).
 	for _, n := range f.Nodes {
+		if n.Op == "" {
+			b.fatalNode("empty_op", rankBody, n, "Node '%s' does not specify an operation", n.Name)
+		}
+		b.checkControlOrder(n)
 		if _, dup := byName[n.Name]; dup {
-			b.diagNode("duplicate_node", n, "function %q uses node name %q more than once", f.Name, n.Name)
+			b.fatalNode("duplicate_node", rankBody, n, "Node '%s' is not unique", n.Name)
 			continue
 		}
 		byName[n.Name] = n
@@ -531,12 +576,15 @@ func (b *builder) funcInputs(f *Function) {
 		args[a.GetName()] = i
 	}
 	for _, n := range f.Nodes {
-		for _, s := range n.Def.GetInput() {
+		for i, s := range n.Def.GetInput() {
 			if name, ok := strings.CutPrefix(s, "^"); ok {
 				if src := byName[name]; src != nil {
 					n.ControlInputs = append(n.ControlInputs, src)
-				} else {
-					b.diagNode("dangling_input", n, "control input %q of node %q names no node", s, nodeLabel(n))
+				} else if _, arg := args[name]; !arg {
+					// A control input on an argument is legal; anything
+					// else naming no node is refused when the function is
+					// instantiated (framework/function.cc:322-345).
+					b.fatalNode("dangling_input", rankBody, n, "input[%d] == '%s', is not found.", i, s)
 				}
 				continue
 			}
@@ -569,12 +617,12 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 		if src := byName[s]; src != nil { // lenient: a bare node name is output 0
 			return append(dst, Input{Node: src, Raw: s})
 		}
-		b.diagNode("dangling_input", n, "input %q of node %q names no argument or node of function %q", s, nodeLabel(n), f.Name)
+		b.notFound(n, s)
 		return append(dst, Input{Arg: -1, Raw: s})
 	}
 	src := byName[parts[0]]
 	if src == nil {
-		b.diagNode("dangling_input", n, "input %q of node %q names no node of function %q", s, nodeLabel(n), f.Name)
+		b.notFound(n, s)
 		return append(dst, Input{Arg: -1, Raw: s})
 	}
 	if np == 2 {
@@ -589,14 +637,14 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 			idx, _ = strconv.Atoi(parts[2])
 		}
 		if !src.Unknown {
-			b.diagNode("dangling_input", n, "input %q of node %q: op %s has no output %q", s, nodeLabel(n), src.Op, parts[1])
+			b.notFound(n, s)
 		}
 		return append(dst, Input{Node: src, Output: idx, Raw: s})
 	}
 	if np == 3 {
 		idx, err := strconv.Atoi(parts[2])
 		if err != nil || idx < 0 || (count >= 0 && idx >= count) {
-			b.diagNode("dangling_input", n, "input %q of node %q: bad output index", s, nodeLabel(n))
+			b.notFound(n, s)
 			idx = 0
 		}
 		return append(dst, Input{Node: src, Output: start + idx, Raw: s})
@@ -608,6 +656,14 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 		dst = append(dst, Input{Node: src, Output: start + i, Raw: s})
 	}
 	return dst
+}
+
+// notFound refuses a function body's data input that names no argument and
+// no output of a node of the body, as instantiating the function does
+// (framework/function.cc:287-294; FormatNodeDefForError writes the node as
+// {{node name}}).
+func (b *builder) notFound(n *Node, s string) {
+	b.fatalNode("dangling_input", rankBody, n, "input %s is not found: {{node %s}}", s, n.Name)
 }
 
 // outputRange finds the flattened index range of a node's named output arg;
@@ -645,7 +701,8 @@ func (b *builder) callers() {
 }
 
 // recursion marks functions that can reach themselves through calls
-// (Tarjan's strongly connected components, iteratively) and reports each.
+// (Tarjan's strongly connected components, iteratively) and reports the
+// cycles as TensorFlow refuses them.
 func (b *builder) recursion() {
 	fs := b.g.Functions
 	if len(fs) == 0 {
@@ -730,11 +787,7 @@ func (b *builder) recursion() {
 			}
 		}
 	}
-	for _, f := range fs {
-		if f.Recursive {
-			b.diag("recursion", f.Name, "function %q can call itself; calls into it are followed once", f.Name)
-		}
-	}
+	b.recursionProblems(callees)
 }
 
 func containsInt(xs []int, v int) bool {

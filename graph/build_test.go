@@ -17,6 +17,15 @@ import (
 // "key=node:0,node:0" output lists.
 func build(t *testing.T, text string, sigs ...string) *Graph {
 	t.Helper()
+	g, err := buildErr(t, text, sigs...)
+	require.NoError(t, err)
+	return g
+}
+
+// buildErr is build for a graph TensorFlow may refuse: the graph and
+// Build's error.
+func buildErr(t *testing.T, text string, sigs ...string) (*Graph, error) {
+	t.Helper()
 	def := &mgpb.MetaGraphDef{}
 	require.NoError(t, prototext.Unmarshal([]byte(text), def))
 	mg := &savedmodel.MetaGraph{Tags: []string{"serve"}, Def: def}
@@ -30,8 +39,8 @@ func build(t *testing.T, text string, sigs ...string) *Graph {
 	}
 	m := &savedmodel.Model{Path: "test", File: "test/saved_model.pb", MetaGraphs: []*savedmodel.MetaGraph{mg}}
 	g, err := Build(m, mg)
-	require.NoError(t, err)
-	return g
+	require.NotNil(t, g)
+	return g, err
 }
 
 func nodeByPath(t *testing.T, g *Graph, path string) *Node {
@@ -158,8 +167,10 @@ func TestBuildCallsThroughEveryFuncAttr(t *testing.T) {
 	assert.Empty(t, g.Diagnostics)
 }
 
+// Recursion is refused (the graph is still built, for inspect): TensorFlow
+// cannot order the library.
 func TestBuildRecursion(t *testing.T) {
-	g := build(t, `graph_def {
+	g, err := buildErr(t, `graph_def {
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "call" op: "PartitionedCall" input: "x"
     attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
@@ -177,7 +188,8 @@ func TestBuildRecursion(t *testing.T) {
 	assert.True(t, g.FunctionByName["pong"].Recursive)
 	assert.True(t, g.FunctionByName["self"].Recursive)
 	assert.False(t, g.FunctionByName["plain"].Recursive)
-	assert.Equal(t, []string{"recursion:ping", "recursion:pong", "recursion:self"}, diagKinds(g))
+	assert.EqualError(t, err, `test/saved_model.pb: function "ping": There is a cyclic dependency between functions. Could not resolve ['ping', 'pong', 'self'].`)
+	assert.Equal(t, []string{"recursion:ping"}, diagKinds(g))
 	nodeByPath(t, g, "s/call/ping/again/pong/back")
 	nodeByPath(t, g, "self/me")
 	// The walk stops at the recursion: "again" is not on ping's return path.
@@ -188,7 +200,7 @@ func TestBuildRecursion(t *testing.T) {
 func TestBuildUnknownOp(t *testing.T) {
 	g := build(t, `graph_def {
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "c" op: "MyCustomOp" input: "x" input: "missing:1" attr { key: "T" value { type: DT_HALF } } }
+  node { name: "c" op: "MyCustomOp" input: "x" input: "x:0" attr { key: "T" value { type: DT_HALF } } }
 }`)
 	c := nodeByPath(t, g, "c")
 	assert.True(t, c.Unknown)
@@ -196,9 +208,9 @@ func TestBuildUnknownOp(t *testing.T) {
 	assert.Nil(t, c.InputTypes)
 	assert.Equal(t, []string{"float16"}, c.DTypes())
 	require.Len(t, c.Inputs, 2)
-	assert.Nil(t, c.Inputs[1].Node)
-	assert.Equal(t, -1, c.Inputs[1].Arg)
-	assert.Equal(t, []string{"dangling_input:c", "unknown_op:c"}, diagKinds(g))
+	assert.Equal(t, "x:0", c.Inputs[1].Raw)
+	assert.Equal(t, []string{"unknown_op:c"}, diagKinds(g))
+	assert.False(t, g.Diagnostics[0].Fatal, "an unknown op is not refused")
 	// Without signatures, sinks are the roots.
 	assert.True(t, c.Reachable)
 	assert.True(t, nodeByPath(t, g, "x").Reachable)
@@ -308,12 +320,13 @@ func TestBuildLoopsAndCycles(t *testing.T) {
 	assert.Equal(t, []string{"x", "enter", "merge", "body", "exit", "next"}, order)
 	assert.ElementsMatch(t, []string{"body", "exit"}, names(g.Consumers(nodeByPath(t, g, "merge"))))
 
-	// A plain cycle is reported, and Build still terminates.
-	g = build(t, `graph_def {
+	// A plain cycle is refused, and Build still terminates.
+	g, err := buildErr(t, `graph_def {
   node { name: "a" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "b" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "c" op: "NoOp" }
 }`)
+	assert.EqualError(t, err, `test/saved_model.pb: node "a": 2 nodes in a cycle`)
 	assert.Equal(t, []string{"cycle:a"}, diagKinds(g))
 	assert.Len(t, g.Topo(), 3)
 }

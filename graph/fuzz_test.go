@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,11 +18,14 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/savedmodel/modelgen"
 )
 
 // FuzzBuild feeds arbitrary GraphDef bytes to Build: it must not panic and
-// must terminate on cycles, recursion and dangling references. The 200-node
-// cap keeps each input fast; the shape of the graph is what is fuzzed.
+// must terminate on cycles, recursion and dangling references; a graph it
+// refuses is still whole and its error is one line naming the file. The
+// 200-node cap keeps each input fast; the shape of the graph is what is
+// fuzzed. The hostile models of modelgen are seeds.
 // Run: go test -run '^$' -fuzz FuzzBuild -fuzztime 90s ./graph/
 func FuzzBuild(f *testing.F) {
 	seeds := []string{
@@ -44,6 +49,13 @@ func FuzzBuild(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	for _, h := range modelgen.HostileModels() {
+		b, err := proto.Marshal(h.Graph)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		gd := &gpb.GraphDef{}
 		if proto.Unmarshal(data, gd) != nil {
@@ -61,7 +73,14 @@ func FuzzBuild(f *testing.F) {
 		m := &savedmodel.Model{File: "fuzz.pb", MetaGraphs: []*savedmodel.MetaGraph{mg}}
 		g, err := Build(m, mg)
 		if err != nil {
-			return
+			var ie *InvalidGraphError
+			if !errors.As(err, &ie) {
+				return
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "fuzz.pb: ") || strings.ContainsAny(msg, "\n\r") || len(ie.Problems) == 0 {
+				t.Fatalf("bad refusal %q", msg)
+			}
 		}
 		seen := map[string]bool{}
 		for _, n := range g.Nodes {

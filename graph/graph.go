@@ -29,8 +29,9 @@ type Graph struct {
 	FunctionByName map[string]*Function
 	Ops            *OpRegistry
 	Signatures     []*savedmodel.Signature
-	// Diagnostics are problems that did not stop the build (recursion,
-	// unknown ops, dangling inputs), in a deterministic order.
+	// Diagnostics are the problems found, in a deterministic order: those
+	// TensorFlow refuses the graph for (Fatal; Build then also returns an
+	// *InvalidGraphError) and those it does not (unknown ops, input counts).
 	Diagnostics []Diagnostic
 
 	edges edgeIndex
@@ -114,8 +115,15 @@ type Diagnostic struct {
 	Kind string // "recursion", "unknown_op", "dangling_input", ...
 	// Path is the node's Path(), or the function's name for a
 	// function-level problem.
-	Path    string
+	Path string
+	// Message is TensorFlow's own words where TensorFlow refuses the
+	// graph for this problem.
 	Message string
+	// Fatal marks a problem TensorFlow refuses to import or load the graph
+	// for (validate.go lists them and where TensorFlow checks each).
+	Fatal bool
 
-	node *Node // the node it is about, until paths are known
+	node     *Node  // the node it is about
+	function string // or the function
+	rank     int    // when TensorFlow meets it, for a fatal one
 }

@@ -4,12 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Paths stay unique when names collide: a later node whose path is taken
-// gets "#2", "#3"…, skipping suffixes a real node already spells.
+// gets "#2", "#3"…, skipping suffixes a real node already spells. (TensorFlow
+// refuses such names and duplicates, but inspect lists the graph's problems
+// by path.)
 func TestPathsStayUnique(t *testing.T) {
-	g := build(t, `graph_def {
+	g, err := buildErr(t, `graph_def {
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "call" op: "PartitionedCall" input: "x"
     attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
@@ -21,6 +24,7 @@ func TestPathsStayUnique(t *testing.T) {
     `+fnDef("g", `node_def { name: "mul" op: "NoOp" }`)+`
   }
 }`, "s=call:0")
+	require.Error(t, err)
 	var got []string
 	for _, n := range g.Nodes {
 		got = append(got, n.Path())

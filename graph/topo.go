@@ -75,21 +75,25 @@ func topoOrder(nodes []*Node) (order, cyclic []*Node) {
 	return order, cyclic
 }
 
-func isMergeLike(n *Node) bool { return n.Op == "Merge" || n.Op == "RefMerge" }
+// isMergeLike is graph_constructor.cc:65-68 IsMerge.
+func isMergeLike(n *Node) bool { return n.Op == "Merge" || n.Op == "RefMerge" || n.Op == "_XlaMerge" }
 
-// cycles orders the top-level graph and each function and reports cycles
-// that are not TF1 while loops.
+// cycles orders the top-level graph and each function and refuses cycles
+// that are not TF1 while loops, in the importer's words
+// (graph_constructor.cc:1346-1349: the count is of the nodes that never
+// became ready, on a cycle or behind one). A function body is imported the
+// same way when it is loaded.
 func (b *builder) cycles() {
 	g := b.g
 	var cyclic []*Node
 	g.topo, cyclic = topoOrder(g.Nodes[:g.TopLevel])
 	if len(cyclic) > 0 {
-		b.diag("cycle", cyclic[0].Path(), "the graph has a cycle that is not a while loop (%d nodes on or behind it, first %q)", len(cyclic), cyclic[0].Name)
+		b.fatalNode("cycle", rankConvert, cyclic[0], "%d nodes in a cycle", len(cyclic))
 	}
 	for _, f := range g.Functions {
 		f.topo, cyclic = topoOrder(f.Nodes)
 		if len(cyclic) > 0 {
-			b.diag("cycle", cyclic[0].Path(), "function %q has a cycle that is not a while loop (%d nodes, first %q)", f.Name, len(cyclic), cyclic[0].Name)
+			b.fatalNode("cycle", rankBody, cyclic[0], "%d nodes in a cycle", len(cyclic))
 		}
 	}
 }

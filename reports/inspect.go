@@ -53,7 +53,9 @@ type InspectModel struct {
 	OpHistogram []OpCount `json:"op_histogram"`
 	// OpDefs names the embedded OpDef registry the model was checked with.
 	OpDefs string `json:"opdefs"`
-	// Diagnostics are graph problems that did not stop the analysis.
+	// Diagnostics are the graph's problems; those marked fatal are why
+	// TensorFlow would refuse to load it (inspect still lists the model, and
+	// exits with the bad-input code).
 	Diagnostics []InspectDiagnostic `json:"diagnostics"`
 }
 
@@ -93,6 +95,9 @@ type InspectDiagnostic struct {
 	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Fatal is set when TensorFlow refuses the graph for this problem; the
+	// message is then TensorFlow's.
+	Fatal bool `json:"fatal"`
 }
 
 // NewInspectModel summarises a built graph.
@@ -151,7 +156,7 @@ func NewInspectModel(g *graph.Graph) *InspectModel {
 		})
 	}
 	for _, d := range g.Diagnostics {
-		m.Diagnostics = append(m.Diagnostics, InspectDiagnostic{Kind: d.Kind, Path: d.Path, Message: d.Message})
+		m.Diagnostics = append(m.Diagnostics, InspectDiagnostic{Kind: d.Kind, Path: d.Path, Message: d.Message, Fatal: d.Fatal})
 	}
 	m.normalize()
 	return m
@@ -223,6 +228,9 @@ func WriteInspectTable(w io.Writer, r *InspectReport) error {
 		if len(m.UnknownOps) > 0 {
 			p.printf("  unknown ops:    %s\n", strings.Join(m.UnknownOps, ", "))
 		}
+		if n := countFatal(m.Diagnostics); n > 0 {
+			p.printf("  refused:        TensorFlow would not load this graph (problems: %d; see Diagnostics)\n", n)
+		}
 		if m.OpDefs != "" {
 			p.printf("  opdefs:         %s\n", m.OpDefs)
 		}
@@ -278,6 +286,10 @@ func WriteInspectTable(w io.Writer, r *InspectReport) error {
 					p.printf("  ... %d more (see --format json)\n", len(m.Diagnostics)-i)
 					break
 				}
+				if d.Fatal {
+					p.printf("  %s (refused) at %s: %s\n", d.Kind, d.Path, d.Message)
+					continue
+				}
 				p.printf("  %s: %s\n", d.Kind, d.Message)
 			}
 		}
@@ -311,4 +323,14 @@ func shapeString(s []int64) string {
 		}
 	}
 	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func countFatal(ds []InspectDiagnostic) int {
+	n := 0
+	for _, d := range ds {
+		if d.Fatal {
+			n++
+		}
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/tflog"
 )
 
@@ -226,14 +227,17 @@ func TestHardPlacementErrors(t *testing.T) {
 
 // Malformed graphs (a cycle without NextIteration, a dangling input, an
 // unknown op, a bad device string) still simulate: every node gets a
-// device, nothing panics.
+// device, nothing panics. (graph.Build refuses the first two, as
+// TensorFlow does, but still returns the graph.)
 func TestMalformedGraphs(t *testing.T) {
-	g := buildGraph(t, graphText(
+	g, err := buildGraphErr(t, graphText(
 		nd("a", "Identity", in("b"), ta("T", "DT_FLOAT")),
 		nd("b", "Identity", in("a"), ta("T", "DT_FLOAT"), dev("/device:GPU:nonsense")),
 		nd("c", "Identity", in("missing"), ta("T", "DT_FLOAT")),
 		nd("d", "SomeCustomOp", in("c")),
 	))
+	var ie *graph.InvalidGraphError
+	require.ErrorAs(t, err, &ie)
 	r := simulate(t, g, "GPU", cpuOps+"Identity GPU T=float32\n", Options{})
 	d := devices(r)
 	assert.Len(t, d, 4)

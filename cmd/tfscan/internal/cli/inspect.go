@@ -17,6 +17,8 @@ import (
 // cannot be read is listed in the report's errors (and on stderr), the
 // others are still inspected, and the command exits 3; --fail-fast stops at
 // the first.
+// A model TensorFlow would refuse to load (graph.InvalidGraphError) is
+// listed with every problem, and is also one of the errors.
 func runInspect(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("inspect", e.stderr)
 	format := fs.String("format", "table", "output format: table or json")
@@ -57,18 +59,19 @@ paths:
 			im, err := inspectModel(f, tags)
 			if err != nil {
 				failed(inspectRel(e.wd, p, f), inspectRelErr(e.wd, p, err))
-				if *failFast {
-					break paths
+			}
+			if im != nil {
+				im.Path = inspectRel(e.wd, p, f)
+				if im.File != "" {
+					// the file in the user's terms too, so the report does
+					// not depend on where the checkout lives
+					im.File = inspectRel(e.wd, p, im.File)
 				}
-				continue
+				rep.Models = append(rep.Models, im)
 			}
-			im.Path = inspectRel(e.wd, p, f)
-			if im.File != "" {
-				// the file in the user's terms too, so the report does not
-				// depend on where the checkout lives
-				im.File = inspectRel(e.wd, p, im.File)
+			if err != nil && *failFast {
+				break paths
 			}
-			rep.Models = append(rep.Models, im)
 		}
 	}
 	write := reports.WriteInspectTable
@@ -81,6 +84,8 @@ paths:
 	return reportErrors(e, rep.Errors)
 }
 
+// inspectModel summarises one model. A graph TensorFlow refuses is
+// summarised too, and returned with its error.
 func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 	m, err := savedmodel.Load(path)
 	if err != nil {
@@ -91,6 +96,9 @@ func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 		return nil, err
 	}
 	g, err := graph.Build(m, mg)
+	if ie := (*graph.InvalidGraphError)(nil); errors.As(err, &ie) {
+		return reports.NewInspectModel(g), err
+	}
 	if err != nil {
 		var se *savedmodel.Error
 		if errors.As(err, &se) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tfscan/tfscan/savedmodel/modelgen"
 )
 
 // TestMain lets testscript run tfscan as a command: the test binary re-runs
@@ -27,7 +29,12 @@ func TestMain(m *testing.M) {
 //	exitcode N tfscan ARGS...
 //
 // which runs tfscan and fails unless it exits with status N (stdout and
-// stderr are kept for the following stdout/stderr/cmp lines).
+// stderr are kept for the following stdout/stderr/cmp lines), and
+//
+//	modelgen hostile DIR
+//
+// which writes modelgen's hostile models (graphs TensorFlow refuses) into
+// DIR.
 func TestScripts(t *testing.T) {
 	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
@@ -48,6 +55,12 @@ func TestScripts(t *testing.T) {
 			return os.CopyFS(filepath.Join(env.WorkDir, "models"), os.DirFS(models))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"modelgen": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 || args[0] != "hostile" {
+					ts.Fatalf("usage: modelgen hostile DIR")
+				}
+				ts.Check(modelgen.WriteHostile(ts.MkAbs(args[1])))
+			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
 					ts.Fatalf("usage: exitcode N command args...")
