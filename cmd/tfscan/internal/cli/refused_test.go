@@ -15,7 +15,9 @@ import (
 
 // Every command that loads a model refuses each graph TensorFlow refuses:
 // exit 3, one line naming the file and the node or function in
-// TensorFlow's words, and no report (inspect alone writes its listing).
+// TensorFlow's words. inspect lists the model with its problems, scan and
+// check list it among the models that could not be scanned; run, parity
+// and vectors write nothing.
 func TestCommandsRefuseWhatTensorFlowRefuses(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, modelgen.WriteHostile(filepath.Join(dir, "h")))
@@ -38,9 +40,12 @@ func TestCommandsRefuseWhatTensorFlowRefuses(t *testing.T) {
 				code := Run(context.Background(), args, strings.NewReader(""), &out, &errb, func(string) string { return "" }, dir)
 				assert.Equal(t, ExitInput, code)
 				assert.Equal(t, want, errb.String())
-				if c[0] == "inspect" {
+				switch c[0] {
+				case "inspect":
 					assert.Contains(t, out.String(), "(refused) at ")
-				} else {
+				case "scan", "check":
+					assert.Contains(t, out.String(), "1 could not be scanned")
+				default:
 					assert.Empty(t, out.String())
 				}
 			})
