@@ -23,6 +23,18 @@ const (
 	KindModelError = "model_error"
 )
 
+// Changes of a node against the source (NodeResult.Change), and the
+// reason a delta gives a new fallback that has a kernel on the target.
+const (
+	ChangeNewFallback    = "new_fallback"
+	ChangeAlreadyOnCPU   = "already_on_cpu"
+	ChangeBetterOnTarget = "better_on_target"
+	// ReasonPlacedOnCPU: the target has a kernel, but the placement puts
+	// the node on CPU (colocation with a CPU-only node, a device pin, a
+	// generator following its consumer); the node's reasons say which.
+	ReasonPlacedOnCPU = "placed_on_cpu"
+)
+
 // Phases as reports name them (graph.Phase), in the order they are shown.
 const (
 	PhaseStep        = "step"
@@ -166,6 +178,16 @@ func (t *Target) FallbackNodes() int {
 		}
 	}
 	return n
+}
+
+// LeavesDevice tells whether a node leaves the target's accelerator: the
+// placement puts it on CPU (when the target is not itself a CPU), or,
+// without a placement, it is uncovered. FallbackNodes counts these.
+func (t *Target) LeavesDevice(n *NodeResult) bool {
+	if t.Placement != nil && n.Device != "" && t.Registry.DeviceType != "CPU" {
+		return isCPUDevice(n.Device)
+	}
+	return !IsCovered(n.Reason)
 }
 
 func isCPUDevice(dev string) bool {

@@ -158,6 +158,11 @@ func fixture() *Report {
 		modelB.Targets = append(modelB.Targets, &Target{Target: name, Registry: RegistryInfo{Name: name, Source: "builtin", Method: "documentation"},
 			Coverage: count(bNodes), Nodes: append([]NodeResult(nil), bNodes...)})
 	}
+	// Model A is compared with a cuda source on which everything but the
+	// custom op ran on the GPU.
+	for _, t := range modelA.Targets {
+		fixtureDelta(t, "cuda", 1<<20)
+	}
 	return &Report{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: "tfscan", Version: "0.1.0-test"},
@@ -169,4 +174,35 @@ func fixture() *Report {
 			},
 			Warnings: []string{"ignore entry 1 (op Erf) expired on 2026-01-01 and no longer applies"}},
 	}
+}
+
+// fixtureDelta fills t.Delta and each node's SourceDevice and Change as if
+// the source had run every node but MyCustomOp on its GPU and moved
+// sourceBytes per step (the rules of scan.applyDelta, made up values).
+func fixtureDelta(t *Target, source string, sourceBytes int64) {
+	d := &Delta{Source: source}
+	if t.Placement != nil {
+		d.TransferBytesDelta = t.Placement.TransferBytes - sourceBytes
+	}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		n.SourceDevice = "/device:GPU:0"
+		if n.Op == "MyCustomOp" {
+			n.SourceDevice = "/device:CPU:0"
+		}
+		if !t.Counts(n) {
+			continue
+		}
+		here, there := t.LeavesDevice(n), n.Op == "MyCustomOp"
+		switch {
+		case here && there:
+			n.Change = ChangeAlreadyOnCPU
+			d.AlreadyOnCPUNodes++
+		case here:
+			n.Change = ChangeNewFallback
+			d.NewFallbackNodes++
+			d.NewFallbackOps = append(d.NewFallbackOps, DeltaOp{Op: n.Op, DTypes: n.DTypes, Reason: n.Reason, Count: 1, Nodes: []string{n.Path}})
+		}
+	}
+	t.Delta = d
 }

@@ -21,6 +21,11 @@ type Thresholds struct {
 	MaxPartitions *int
 	// MaxTransferBytes limits the bytes crossing between device partitions.
 	MaxTransferBytes *int64
+	// MaxNewFallbackNodes limits the nodes that fall back to CPU on a
+	// target but run on the source's accelerator (Delta.NewFallbackNodes),
+	// ignored nodes excepted. A model already worse on the source does not
+	// fail it.
+	MaxNewFallbackNodes *int
 	// FailOn lists reason codes (and unsafe_op) that fail the gate when any
 	// node (or security finding) has them.
 	FailOn []string
@@ -53,9 +58,11 @@ type Policy struct {
 	Ignore    []IgnoreRule
 }
 
-// FailOnCodes are the codes fail_on accepts.
+// FailOnCodes are the codes fail_on accepts: reason codes, unsafe_op (a
+// security finding) and new_fallback (a node that falls back on the target
+// but not on the source).
 var FailOnCodes = []string{ReasonCoveredDefault, ReasonFunctionCall, ReasonLabelMismatch, ReasonNoKernel,
-	ReasonNoKernelForDType, ReasonUnknownOp, KindUnsafeOp}
+	ReasonNoKernelForDType, ReasonUnknownOp, KindUnsafeOp, ChangeNewFallback}
 
 const dateLayout = "2006-01-02"
 
@@ -74,6 +81,9 @@ func (p *Policy) Validate() error {
 		}
 		if th.MaxTransferBytes != nil && *th.MaxTransferBytes < 0 {
 			return fmt.Errorf("%smax_transfer_bytes must not be negative", where)
+		}
+		if th.MaxNewFallbackNodes != nil && *th.MaxNewFallbackNodes < 0 {
+			return fmt.Errorf("%smax_new_fallback_nodes must not be negative", where)
 		}
 		for _, c := range th.FailOn {
 			if !slices.Contains(FailOnCodes, c) {
@@ -141,6 +151,9 @@ func (p *Policy) For(modelPath string) Thresholds {
 		if o.MaxTransferBytes != nil {
 			th.MaxTransferBytes = o.MaxTransferBytes
 		}
+		if o.MaxNewFallbackNodes != nil {
+			th.MaxNewFallbackNodes = o.MaxNewFallbackNodes
+		}
 		if o.FailOn != nil {
 			th.FailOn = o.FailOn
 		}
@@ -150,7 +163,7 @@ func (p *Policy) For(modelPath string) Thresholds {
 
 func (th Thresholds) any() bool {
 	return th.MinCoverage != nil || th.MaxFallbackNodes != nil || th.MaxPartitions != nil ||
-		th.MaxTransferBytes != nil || len(th.FailOn) > 0
+		th.MaxTransferBytes != nil || th.MaxNewFallbackNodes != nil || len(th.FailOn) > 0
 }
 
 // gapItem is one uncovered node (or, when a report lists no nodes, one
@@ -161,12 +174,22 @@ type gapItem struct {
 	weight           int
 }
 
+// fallbackItem is one new fallback against the source (or, when a report
+// lists no nodes, one group of Weight nodes).
+type fallbackItem struct {
+	path, op string
+	weight   int
+}
+
 // targetState is a target's numbers after ignore rules.
 type targetState struct {
 	coverage      float64
 	fallback      int
 	transferBytes int64
 	gaps          []gapItem // counted and not ignored
+	// newFallbacks are the new fallbacks against the source, not ignored;
+	// nil without a Delta.
+	newFallbacks []fallbackItem
 }
 
 type ignoreSet struct {
@@ -249,7 +272,44 @@ func (s *ignoreSet) state(t *Target, mark bool) targetState {
 		st.coverage = 100 * float64(min(total, covered+ignoredCounted)) / float64(total)
 	}
 	st.fallback = max(0, t.FallbackNodes()-ignoredCounted)
+	if d := t.Delta; d != nil {
+		st.newFallbacks = []fallbackItem{}
+		add := func(op, path string, weight int) {
+			if !s.match(t.Target, op, path, mark) {
+				st.newFallbacks = append(st.newFallbacks, fallbackItem{path: path, op: op, weight: weight})
+			}
+		}
+		if len(t.Nodes) > 0 {
+			for _, n := range t.Nodes {
+				if n.Change == ChangeNewFallback {
+					add(n.Op, n.Path, 1)
+				}
+			}
+		} else {
+			for _, o := range d.NewFallbackOps {
+				for _, p := range o.Nodes {
+					add(o.Op, p, 1)
+				}
+				if len(o.Nodes) < o.Count {
+					add(o.Op, "", o.Count-len(o.Nodes))
+				}
+			}
+		}
+	}
 	return st
+}
+
+// newFallbackCount sums the new fallbacks and lists their paths.
+func (st targetState) newFallbackCount() (int, []string) {
+	n := 0
+	var paths []string
+	for _, f := range st.newFallbacks {
+		n += f.weight
+		if f.path != "" {
+			paths = append(paths, f.path)
+		}
+	}
+	return n, paths
 }
 
 // EvaluateGate checks a report against a policy and returns the gate
@@ -317,8 +377,23 @@ func EvaluateGate(r *Report, p Policy, baseline *Report, today time.Time) *Gate 
 					}
 				}
 			}
+			failOnNew := slices.Contains(th.FailOn, ChangeNewFallback)
+			if th.MaxNewFallbackNodes != nil || failOnNew {
+				if st.newFallbacks == nil {
+					g.Warnings = append(g.Warnings, fmt.Sprintf("%s on %s: no source to compare with (--from none); max_new_fallback_nodes and fail_on new_fallback were not checked", m.Path, t.Target))
+				} else {
+					n, paths := st.newFallbackCount()
+					if th.MaxNewFallbackNodes != nil && n > *th.MaxNewFallbackNodes {
+						fail(m, t.Target, "max_new_fallback_nodes", "%d node(s) fall back to CPU here but not on %s, more than the maximum %d: %s",
+							n, t.Delta.Source, *th.MaxNewFallbackNodes, examples(paths))
+					}
+					if failOnNew && n > 0 {
+						fail(m, t.Target, "fail_on", "%d node(s) newly fall back to CPU against %s (new_fallback): %s", n, t.Delta.Source, examples(paths))
+					}
+				}
+			}
 			for _, code := range th.FailOn {
-				if code == KindUnsafeOp {
+				if code == KindUnsafeOp || code == ChangeNewFallback {
 					continue
 				}
 				var paths []string

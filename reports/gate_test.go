@@ -95,6 +95,7 @@ func TestPolicyValidate(t *testing.T) {
 	for name, p := range map[string]Policy{
 		"coverage over 100":  {Thresholds: Thresholds{MinCoverage: ptr(101.0)}},
 		"negative fallback":  {Thresholds: Thresholds{MaxFallbackNodes: ptr(-1)}},
+		"negative new":       {Thresholds: Thresholds{MaxNewFallbackNodes: ptr(-1)}},
 		"unknown fail_on":    {Thresholds: Thresholds{FailOn: []string{"no_kernels"}}},
 		"override bad code":  {Overrides: []Override{{Model: "x", Thresholds: Thresholds{FailOn: []string{"x"}}}}},
 		"ignore no reason":   {Ignore: []IgnoreRule{{Op: "Erf"}}},
@@ -193,4 +194,44 @@ func TestReadJSON(t *testing.T) {
 	}
 	_, err = ReadJSON(filepath.Join(dir, "missing.json"))
 	require.Error(t, err)
+}
+
+// TestGateNewFallback checks the delta rules: in the fixture, model A has
+// 2 new fallbacks against cuda on ascend-910b (Erf, RealDiv) and 2 on musa
+// (Erf, MaxPool); the custom op ran on CPU on cuda too, so it is already on
+// CPU and never counts. Model B has no source: the rules are not checked.
+func TestGateNewFallback(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policy   Policy
+		want     []string
+		warnings []string
+	}{
+		{"within the maximum", Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(2)}}, nil,
+			[]string{"models/tiny.pbtxt on ascend-910b: no source to compare with (--from none); max_new_fallback_nodes and fail_on new_fallback were not checked",
+				"models/tiny.pbtxt on cpu: no source to compare with (--from none); max_new_fallback_nodes and fail_on new_fallback were not checked",
+				"models/tiny.pbtxt on musa: no source to compare with (--from none); max_new_fallback_nodes and fail_on new_fallback were not checked"}},
+		{"over the maximum", Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(1)},
+			Overrides: []Override{{Model: "models/tiny.pbtxt", Thresholds: Thresholds{MaxNewFallbackNodes: ptr(0)}}}},
+			[]string{"ascend-910b:max_new_fallback_nodes", "musa:max_new_fallback_nodes"}, nil},
+		{"fail_on new_fallback", Policy{Thresholds: Thresholds{FailOn: []string{ChangeNewFallback}}},
+			[]string{"ascend-910b:fail_on", "musa:fail_on"}, nil},
+		{"ignored nodes are not new fallbacks", Policy{Thresholds: Thresholds{FailOn: []string{ChangeNewFallback}},
+			Ignore: []IgnoreRule{{Op: "Erf", Reason: "decomposed"}, {Op: "RealDiv", Target: "ascend*", Reason: "float64 on host by design"}}},
+			[]string{"musa:fail_on"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, tc.policy.Validate())
+			r := fixture()
+			if tc.warnings == nil {
+				r.Models = r.Models[1:] // model A only: model B has no source
+			}
+			g := EvaluateGate(r, tc.policy, nil, today)
+			require.Equal(t, tc.want, rules(g))
+			require.Equal(t, nonNil(tc.warnings), g.Warnings)
+		})
+	}
+	// The message names the source and the nodes.
+	g := EvaluateGate(fixture(), Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(0)}}, nil, today)
+	require.Contains(t, g.Failures[0].Message, "2 node(s) fall back to CPU here but not on cuda, more than the maximum 0: model/block_1/div, model/block_1/erf")
 }

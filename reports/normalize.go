@@ -96,6 +96,19 @@ func (t *Target) normalize() {
 			}
 		}
 	}
+	if d := t.Delta; d != nil {
+		d.NewFallbackOps = nonNil(d.NewFallbackOps)
+		for i := range d.NewFallbackOps {
+			o := &d.NewFallbackOps[i]
+			o.DTypes = nonNil(o.DTypes)
+			o.Nodes = nonNil(o.Nodes)
+			slices.Sort(o.Nodes)
+		}
+		slices.SortStableFunc(d.NewFallbackOps, func(a, b DeltaOp) int {
+			return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Op, b.Op),
+				cmp.Compare(strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ",")), cmp.Compare(a.Reason, b.Reason))
+		})
+	}
 	t.Nodes = nonNil(t.Nodes)
 	slices.SortStableFunc(t.Nodes, func(a, b NodeResult) int { return cmp.Compare(a.Path, b.Path) })
 }

@@ -78,7 +78,44 @@ type Target struct {
 	Wishlist  []Wish       `json:"wishlist"`
 	Fusions   []Fusion     `json:"fusions,omitempty"`
 	Parity    *Parity      `json:"parity,omitempty"`
-	Nodes     []NodeResult `json:"nodes"`
+	// Delta is what changes against the GPU the model runs on today
+	// (--from, cuda by default); absent with --from none.
+	Delta *Delta       `json:"delta,omitempty"`
+	Nodes []NodeResult `json:"nodes"`
+}
+
+// Delta compares a target with the source the model runs on today, over
+// the nodes the target's figures count (Coverage.Phases). A node "falls
+// back" where it leaves the accelerator (Target.LeavesDevice): placed on
+// CPU, or without a placement, uncovered.
+type Delta struct {
+	// Source is the --from pack, e.g. "cuda".
+	Source string `json:"source"`
+	// NewFallbackNodes fall back on the target but ran on the source's
+	// accelerator: what the migration makes worse.
+	NewFallbackNodes int `json:"new_fallback_nodes"`
+	// AlreadyOnCPUNodes fall back on both: not a migration problem.
+	AlreadyOnCPUNodes int `json:"already_on_cpu_nodes"`
+	// BetterOnTargetNodes fall back on the source only.
+	BetterOnTargetNodes int `json:"better_on_target_nodes"`
+	// TransferBytesDelta is the target's transfer bytes per step less the
+	// source's (0 when either has no placement).
+	TransferBytesDelta int64 `json:"transfer_bytes_delta"`
+	// NewFallbackOps groups the new fallbacks by op, dtypes and reason,
+	// most nodes first.
+	NewFallbackOps []DeltaOp `json:"new_fallback_ops"`
+}
+
+// DeltaOp is one group of new fallbacks.
+type DeltaOp struct {
+	Op     string   `json:"op"`
+	DTypes []string `json:"dtypes"`
+	// Reason is the target's reason code for the node, or placed_on_cpu
+	// for a node with a kernel that the placement puts on CPU.
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	// Nodes are the paths of every node of the group.
+	Nodes []string `json:"nodes"`
 }
 
 // RegistryInfo is the provenance of the pack a target was checked against.
@@ -242,6 +279,14 @@ type NodeResult struct {
 	Phase   string   `json:"phase,omitempty"`
 	Device  string   `json:"device,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
+	// SourceDevice is where the node runs on the source (--from), when
+	// both were placed.
+	SourceDevice string `json:"source_device,omitempty"`
+	// Change says what the target changes for this node against the
+	// source: new_fallback, already_on_cpu or better_on_target; empty when
+	// nothing changes (it runs on the accelerator on both) or there is no
+	// source.
+	Change string `json:"change,omitempty"`
 }
 
 // Parity is the numeric comparison of a model under a precision profile.

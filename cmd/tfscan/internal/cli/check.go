@@ -19,6 +19,7 @@ type gateFlags struct {
 	maxFallbackNodes string
 	maxPartitions    string
 	maxTransferBytes string
+	maxNewFallback   string
 	failOn           listFlag
 	baseline         string
 	config           string
@@ -29,7 +30,8 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.maxFallbackNodes, "max-fallback-nodes", "", "fail when more than `N` nodes fall back to CPU on a target")
 	fs.StringVar(&g.maxPartitions, "max-partitions", "", "fail when the placement has more than `N` device partitions")
 	fs.StringVar(&g.maxTransferBytes, "max-transfer-bytes", "", "fail when more than `N` bytes cross between devices")
-	fs.Var(&g.failOn, "fail-on", "fail on any node with one of these reason `CODES` (e.g. no_kernel,unknown_op,unsafe_op)")
+	fs.StringVar(&g.maxNewFallback, "max-new-fallback-nodes", "", "fail when more than `N` nodes fall back to CPU on a target but not on the --from source")
+	fs.Var(&g.failOn, "fail-on", "fail on any node with one of these reason `CODES` (e.g. no_kernel,unknown_op,unsafe_op,new_fallback)")
 	fs.StringVar(&g.baseline, "baseline", "", "previous JSON report `FILE`: fail only on regressions against it")
 	fs.StringVar(&g.config, "config", "", "configuration `FILE` (default: .tfscan.yaml found from the working directory up to the repository root)")
 }
@@ -90,6 +92,12 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	if len(sf.formats) == 0 {
 		sf.formats = cfg.Formats
 	}
+	if !set["from"] && cfg.From != "" {
+		sf.from = cfg.From
+	}
+	if len(sf.phases) == 0 {
+		sf.phases = cfg.Phases
+	}
 	if _, err := parseFormats(sf.formats); err != nil {
 		return nil, err
 	}
@@ -111,7 +119,8 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	for _, x := range []struct {
 		name, val string
 		dst       **int
-	}{{"max-fallback-nodes", gf.maxFallbackNodes, &p.MaxFallbackNodes}, {"max-partitions", gf.maxPartitions, &p.MaxPartitions}} {
+	}{{"max-fallback-nodes", gf.maxFallbackNodes, &p.MaxFallbackNodes}, {"max-partitions", gf.maxPartitions, &p.MaxPartitions},
+		{"max-new-fallback-nodes", gf.maxNewFallback, &p.MaxNewFallbackNodes}} {
 		if set[x.name] {
 			v, err := strconv.Atoi(x.val)
 			if err != nil {

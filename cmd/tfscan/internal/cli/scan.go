@@ -26,6 +26,7 @@ type scanFlags struct {
 	compareLog string
 	failFast   bool
 	phases     listFlag
+	from       string
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {
@@ -42,6 +43,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "stop at the first model that cannot be read (in path order) instead of scanning the rest")
 	fs.Var(&f.phases, "phase", "count the nodes of `PHASES`: step (default: every call), load, save, unreachable, or all")
+	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
 }
 
 // maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
@@ -82,6 +84,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		FailFast:   f.failFast,
 		Version:    Version,
 		Phases:     f.phases,
+		From:       f.from,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,
 			NoSoftPlacement: f.noSoft,

@@ -40,7 +40,11 @@ type File struct {
 	Jobs       int
 	Baseline   string
 	Formats    []string
-	Policy     reports.Policy
+	// From is the source the targets are compared with ("" when the file
+	// does not say); Phases the counted phases.
+	From   string
+	Phases []string
+	Policy reports.Policy
 }
 
 // Error is a configuration error with the file and line it is about.
@@ -80,18 +84,21 @@ func Find(dir string) (string, error) {
 }
 
 // thresholdKeys are the keys a model override may hold.
-var thresholdKeys = []string{"min_coverage", "max_fallback_nodes", "max_partitions", "max_transfer_bytes", "fail_on"}
+var thresholdKeys = []string{"min_coverage", "max_fallback_nodes", "max_partitions", "max_transfer_bytes",
+	"max_new_fallback_nodes", "fail_on"}
 
-var topKeys = append([]string{"targets", "target", "registry", "signature", "jobs", "baseline", "format", "overrides", "ignore"}, thresholdKeys...)
+var topKeys = append([]string{"targets", "target", "registry", "signature", "jobs", "baseline", "format", "from", "phase",
+	"overrides", "ignore"}, thresholdKeys...)
 
 var ignoreKeys = []string{"op", "node", "target", "reason", "until"}
 
 type thresholds struct {
-	MinCoverage      *float64 `yaml:"min_coverage"`
-	MaxFallbackNodes *int     `yaml:"max_fallback_nodes"`
-	MaxPartitions    *int     `yaml:"max_partitions"`
-	MaxTransferBytes *int64   `yaml:"max_transfer_bytes"`
-	FailOn           strList  `yaml:"fail_on"`
+	MinCoverage         *float64 `yaml:"min_coverage"`
+	MaxFallbackNodes    *int     `yaml:"max_fallback_nodes"`
+	MaxPartitions       *int     `yaml:"max_partitions"`
+	MaxTransferBytes    *int64   `yaml:"max_transfer_bytes"`
+	MaxNewFallbackNodes *int     `yaml:"max_new_fallback_nodes"`
+	FailOn              strList  `yaml:"fail_on"`
 }
 
 type raw struct {
@@ -103,6 +110,8 @@ type raw struct {
 	Jobs       int     `yaml:"jobs"`
 	Baseline   string  `yaml:"baseline"`
 	Format     strList `yaml:"format"`
+	From       string  `yaml:"from"`
+	Phase      strList `yaml:"phase"`
 	Overrides  []struct {
 		Model      string `yaml:"model"`
 		thresholds `yaml:",inline"`
@@ -206,7 +215,7 @@ func Parse(path string, data []byte) (*File, error) {
 	if err := root.Decode(&r); err != nil {
 		return nil, yamlError(path, err)
 	}
-	out := &File{Path: path, Signature: r.Signature, Jobs: r.Jobs, Formats: r.Format}
+	out := &File{Path: path, Signature: r.Signature, Jobs: r.Jobs, Formats: r.Format, From: r.From, Phases: r.Phase}
 	if len(r.Target) > 0 && len(r.Targets) > 0 {
 		return nil, &Error{File: path, Msg: "give targets or target, not both"}
 	}
@@ -254,7 +263,8 @@ func Parse(path string, data []byte) (*File, error) {
 
 func (t thresholds) policy() reports.Thresholds {
 	return reports.Thresholds{MinCoverage: t.MinCoverage, MaxFallbackNodes: t.MaxFallbackNodes,
-		MaxPartitions: t.MaxPartitions, MaxTransferBytes: t.MaxTransferBytes, FailOn: t.FailOn}
+		MaxPartitions: t.MaxPartitions, MaxTransferBytes: t.MaxTransferBytes, MaxNewFallbackNodes: t.MaxNewFallbackNodes,
+		FailOn: t.FailOn}
 }
 
 func checkKeys(path string, m *yaml.Node, allowed []string, prefix string) error {

@@ -17,12 +17,16 @@ min_coverage: 95.5
 max_fallback_nodes: 3
 max_partitions: 2
 max_transfer_bytes: 1048576
-fail_on: unknown_op,unsafe_op
+max_new_fallback_nodes: 0
+fail_on: unknown_op,unsafe_op,new_fallback
+from: rocm
+phase: step,load
 baseline: ci/baseline.json
 jobs: 4
 overrides:
   - model: "models/legacy/**"
     min_coverage: 50
+    max_new_fallback_nodes: 10
 ignore:
   - op: Erf
     target: "ascend-*"
@@ -39,14 +43,18 @@ ignore:
 	require.Equal(t, 95.5, *f.Policy.MinCoverage)
 	require.Equal(t, 3, *f.Policy.MaxFallbackNodes)
 	require.Equal(t, int64(1048576), *f.Policy.MaxTransferBytes)
-	require.Equal(t, []string{"unknown_op", "unsafe_op"}, []string(f.Policy.FailOn))
+	require.Equal(t, []string{"unknown_op", "unsafe_op", "new_fallback"}, []string(f.Policy.FailOn))
+	require.Equal(t, 0, *f.Policy.MaxNewFallbackNodes)
+	require.Equal(t, "rocm", f.From)
+	require.Equal(t, []string{"step", "load"}, f.Phases)
 	require.Len(t, f.Policy.Overrides, 1)
 	require.Equal(t, 50.0, *f.Policy.Overrides[0].MinCoverage)
+	require.Equal(t, 10, *f.Policy.Overrides[0].MaxNewFallbackNodes)
 	require.Nil(t, f.Policy.Overrides[0].MaxPartitions)
 	require.Len(t, f.Policy.Ignore, 2)
 	require.Equal(t, "2026-12-31", f.Policy.Ignore[0].Until)
-	require.Equal(t, ".tfscan.yaml:15", f.Policy.Ignore[0].Source)
-	require.Equal(t, ".tfscan.yaml:19", f.Policy.Ignore[1].Source)
+	require.Equal(t, ".tfscan.yaml:19", f.Policy.Ignore[0].Source)
+	require.Equal(t, ".tfscan.yaml:23", f.Policy.Ignore[1].Source)
 }
 
 func TestParseErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"testing"
+	"time"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/internal/benchmodel"
@@ -52,4 +53,35 @@ func BenchmarkCoverage200k(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(packs)), "packs")
 	})
+	// The delta against --from costs one more coverage and placement
+	// (without the wishlist) per model, shared by every target. Goal:
+	// Scan/from-cuda takes at most (targets+1)/targets of Scan/from-none
+	// (here 3/2), reported as the ratio "delta-cost" of the last two runs.
+	var none time.Duration
+	for _, from := range []string{"none", "cuda"} {
+		b.Run("Scan/from-"+from, func(b *testing.B) {
+			ts, err := ResolveTargets([]string{"intel-xpu", "musa"}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := ts.SetFrom(from); err != nil {
+				b.Fatal(err)
+			}
+			counted, _ := ParsePhases(nil)
+			b.ReportAllocs()
+			defer benchmodel.ReportCPU(b)()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if _, err := scanModel(dir, ts, counted, Options{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			if from == "none" {
+				none = per
+			} else if none > 0 {
+				b.ReportMetric(float64(per)/float64(none), "delta-cost")
+			}
+		})
+	}
 }

@@ -49,6 +49,10 @@ type Options struct {
 	// fallback, islands, wishlist, partitions and transfers count (see
 	// graph.Phase); none means the step.
 	Phases []string
+	// From names the pack (built-in or from Registries) the model runs on
+	// today; every target gets a Delta against it. "" or "none": no
+	// comparison.
+	From string
 
 	Placement PlacementOptions
 }
@@ -95,6 +99,9 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	counted, err := ParsePhases(opts.Phases)
 	if err != nil {
 		return nil, &UsageError{err}
+	}
+	if err := targets.SetFrom(opts.From); err != nil {
+		return nil, err
 	}
 	paths, failed, err := ExpandPaths(opts.Paths)
 	if err != nil {
@@ -204,13 +211,17 @@ type Target struct {
 	Index *coverage.Index
 }
 
-// Targets bundles the resolved targets with the packs placement needs: the
-// CPU that soft placement falls back to, and the GPU a model comes from
-// (for fusion awareness). Those two are decoded only when placement runs.
+// Targets bundles the resolved targets with the source they are compared
+// with (--from) and the packs placement needs: the CPU that soft placement
+// falls back to, and the GPU a model comes from (for fusion awareness).
+// Those two are decoded only when placement runs.
 type Targets struct {
-	List     []Target
-	defaults *coverage.Pack
-	host     func() (hostPacks, error)
+	List []Target
+	// From is the source the model runs on today; nil with --from none.
+	From      *Target
+	defaults  *coverage.Pack
+	fromFiles map[string]*coverage.Pack
+	host      func() (hostPacks, error)
 }
 
 type hostPacks struct{ cpu, source *coverage.Index }
@@ -221,11 +232,67 @@ func (ts *Targets) CPU() (*coverage.Index, error) {
 	return h.cpu, err
 }
 
-// Source is the built-in cuda pack, indexed: the GPU a model is assumed to
-// come from.
+// Source is the GPU a model is assumed to come from, indexed: the --from
+// pack, else the built-in cuda pack.
 func (ts *Targets) Source() (*coverage.Index, error) {
+	if ts.From != nil {
+		return ts.From.Index, nil
+	}
 	h, err := ts.host()
 	return h.source, err
+}
+
+// SetFrom resolves the source the targets are compared with, like a
+// target; "" and "none" mean no comparison.
+func (ts *Targets) SetFrom(name string) error {
+	if name == "" || name == "none" {
+		ts.From = nil
+		return nil
+	}
+	p, err := ts.pack(name, "--from")
+	if err != nil {
+		return err
+	}
+	ts.From = &Target{Name: name, Index: coverage.NewIndex(p, ts.defaults)}
+	return nil
+}
+
+// pack finds a pack by name: from the registry files first (a pack file by
+// its name, a raw dump by its device type), then the built-in packs. what
+// names the flag in errors.
+func (ts *Targets) pack(name, what string) (*coverage.Pack, error) {
+	if p := ts.fromFiles[name]; p != nil {
+		return p, nil
+	}
+	p, err := coverage.BuiltinPack(name)
+	if err == nil {
+		return p, nil
+	}
+	for _, d := range coverage.DumpOnlyStacks() {
+		if d.Name == name {
+			return nil, &UsageError{fmt.Errorf("%s %q (%s) has no public kernel registry: make a live dump on that stack with tools/dump_registry.py and pass it with --registry FILE (see docs/registries.md)", what, name, d.Vendor)}
+		}
+	}
+	return nil, &UsageError{fmt.Errorf("unknown %s %q: %v (built-in packs: %s; or pass --registry FILE)", what, name, err, strings.Join(builtinNames(), ", "))}
+}
+
+// withFrom is the targets and, when it is none of them, the source: every
+// pack the nodes are matched against.
+func (ts *Targets) withFrom() []Target {
+	if ts.From == nil || ts.fromTarget() >= 0 {
+		return ts.List
+	}
+	return append(ts.List[:len(ts.List):len(ts.List)], *ts.From)
+}
+
+// fromTarget is the index of the target that is also the source, or -1.
+func (ts *Targets) fromTarget() int {
+	for i, t := range ts.List {
+		if ts.From != nil && t.Name == ts.From.Name {
+			return i
+		}
+	}
+	return -1
 }
 
 // ResolveTargets turns target names into indexed packs: packs from registry
@@ -249,24 +316,16 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 			fromFiles[p.Name] = p
 		}
 	}
-	ts := &Targets{defaults: defaults}
+	ts := &Targets{defaults: defaults, fromFiles: fromFiles}
 	seen := map[string]bool{}
 	for _, name := range names {
 		if seen[name] {
 			continue
 		}
 		seen[name] = true
-		p := fromFiles[name]
-		if p == nil {
-			p, err = coverage.BuiltinPack(name)
-			if err != nil {
-				for _, d := range coverage.DumpOnlyStacks() {
-					if d.Name == name {
-						return nil, &UsageError{fmt.Errorf("target %q (%s) has no public kernel registry: make a live dump on that stack with tools/dump_registry.py and pass it with --registry FILE (see docs/registries.md)", name, d.Vendor)}
-					}
-				}
-				return nil, &UsageError{fmt.Errorf("unknown target %q: %v (built-in targets: %s; or pass --registry FILE)", name, err, strings.Join(builtinNames(), ", "))}
-			}
+		p, err := ts.pack(name, "target")
+		if err != nil {
+			return nil, err
 		}
 		ts.List = append(ts.List, Target{Name: name, Index: coverage.NewIndex(p, defaults)})
 	}
@@ -388,13 +447,29 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
-	nodes := PrepareNodes(g, scope, ts.List).WithPhases(g.Phases(opts.Signature), counted)
+	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted)
 	for _, t := range ts.List {
 		rt := Coverage(nodes, t)
 		if err := simulate(rt, g, nodes, t, ts, opts, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
 		rm.Targets = append(rm.Targets, rt)
+	}
+	if ts.From != nil {
+		// The source costs one more coverage and placement (no wishlist),
+		// shared by every target; none when it is one of the targets.
+		var src *reports.Target
+		if i := ts.fromTarget(); i >= 0 {
+			src = rm.Targets[i]
+		} else {
+			src = Coverage(nodes, *ts.From)
+			if err := simulateSource(src, g, nodes, *ts.From, ts, opts); err != nil {
+				return nil, &ModelError{Path: path, Err: err}
+			}
+		}
+		for _, rt := range rm.Targets {
+			applyDelta(rt, src)
+		}
 	}
 	return rm, nil
 }

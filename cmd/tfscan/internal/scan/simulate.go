@@ -27,34 +27,55 @@ type PlacementOptions struct {
 // Graph-offload and XLA targets are simulated like kernel targets: what
 // their stack cannot take stays on CPU the same way.
 func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, log *tflog.Log) error {
-	if opts.Placement.Disabled {
-		return nil
-	}
-	popts := placement.Options{
-		NoSoftPlacement: opts.Placement.NoSoftPlacement,
-		Dims:            opts.Placement.Dims,
-		Signature:       opts.Signature,
-		Precision:       opts.Placement.Precision,
-	}
-	if ns.phases != nil && !ns.counted.All() {
-		popts.Count = ns.counts
-	}
-	cpu, err := ts.CPU()
-	if err != nil {
+	res, err := place(g, ns, t, ts, opts, false)
+	if res == nil || err != nil {
 		return err
-	}
-	if popts.Source, err = ts.Source(); err != nil {
-		return err
-	}
-	res, err := placement.Simulate(g, t.Index, cpu, popts)
-	if err != nil {
-		return fmt.Errorf("placement for target %s: %w", t.Name, err)
 	}
 	applyPlacement(rt, res)
 	if log != nil {
 		applyComparison(rt, placement.Compare(res, log))
 	}
 	return nil
+}
+
+// simulateSource places the model on the --from source, to compare the
+// targets with: the same simulation without the wishlist, which only the
+// targets' reports show.
+func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options) error {
+	res, err := place(g, ns, t, ts, opts, true)
+	if res != nil && err == nil {
+		applyPlacement(rt, res)
+	}
+	return err
+}
+
+// place runs the placement simulation for t; nil when placement is off.
+func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, noWishlist bool) (*placement.Result, error) {
+	if opts.Placement.Disabled {
+		return nil, nil
+	}
+	popts := placement.Options{
+		NoSoftPlacement: opts.Placement.NoSoftPlacement,
+		Dims:            opts.Placement.Dims,
+		Signature:       opts.Signature,
+		Precision:       opts.Placement.Precision,
+		NoWishlist:      noWishlist,
+	}
+	if ns.phases != nil && !ns.counted.All() {
+		popts.Count = ns.counts
+	}
+	cpu, err := ts.CPU()
+	if err != nil {
+		return nil, err
+	}
+	if popts.Source, err = ts.Source(); err != nil {
+		return nil, err
+	}
+	res, err := placement.Simulate(g, t.Index, cpu, popts)
+	if err != nil {
+		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
+	}
+	return res, nil
 }
 
 // readPlacementLog reads --compare-log once for all models.
