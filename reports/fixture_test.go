@@ -153,7 +153,7 @@ func fixture() *Report {
 		{Path: "x", Op: "Placeholder", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true, Phase: PhaseStep},
 		{Path: "y", Op: "Tanh", DTypes: []string{"DT_FLOAT"}, Reason: ReasonCovered, Reachable: true, Phase: PhaseStep},
 	}
-	modelB := &Model{Path: "models/tiny.pbtxt", File: "models/tiny.pbtxt", Format: "graph_def_pbtxt"}
+	modelB := &Model{Path: "models/tiny.pbtxt", File: "models/tiny.pbtxt", Format: "graph_def_pbtxt", AssumedOutputs: []string{"y"}}
 	for _, name := range []string{"ascend-910b", "musa", "cpu"} {
 		modelB.Targets = append(modelB.Targets, &Target{Target: name, Registry: RegistryInfo{Name: name, Source: "builtin", Method: "documentation"},
 			Coverage: count(bNodes), Nodes: append([]NodeResult(nil), bNodes...)})

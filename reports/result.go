@@ -54,6 +54,11 @@ type Model struct {
 	File      string `json:"file"`
 	Format    string `json:"format"`
 	Signature string `json:"signature,omitempty"`
+	// AssumedOutputs are the node names taken for the outputs of a model
+	// without signatures (and without --fetch), by TensorFlow's
+	// summarize_graph rule; the placement fetches output 0 of each that has
+	// outputs, and its io_transfers/io_bytes include those copies.
+	AssumedOutputs []string `json:"assumed_outputs,omitempty"`
 	// Findings are security findings (unsafe_op), independent of targets.
 	Findings []Finding `json:"findings"`
 	Targets  []*Target `json:"targets"`

@@ -102,8 +102,19 @@ func summaryRows(r *Report) [][]string {
 	return rows
 }
 
+// tableAssumedOutputs bounds the assumed outputs the terminal lists.
+const tableAssumedOutputs = 10
+
 func writeModelTables(p *printer, m *Model) {
 	p.printf("\n== %s (%s, %s)\n", m.Path, m.Format, m.File)
+	if n := len(m.AssumedOutputs); n > 0 {
+		more := ""
+		if n > tableAssumedOutputs {
+			more = fmt.Sprintf(" ... and %d more in the JSON report", n-tableAssumedOutputs)
+		}
+		p.printf("assumed outputs (no signatures; as TensorFlow's summarize_graph; --fetch overrides): %s%s\n",
+			strings.Join(m.AssumedOutputs[:min(n, tableAssumedOutputs)], ", "), more)
+	}
 	if len(m.Targets) > 1 {
 		header, rows, more := opMatrix(m, tableMatrixRows)
 		if len(rows) > 0 {

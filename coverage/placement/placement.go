@@ -36,6 +36,12 @@ type Options struct {
 	// Signature selects the signature whose inputs are fed and whose outputs
 	// are fetched; "" picks "serving_default" or else the first one.
 	Signature string
+	// Fetches, when not nil, are the tensors the client fetches (the fetch
+	// list of Session.run), instead of the signature's outputs or, without
+	// signatures, of graph.PossibleOutputs' output 0 (summarize_graph's
+	// outputs; a node without outputs is run, not fetched). Feeds stay the
+	// signature's inputs, or every Placeholder.
+	Fetches []graph.Tensor
 	// Precision is "", "mixed_float16" or "mixed_bfloat16": simulate
 	// Grappler's auto mixed precision and check kernels for the half type.
 	Precision string

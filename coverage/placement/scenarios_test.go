@@ -278,7 +278,11 @@ Placeholder DEFAULT
 	assert.Equal(t, []string{"d2h", "h2d", "h2d"}, kinds(r, false))
 	// Unique's outputs are data-dependent in size: only x's 6 int64 count.
 	assert.Equal(t, int64(6*8), r.TransferBytes)
-	assert.Equal(t, 2, r.UnknownBytes)
+	// So are y and idx, the graph's outputs (graph.PossibleOutputs), which
+	// the client fetches from GPU:0; the feed of p is the third copy.
+	assert.Equal(t, 3, r.IOTransfers)
+	assert.Equal(t, int64(6*4), r.IOBytes)
+	assert.Equal(t, 2+2, r.UnknownBytes)
 }
 
 // S8: `_class` with conflicting explicit devices: under soft placement the

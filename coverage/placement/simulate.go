@@ -402,14 +402,26 @@ func splitTensor(name string) (string, int) {
 }
 
 // markFeeds marks fed Placeholders and records the fetches of the chosen
-// signature for the top-level unit; without signatures Placeholders are
-// fed and nothing is fetched.
+// signature for the top-level unit (or Options.Fetches); without signatures
+// Placeholders are fed and the outputs summarize_graph would take are
+// fetched.
 func (s *sim) markFeeds(top []*graph.Node) {
 	byName := make(map[string]*graph.Node, len(top))
 	for _, n := range top {
 		byName[n.Name] = n
 	}
 	sig := s.signature()
+	fetches := s.opts.Fetches
+	if fetches == nil && sig == nil {
+		for _, n := range s.g.PossibleOutputs() {
+			if k, known := n.NumOutputs(); k > 0 || !known {
+				fetches = append(fetches, graph.Tensor{Node: n, Output: 0})
+			}
+		}
+	}
+	for _, t := range fetches {
+		s.topFetches = append(s.topFetches, fetchRef{ref: ref{inst: nil, pn: s.firstOf2(t.Node), port: t.Output}, name: t.Name()})
+	}
 	if sig == nil {
 		for _, n := range top {
 			if n.Op == "Placeholder" || n.Op == "PlaceholderV2" {
@@ -427,6 +439,9 @@ func (s *sim) markFeeds(top []*graph.Node) {
 				s.nodes[pi].fed = true
 			}
 		}
+	}
+	if s.opts.Fetches != nil {
+		return
 	}
 	for _, o := range sig.outputs {
 		nm, port := splitTensor(o.name)

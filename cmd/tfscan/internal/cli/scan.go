@@ -18,6 +18,7 @@ type scanFlags struct {
 	formats    repeatFlag
 	dims       repeatFlag
 	tags       listFlag
+	fetches    repeatFlag
 	signature  string
 	jobs       int
 	noSoft     bool
@@ -36,6 +37,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.dims, "dim", "value for an unknown dimension, `NAME=VALUE` (NAME: an input or 'batch'; repeatable)")
 	fs.Var(&f.tags, "tags", "MetaGraph `TAGS` to scan (default: serve, else the first)")
 	fs.StringVar(&f.signature, "signature", "", "scan only what signature `KEY` needs")
+	fs.Var(&f.fetches, "fetch", "tensor or node `NAME` the placement fetches instead of the signature's outputs or the assumed outputs of a graph without signatures (repeatable)")
 	fs.IntVar(&f.jobs, "j", 0, "models scanned in parallel (default: number of CPUs)")
 	fs.BoolVar(&f.noSoft, "no-soft-placement", false, "predict TensorFlow's error instead of CPU fallback")
 	fs.BoolVar(&f.noPlace, "no-placement", false, "skip the placement simulation (coverage only)")
@@ -79,6 +81,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Targets:    f.targets,
 		Registries: f.registries,
 		Signature:  f.signature,
+		Fetches:    f.fetches,
 		Tags:       f.tags,
 		Jobs:       f.jobs,
 		FailFast:   f.failFast,

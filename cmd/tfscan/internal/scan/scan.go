@@ -34,6 +34,11 @@ type Options struct {
 	Registries []string
 	// Signature restricts the scan to what one signature needs.
 	Signature string
+	// Fetches are tensor or node names ("node:1", "node" for output 0) the
+	// placement fetches instead of the signature's outputs or, without
+	// signatures, the assumed outputs. A name a model lacks is that model's
+	// error. They change the I/O copies only, not which nodes are scanned.
+	Fetches []string
 	// Tags select the MetaGraph of a SavedModel (default: "serve", else the first).
 	Tags []string
 	// Jobs is how many models are scanned at once; 0 means one per CPU.
@@ -442,6 +447,15 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 		Signature: opts.Signature,
 		Findings:  []reports.Finding{},
 	}
+	fetches, err := resolveFetches(g, opts.Fetches)
+	if err != nil {
+		return nil, &ModelError{Path: path, Err: err}
+	}
+	if fetches == nil && len(g.Signatures) == 0 {
+		for _, n := range g.PossibleOutputs() {
+			rm.AssumedOutputs = append(rm.AssumedOutputs, n.Name)
+		}
+	}
 	for _, f := range security.Scan(g) {
 		if scope == nil || scope[f.Node] {
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
@@ -450,7 +464,7 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted)
 	for _, t := range ts.List {
 		rt := Coverage(nodes, t)
-		if err := simulate(rt, g, nodes, t, ts, opts, log); err != nil {
+		if err := simulate(rt, g, nodes, t, ts, opts, fetches, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
 		rm.Targets = append(rm.Targets, rt)
@@ -463,7 +477,7 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 			src = rm.Targets[i]
 		} else {
 			src = Coverage(nodes, *ts.From)
-			if err := simulateSource(src, g, nodes, *ts.From, ts, opts); err != nil {
+			if err := simulateSource(src, g, nodes, *ts.From, ts, opts, fetches); err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
 		}
@@ -472,6 +486,23 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 		}
 	}
 	return rm, nil
+}
+
+// resolveFetches finds each --fetch name in g's top-level graph, as
+// Session::Run would (graph.ResolveFetch); nil when none was given.
+func resolveFetches(g *graph.Graph, names []string) ([]graph.Tensor, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make([]graph.Tensor, 0, len(names))
+	for _, name := range names {
+		t, err := g.ResolveFetch(name)
+		if err != nil {
+			return nil, fmt.Errorf("--fetch %s: %w", name, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // signatureScope returns the nodes one signature needs, or nil for the whole

@@ -23,11 +23,12 @@ type PlacementOptions struct {
 	CompareLog string
 }
 
-// simulate predicts soft placement for one target and records it in rt.
+// simulate predicts soft placement for one target and records it in rt;
+// fetches, when not nil, are what the client fetches (--fetch).
 // Graph-offload and XLA targets are simulated like kernel targets: what
 // their stack cannot take stays on CPU the same way.
-func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, log *tflog.Log) error {
-	res, err := place(g, ns, t, ts, opts, false)
+func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, log *tflog.Log) error {
+	res, err := place(g, ns, t, ts, opts, fetches, false)
 	if res == nil || err != nil {
 		return err
 	}
@@ -39,10 +40,10 @@ func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targe
 }
 
 // simulateSource places the model on the --from source, to compare the
-// targets with: the same simulation without the wishlist, which only the
-// targets' reports show.
-func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options) error {
-	res, err := place(g, ns, t, ts, opts, true)
+// targets with: the same simulation (the same fetches) without the
+// wishlist, which only the targets' reports show.
+func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) error {
+	res, err := place(g, ns, t, ts, opts, fetches, true)
 	if res != nil && err == nil {
 		applyPlacement(rt, res)
 	}
@@ -50,7 +51,7 @@ func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts 
 }
 
 // place runs the placement simulation for t; nil when placement is off.
-func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, noWishlist bool) (*placement.Result, error) {
+func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (*placement.Result, error) {
 	if opts.Placement.Disabled {
 		return nil, nil
 	}
@@ -60,6 +61,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, noWis
 		Signature:       opts.Signature,
 		Precision:       opts.Placement.Precision,
 		NoWishlist:      noWishlist,
+		Fetches:         fetches,
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
