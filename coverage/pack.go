@@ -47,6 +47,12 @@ type Pack struct {
 	// (a kernels/precision profile name, e.g. "tf32"); "" lets tfscan
 	// parity assume one (precision.DefaultFor).
 	Precision string `json:"precision,omitempty"`
+	// Complete is, for a learned pack (MethodLearnedFromLog), the ops whose
+	// full kernel list it holds per device type (see MergeLearned).
+	Complete []CompleteOp `json:"complete_ops,omitempty"`
+	// LearnedFrom names the learned packs merged into this one (their
+	// sources); it is not written to pack files.
+	LearnedFrom []string `json:"-"`
 	// Kernels are the KernelDefs, DEFAULT device kernels included where the
 	// source has them.
 	Kernels []*kdpb.KernelDef `json:"-"`

@@ -41,6 +41,7 @@ type packHeader struct {
 	Confidence    string            `json:"confidence"`
 	UnresolvedOps []string          `json:"unresolved_ops,omitempty"`
 	Precision     string            `json:"precision,omitempty"`
+	Complete      []CompleteOp      `json:"complete_ops,omitempty"`
 	Kernels       []json.RawMessage `json:"kernels"`
 }
 
@@ -68,6 +69,7 @@ func parsePack(data []byte) (*Pack, error) {
 		Name: h.Name, Vendor: h.Vendor, DeviceType: h.DeviceType, Mechanism: h.Mechanism,
 		TFVersion: h.TFVersion, Source: h.Source, Method: h.Method, Date: h.Date,
 		Confidence: h.Confidence, UnresolvedOps: h.UnresolvedOps, Precision: h.Precision,
+		Complete: h.Complete,
 	}
 	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
 	for i, raw := range h.Kernels {
@@ -104,11 +106,11 @@ func (p *Pack) Validate() error {
 		return fmt.Errorf("pack %q: unknown mechanism %q", p.Name, p.Mechanism)
 	}
 	switch p.Method {
-	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation:
+	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation, MethodLearnedFromLog:
 	default:
 		return fmt.Errorf("pack %q: unknown method %q", p.Name, p.Method)
 	}
-	return nil
+	return p.checkLearned()
 }
 
 // CheckPackName rejects names that cannot be used as --target values or
@@ -175,6 +177,9 @@ func WritePack(w io.Writer, p *Pack) error {
 	}
 	if p.Precision != "" {
 		field("precision", p.Precision, true)
+	}
+	if len(p.Complete) > 0 {
+		field("complete_ops", p.Complete, true)
 	}
 	bw.WriteString("  \"kernels\": [")
 	for i, k := range p.Kernels {

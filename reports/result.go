@@ -132,6 +132,9 @@ type RegistryInfo struct {
 	Source     string `json:"source"`
 	Method     string `json:"method"`
 	Confidence string `json:"confidence,omitempty"`
+	// LearnedFrom are the sources of the packs learned from logs that
+	// correct this one (tfscan explain --learn-registry, scan --registry).
+	LearnedFrom []string `json:"learned_from,omitempty"`
 }
 
 // Coverage counts nodes and distinct ops, all nodes and reachable ones.

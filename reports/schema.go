@@ -9,3 +9,9 @@ var schemaJSON []byte
 // consumers and tests can validate reports against the exact schema this
 // build writes.
 func Schema() []byte { return append([]byte(nil), schemaJSON...) }
+
+//go:embed schema/explain.schema.json
+var explainSchemaJSON []byte
+
+// ExplainSchema returns the JSON Schema of `tfscan explain --format json`.
+func ExplainSchema() []byte { return append([]byte(nil), explainSchemaJSON...) }

@@ -75,6 +75,19 @@ const (
 	KindGENoEngine Kind = "ge_no_engine"
 )
 
+// Kinds lists every message kind, for schemas and documentation.
+func Kinds() []string {
+	var out []string
+	for _, k := range []Kind{KindNoOpKernel, KindNoRegisteredKernel, KindNoDeviceForNode, KindExplicitDevice,
+		KindDeviceNotAvailable, KindColocationConflict, KindEagerDeviceSpec, KindOpNotRegistered,
+		KindSoftPlacementResources, KindSoftPlacementColocation, KindIgnoredDeviceSpec, KindUnknownDeviceType,
+		KindPlacement, KindEagerPlacement, KindNPUUnsupportedNode, KindNPUOpNotInWhiteList, KindNPUFallback,
+		KindGEOpUnsupported, KindGENoEngine} {
+		out = append(out, string(k))
+	}
+	return out
+}
+
 // Log is what a log holds, in the order messages first appeared.
 type Log struct {
 	// Messages are the distinct node, op, kernel and device messages; a
@@ -105,6 +118,8 @@ type Log struct {
 // Message is one message, with what its text says.
 type Message struct {
 	Kind Kind `json:",omitempty"`
+	// Source is where the message's template is (repository, file:line).
+	Source string `json:",omitempty"`
 	// Line is the 1-based line the message starts on; Count how many times
 	// the same message appeared.
 	Line  int `json:",omitempty"`
@@ -126,6 +141,9 @@ type Message struct {
 	// Attrs is the node's attrs as TensorFlow printed them
 	// ("T=DT_FLOAT, data_format=\"NHWC\"").
 	Attrs string `json:",omitempty"`
+	// OpDevices are, from a colocation group's debug block, the device types
+	// that have a kernel for each op of the group (colocation_graph.cc:1433).
+	OpDevices []OpDevices `json:",omitempty"`
 	// DTypes are the DT_ names in Attrs (or, for GE, in its reason), in order
 	// of appearance, without repeats.
 	DTypes []string `json:",omitempty"`
@@ -149,6 +167,12 @@ type Message struct {
 type NodeRef struct {
 	Name string `json:",omitempty"`
 	Op   string `json:",omitempty"`
+}
+
+// OpDevices is one "Op: TYPE TYPE " line of a colocation debug block.
+type OpDevices struct {
+	Op      string   `json:",omitempty"`
+	Devices []string `json:",omitempty"`
 }
 
 // Kernel is one line of a registered-kernels section:

@@ -96,7 +96,7 @@ func (p *parser) header(s string) bool {
 		}
 		p.close()
 		text := strings.TrimLeftFunc(s[idx[0]:], func(r rune) bool { return unicode.IsSpace(r) || r == ':' || r == ']' })
-		msg := &Message{Kind: h.kind, Line: p.log.Lines, Count: 1, Text: clip(text, MaxText)}
+		msg := &Message{Kind: h.kind, Source: h.source, Line: p.log.Lines, Count: 1, Text: clip(text, MaxText)}
 		h.fill(msg, m)
 		if msg.Op == "" {
 			if em := reEagerOpAnywhere.FindStringSubmatch(s); em != nil {
@@ -176,7 +176,10 @@ func (p *parser) continuation(s string) bool {
 			p.member(NodeRef{Name: m[1], Op: m[2]})
 			return true
 		}
-		if reDebugType.MatchString(s) {
+		if m := reDebugType.FindStringSubmatch(s); m != nil {
+			if len(msg.OpDevices) < maxNodes {
+				msg.OpDevices = append(msg.OpDevices, OpDevices{Op: m[1], Devices: strings.Fields(m[2])})
+			}
 			return true
 		}
 	}

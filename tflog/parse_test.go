@@ -235,3 +235,10 @@ func BenchmarkParse(b *testing.B) {
 		}
 	})
 }
+
+func TestEveryHeaderKindIsListed(t *testing.T) {
+	for _, h := range headers {
+		assert.Contains(t, Kinds(), string(h.kind))
+		assert.NotEmpty(t, h.source, h.kind)
+	}
+}

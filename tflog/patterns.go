@@ -21,6 +21,12 @@ import (
 
 // nodeName is what TensorFlow allows in a node name (a scope path, '>' for
 // namespaced custom ops); op the same for op types.
+// Where the placement lines come from (placement.go reads them).
+const (
+	PlacerSource = "TF 2.15.0 tensorflow/core/common_runtime/placer.cc:123"
+	EagerSource  = "TF 2.15.0 tensorflow/core/common_runtime/eager/execute.cc:1747"
+)
+
 const (
 	nodeName = `[A-Za-z0-9_.][A-Za-z0-9_.\-/>]*`
 	opName   = `[A-Za-z0-9_.>\-]+`
@@ -29,6 +35,7 @@ const (
 type header struct {
 	kind   Kind
 	needle string // a literal the line must contain
+	source string // where the template is, for reports
 	re     *regexp.Regexp
 	// fill records the submatches; m[0] is the whole match.
 	fill func(msg *Message, m []string)
@@ -39,7 +46,7 @@ var headers = []header{
 	// "No OpKernel was registered to support Op '", type, "' used by ",
 	// FormatNodeNameForError(name), " with these attrs: [", attrs, "]\n"
 	// "Registered devices: [", ..., "]\n", "Registered kernels:\n", ...
-	{KindNoOpKernel, "No OpKernel was registered",
+	{KindNoOpKernel, "No OpKernel was registered", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1513",
 		regexp.MustCompile(`No OpKernel was registered to support Op '(` + opName + `)' used by \{\{node (` + nodeName + `)\}\} with these attrs: \[(.*?)\]?\s*$`),
 		func(msg *Message, m []string) { msg.Op, msg.Node, msg.Attrs = m[1], m[2], m[3] }},
 	// core/framework/op_kernel.cc:1493-1512 (FindKernelDef): "No registered '",
@@ -48,7 +55,7 @@ var headers = []header{
 	// attributes didn't match) Requested Attributes: ..." and "\n\t.
 	// Registered:" KernelsRegisteredForOp. op_kernel.cc:1712-1722
 	// (CreateOpKernel) quotes the device type.
-	{KindNoRegisteredKernel, "OpKernel for ",
+	{KindNoRegisteredKernel, "OpKernel for ", "TF 2.15.0 tensorflow/core/framework/op_kernel.cc:1493",
 		regexp.MustCompile(`No registered '(` + opName + `)' OpKernel for '?([A-Za-z0-9_]+)'? devices compatible with node (.*)$`),
 		func(msg *Message, m []string) {
 			msg.Op, msg.Device = m[1], m[2]
@@ -58,7 +65,7 @@ var headers = []header{
 	// find device for node: ", FormatNodeNameForError(name), " = ", op, "[",
 	// SummarizeAttrs(ndef), "]", "\nAll kernels registered for op ", op,
 	// ":\n", KernelsRegisteredForOp(op).
-	{KindNoDeviceForNode, "Could not find device for node",
+	{KindNoDeviceForNode, "Could not find device for node", "TF 2.15.0 tensorflow/core/common_runtime/eager/context.cc:326",
 		regexp.MustCompile(`Could not find device for node: \{\{node (` + nodeName + `)\}\} = (` + opName + `)\[(.*?)\]?\s*$`),
 		func(msg *Message, m []string) { msg.Node, msg.Op, msg.Attrs = m[1], m[2], m[3] }},
 	// core/common_runtime/colocation_graph.cc:1328-1340: "Could not satisfy
@@ -67,7 +74,7 @@ var headers = []header{
 	// nodes that required incompatible device '", ..., "'. All available
 	// devices [", ..., "]. " — behind placer.cc:238-241 "Cannot assign a
 	// device for operation ", name, ": ".
-	{KindColocationConflict, "because the node {{colocation_node",
+	{KindColocationConflict, "because the node {{colocation_node", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1330",
 		regexp.MustCompile(`(?:Cannot assign a device for operation (` + nodeName + `): )?Could not satisfy explicit device specification '([^']*)' because the node \{\{colocation_node (` + nodeName + `)\}\} was colocated with a group of nodes that required incompatible device '([^']*)'`),
 		func(msg *Message, m []string) {
 			msg.Node, msg.Device = firstNonEmpty(m[1], m[3]), normDevice(m[2])
@@ -77,7 +84,7 @@ var headers = []header{
 	// kernel for ", type, " devices is available.", DebugInfo, "\nOp: ",
 	// type, "\nNode attrs: ", attrs, "\nRegistered kernels:\n", ...; and
 	// :1321-1323 without a device type. Behind placer.cc:238-241.
-	{KindExplicitDevice, "Could not satisfy explicit device specification",
+	{KindExplicitDevice, "Could not satisfy explicit device specification", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1311",
 		regexp.MustCompile(`(?:Cannot assign a device for operation (` + nodeName + `): )?Could not satisfy explicit device specification '([^']*)'(?: because no supported kernel for ([A-Za-z0-9_]+) devices is available\.)?`),
 		func(msg *Message, m []string) {
 			msg.Node, msg.Device = m[1], normDevice(m[2])
@@ -89,7 +96,7 @@ var headers = []header{
 	// FormatNodeNameForError(name), " was explicitly assigned to ", device,
 	// " but available devices are [ ", ..., " ]. Make sure the device
 	// specification refers to a valid device.", behind placer.cc:238-241.
-	{KindDeviceNotAvailable, "was explicitly assigned to",
+	{KindDeviceNotAvailable, "was explicitly assigned to", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1304",
 		regexp.MustCompile(`(?:Cannot assign a device for operation ` + nodeName + `: )?\{\{node (` + nodeName + `)\}\} was explicitly assigned to (\S+) but available devices are \[ (.*?) \]`),
 		func(msg *Message, m []string) {
 			msg.Node, msg.Device = m[1], normDevice(m[2])
@@ -102,13 +109,13 @@ var headers = []header{
 	// core/common_runtime/eager/context.cc:357-363: "Could not satisfy
 	// device specification '", preferred, "'. enable_soft_placement=", ...,
 	// ". Supported device types [", ..., "]. All available devices [", ...
-	{KindEagerDeviceSpec, "Could not satisfy device specification",
+	{KindEagerDeviceSpec, "Could not satisfy device specification", "TF 2.15.0 tensorflow/core/common_runtime/eager/context.cc:357",
 		regexp.MustCompile(`Could not satisfy device specification '([^']*)'\. enable_soft_placement=\d+\. Supported device types \[([^\]]*)\]`),
 		func(msg *Message, m []string) { msg.Device = normDevice(m[1]) }},
 	// core/framework/op.cc:66-73 (OpNotFound): "Op type not registered '",
 	// op, "' in binary running on ", host, ". Make sure the Op and Kernel
 	// are registered in the binary running in this process. ..."
-	{KindOpNotRegistered, "Op type not registered",
+	{KindOpNotRegistered, "Op type not registered", "TF 2.15.0 tensorflow/core/framework/op.cc:66",
 		regexp.MustCompile(`Op type not registered '(` + opName + `)' in binary running on `),
 		func(msg *Message, m []string) { msg.Op = m[1] }},
 	// core/common_runtime/colocation_graph.cc:1212-1220
@@ -117,7 +124,7 @@ var headers = []header{
 	// (that had to be colocated with resource generating operations) are not
 	// supported on the resources' devices. Current candidate devices are [\n  ",
 	// devices, "].\nSee below for details of this colocation group:", DebugInfo.
-	{KindSoftPlacementResources, "without changing the devices of some resources",
+	{KindSoftPlacementResources, "without changing the devices of some resources", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1213",
 		regexp.MustCompile(`Failed to place the graph without changing the devices of some resources\.`),
 		func(msg *Message, m []string) {}},
 	// core/common_runtime/colocation_graph.cc:1088-1094 (ColocateNodeToGroup,
@@ -125,7 +132,7 @@ var headers = []header{
 	// node '", name, "' with nodes in colocation group '", group, "' because
 	// soft placement is on and an attempt at doing so resulted in the
 	// following error: ", error.
-	{KindSoftPlacementColocation, "Ignoring request to colocate node",
+	{KindSoftPlacementColocation, "Ignoring request to colocate node", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:1089",
 		regexp.MustCompile(`Ignoring request to colocate node '(` + nodeName + `)' with nodes in colocation group '([^']*)' because soft placement is on`),
 		func(msg *Message, m []string) { msg.Node = m[1] }},
 	// core/common_runtime/colocation_graph.cc:305-312
@@ -133,7 +140,7 @@ var headers = []header{
 	// log_device_placement): "Ignoring device specification ", device,
 	// " for node '", name, "' because the input edge from '", src, "' is a
 	// reference connection and already has a device field set to ", device.
-	{KindIgnoredDeviceSpec, "Ignoring device specification",
+	{KindIgnoredDeviceSpec, "Ignoring device specification", "TF 2.15.0 tensorflow/core/common_runtime/colocation_graph.cc:306",
 		regexp.MustCompile(`Ignoring device specification (\S*) for node '(` + nodeName + `)' because the input edge from '(` + nodeName + `)' is a reference connection`),
 		func(msg *Message, m []string) {
 			msg.Device, msg.Node = normDevice(m[1]), m[2]
@@ -142,54 +149,54 @@ var headers = []header{
 	// core/grappler/costs/op_level_cost_estimator.cc:783-784
 	// (LOG_EVERY_N(WARNING)): "Unknown device type: ", type, ", assuming
 	// PCIe between CPU and GPU."
-	{KindUnknownDeviceType, "Unknown device type: ",
+	{KindUnknownDeviceType, "Unknown device type: ", "TF 2.15.0 tensorflow/core/grappler/costs/op_level_cost_estimator.cc:783",
 		regexp.MustCompile(`Unknown device type: ([A-Za-z0-9_]+), assuming PCIe between CPU and GPU`),
 		func(msg *Message, m []string) { msg.Device = m[1] }},
 	// tf_adapter/optimizers/om_partition_subgraphs_pass.cc:511 (an
 	// errors::Internal with in_out_pair) and :521 (ADP_LOG(WARNING)): name,
 	// " is not supported npu node." / " is not supported npu node and will
 	// be excluded in candidates."
-	{KindNPUUnsupportedNode, "is not supported npu node",
+	{KindNPUUnsupportedNode, "is not supported npu node", "Ascend/tensorflow@085a7b2e tf_adapter/optimizers/om_partition_subgraphs_pass.cc:511,521",
 		regexp.MustCompile(`(?:^|[\s:\]])(` + nodeName + `) is not supported npu node`),
 		func(msg *Message, m []string) { msg.Node = m[1] }},
 	// tf_adapter/optimizers/om_partition_subgraphs_pass.cc:236
 	// (IsWhiteListSupport, ADP_LOG(INFO)): "node: ", op, " is not in white
 	// list, so currently not support."
-	{KindNPUOpNotInWhiteList, "is not in white list",
+	{KindNPUOpNotInWhiteList, "is not in white list", "Ascend/tensorflow@085a7b2e tf_adapter/optimizers/om_partition_subgraphs_pass.cc:236",
 		regexp.MustCompile(`node: (` + opName + `) is not in white list, so currently not support`),
 		func(msg *Message, m []string) { msg.Op = m[1] }},
 	// tf_adapter_2.x/npu_device/core/npu_device.cpp:603 (FallbackCPU, DLOG):
 	// "Start fallback executing ", op, " by ", device.
-	{KindNPUFallback, "Start fallback executing",
+	{KindNPUFallback, "Start fallback executing", "Ascend/tensorflow@085a7b2e tf_adapter_2.x/npu_device/core/npu_device.cpp:603",
 		regexp.MustCompile(`Start fallback executing (` + opName + `) by (\S+)`),
 		func(msg *Message, m []string) { msg.Op, msg.Device = m[1], normDevice(m[2]) }},
 	// tf_adapter_2.x/npu_device/core/optimizers/runtime/node_placer.cpp:380
 	// (DLOG): "Determined cpu ", name, " ", op, " as npu unsupported".
-	{KindNPUFallback, "as npu unsupported",
+	{KindNPUFallback, "as npu unsupported", "Ascend/tensorflow@085a7b2e tf_adapter_2.x/npu_device/core/optimizers/runtime/node_placer.cpp:380",
 		regexp.MustCompile(`Determined cpu (` + nodeName + `) (` + opName + `) as npu unsupported`),
 		func(msg *Message, m []string) { msg.Node, msg.Op, msg.Device = m[1], m[2], "CPU" }},
 	// GE EZ3002, reported by compiler/engines/manager/engine_manager/
 	// dnnengine_manager.cc:381-383 and :406-408 with the template of
 	// hicann/opbase src/op_common/log/log.cpp:217-219: "Optype [%s] of Ops
 	// kernel [%s] is unsupported. Reason: %s."
-	{KindGEOpUnsupported, "of Ops kernel [",
+	{KindGEOpUnsupported, "of Ops kernel [", "hicann/ge@ffdcbc9f compiler/engines/manager/engine_manager/dnnengine_manager.cc:406 (EZ3002)",
 		regexp.MustCompile(`Optype \[(` + opName + `)\] of Ops kernel \[([^\]]*)\] is unsupported\. Reason: (.*)$`),
 		func(msg *Message, m []string) { msg.Op, msg.Engine, msg.Reason = m[1], m[2], m[3] }},
 	// dnnengine_manager.cc:384 and :409-412 (GELOGE): "[Check][OpSupported]Op
 	// type %s of kernel %s is unsupported, reason: %s" / "...Op type %s of
 	// ops kernel %s is unsupported, reason : %s".
-	{KindGEOpUnsupported, "[Check][OpSupported]",
+	{KindGEOpUnsupported, "[Check][OpSupported]", "hicann/ge@ffdcbc9f compiler/engines/manager/engine_manager/dnnengine_manager.cc:409",
 		regexp.MustCompile(`\[Check\]\[OpSupported\]Op type (` + opName + `) of (?:ops )?kernel (\S+) is unsupported, reason ?: (.*)$`),
 		func(msg *Message, m []string) { msg.Op, msg.Engine, msg.Reason = m[1], m[2], m[3] }},
 	// GE EZ3003, dnnengine_manager.cc:423-424 with the template of
 	// log.cpp:228-230: "No supported Ops kernel and engine are found for
 	// [%s], optype [%s]."
-	{KindGENoEngine, "No supported Ops kernel and engine",
+	{KindGENoEngine, "No supported Ops kernel and engine", "hicann/ge@ffdcbc9f compiler/engines/manager/engine_manager/dnnengine_manager.cc:423 (EZ3003)",
 		regexp.MustCompile(`No supported Ops kernel and engine are found for \[(` + nodeName + `)\], optype \[(` + opName + `)\]`),
 		func(msg *Message, m []string) { msg.Node, msg.Op = m[1], m[2] }},
 	// dnnengine_manager.cc:425-428 (GELOGE): "[Get][DNNEngineName]Can't find
 	// any supported ops kernel and engine of %s, type is %s".
-	{KindGENoEngine, "Can't find any supported ops kernel",
+	{KindGENoEngine, "Can't find any supported ops kernel", "hicann/ge@ffdcbc9f compiler/engines/manager/engine_manager/dnnengine_manager.cc:425",
 		regexp.MustCompile(`Can't find any supported ops kernel and engine of (` + nodeName + `), type is (` + opName + `)`),
 		func(msg *Message, m []string) { msg.Node, msg.Op = m[1], m[2] }},
 }
@@ -230,7 +237,7 @@ var (
 	reDebugInfo  = regexp.MustCompile(`^\s*Colocation Debug Info:\s*$`)
 	reDebugGroup = regexp.MustCompile(`^\s*Colocation group had the following types and supported devices:\s*$`)
 	reDebugRoot  = regexp.MustCompile(`^\s*Root Member\(`)
-	reDebugType  = regexp.MustCompile(`^(` + opName + `): (?:[A-Z][A-Z0-9_]* )*$`)
+	reDebugType  = regexp.MustCompile(`^(` + opName + `): ((?:[A-Z][A-Z0-9_]* )*)$`)
 	reDebugHead  = regexp.MustCompile(`^\s*Colocation members, user-requested devices, and framework assigned devices, if any:\s*$`)
 	reDebugMem   = regexp.MustCompile(`^  (` + nodeName + `) \((` + opName + `)\) ?(\S*)(?: framework assigned device=(\S+))?\s*$`)
 )

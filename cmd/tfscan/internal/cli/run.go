@@ -67,6 +67,8 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return runParity(ctx, e, rest)
 	case "vectors":
 		return runVectors(ctx, e, rest)
+	case "explain":
+		return runExplain(ctx, e, rest)
 	case "version", "--version":
 		fmt.Fprintf(e.stdout, "tfscan %s\n", Version)
 		return nil
@@ -93,6 +95,7 @@ Usage:
   tfscan run PATH [--inputs in.npz] --outputs out.npz [--signature KEY] [--fetch NAME]... [--seed N] [--dim N]
   tfscan parity PATH --target T [--precision P] [--inputs in.npz] [--golden out.npz]
   tfscan vectors PATH --target T -o DIR
+  tfscan explain LOG --model PATH --target T [--format table|json|markdown] [--learn-registry PACK]
   tfscan version
 
 Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error,

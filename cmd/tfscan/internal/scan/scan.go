@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +61,10 @@ type Options struct {
 	From string
 
 	Placement PlacementOptions
+
+	// onGraph, when set, is handed each model's graph once it is built
+	// (ScanModel).
+	onGraph func(*graph.Graph)
 }
 
 // UsageError is a problem with what was asked (an unknown target, a bad
@@ -226,7 +231,10 @@ type Targets struct {
 	From      *Target
 	defaults  *coverage.Pack
 	fromFiles map[string]*coverage.Pack
-	host      func() (hostPacks, error)
+	// learned are the packs learned from logs, merged over the targets'
+	// packs and the host CPU's (not over the source's).
+	learned []*coverage.Pack
+	host    func() (hostPacks, error)
 }
 
 type hostPacks struct{ cpu, source *coverage.Index }
@@ -268,6 +276,9 @@ func (ts *Targets) SetFrom(name string) error {
 func (ts *Targets) pack(name, what string) (*coverage.Pack, error) {
 	if p := ts.fromFiles[name]; p != nil {
 		return p, nil
+	}
+	if i := slices.IndexFunc(ts.learned, func(l *coverage.Pack) bool { return l.Name == name }); i >= 0 {
+		return nil, &UsageError{fmt.Errorf("%s %q is a pack learned from a log (%s): it corrects a target's pack rather than being one; name the target it corrects with --target and keep it in --registry", what, name, ts.learned[i].Source)}
 	}
 	p, err := coverage.BuiltinPack(name)
 	if err == nil {
@@ -312,16 +323,23 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		return nil, err
 	}
 	fromFiles := map[string]*coverage.Pack{}
+	// Learned packs (tfscan explain --learn-registry) are corrections merged
+	// over every target's pack and over the host CPU's, never targets.
+	var learned []*coverage.Pack
 	for _, f := range registryFiles {
 		packs, err := coverage.LoadRegistryFile(f)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
 		for _, p := range packs {
+			if p.Method == coverage.MethodLearnedFromLog {
+				learned = append(learned, p)
+				continue
+			}
 			fromFiles[p.Name] = p
 		}
 	}
-	ts := &Targets{defaults: defaults, fromFiles: fromFiles}
+	ts := &Targets{defaults: defaults, fromFiles: fromFiles, learned: learned}
 	seen := map[string]bool{}
 	for _, name := range names {
 		if seen[name] {
@@ -332,6 +350,7 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		if err != nil {
 			return nil, err
 		}
+		p = coverage.MergeLearned(p, learned, defaults)
 		ts.List = append(ts.List, Target{Name: name, Index: coverage.NewIndex(p, defaults)})
 	}
 	ts.host = sync.OnceValues(func() (hostPacks, error) {
@@ -343,6 +362,7 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		if err != nil {
 			return hostPacks{}, err
 		}
+		cpu = coverage.MergeLearned(cpu, learned, defaults)
 		return hostPacks{cpu: coverage.NewIndex(cpu, defaults), source: coverage.NewIndex(cuda, defaults)}, nil
 	})
 	return ts, nil
@@ -435,6 +455,9 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	m, g, err := Load(path, opts.Tags)
 	if err != nil {
 		return nil, err
+	}
+	if opts.onGraph != nil {
+		opts.onGraph(g)
 	}
 	scope, err := signatureScope(g, opts.Signature)
 	if err != nil {

@@ -1,0 +1,299 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testutil"
+	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/tflog"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+func models(name string) string {
+	return filepath.Join(testutil.RepoRoot(), "testdata", "models", name)
+}
+
+// The logs in testdata are written from the templates tflog cites, about
+// models the project generates (testdata/models) or holds here.
+var cases = []struct {
+	log, model, target string
+}{
+	{"xpu_run.log", models("convnet_frozen.pb"), "intel-xpu"},
+	{"ascend_run.log", models("convnet_frozen.pb"), "ascend"},
+	{"other_model.log", models("convnet_frozen.pb"), "intel-xpu"},
+	{"pinned_run.log", filepath.Join("testdata", "pinned.pbtxt"), "intel-xpu"},
+	{"resource_run.log", models("resource_vars.pbtxt"), "intel-xpu"},
+}
+
+func explainCase(t *testing.T, logName, model, target string, registries ...string) *reports.ExplainReport {
+	t.Helper()
+	log, err := ReadLog(filepath.Join("testdata", logName), nil)
+	require.NoError(t, err)
+	log.Path = logName
+	rep, err := Run(context.Background(), log, Options{Model: model, Target: target, Registries: registries, Version: "test"})
+	require.NoError(t, err)
+	rep.Model = filepath.Base(model)
+	return rep
+}
+
+func TestExplainGolden(t *testing.T) {
+	for _, c := range cases {
+		t.Run(c.log, func(t *testing.T) {
+			rep := explainCase(t, c.log, c.model, c.target)
+			var got bytes.Buffer
+			for ext, write := range map[string]func(io.Writer, *reports.ExplainReport) error{
+				".golden.json": reports.WriteExplainJSON, ".golden.txt": reports.WriteExplainTable, ".golden.md": reports.WriteExplainMarkdown,
+			} {
+				var out bytes.Buffer
+				require.NoError(t, write(&out, rep))
+				golden := filepath.Join("testdata", strings.TrimSuffix(c.log, ".log")+ext)
+				if *update {
+					require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
+				}
+				want, err := os.ReadFile(golden)
+				require.NoError(t, err, "go test ./cmd/tfscan/internal/explain -update")
+				assert.Equal(t, string(want), out.String(), golden)
+				if ext == ".golden.json" {
+					got = out
+				}
+			}
+			// the same input gives the same bytes
+			var again bytes.Buffer
+			require.NoError(t, reports.WriteExplainJSON(&again, explainCase(t, c.log, c.model, c.target)))
+			assert.Equal(t, got.String(), again.String())
+		})
+	}
+}
+
+func find(t *testing.T, rep *reports.ExplainReport, kind, node string) reports.Explanation {
+	t.Helper()
+	for _, e := range rep.Explanations {
+		if e.MessageKind == kind && (node == "" || e.Node == node || e.LoggedNode == node) {
+			return e
+		}
+	}
+	t.Fatalf("no %s explanation for %q in %+v", kind, node, rep.Explanations)
+	return reports.Explanation{}
+}
+
+func fixKinds(e reports.Explanation) []string {
+	var out []string
+	for _, f := range e.Fixes {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+func TestExplainOutcomes(t *testing.T) {
+	// intel-xpu's pack has a float32 Softmax; the log says the install does
+	// not: tfscan disagrees and says how to learn the install's list.
+	xpu := explainCase(t, "xpu_run.log", models("convnet_frozen.pb"), "intel-xpu")
+	e := find(t, xpu, "explicit_device_unsatisfiable", "probs")
+	require.NotNil(t, e.Agrees)
+	assert.False(t, *e.Agrees)
+	assert.Equal(t, "covered", e.Prediction.Reason)
+	assert.Equal(t, []string{"float32"}, e.DTypes)
+	assert.Equal(t, []string{"learn_registry", "live_dump", "soft_placement", "clear_devices"}, fixKinds(e))
+	assert.Contains(t, e.Cause, "The log's XPU kernels of Softmax take T in {float16, bfloat16}.")
+	assert.Equal(t, 2, xpu.UnparsedLines, "the reshape error and its [[{{node}}]] line")
+	assert.Equal(t, 5, xpu.Summary.PlacementLines)
+	assert.Equal(t, 1, xpu.Summary.PlacementNotFound, "_SOURCE")
+
+	// Ascend: tf_adapter and GE agree with the float16-only MaxPool.
+	asc := explainCase(t, "ascend_run.log", models("convnet_frozen.pb"), "ascend")
+	ge := find(t, asc, "ge_op_unsupported", "pool1/MaxPool")
+	require.NotNil(t, ge.Agrees)
+	assert.True(t, *ge.Agrees)
+	assert.Equal(t, 2, ge.Count, "EZ3002 and GE's own log line are one explanation")
+	assert.Equal(t, []string{"kernel_wishlist", "precision_mode", "stack_option"}, fixKinds(ge))
+	assert.Equal(t, 1, ge.Fixes[0].Rank)
+	assert.Equal(t, "precision_mode=allow_fp32_to_fp16", ge.Fixes[1].Option)
+
+	// a log of another model: every message says so, nothing is guessed
+	other := explainCase(t, "other_model.log", models("convnet_frozen.pb"), "intel-xpu")
+	require.Len(t, other.Explanations, 1)
+	nf := other.Explanations[0]
+	require.NotNil(t, nf.Found)
+	assert.False(t, *nf.Found)
+	assert.Nil(t, nf.Prediction)
+	assert.Nil(t, nf.Agrees)
+	assert.Equal(t, "model/block_1/erf", nf.LoggedNode)
+	assert.Equal(t, 1, other.Summary.NotFound)
+	assert.Equal(t, 2, other.Summary.PlacementNotFound)
+
+	// a pin in the model, a custom op: both known to tfscan
+	pin := explainCase(t, "pinned_run.log", filepath.Join("testdata", "pinned.pbtxt"), "intel-xpu")
+	dev := find(t, pin, "device_not_available", "x")
+	assert.True(t, *dev.Agrees)
+	assert.Equal(t, []string{"soft_placement", "clear_devices"}, fixKinds(dev))
+	assert.Contains(t, dev.Fixes[1].Text, `"/device:GPU:0" on x`)
+	op := find(t, pin, "op_not_registered", "gelu")
+	assert.True(t, *op.Agrees)
+	assert.Equal(t, "tensorflow-addons", op.Fixes[0].Library)
+}
+
+// A learned pack changes the scan: the log's kernel list replaces the
+// intel-xpu pack's for Softmax, and the same log then agrees.
+func TestLearnedPackChangesPrediction(t *testing.T) {
+	log, err := ReadLog(filepath.Join("testdata", "xpu_run.log"), nil)
+	require.NoError(t, err)
+	p, skipped := LearnPack(log, "XPU", "kernel")
+	assert.Empty(t, skipped)
+	assert.Equal(t, "learned-xpu_run", p.Name)
+	assert.True(t, strings.HasPrefix(p.Source, "log xpu_run.log sha256:"), p.Source)
+	file := filepath.Join(t.TempDir(), "learned.json")
+	var buf bytes.Buffer
+	require.NoError(t, coverage.WritePack(&buf, p))
+	require.NoError(t, os.WriteFile(file, buf.Bytes(), 0o644))
+
+	before := scanProbs(t, nil)
+	after := scanProbs(t, []string{file})
+	assert.Equal(t, "covered", before.Reason)
+	assert.Equal(t, "XPU:0", before.Device)
+	assert.Equal(t, "no_kernel_for_dtype", after.Reason)
+	assert.Equal(t, "CPU:0", after.Device)
+
+	rep := explainCase(t, "xpu_run.log", models("convnet_frozen.pb"), "intel-xpu", file)
+	e := find(t, rep, "explicit_device_unsatisfiable", "probs")
+	assert.True(t, *e.Agrees)
+	pl := find(t, rep, "placement", "probs")
+	assert.True(t, *pl.Agrees, "the CPU placement of probs is now predicted")
+	assert.Equal(t, []string{"log xpu_run.log sha256:" + log.SHA256}, rep.Registry.LearnedFrom)
+}
+
+func scanProbs(t *testing.T, registries []string) reports.NodeResult {
+	t.Helper()
+	rep, err := scan.Run(context.Background(), scan.Options{Paths: []string{models("convnet_frozen.pb")}, Targets: []string{"intel-xpu"}, Registries: registries, Jobs: 1})
+	require.NoError(t, err)
+	for _, n := range rep.Models[0].Targets[0].Nodes {
+		if n.Path == "probs" {
+			return n
+		}
+	}
+	t.Fatal("no probs")
+	return reports.NodeResult{}
+}
+
+// tfscan's own predicted placement errors are in TensorFlow's words: tflog
+// reads them back, and explain agrees with itself.
+func TestPredictedErrorsReadBack(t *testing.T) {
+	model := filepath.Join("testdata", "pinned.pbtxt")
+	rep, err := scan.Run(context.Background(), scan.Options{Paths: []string{model}, Targets: []string{"intel-xpu"}, Jobs: 1,
+		Placement: scan.PlacementOptions{NoSoftPlacement: true}})
+	require.NoError(t, err)
+	predicted := rep.Models[0].Targets[0].Placement.Error
+	require.NotEmpty(t, predicted)
+	l, err := tflog.Parse(strings.NewReader(predicted))
+	require.NoError(t, err)
+	require.Len(t, l.Messages, 1, predicted)
+	assert.Equal(t, 0, l.Unparsed)
+	m := l.Messages[0]
+	assert.Equal(t, "x", m.Node)
+	assert.Equal(t, tflog.KindDeviceNotAvailable, m.Kind)
+
+	log := &Log{Log: l, Path: "predicted", SHA256: "-"}
+	ex, err := Run(context.Background(), log, Options{Model: model, Target: "intel-xpu", Placement: scan.PlacementOptions{NoSoftPlacement: true}})
+	require.NoError(t, err)
+	require.Len(t, ex.Explanations, 1)
+	assert.True(t, *ex.Explanations[0].Agrees)
+}
+
+func TestResolveInlinedNames(t *testing.T) {
+	x := &explainer{byName: map[string][]*graph.Node{}}
+	a := &graph.Node{Name: "model/dense/MatMul", Op: "MatMul"}
+	b := &graph.Node{Name: "MatMul", Op: "MatMul"}
+	x.byName[a.Name] = []*graph.Node{a}
+	x.byName[b.Name] = []*graph.Node{b}
+	assert.Equal(t, []*graph.Node{a}, x.nodes("StatefulPartitionedCall/model/dense/MatMul", "MatMul"))
+	assert.Equal(t, []*graph.Node{a}, x.nodes("model/dense/MatMul", ""))
+	assert.Empty(t, x.nodes("model/dense/MatMul", "Conv2D"), "another op is another node")
+	assert.Empty(t, x.nodes("nothing/here", ""))
+}
+
+// Every golden satisfies the explain schema, and the schema's kind list is
+// tflog's.
+func TestGoldensMatchSchema(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.ExplainSchema()))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("explain.schema.json", doc))
+	s, err := c.Compile("explain.schema.json")
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	require.NoError(t, err)
+	require.Len(t, files, len(cases))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		require.NoError(t, err)
+		require.NoError(t, s.Validate(v), f)
+	}
+	var schema struct {
+		Defs struct {
+			Explanation struct {
+				Properties struct {
+					Kind struct {
+						Enum []string `json:"enum"`
+					} `json:"message_kind"`
+				} `json:"properties"`
+			} `json:"explanation"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(reports.ExplainSchema(), &schema))
+	assert.ElementsMatch(t, schema.Defs.Explanation.Properties.Kind.Enum, tflog.Kinds())
+}
+
+// FuzzExplain feeds arbitrary logs through the parser and the explainer of
+// one scanned model: every message gets a cause, nothing panics.
+func FuzzExplain(f *testing.F) {
+	for _, c := range cases {
+		b, err := os.ReadFile(filepath.Join("testdata", c.log))
+		require.NoError(f, err)
+		f.Add(string(b))
+	}
+	for _, name := range []string{"tf_graph_errors.log", "tf_soft_placement.log", "ascend_tf1.log"} {
+		b, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "tflog", "testdata", name))
+		require.NoError(f, err)
+		f.Add(string(b))
+	}
+	ts, err := scan.ResolveTargets([]string{"ascend"}, nil)
+	require.NoError(f, err)
+	rm, g, err := scan.ScanModel(models("convnet_frozen.pb"), ts, scan.Options{Targets: []string{"ascend"}})
+	require.NoError(f, err)
+	x := newExplainer(g, rm.Targets[0], Options{Model: "m", Target: "ascend"})
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := tflog.Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range l.Messages {
+			if e := x.message(m); e.Cause == "" {
+				t.Fatalf("no cause for %+v", m)
+			}
+		}
+		var sum reports.ExplainSummary
+		for _, p := range l.Placements {
+			x.placement(p, false, &sum)
+		}
+		for _, p := range l.Eager {
+			x.placement(p, true, &sum)
+		}
+	})
+}

@@ -1,0 +1,17 @@
+package scan
+
+import (
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/reports"
+)
+
+// ScanModel scans one model against resolved targets, as Run does for each
+// of its models, and also returns the model's graph: `tfscan explain` maps
+// the messages of a log onto the graph it scanned, without loading the model
+// twice.
+func ScanModel(path string, ts *Targets, opts Options) (*reports.Model, *graph.Graph, error) {
+	var g *graph.Graph
+	opts.onGraph = func(x *graph.Graph) { g = x }
+	m, err := scanModel(path, ts, opts, nil)
+	return m, g, err
+}

@@ -1,0 +1,295 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ExplainReport is the output of `tfscan explain`: the messages of a real
+// run's log, each mapped to the model and to what tfscan knows about it. It
+// shares SchemaVersion with Report; reports/schema/explain.schema.json
+// describes it.
+type ExplainReport struct {
+	SchemaVersion int           `json:"schema_version"`
+	Tool          Tool          `json:"tool"`
+	Log           ExplainLog    `json:"log"`
+	Model         string        `json:"model"`
+	Target        string        `json:"target"`
+	Registry      RegistryInfo  `json:"registry"`
+	Explanations  []Explanation `json:"explanations"`
+	// UnparsedLines counts lines that look like a TensorFlow, tf_adapter or
+	// GE message about a node, op, kernel or device but match no known
+	// template (tflog's rule, docs/explain.md).
+	UnparsedLines int            `json:"unparsed_lines"`
+	Summary       ExplainSummary `json:"summary"`
+}
+
+// ExplainLog identifies the log that was read.
+type ExplainLog struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Lines  int    `json:"lines"`
+	// CutLines were longer than tfscan reads (1 MiB); UnparsedAt are the
+	// first unparsed line numbers; Dropped counts messages past the limit.
+	CutLines   int   `json:"cut_lines,omitempty"`
+	UnparsedAt []int `json:"unparsed_at,omitempty"`
+	Dropped    int   `json:"dropped,omitempty"`
+}
+
+// ExplainSummary counts the explanations by outcome.
+type ExplainSummary struct {
+	Messages int `json:"messages"`
+	// NotFound counts messages whose node (or op) is not in the model: a
+	// log of another model, or of another signature.
+	NotFound   int `json:"not_found"`
+	Agree      int `json:"agree"`
+	Disagree   int `json:"disagree"`
+	Unassessed int `json:"unassessed"`
+	// PlacementLines and PlacementAgree count log_device_placement and
+	// eager placement lines and those whose device kind tfscan predicted;
+	// only lines on the host or disagreeing become explanations.
+	PlacementLines    int `json:"placement_lines"`
+	PlacementAgree    int `json:"placement_agree"`
+	PlacementNotFound int `json:"placement_not_found"`
+}
+
+// Explanation is one message of the log, explained.
+type Explanation struct {
+	// Node is the node's path in the model ("" when the message names none,
+	// or when the node is not in the model); LoggedNode the name as the
+	// log wrote it.
+	Node       string `json:"node"`
+	LoggedNode string `json:"logged_node,omitempty"`
+	// Found says whether the node, or for an op-level message a node of the
+	// op, is in the model; absent for messages about a device only.
+	Found *bool `json:"found,omitempty"`
+	// OtherNodes are further nodes the message applies to (an op-level
+	// message, a colocation group, a name several functions share), at most
+	// a few; NodesMatched counts all of them with Node.
+	OtherNodes   []string `json:"other_nodes,omitempty"`
+	NodesMatched int      `json:"nodes_matched,omitempty"`
+	Op           string   `json:"op"`
+	DTypes       []string `json:"dtypes"`
+	MessageKind  string   `json:"message_kind"`
+	// Message is the message's first line; MessageSource the file and line
+	// of its template in the source that prints it.
+	Message       string `json:"message"`
+	MessageSource string `json:"message_source,omitempty"`
+	Line          int    `json:"line"`
+	Count         int    `json:"count"`
+	// Prediction is what tfscan's scan says about the node on the target;
+	// nil when the node is not in the model.
+	Prediction *ExplainPrediction `json:"prediction"`
+	// Agrees says whether the log confirms the prediction; null when the
+	// message says nothing tfscan predicts (a log of another device type,
+	// a colocation warning).
+	Agrees *bool  `json:"agrees"`
+	Cause  string `json:"cause"`
+	Fixes  []Fix  `json:"fixes"`
+}
+
+// ExplainPrediction is tfscan's prediction for a node on the target.
+type ExplainPrediction struct {
+	// Reason is the coverage reason (covered, no_kernel_for_dtype, ...).
+	Reason string `json:"reason"`
+	// Device is the predicted device ("" without placement).
+	Device string `json:"device,omitempty"`
+	// Supported lists what the target's kernels accept, for a dtype gap.
+	Supported []string `json:"supported,omitempty"`
+	// Detail is the first reason the placement simulation gives.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Fix kinds. FixRewrite is filled by `tfscan rewrite` rules (issue #13)
+// through the explain orchestrator's RewriteFixes hook.
+const (
+	FixKernelWishlist = "kernel_wishlist"
+	FixSoftPlacement  = "soft_placement"
+	FixClearDevices   = "clear_devices"
+	FixPrecisionMode  = "precision_mode"
+	FixStackOption    = "stack_option"
+	FixLoadLibrary    = "load_library"
+	FixLearnRegistry  = "learn_registry"
+	FixLiveDump       = "live_dump"
+	FixRewrite        = "rewrite"
+)
+
+// Fix is one thing the team can do about a message.
+type Fix struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+	// Rank and Of place a missing kernel in the target's kernel wishlist.
+	Rank int `json:"rank,omitempty"`
+	Of   int `json:"of,omitempty"`
+	// Option is a setting to pass (precision_mode=..., mix_compile_mode=...);
+	// Rule a rewrite rule; Library a custom-op library.
+	Option  string `json:"option,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Library string `json:"library,omitempty"`
+}
+
+// WriteExplainJSON writes r as indented JSON with a trailing newline.
+func WriteExplainJSON(w io.Writer, r *ExplainReport) error { return writeIndentedJSON(w, r) }
+
+// WriteExplainTable writes the human view: a header, then one block per
+// explanation.
+func WriteExplainTable(w io.Writer, r *ExplainReport) error {
+	p := &printer{w: w}
+	p.printf("tfscan explain: %s (%d lines) against %s on %s\n", r.Log.Path, r.Log.Lines, r.Model, r.Target)
+	p.printf("%s\n", explainSummaryLine(r))
+	for i, e := range r.Explanations {
+		p.printf("\n%d. line %d: %s%s\n", i+1, e.Line, e.MessageKind, countSuffix(e.Count))
+		p.printf("   message:  %s\n", clipText(e.Message, 200))
+		p.printf("   node:     %s\n", explainNodeLine(e))
+		if pred := predictionLine(e, r.Target); pred != "" {
+			p.printf("   tfscan:   %s\n", pred)
+		}
+		p.printf("   cause:    %s\n", e.Cause)
+		for j, f := range e.Fixes {
+			label := "   fix:      "
+			if j > 0 {
+				label = "             "
+			}
+			p.printf("%s%s\n", label, fixLine(f))
+		}
+	}
+	if len(r.Explanations) == 0 {
+		p.printf("\nno TensorFlow, tf_adapter or Graph Engine message about a node, op, kernel or device in this log\n")
+	}
+	return p.err
+}
+
+// WriteExplainMarkdown writes the explanations as a Markdown table with the
+// causes and fixes, for an issue or a pull request.
+func WriteExplainMarkdown(w io.Writer, r *ExplainReport) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## tfscan explain: `%s` on %s\n\n", mdLine(r.Model), mdLine(r.Target))
+	fmt.Fprintf(&b, "Log `%s` (%d lines, sha256 `%s`). %s\n\n", mdLine(r.Log.Path), r.Log.Lines, shortHash(r.Log.SHA256), explainSummaryLine(r))
+	if len(r.Explanations) == 0 {
+		b.WriteString("No TensorFlow, tf_adapter or Graph Engine message about a node, op, kernel or device in this log.\n")
+	} else {
+		b.WriteString("| line | kind | node | tfscan | agrees | cause | fixes |\n|---:|---|---|---|---|---|---|\n")
+		for _, e := range r.Explanations {
+			var fixes []string
+			for _, f := range e.Fixes {
+				fixes = append(fixes, fixLine(f))
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", e.Line, mdCell(e.MessageKind), mdCell(explainNodeLine(e)),
+				mdCell(predictionLine(e, r.Target)), agreeWord(e.Agrees), mdCell(e.Cause), mdCell(strings.Join(fixes, "; ")))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func explainSummaryLine(r *ExplainReport) string {
+	s := r.Summary
+	line := fmt.Sprintf("%d message(s): %d agree with tfscan, %d disagree, %d not assessed; %d about nodes not in the model; %d unparsed line(s)",
+		s.Messages, s.Agree, s.Disagree, s.Unassessed, s.NotFound, r.UnparsedLines)
+	if s.PlacementLines > 0 {
+		line += fmt.Sprintf("; placement lines: %d, %d on the predicted kind of device", s.PlacementLines, s.PlacementAgree)
+	}
+	return line
+}
+
+func explainNodeLine(e Explanation) string {
+	var s string
+	switch {
+	case e.Node != "":
+		s = e.Node
+	case e.LoggedNode != "":
+		s = e.LoggedNode
+	default:
+		s = "-"
+	}
+	var what []string
+	if e.Op != "" {
+		what = append(what, e.Op)
+	}
+	if len(e.DTypes) > 0 {
+		what = append(what, strings.Join(e.DTypes, ","))
+	}
+	if len(what) > 0 {
+		s += " (" + strings.Join(what, " ") + ")"
+	}
+	if e.Found != nil && !*e.Found {
+		s += " - not in the model"
+	}
+	if e.NodesMatched > 1 {
+		s += fmt.Sprintf(" and %d other node(s)", e.NodesMatched-1)
+		if len(e.OtherNodes) > 0 {
+			s += ": " + strings.Join(e.OtherNodes, ", ")
+			if e.NodesMatched-1 > len(e.OtherNodes) {
+				s += ", ..."
+			}
+		}
+	}
+	return s
+}
+
+func predictionLine(e Explanation, target string) string {
+	p := e.Prediction
+	if p == nil {
+		return ""
+	}
+	s := target + ": " + p.Reason
+	if p.Device != "" {
+		s += " on " + p.Device
+	}
+	if len(p.Supported) > 0 {
+		s += " (supported: " + strings.Join(p.Supported, "; ") + ")"
+	}
+	switch {
+	case e.Agrees == nil:
+	case *e.Agrees:
+		s += " - the log agrees"
+	default:
+		s += " - the log disagrees"
+	}
+	return s
+}
+
+func agreeWord(a *bool) string {
+	switch {
+	case a == nil:
+		return "-"
+	case *a:
+		return "yes"
+	}
+	return "no"
+}
+
+func fixLine(f Fix) string {
+	if f.Rank > 0 {
+		return fmt.Sprintf("[%s #%d of %d] %s", f.Kind, f.Rank, f.Of, f.Text)
+	}
+	return "[" + f.Kind + "] " + f.Text
+}
+
+func countSuffix(n int) string {
+	if n > 1 {
+		return " (" + strconv.Itoa(n) + " times)"
+	}
+	return ""
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
