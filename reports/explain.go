@@ -97,6 +97,8 @@ type ExplainPrediction struct {
 	Reason string `json:"reason"`
 	// Device is the predicted device ("" without placement).
 	Device string `json:"device,omitempty"`
+	// Phase is when the node runs (step, load, save, unreachable).
+	Phase string `json:"phase,omitempty"`
 	// Supported lists what the target's kernels accept, for a dtype gap.
 	Supported []string `json:"supported,omitempty"`
 	// Detail is the first reason the placement simulation gives.

@@ -264,7 +264,7 @@ func (x *explainer) setNodes(e *reports.Explanation, ns []*graph.Node) {
 		}
 	}
 	r := x.result[e.Node]
-	p := &reports.ExplainPrediction{Reason: r.Reason, Device: r.Device}
+	p := &reports.ExplainPrediction{Reason: r.Reason, Device: r.Device, Phase: r.Phase}
 	if u := x.groups[groupKey(r.Op, r.DTypes)]; u != nil && u.Reason == r.Reason {
 		p.Supported = u.Supported
 	}

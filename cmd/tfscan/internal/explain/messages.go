@@ -80,7 +80,23 @@ func (x *explainer) message(m *tflog.Message) reports.Explanation {
 	default:
 		e.Cause = "tfscan has no explanation for this kind of message."
 	}
+	e.Cause += phaseNote(e.Prediction)
 	return e
+}
+
+// phaseNote says when a node that is not per-step work runs.
+func phaseNote(p *reports.ExplainPrediction) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Phase == "load":
+		return " The node runs once, when the model is loaded (phase load): not a cost of every step."
+	case p.Phase == "save":
+		return " The node runs only when a checkpoint is written (phase save)."
+	case p.Phase == "unreachable":
+		return " No signature output needs the node (phase unreachable)."
+	}
+	return ""
 }
 
 // notFound explains a message about a node or op the model does not have.

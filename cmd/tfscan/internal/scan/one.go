@@ -10,8 +10,12 @@ import (
 // the messages of a log onto the graph it scanned, without loading the model
 // twice.
 func ScanModel(path string, ts *Targets, opts Options) (*reports.Model, *graph.Graph, error) {
+	counted, err := ParsePhases(opts.Phases)
+	if err != nil {
+		return nil, nil, err
+	}
 	var g *graph.Graph
 	opts.onGraph = func(x *graph.Graph) { g = x }
-	m, err := scanModel(path, ts, opts, nil)
+	m, err := scanModel(path, ts, counted, opts, nil)
 	return m, g, err
 }
