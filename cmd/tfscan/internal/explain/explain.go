@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
@@ -65,14 +66,14 @@ func ReadLog(path string, stdin io.Reader) (*Log, error) {
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, &LogError{path, errors.Unwrap(err)}
+			return nil, &LogError{path, bare(err)}
 		}
 		if st.IsDir() {
 			return nil, &LogError{path, errors.New("is a directory, not a log file")}
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, &LogError{path, errors.Unwrap(err)}
+			return nil, &LogError{path, bare(err)}
 		}
 		defer f.Close()
 		r = f
@@ -95,6 +96,15 @@ func ReadLog(path string, stdin io.Reader) (*Log, error) {
 		name = "stdin"
 	}
 	return &Log{Log: l, Path: name, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// bare drops the path an *fs.PathError repeats (LogError names the file).
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Run explains log against the model on the target.
