@@ -1,5 +1,61 @@
-// Package kernels executes TensorFlow graphs in Go with TensorFlow's op
-// semantics: tensors and dtypes (float16 and bfloat16 included), one file of
-// reference kernels per op family, and the executor that runs signatures,
-// functions and control flow.
+// Package kernels is tfscan's op library: tensors and dtypes (float16 and
+// bfloat16 included), one file of reference kernels per op family with
+// TensorFlow's op semantics, the registry that declares them, and what a
+// kernel reaches through its Context: the resource manager that holds
+// state across runs and the run's float numerics. How graphs run (dataflow,
+// frames, control flow, function calls) is package executor's concern;
+// this package does not know it.
 package kernels
+
+import (
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+)
+
+// Context is what a kernel sees of one node execution, as TensorFlow's
+// OpKernelContext.
+type Context struct {
+	Op   string
+	Path string // the node's graph path, for error messages
+	// Attrs are the node's attrs completed with OpDef defaults.
+	Attrs  map[string]*attrpb.AttrValue
+	Inputs []*Tensor
+	// Emu is the precision emulation in force; nil runs exactly in the
+	// tensors' own dtypes.
+	Emu *Emulation
+
+	// Resources holds the state that outlives a run (see Kernel.Stateful).
+	Resources *ResourceMgr
+	// Numerics is how the run holds float tensors; nil holds them as they
+	// are.
+	Numerics *Numerics
+	// Node and Func are the node's name and its function's ("" at top
+	// level), NodeID its ID in the graph: what the resources a stateful
+	// kernel creates are named after.
+	Node, Func string
+	NodeID     int
+	// Refs are the TF1 reference variables behind the inputs of a stateful
+	// kernel (nil where an input is a plain tensor); Inputs then holds the
+	// variable's value, nil while it is uninitialized. A stateful kernel
+	// that outputs references (VariableV2, Assign) sets RefOutputs, with a
+	// nil tensor in its results at the same index.
+	Refs, RefOutputs []*RefVar
+}
+
+// Emulation tells precision-sensitive kernels (MatMul, BatchMatMul, Einsum,
+// the convolutions, reductions) how the target rounds. The executor rounds
+// every float output to the profile's storage type itself; kernels only apply
+// the hooks that happen inside them.
+type Emulation struct {
+	// RoundOperand rounds a matmul/conv operand before multiplication (tf32,
+	// fp16, bf16 storage); nil leaves operands as they are.
+	RoundOperand func(float32) float32
+	// RoundAccum rounds every partial sum of an accumulation (fp16_acc16);
+	// nil accumulates in float32.
+	RoundAccum func(float32) float32
+	// RoundStorage rounds every float32 tensor the executor passes between
+	// nodes (constants, weights, feeds and every kernel output) to the
+	// device's storage format (e.g. RoundFloat16, RoundBFloat16); nil
+	// keeps float32 storage. Kernels do not apply it, except stateful ones
+	// through Context.Numerics.
+	RoundStorage func(float32) float32
+}

@@ -12,7 +12,7 @@ import (
 
 // Hash tables (tensorflow/core/kernels/lookup_table_op.cc and
 // lookup_table_init_op.cc): HashTableV2 creates a table resource that lives
-// in the executor's state, so a table initialized by the model's init op
+// in Context.Resources, so a table initialized by the model's init op
 // is there for later runs; the import/init ops fill it; LookupTableFindV2
 // looks keys up with a default.
 
@@ -53,76 +53,68 @@ func tableValue(t *Tensor, i int) any {
 	return nil
 }
 
-func lookupBuiltins() map[string]builtinFunc {
-	return map[string]builtinFunc{
-		"HashTableV2":                   opHashTable,
-		"HashTable":                     opHashTable,
-		"MutableHashTableV2":            opHashTable,
-		"LookupTableImportV2":           opTableImport,
-		"InitializeTableV2":             opTableImport,
-		"InitializeTableFromTextFileV2": opTableFromTextFile,
-		"LookupTableFindV2":             opTableFind,
-		"LookupTableSizeV2":             opTableSize,
+func init() {
+	for op, fn := range map[string]KernelFunc{
+		"HashTableV2":                   kHashTable,
+		"HashTable":                     kHashTable,
+		"MutableHashTableV2":            kHashTable,
+		"LookupTableImportV2":           kTableImport,
+		"InitializeTableV2":             kTableImport,
+		"InitializeTableFromTextFileV2": kTableFromTextFile,
+		"LookupTableFindV2":             kTableFind,
+		"LookupTableSizeV2":             kTableSize,
+	} {
+		RegisterStateful(op, fn)
 	}
 }
 
-func opHashTable(b *bctx) ([]slot, error) {
-	key := sharedName(b.n)
-	if len(b.n.Attrs["shared_name"].GetS()) == 0 && !b.n.Attrs["use_node_name_sharing"].GetB() {
+func kHashTable(c *Context) ([]*Tensor, error) {
+	key := c.resourceName()
+	if len(c.Attrs["shared_name"].GetS()) == 0 && !c.Attrs["use_node_name_sharing"].GetB() {
 		// One table per kernel instance: per node.
-		key = fmt.Sprintf("node#%d", b.n.ID)
+		key = fmt.Sprintf("node#%d", c.NodeID)
 	}
-	r := b.rs.e.res.tables[key]
-	if r == nil {
-		r = &Resource{Name: key, Value: &HashTable{
-			KeyDType: b.n.Attrs["key_dtype"].GetType(), ValueDType: b.n.Attrs["value_dtype"].GetType(), m: map[any]any{}}}
-		b.rs.e.res.tables[key] = r
-	}
-	return []slot{{t: ScalarResource(r)}}, nil
+	r := LookupOrCreate(c.Resources, key, func() *HashTable {
+		return &HashTable{KeyDType: c.Attrs["key_dtype"].GetType(), ValueDType: c.Attrs["value_dtype"].GetType(), m: map[any]any{}}
+	})
+	return []*Tensor{ScalarResource(r)}, nil
 }
 
-func (b *bctx) table(i int) (*HashTable, error) {
-	if i < len(b.in) && b.in[i].ref != nil {
-		return nil, b.errorf("reference-typed tables are not supported")
+// table returns the hash table behind handle input i.
+func table(c *Context, i int) (*HashTable, error) {
+	if i < len(c.Refs) && c.Refs[i] != nil {
+		return nil, c.Errorf("reference-typed tables are not supported")
 	}
-	t, err := b.input(i)
+	t, err := stateInput(c, i)
 	if err != nil {
 		return nil, err
 	}
-	rs, ok := t.Data.([]*Resource)
-	if !ok || len(rs) != 1 || rs[0] == nil {
-		return nil, b.errorf("input %d must be a table handle", i)
-	}
-	h, ok := rs[0].Value.(*HashTable)
-	if !ok {
-		return nil, b.errorf("resource %s is not a hash table", rs[0].Name)
-	}
-	return h, nil
+	return handleOf[HashTable](c, t, i, "a table handle", "a hash table")
 }
 
-func opTableImport(b *bctx) ([]slot, error) {
-	h, err := b.table(0)
+func kTableImport(c *Context) ([]*Tensor, error) {
+	h, err := table(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := b.input(1)
+	keys, err := stateInput(c, 1)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := b.input(2)
+	vals, err := stateInput(c, 2)
 	if err != nil {
 		return nil, err
 	}
 	if keys.NumElements() != vals.NumElements() {
-		return nil, b.errorf("%d keys for %d values", keys.NumElements(), vals.NumElements())
+		return nil, c.Errorf("%d keys for %d values", keys.NumElements(), vals.NumElements())
 	}
-	if b.n.Op == "LookupTableImportV2" {
+	if c.Op == "LookupTableImportV2" {
 		h.m = map[any]any{}
 	}
 	for i := 0; i < keys.NumElements(); i++ {
 		k, err := tableKey(keys, i)
 		if err != nil {
-			return nil, b.errorf("%v", err)
+			return nil, c.Errorf("%v", err)
 		}
 		h.m[k] = tableValue(vals, i)
 	}
@@ -130,35 +122,35 @@ func opTableImport(b *bctx) ([]slot, error) {
 	return nil, nil
 }
 
-// opTableFromTextFile fills a table from a text file: each line split by
+// kTableFromTextFile fills a table from a text file: each line split by
 // delimiter, key and value taken from columns, -1 meaning the line number
 // and -2 the whole line (lookup_util.cc, TextFileLineIterator: kLineNumber,
 // kWholeLine).
-func opTableFromTextFile(b *bctx) ([]slot, error) {
-	h, err := b.table(0)
+func kTableFromTextFile(c *Context) ([]*Tensor, error) {
+	h, err := table(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	fn, err := b.input(1)
+	fn, err := stateInput(c, 1)
 	if err != nil {
 		return nil, err
 	}
 	s, ok := fn.Data.([][]byte)
 	if !ok || len(s) != 1 {
-		return nil, b.errorf("filename must be a string scalar")
+		return nil, c.Errorf("filename must be a string scalar")
 	}
 	path := string(s[0])
-	keyIdx := b.n.Attrs["key_index"].GetI()
-	valIdx := b.n.Attrs["value_index"].GetI()
-	vocab := b.n.Attrs["vocab_size"].GetI()
-	delim := string(b.n.Attrs["delimiter"].GetS())
+	keyIdx := c.Attrs["key_index"].GetI()
+	valIdx := c.Attrs["value_index"].GetI()
+	vocab := c.Attrs["vocab_size"].GetI()
+	delim := string(c.Attrs["delimiter"].GetS())
 	if delim == "" {
 		delim = "\t"
 	}
-	offset := b.n.Attrs["offset"].GetI()
+	offset := c.Attrs["offset"].GetI()
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, b.errorf("table initializer: %v", err)
+		return nil, c.Errorf("table initializer: %v", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -170,7 +162,7 @@ func opTableFromTextFile(b *bctx) ([]slot, error) {
 		}
 		text := sc.Text()
 		if text == "" {
-			return nil, b.errorf("%s: empty line %d", path, line+1)
+			return nil, c.Errorf("%s: empty line %d", path, line+1)
 		}
 		fields := strings.Split(text, delim)
 		col := func(idx int64, dt tpb.DataType, what string) (any, error) {
@@ -214,11 +206,11 @@ func opTableFromTextFile(b *bctx) ([]slot, error) {
 		}
 		k, err := col(keyIdx, h.KeyDType, "key")
 		if err != nil {
-			return nil, b.errorf("%v", err)
+			return nil, c.Errorf("%v", err)
 		}
 		v, err := col(valIdx, h.ValueDType, "value")
 		if err != nil {
-			return nil, b.errorf("%v", err)
+			return nil, c.Errorf("%v", err)
 		}
 		if i, ok := v.(int64); ok && h.ValueDType == tpb.DataType_DT_INT32 {
 			v = int32(i)
@@ -227,48 +219,48 @@ func opTableFromTextFile(b *bctx) ([]slot, error) {
 		line++
 	}
 	if err := sc.Err(); err != nil {
-		return nil, b.errorf("reading %s: %v", path, err)
+		return nil, c.Errorf("reading %s: %v", path, err)
 	}
 	h.initialized = true
 	return nil, nil
 }
 
-func opTableFind(b *bctx) ([]slot, error) {
-	h, err := b.table(0)
+func kTableFind(c *Context) ([]*Tensor, error) {
+	h, err := table(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := b.input(1)
+	keys, err := stateInput(c, 1)
 	if err != nil {
 		return nil, err
 	}
-	def, err := b.input(2)
+	def, err := stateInput(c, 2)
 	if err != nil {
 		return nil, err
 	}
 	out, err := NewTensor(h.ValueDType, keys.Shape)
 	if err != nil {
-		return nil, b.errorf("%v", err)
+		return nil, c.Errorf("%v", err)
 	}
 	if def.NumElements() < 1 {
-		return nil, b.errorf("default value is empty")
+		return nil, c.Errorf("default value is empty")
 	}
 	dv := tableValue(def, 0)
 	for i := 0; i < keys.NumElements(); i++ {
 		k, err := tableKey(keys, i)
 		if err != nil {
-			return nil, b.errorf("%v", err)
+			return nil, c.Errorf("%v", err)
 		}
 		v, ok := h.m[k]
 		if !ok {
 			v = dv
 		}
 		if err := setElem(out, i, v); err != nil {
-			return nil, b.errorf("%v", err)
+			return nil, c.Errorf("%v", err)
 		}
 	}
-	b.rs.e.roundInPlace(out)
-	return []slot{{t: out}}, nil
+	c.Numerics.Round(out)
+	return []*Tensor{out}, nil
 }
 
 func setElem(t *Tensor, i int, v any) error {
@@ -307,10 +299,10 @@ func setElem(t *Tensor, i int, v any) error {
 	return fmt.Errorf("table value %T does not fit a %s tensor", v, dtName(t.DType))
 }
 
-func opTableSize(b *bctx) ([]slot, error) {
-	h, err := b.table(0)
+func kTableSize(c *Context) ([]*Tensor, error) {
+	h, err := table(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	return []slot{{t: ScalarInt64(int64(len(h.m)))}}, nil
+	return []*Tensor{ScalarInt64(int64(len(h.m)))}, nil
 }

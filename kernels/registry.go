@@ -3,56 +3,60 @@ package kernels
 import (
 	"fmt"
 	"sort"
-
-	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 )
-
-// Context is what a kernel sees of one node execution.
-type Context struct {
-	Op   string
-	Path string // the node's graph path, for error messages
-	// Attrs are the node's attrs completed with OpDef defaults.
-	Attrs  map[string]*attrpb.AttrValue
-	Inputs []*Tensor
-	// Emu is the precision emulation in force; nil runs exactly in the
-	// tensors' own dtypes.
-	Emu *Emulation
-}
-
-// Emulation tells precision-sensitive kernels (MatMul, BatchMatMul, Einsum,
-// the convolutions, reductions) how the target rounds. The executor rounds
-// every float output to the profile's storage type itself; kernels only apply
-// the hooks that happen inside them.
-type Emulation struct {
-	// RoundOperand rounds a matmul/conv operand before multiplication (tf32,
-	// fp16, bf16 storage); nil leaves operands as they are.
-	RoundOperand func(float32) float32
-	// RoundAccum rounds every partial sum of an accumulation (fp16_acc16);
-	// nil accumulates in float32.
-	RoundAccum func(float32) float32
-	// RoundStorage rounds every float32 tensor the executor passes between
-	// nodes (constants, weights, feeds and every kernel output) to the
-	// device's storage format (e.g. RoundFloat16, RoundBFloat16); nil
-	// keeps float32 storage. Kernels do not apply it.
-	RoundStorage func(float32) float32
-}
 
 // KernelFunc computes a node's outputs from its inputs.
 type KernelFunc func(ctx *Context) ([]*Tensor, error)
 
-var registry = map[string]KernelFunc{}
+// Kernel is one entry of the registry: the only place a kernel is declared.
+// The executor finds every kernel it runs here.
+type Kernel struct {
+	Op string
+	Fn KernelFunc
+	// Stateful kernels keep state across runs (variables, hash tables, a
+	// restored checkpoint) and reach it only through Context.Resources, as
+	// TensorFlow's reach it through OpKernelContext::resource_manager().
+	// They move values in and out of state rather than compute them, so
+	// the executor hands them their inputs, the node's attrs as written and
+	// the run's Emulation (not a per-node one) as they are, and passes
+	// their outputs and errors on untouched: no precision emulation around
+	// them, no BeforeKernel observation, no float64 conversion. Where one
+	// computes or imports a value (AssignAdd, a table's lookup result, a
+	// restored tensor) it applies Context.Numerics itself. Dtypes are not
+	// declared: a kernel refuses the dtypes it does not handle with an
+	// *UnsupportedError.
+	Stateful bool
+}
+
+var registry = map[string]*Kernel{}
 
 // Register makes fn the kernel for op. It is called from init functions of
 // the op-family files; registering one op twice is a programming error.
-func Register(op string, fn KernelFunc) {
-	if _, dup := registry[op]; dup {
-		panic("kernels: duplicate kernel for " + op)
-	}
-	registry[op] = fn
+func Register(op string, fn KernelFunc) { register(&Kernel{Op: op, Fn: fn}) }
+
+// RegisterStateful makes fn the stateful kernel for op (see
+// Kernel.Stateful).
+func RegisterStateful(op string, fn KernelFunc) {
+	register(&Kernel{Op: op, Fn: fn, Stateful: true})
 }
 
-// Lookup returns the kernel for op, or nil.
-func Lookup(op string) KernelFunc { return registry[op] }
+func register(k *Kernel) {
+	if _, dup := registry[k.Op]; dup {
+		panic("kernels: duplicate kernel for " + k.Op)
+	}
+	registry[k.Op] = k
+}
+
+// Find returns the registry entry for op, or nil.
+func Find(op string) *Kernel { return registry[op] }
+
+// Lookup returns the kernel function for op, or nil.
+func Lookup(op string) KernelFunc {
+	if k := registry[op]; k != nil {
+		return k.Fn
+	}
+	return nil
+}
 
 // UnsupportedError says that no reference kernel handles this node: the op
 // has no kernel, or not for these dtypes or attr values. The run stops with

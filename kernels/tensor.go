@@ -25,13 +25,6 @@ type Tensor struct {
 	Data  any
 }
 
-// Resource is the value behind a DT_RESOURCE handle: a variable, a hash
-// table, or another stateful object.
-type Resource struct {
-	Name  string
-	Value any
-}
-
 // NumElements returns the product of the shape's dimensions.
 func (t *Tensor) NumElements() int {
 	n := 1

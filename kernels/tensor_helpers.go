@@ -1,12 +1,16 @@
 package kernels
 
 import (
-	"github.com/tfscan/tfscan/dtype"
-
 	"fmt"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
+	"github.com/tfscan/tfscan/graph"
 )
+
+// dtName is TensorFlow's name of a dtype ("float32", "int64_ref").
+func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
 
 // MaxElements is the most elements NewTensor allocates for one tensor
 // (2^28, i.e. 1 GiB of float32). A shape beyond it comes from a corrupt or

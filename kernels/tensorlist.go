@@ -21,7 +21,10 @@ type TensorList struct {
 }
 
 // TensorArray is the resource behind a TensorArrayV3 handle
-// (tensorflow/core/kernels/tensor_array_ops.cc), mutated in place.
+// (tensorflow/core/kernels/tensor_array_ops.cc), mutated in place. Each
+// TensorArrayV3 execution makes a new one that lives in its handle for the
+// run, as TensorFlow's lives in the step's container; it is not kept in
+// the ResourceMgr.
 type TensorArray struct {
 	DType   tpb.DataType
 	Dynamic bool
@@ -395,15 +398,7 @@ func kTensorListElementShape(c *Context) ([]*Tensor, error) {
 // float scalar.
 
 func taInput(c *Context) (*TensorArray, error) {
-	d, ok := c.Inputs[0].Data.([]*Resource)
-	if !ok || len(d) != 1 || d[0] == nil {
-		return nil, c.Errorf("input 0 must be a TensorArray handle")
-	}
-	ta, ok := d[0].Value.(*TensorArray)
-	if !ok {
-		return nil, c.Errorf("resource %s is not a TensorArray", d[0].Name)
-	}
-	return ta, nil
+	return handleOf[TensorArray](c, c.Inputs[0], 0, "a TensorArray handle", "a TensorArray")
 }
 
 func taFlow() *Tensor { return ScalarFloat(0) }

@@ -8,6 +8,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/precision"
@@ -36,7 +37,7 @@ type Options struct {
 	// precision converts to the half type; the others run in float32.
 	Converted func(n *graph.Node) bool
 	Tol       Tolerance
-	// MaxIterations bounds each loop (kernels.ExecOptions.MaxIterations).
+	// MaxIterations bounds each loop (executor.Options.MaxIterations).
 	MaxIterations int
 }
 
@@ -106,7 +107,7 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 		outs []*kernels.Tensor
 	}
 	recorded := map[*graph.Node][]rec{}
-	emuOpts := kernels.ExecOptions{
+	emuOpts := executor.Options{
 		NodeEmu:       func(n *graph.Node) *kernels.Emulation { return nodeProfile(n, opts).Emulation() },
 		MaxIterations: opts.MaxIterations,
 		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) {
@@ -121,7 +122,7 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 			recorded[n] = append(recorded[n], r)
 		},
 	}
-	emuExec, err := kernels.NewExecutor(m.Graph, m.Weights, emuOpts)
+	emuExec, err := executor.New(m.Graph, m.Weights, emuOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 	results := map[*graph.Node]*NodeResult{}
 	seen := map[*graph.Node]int{}
 	order := 0
-	refOpts := kernels.ExecOptions{
+	refOpts := executor.Options{
 		Compute:       tpb.DataType_DT_DOUBLE,
 		MaxIterations: opts.MaxIterations,
 		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) {
@@ -168,7 +169,7 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 			recs[k].outs = nil
 		},
 	}
-	refExec, err := kernels.NewExecutor(m.Graph, m.Weights, refOpts)
+	refExec, err := executor.New(m.Graph, m.Weights, refOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +248,7 @@ func cpuProfile(p *precision.Profile) *precision.Profile {
 // outputStorage is the storage format of a fetched tensor: that of the
 // node producing it.
 func outputStorage(g *graph.Graph, fetch string, opts Options) tpb.DataType {
-	name, _, err := kernels.ParseTensorName(fetch)
+	name, _, err := executor.ParseTensorName(fetch)
 	if err == nil {
 		for _, n := range g.Nodes[:g.TopLevel] {
 			if n.Name == name {

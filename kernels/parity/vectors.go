@@ -13,6 +13,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -42,14 +43,15 @@ type Vector struct {
 // inputs and outputs of every node want selects that runs a kernel. It
 // returns the vectors in order of first execution, deduplicated, and the
 // paths of the selected nodes that never ran (not needed by the fetches,
-// in an untaken branch, or run by the executor itself rather than by a
-// kernel), sorted.
+// in an untaken branch, or not a computation: an executor intrinsic or a
+// stateful kernel, which the executor does not show to BeforeKernel),
+// sorted.
 func CaptureVectors(ctx context.Context, m Model, want func(*graph.Node) bool, maxIterations int) ([]*Vector, []string, error) {
 	pending := map[*graph.Node][]*kernels.Tensor{}
 	byKey := map[string]*Vector{}
 	ran := map[*graph.Node]bool{}
 	var vecs []*Vector
-	opts := kernels.ExecOptions{
+	opts := executor.Options{
 		MaxIterations: maxIterations,
 		BeforeKernel: func(n *graph.Node, in []*kernels.Tensor) {
 			if !want(n) {
@@ -83,7 +85,7 @@ func CaptureVectors(ctx context.Context, m Model, want func(*graph.Node) bool, m
 			vecs = append(vecs, v)
 		},
 	}
-	e, err := kernels.NewExecutor(m.Graph, m.Weights, opts)
+	e, err := executor.New(m.Graph, m.Weights, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
@@ -94,16 +94,10 @@ func loadForRun(e *env, path string, f *parityFlags) (*loadedModel, error) {
 		return nil, err
 	}
 	// Fetches.
-	switch {
-	case len(f.fetches) > 0:
+	if len(f.fetches) > 0 {
 		lm.pm.Fetches = append([]string(nil), f.fetches...)
-	case sig != nil:
-		for _, o := range sortedInfos(sig.Outputs) {
-			lm.pm.Fetches = append(lm.pm.Fetches, o.Name)
-			lm.pm.Names = append(lm.pm.Names, o.Key)
-		}
-	default:
-		lm.pm.Fetches = kernels.SinkOutputs(g)
+	} else {
+		lm.pm.Fetches, lm.pm.Names = executor.Outputs(g, sig)
 	}
 	if len(lm.pm.Fetches) == 0 {
 		return nil, usageErrorf("%s: nothing to fetch (the model has no outputs; use --fetch NAME)", path)
@@ -118,74 +112,17 @@ func loadForRun(e *env, path string, f *parityFlags) (*loadedModel, error) {
 		if err != nil {
 			return nil, inputError(fmt.Errorf("%s: %w", f.inputs, err))
 		}
-		if lm.pm.Feeds, err = feedsFromNPZ(f.inputs, ts, g, sig); err != nil {
-			return nil, inputError(err)
+		if lm.pm.Feeds, _, err = executor.FeedsFrom(g, sig, ts); err != nil {
+			return nil, inputError(fmt.Errorf("%s: %w", f.inputs, err))
 		}
 		return lm, nil
 	}
-	feeds, err := seededFeeds(g, sig, uint32(f.seed), f.dim)
+	feeds, err := executor.SeededFeeds(executor.Inputs(g, sig), uint32(f.seed), f.dim)
 	if err != nil {
 		return nil, inputError(fmt.Errorf("%s: %w", path, err))
 	}
 	lm.pm.Feeds = feeds
 	return lm, nil
-}
-
-func sortedInfos(infos []*savedmodel.TensorInfo) []*savedmodel.TensorInfo {
-	out := append([]*savedmodel.TensorInfo(nil), infos...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
-
-// feedsFromNPZ keys .npz arrays by tensor name, as 'tfscan run' does: a
-// signature input key becomes its tensor's name; other keys must name a
-// tensor of the graph ("x" or "x:0").
-func feedsFromNPZ(file string, ts map[string]*kernels.Tensor, g *graph.Graph, sig *savedmodel.Signature) (map[string]*kernels.Tensor, error) {
-	byName := map[string]bool{}
-	for _, n := range g.Nodes[:g.TopLevel] {
-		byName[n.Name] = true
-	}
-	feeds := map[string]*kernels.Tensor{}
-	for _, k := range npz.SortedKeys(ts) {
-		name := k
-		if sig != nil {
-			if info := findInfo(sig.Inputs, k); info != nil {
-				name = info.Name
-			}
-		}
-		node, _, err := kernels.ParseTensorName(name)
-		if err != nil || !byName[node] {
-			return nil, fmt.Errorf("%s: key %q is no input of the model", file, k)
-		}
-		if _, dup := feeds[name]; dup {
-			return nil, fmt.Errorf("%s: keys name input %s twice", file, name)
-		}
-		feeds[name] = ts[k]
-	}
-	return feeds, nil
-}
-
-// seededFeeds makes the inputs 'tfscan run' makes without --inputs (the
-// TF.js oracle's, kernels.SeededInput): one per signature input, or per
-// top-level Placeholder of a graph without signatures.
-func seededFeeds(g *graph.Graph, sig *savedmodel.Signature, seed uint32, dim int) (map[string]*kernels.Tensor, error) {
-	infos := kernels.PlaceholderInputs(g)
-	if sig != nil {
-		infos = sig.Inputs
-	}
-	feeds := map[string]*kernels.Tensor{}
-	for _, in := range infos {
-		node, _, err := kernels.ParseTensorName(in.Name)
-		if err != nil {
-			return nil, err
-		}
-		t, err := kernels.SeededInput(node, seed, in.DType, kernels.InputShape(in.Shape, in.UnknownRank, dim))
-		if err != nil {
-			return nil, err
-		}
-		feeds[in.Name] = t
-	}
-	return feeds, nil
 }
 
 // runError maps an execution failure to exit 3: the model could not be

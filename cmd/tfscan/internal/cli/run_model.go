@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
@@ -29,7 +30,7 @@ import (
 // e.g. "block_3/add:0") feeds as TensorFlow's Session.run does: what only
 // fed tensors need does not run, and a signature input is missing only
 // when the run needs it. Without --inputs, every input gets the TF.js oracle's
-// seeded values (kernels.SeededInput: mulberry32 keyed on --seed and the
+// seeded values (executor.SeededInput: mulberry32 keyed on --seed and the
 // input's node name; unknown batch dimension 1, other unknown dimensions
 // --dim, default 128), written beside the outputs as OUT.inputs.npz.
 //
@@ -87,35 +88,20 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		weights = ck
 	}
-	ex, err := kernels.NewExecutor(g, weights, kernels.ExecOptions{})
+	ex, err := executor.New(g, weights, executor.Options{})
 	if err != nil {
 		return inputError(fmt.Errorf("%s: %w", m.File, err))
 	}
 
-	infos := kernels.PlaceholderInputs(g)
-	if sig != nil {
-		infos = sig.Inputs
-	}
-	feeds := map[string]*kernels.Tensor{}
+	var feeds map[string]*kernels.Tensor
 	if *inputsPath != "" {
 		in, err := npz.Read(joinIfRel(e.wd, *inputsPath))
 		if err != nil {
 			return inputError(err)
 		}
-		byTensor := false // some key names a tensor, not a signature input
-		for _, k := range npz.SortedKeys(in) {
-			name := k
-			if info := findInfo(infos, k); info != nil && sig != nil {
-				name = info.Name
-			} else if _, err := ex.Resolve(k); err != nil {
-				return inputError(fmt.Errorf("%s: key %q is no input of the model: %w", *inputsPath, k, err))
-			} else {
-				byTensor = true
-			}
-			if _, dup := feeds[name]; dup {
-				return inputError(fmt.Errorf("%s: keys name input %s twice", *inputsPath, name))
-			}
-			feeds[name] = in[k]
+		var byTensor bool
+		if feeds, byTensor, err = executor.FeedsFrom(g, sig, in); err != nil {
+			return inputError(fmt.Errorf("%s: %w", *inputsPath, err))
 		}
 		// Signature inputs alone call the signature, which takes all of
 		// them; a tensor name feeds as Session.run does, and a signature
@@ -130,22 +116,19 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	} else {
+		infos := executor.Inputs(g, sig)
+		if feeds, err = executor.SeededFeeds(infos, uint32(*seed), *dim); err != nil {
+			return inputError(fmt.Errorf("%s: %w", m.File, err))
+		}
+		// Written keyed as --inputs reads them back: by signature input
+		// key, or by node name.
 		gen := map[string]*kernels.Tensor{}
 		for _, info := range infos {
-			node, _, err := kernels.ParseTensorName(info.Name)
-			if err != nil {
-				return inputError(err)
-			}
-			t, err := kernels.SeededInput(node, uint32(*seed), info.DType, kernels.InputShape(info.Shape, info.UnknownRank, *dim))
-			if err != nil {
-				return inputError(fmt.Errorf("%s: %w", m.File, err))
-			}
-			feeds[info.Name] = t
-			key := node
+			key, _, _ := executor.ParseTensorName(info.Name)
 			if sig != nil {
 				key = info.Key
 			}
-			gen[key] = t
+			gen[key] = feeds[info.Name]
 		}
 		if err := npz.Write(strings.TrimSuffix(outPath, ".npz")+".inputs.npz", gen); err != nil {
 			return inputError(err)
@@ -153,32 +136,23 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 
 	// What to fetch, and the key each result gets.
-	var names, keys []string
-	switch {
-	case len(fetches) > 0:
+	names, keys := executor.Outputs(g, sig)
+	if len(fetches) > 0 {
 		names, keys = fetches, fetches
-	case sig != nil:
-		for _, o := range sig.Outputs {
-			names = append(names, o.Name)
-			keys = append(keys, o.Key)
-		}
-	default:
-		names = kernels.SinkOutputs(g)
-		keys = names
 	}
 	if len(names) == 0 {
 		return inputError(fmt.Errorf("%s: nothing to fetch (no signature outputs and no sink nodes; use --fetch)", m.File))
 	}
 	res, err := ex.Run(ctx, feeds, names)
 	if err != nil {
-		var ie *kernels.InternalError
+		var ie *executor.InternalError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("%s: %w", m.File, err) // exit 4: a tfscan bug
 		}
-		var mf *kernels.MissingFeedError
+		var mf *executor.MissingFeedError
 		if errors.As(err, &mf) && sig != nil {
 			for _, info := range sig.Inputs {
-				if node, _, _ := kernels.ParseTensorName(info.Name); node == mf.Node {
+				if node, _, _ := executor.ParseTensorName(info.Name); node == mf.Node {
 					return inputError(fmt.Errorf("%s: signature %q input %q (%s) is missing", *inputsPath, sig.Key, info.Key, info.Name))
 				}
 			}
@@ -202,7 +176,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 // without signatures.
 func chooseSignature(g *graph.Graph, key string) (*savedmodel.Signature, error) {
 	if key != "" {
-		s := kernels.FindSignature(g.Signatures, key)
+		s := executor.FindSignature(g.Signatures, key)
 		if s == nil {
 			var have []string
 			for _, s := range g.Signatures {
@@ -212,7 +186,7 @@ func chooseSignature(g *graph.Graph, key string) (*savedmodel.Signature, error) 
 		}
 		return s, nil
 	}
-	if s := kernels.FindSignature(g.Signatures, "serving_default"); s != nil {
+	if s := executor.FindSignature(g.Signatures, "serving_default"); s != nil {
 		return s, nil
 	}
 	var cands []*savedmodel.Signature
@@ -233,15 +207,6 @@ func chooseSignature(g *graph.Graph, key string) (*savedmodel.Signature, error) 
 	}
 	sort.Strings(have)
 	return nil, usageErrorf("run: the model has several signatures; choose one with --signature (%s)", strings.Join(have, ", "))
-}
-
-func findInfo(infos []*savedmodel.TensorInfo, key string) *savedmodel.TensorInfo {
-	for _, i := range infos {
-		if i.Key == key {
-			return i
-		}
-	}
-	return nil
 }
 
 func joinIfRel(wd, p string) string {

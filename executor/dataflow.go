@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
 )
 
 // The dataflow engine. It follows TensorFlow's executor and propagator
@@ -27,14 +28,14 @@ import (
 // feed is a fed top-level tensor.
 type feed struct {
 	ref TensorRef
-	t   *Tensor
+	t   *kernels.Tensor
 }
 
 // slot is one value on an edge: a tensor, a reference to a TF1 variable,
 // or dead.
 type slot struct {
-	t    *Tensor
-	ref  *refVar
+	t    *kernels.Tensor
+	ref  *kernels.RefVar
 	dead bool
 }
 
@@ -193,7 +194,7 @@ type runState struct {
 }
 
 // run executes the top-level scope.
-func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, targets []*graph.Node) ([]*Tensor, error) {
+func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, targets []*graph.Node) ([]*kernels.Tensor, error) {
 	fed := map[outKey]bool{}
 	for _, f := range feeds {
 		fed[outKey{e.top.local[f.ref.Node], f.ref.Output}] = true
@@ -211,7 +212,7 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 	}
 	vals, err := rs.execute(roots, outs, func() error {
 		for _, f := range feeds {
-			v, err := e.enterTensor(f.t)
+			v, err := e.num.Import(f.t)
 			if err != nil {
 				return fmt.Errorf("feed %s:%d: %w", f.ref.Node.Name, f.ref.Output, err)
 			}
@@ -230,7 +231,7 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 	if err != nil {
 		return nil, err
 	}
-	res := make([]*Tensor, len(fetches))
+	res := make([]*kernels.Tensor, len(fetches))
 	for i, v := range vals {
 		if v.dead {
 			return nil, fmt.Errorf("fetched tensor %s:%d is dead (it lies on an untaken branch of a conditional)", fetches[i].Node.Name, fetches[i].Output)
@@ -246,7 +247,7 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 
 // callFunction runs function f on args (already live tensors) and returns
 // its results.
-func (rs *runState) callFunction(f *graph.Function, args []*Tensor, attrs map[string]*attrpb.AttrValue, caller *graph.Node) ([]*Tensor, error) {
+func (rs *runState) callFunction(f *graph.Function, args []*kernels.Tensor, attrs map[string]*attrpb.AttrValue, caller *graph.Node) ([]*kernels.Tensor, error) {
 	if rs.depth+1 > rs.e.opts.MaxCallDepth {
 		return nil, fmt.Errorf("%s (%s): function calls nested deeper than %d (recursion?)", nodePath(caller), caller.Op, rs.e.opts.MaxCallDepth)
 	}
@@ -266,7 +267,7 @@ func (rs *runState) callFunction(f *graph.Function, args []*Tensor, attrs map[st
 	roots := append([]*graph.Node(nil), sc.controlRets...)
 	var outs []outKey
 	var outPos []int
-	res := make([]*Tensor, len(sc.rets))
+	res := make([]*kernels.Tensor, len(sc.rets))
 	for i, r := range sc.rets {
 		if r.node == nil {
 			res[i] = args[r.arg]
@@ -368,11 +369,11 @@ func (rs *runState) step(t task) error {
 			return err
 		}
 		if rs.e.opts.AfterNode != nil {
-			obs := make([]*Tensor, len(outs))
+			obs := make([]*kernels.Tensor, len(outs))
 			for i, o := range outs {
 				if !o.dead {
 					if o.ref != nil {
-						obs[i] = o.ref.val
+						obs[i] = o.ref.Value
 					} else {
 						obs[i] = o.t
 					}
@@ -554,7 +555,7 @@ func (rs *runState) deliverFrom(fr *frame, iter, dst, dstSlot int, v slot, fromE
 		if p.live {
 			p.fired = true
 			idx := p.liveIdx
-			in := []slot{p.vals[idx], {t: ScalarInt32(int32(idx))}}
+			in := []slot{p.vals[idx], {t: kernels.ScalarInt32(int32(idx))}}
 			rs.queue = append(rs.queue, task{fr: fr, iter: iter, node: dst, in: in})
 			return
 		}

@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/encoding/prototext"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -30,9 +31,9 @@ func buildGraph(t testing.TB, text string) *graph.Graph {
 	return g
 }
 
-func newExec(t testing.TB, text string, opts kernels.ExecOptions) *kernels.Executor {
+func newExec(t testing.TB, text string, opts executor.Options) *executor.Executor {
 	t.Helper()
-	e, err := kernels.NewExecutor(buildGraph(t, text), nil, opts)
+	e, err := executor.New(buildGraph(t, text), nil, opts)
 	require.NoError(t, err)
 	return e
 }
@@ -124,7 +125,7 @@ func whileLoop(prefix, start, n string) string {
 
 func needKernels(t *testing.T, ops ...string) {
 	for _, op := range ops {
-		if kernels.Lookup(op) == nil && !kernels.IsBuiltin(op) {
+		if kernels.Lookup(op) == nil && !executor.IsIntrinsic(op) {
 			t.Skipf("kernel %s is not registered yet", op)
 		}
 	}
@@ -133,7 +134,7 @@ func needKernels(t *testing.T, ops ...string) {
 func TestV1WhileLoop(t *testing.T) {
 	needKernels(t, "AddV2", "Mul", "Less")
 	text := placeholder("n", "DT_INT32") + constI32("i0", 0) + whileLoop("while", "i0", "n")
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	for _, n := range []int32{0, 1, 5, 20} {
 		out, err := e.Run(context.Background(), map[string]*kernels.Tensor{"n": kernels.ScalarInt32(n)}, []string{"while/Exit:0", "while/Exit_1"})
 		require.NoError(t, err)
@@ -141,13 +142,13 @@ func TestV1WhileLoop(t *testing.T) {
 		assert.Equal(t, []float32{float32(math.Pow(2, float64(n)))}, out["while/Exit_1"].Data)
 	}
 	// The loop bound stops a loop that runs too long.
-	e = newExec(t, text, kernels.ExecOptions{MaxIterations: 10})
+	e = newExec(t, text, executor.Options{MaxIterations: 10})
 	_, err := e.Run(context.Background(), map[string]*kernels.Tensor{"n": kernels.ScalarInt32(1000)}, []string{"while/Exit:0"})
 	assert.ErrorContains(t, err, "more than 10 iterations")
 	// A cancelled context stops the run.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	e = newExec(t, text, kernels.ExecOptions{})
+	e = newExec(t, text, executor.Options{})
 	_, err = e.Run(ctx, map[string]*kernels.Tensor{"n": kernels.ScalarInt32(1000)}, []string{"while/Exit:0"})
 	assert.ErrorIs(t, err, context.Canceled)
 }
@@ -181,7 +182,7 @@ func TestV1NestedLoops(t *testing.T) {
 		node(o+"NextIteration_s", "NextIteration", attrI32, o+"add_s") +
 		node(o+"Exit", "Exit", attrI32, o+"Switch") +
 		node(o+"Exit_s", "Exit", attrI32, o+"Switch_s")
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	out, err := e.Run(context.Background(), map[string]*kernels.Tensor{"n": kernels.ScalarInt32(4), "m": kernels.ScalarInt32(3)}, []string{"outer/Exit_s"})
 	require.NoError(t, err)
 	assert.Equal(t, []int32{12}, out["outer/Exit_s"].Data)
@@ -199,7 +200,7 @@ func TestV1CondWithLoopInDeadBranch(t *testing.T) {
 		whileLoop("cond/while", "cond/i0", "cond/pivot_t") +
 		node("cond/double", "AddV2", attrI32, "cond/Switch:0", "cond/Switch:0") +
 		node("cond/Merge", "Merge", attrI32+` attr { key: "N" value { i: 2 } }`, "cond/while/Exit", "cond/double")
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	for _, tt := range []struct {
 		p    bool
 		want int32
@@ -220,7 +221,7 @@ func TestV1CondWithLoopInDeadBranch(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	text := placeholder("x", "DT_FLOAT") + node("y", "SomeCustomOp", "", "x") + node("z", "Identity", attrF32, "x")
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	ctx := context.Background()
 	x := kernels.ScalarFloat(1)
 
@@ -259,7 +260,7 @@ func TestFloat64AndEmulation(t *testing.T) {
 	ctx := context.Background()
 
 	// float64 reference: consts and feeds widened, kernels run in float64.
-	e := newExec(t, text, kernels.ExecOptions{Compute: tpb.DataType_DT_DOUBLE})
+	e := newExec(t, text, executor.Options{Compute: tpb.DataType_DT_DOUBLE})
 	out, err := e.Run(ctx, map[string]*kernels.Tensor{"x": x}, []string{"y"})
 	require.NoError(t, err)
 	require.Equal(t, tpb.DataType_DT_DOUBLE, out["y"].DType)
@@ -268,7 +269,7 @@ func TestFloat64AndEmulation(t *testing.T) {
 
 	// Storage rounding: every float32 tensor rounded to bfloat16.
 	var seen []string
-	e = newExec(t, text, kernels.ExecOptions{
+	e = newExec(t, text, executor.Options{
 		Emu:       &kernels.Emulation{RoundStorage: kernels.RoundBFloat16},
 		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) { seen = append(seen, n.Name) },
 	})
@@ -316,7 +317,7 @@ library {
     ret { key: "r" value: "i" }
   }
 }`
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	for _, tt := range []struct{ x, w, case_ int32 }{{0, 5, 1}, {7, 7, 7}, {-3, 5, -3}} {
 		out, err := e.Run(context.Background(), map[string]*kernels.Tensor{"x": kernels.ScalarInt32(tt.x)}, []string{"w", "call", "byname", "case"})
 		require.NoError(t, err)
@@ -325,6 +326,19 @@ library {
 		assert.Equal(t, []int32{tt.w + 2}, out["byname"].Data)
 		assert.Equal(t, []int32{tt.case_}, out["case"].Data, "Case x=%d (out of range: last branch)", tt.x)
 	}
+
+	// A library function run on its own.
+	res, err := e.CallFunction(context.Background(), "body", []*kernels.Tensor{kernels.ScalarInt32(41)})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	assert.Equal(t, []int32{42}, res[0].Data)
+	res, err = e.CallFunction(context.Background(), "cond", []*kernels.Tensor{kernels.ScalarInt32(7)})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false}, res[0].Data)
+	_, err = e.CallFunction(context.Background(), "nope", nil)
+	assert.ErrorContains(t, err, `no function "nope"`)
+	_, err = e.CallFunction(context.Background(), "body", nil)
+	assert.ErrorContains(t, err, "function body takes 1 arguments, got 0")
 }
 
 func TestVariablesV1AndV2(t *testing.T) {
@@ -340,7 +354,7 @@ node { name: "hadd" op: "AssignAddVariableOp" input: "h" input: "delta" attr { k
 node { name: "hread" op: "ReadVariableOp" input: "h" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "isinit" op: "VarIsInitializedOp" input: "h" }
 `
-	e := newExec(t, text, kernels.ExecOptions{})
+	e := newExec(t, text, executor.Options{})
 	ctx := context.Background()
 	_, err := e.Run(ctx, nil, []string{"read"})
 	assert.ErrorContains(t, err, "uninitialized value v")
@@ -365,9 +379,9 @@ node { name: "isinit" op: "VarIsInitializedOp" input: "h" }
 
 func TestKernelPanicIsAnError(t *testing.T) {
 	kernels.Register("TfscanTestPanic", func(c *kernels.Context) ([]*kernels.Tensor, error) { panic("boom") })
-	e := newExec(t, placeholder("x", "DT_FLOAT")+node("p", "TfscanTestPanic", "", "x"), kernels.ExecOptions{})
+	e := newExec(t, placeholder("x", "DT_FLOAT")+node("p", "TfscanTestPanic", "", "x"), executor.Options{})
 	_, err := e.Run(context.Background(), map[string]*kernels.Tensor{"x": kernels.ScalarFloat(1)}, []string{"p"})
-	var ie *kernels.InternalError
+	var ie *executor.InternalError
 	require.True(t, errors.As(err, &ie), "%v", err)
 	assert.Contains(t, err.Error(), "boom")
 	assert.Contains(t, err.Error(), "p (TfscanTestPanic)")

@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"unicode/utf16"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // Seeded inputs, identical to the TF.js numeric oracle's
@@ -15,6 +18,25 @@ import (
 // tensor name without ":0", which is what TF.js reports as the input's
 // name). Floats are uniform in [0, 1), integers uniform in 0..255, bools
 // true with probability 1/2.
+
+// SeededFeeds returns the oracle's seeded value of each input (see
+// Inputs), keyed by tensor name; unknown dimensions resolve as InputShape
+// does with dim.
+func SeededFeeds(inputs []*savedmodel.TensorInfo, seed uint32, dim int) (map[string]*kernels.Tensor, error) {
+	feeds := make(map[string]*kernels.Tensor, len(inputs))
+	for _, in := range inputs {
+		node, _, err := ParseTensorName(in.Name)
+		if err != nil {
+			return nil, err
+		}
+		t, err := SeededInput(node, seed, in.DType, InputShape(in.Shape, in.UnknownRank, dim))
+		if err != nil {
+			return nil, err
+		}
+		feeds[in.Name] = t
+	}
+	return feeds, nil
+}
 
 // InputShape resolves a declared shape the oracle's way: an unknown first
 // dimension becomes 1 (the batch), other unknown dimensions become dim, an
@@ -40,8 +62,8 @@ func InputShape(declared []int64, unknownRank bool, dim int) []int {
 // SeededInput returns the oracle's input for name: dtype dt, the given
 // shape, values from mulberry32(FNV-1a(name) ^ seed). Float types hold
 // float32 draws (converted to the dtype); integer types draws in 0..255.
-func SeededInput(name string, seed uint32, dt tpb.DataType, shape []int) (*Tensor, error) {
-	t, err := NewTensor(dt, shape)
+func SeededInput(name string, seed uint32, dt tpb.DataType, shape []int) (*kernels.Tensor, error) {
+	t, err := kernels.NewTensor(dt, shape)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", name, err)
 	}
@@ -55,13 +77,13 @@ func SeededInput(name string, seed uint32, dt tpb.DataType, shape []int) (*Tenso
 		for i := range d {
 			d[i] = float64(float32(rnd()))
 		}
-	case []Float16:
+	case []kernels.Float16:
 		for i := range d {
-			d[i] = Float16FromFloat32(float32(rnd()))
+			d[i] = kernels.Float16FromFloat32(float32(rnd()))
 		}
-	case []BFloat16:
+	case []kernels.BFloat16:
 		for i := range d {
-			d[i] = BFloat16FromFloat32(float32(rnd()))
+			d[i] = kernels.BFloat16FromFloat32(float32(rnd()))
 		}
 	case []int32:
 		for i := range d {

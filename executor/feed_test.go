@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -22,7 +23,7 @@ import (
 func ran(t *testing.T, text string, feeds map[string]*kernels.Tensor, fetches ...string) (map[string]*kernels.Tensor, []string, error) {
 	t.Helper()
 	var seen []string
-	e := newExec(t, text, kernels.ExecOptions{AfterNode: func(n *graph.Node, _ []*kernels.Tensor) { seen = append(seen, n.Name) }})
+	e := newExec(t, text, executor.Options{AfterNode: func(n *graph.Node, _ []*kernels.Tensor) { seen = append(seen, n.Name) }})
 	out, err := e.Run(context.Background(), feeds, fetches)
 	return out, seen, err
 }

@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -25,7 +26,7 @@ func sharedDir(t testing.TB) string {
 
 // loadExecutor loads a corpus model and prepares an executor for it,
 // restoring its checkpoint when it has one.
-func loadExecutor(t testing.TB, rel string, opts kernels.ExecOptions) *kernels.Executor {
+func loadExecutor(t testing.TB, rel string, opts executor.Options) *executor.Executor {
 	t.Helper()
 	m, err := savedmodel.Load(filepath.Join(sharedDir(t), "corpus", rel))
 	require.NoError(t, err)
@@ -39,7 +40,7 @@ func loadExecutor(t testing.TB, rel string, opts kernels.ExecOptions) *kernels.E
 		require.NoError(t, err)
 		w = ck
 	}
-	e, err := kernels.NewExecutor(g, w, opts)
+	e, err := executor.New(g, w, opts)
 	require.NoError(t, err)
 	return e
 }
@@ -47,7 +48,7 @@ func loadExecutor(t testing.TB, rel string, opts kernels.ExecOptions) *kernels.E
 func TestHalfPlusTwo(t *testing.T) {
 	for _, m := range []string{"tf/sm_half_plus_two_v1", "tf/sm_half_plus_two_pbtxt"} {
 		t.Run(m, func(t *testing.T) {
-			e := loadExecutor(t, m, kernels.ExecOptions{})
+			e := loadExecutor(t, m, executor.Options{})
 			x := kernels.FloatTensor([]int{3, 1}, []float32{0, 1, 10})
 			out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"x": x})
 			require.NoError(t, err)
@@ -57,8 +58,8 @@ func TestHalfPlusTwo(t *testing.T) {
 }
 
 func TestIfOp(t *testing.T) {
-	e := loadExecutor(t, "tf/gd_if_op/if_op.pbtxt", kernels.ExecOptions{})
-	sinks := kernels.SinkOutputs(e.Graph())
+	e := loadExecutor(t, "tf/gd_if_op/if_op.pbtxt", executor.Options{})
+	sinks := executor.SinkOutputs(e.Graph())
 	require.Equal(t, []string{"StatefulIf:0", "StatelessIf:0"}, sinks)
 	tests := []struct {
 		a, b      float32
@@ -80,7 +81,7 @@ func TestIfOp(t *testing.T) {
 // TestSimpleWhileLoop: compute(value) sums value, value-1, ..., 1 with a
 // StatelessWhile inside functions (saved_model_api_test.cc expects 55 for 10).
 func TestSimpleWhileLoop(t *testing.T) {
-	e := loadExecutor(t, "tf/sm_simple_while_loop", kernels.ExecOptions{})
+	e := loadExecutor(t, "tf/sm_simple_while_loop", executor.Options{})
 	for _, tt := range []struct{ in, want float32 }{{10, 55}, {0, 0}, {3, 6}, {2.5, 4.5}} {
 		out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"value": kernels.ScalarFloat(tt.in)})
 		require.NoError(t, err)
@@ -91,7 +92,7 @@ func TestSimpleWhileLoop(t *testing.T) {
 // TestStaticHashTable: a HashTableV2 initialized from an asset file by the
 // init op, looked up by the signature (line number of the word, else -1).
 func TestStaticHashTable(t *testing.T) {
-	e := loadExecutor(t, "tf/sm_static_hashtable", kernels.ExecOptions{})
+	e := loadExecutor(t, "tf/sm_static_hashtable", executor.Options{})
 	words := &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{5}, Data: [][]byte{[]byte("foo"), []byte("bar"), []byte("baz"), []byte("wombat"), []byte("nope")}}
 	out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"word": words})
 	require.NoError(t, err)
@@ -100,7 +101,7 @@ func TestStaticHashTable(t *testing.T) {
 }
 
 func TestXPlusY(t *testing.T) {
-	e := loadExecutor(t, "tf/sm_x_plus_y_debuginfo", kernels.ExecOptions{})
+	e := loadExecutor(t, "tf/sm_x_plus_y_debuginfo", executor.Options{})
 	out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"x": kernels.ScalarFloat(1.5), "y": kernels.ScalarFloat(2)})
 	require.NoError(t, err)
 	assert.Equal(t, []float32{3.5}, out["output_0"].Data)

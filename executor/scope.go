@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
 )
 
 // A scope is the top-level graph or one function body, prepared for
@@ -271,13 +272,13 @@ func promoteAttrs(attrs map[string]*attrpb.AttrValue) map[string]*attrpb.AttrVal
 		var na *attrpb.AttrValue
 		switch v := a.GetValue().(type) {
 		case *attrpb.AttrValue_Type:
-			if IsFloat(v.Type) && BaseType(v.Type) != tpb.DataType_DT_DOUBLE {
+			if kernels.IsFloat(v.Type) && kernels.BaseType(v.Type) != tpb.DataType_DT_DOUBLE {
 				na = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: promoteType(v.Type)}}
 			}
 		case *attrpb.AttrValue_List:
 			changed := false
 			for _, t := range v.List.GetType() {
-				if IsFloat(t) && BaseType(t) != tpb.DataType_DT_DOUBLE {
+				if kernels.IsFloat(t) && kernels.BaseType(t) != tpb.DataType_DT_DOUBLE {
 					changed = true
 				}
 			}
@@ -303,7 +304,7 @@ func promoteAttrs(attrs map[string]*attrpb.AttrValue) map[string]*attrpb.AttrVal
 }
 
 func promoteType(t tpb.DataType) tpb.DataType {
-	if !IsFloat(t) {
+	if !kernels.IsFloat(t) {
 		return t
 	}
 	if t > 100 {

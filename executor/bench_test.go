@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/kernels"
 )
 
@@ -17,11 +18,11 @@ import (
 // on PATH, it also runs the TF.js CPU oracle on the same model and inputs
 // and reports its warm run time as oracle-ms, for comparison:
 //
-//	ORACLE_DIR=/tmp/oracle go test ./kernels -run '^$' -bench Model -benchtime 3x
+//	ORACLE_DIR=/tmp/oracle go test ./executor -run '^$' -bench Model -benchtime 3x
 func BenchmarkModel(b *testing.B) {
 	for _, m := range []string{"emotion", "meet", "mobilefacenet", "centernet"} {
 		b.Run(m, func(b *testing.B) {
-			e := loadExecutor(b, "tfjs/"+m, kernels.ExecOptions{})
+			e := loadExecutor(b, "tfjs/"+m, executor.Options{})
 			feeds, fetches := seededRun(b, e)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -38,11 +39,11 @@ func BenchmarkModel(b *testing.B) {
 }
 
 // seededRun returns the oracle's seeded feeds and the default fetches.
-func seededRun(t testing.TB, e *kernels.Executor) (map[string]*kernels.Tensor, []string) {
+func seededRun(t testing.TB, e *executor.Executor) (map[string]*kernels.Tensor, []string) {
 	g := e.Graph()
-	ins := kernels.PlaceholderInputs(g)
-	fetches := kernels.SinkOutputs(g)
-	if sig := kernels.FindSignature(g.Signatures, "serving_default"); sig != nil {
+	ins := executor.PlaceholderInputs(g)
+	fetches := executor.SinkOutputs(g)
+	if sig := executor.FindSignature(g.Signatures, "serving_default"); sig != nil {
 		ins, fetches = sig.Inputs, nil
 		for _, o := range sig.Outputs {
 			fetches = append(fetches, o.Name)
@@ -50,11 +51,11 @@ func seededRun(t testing.TB, e *kernels.Executor) (map[string]*kernels.Tensor, [
 	}
 	feeds := map[string]*kernels.Tensor{}
 	for _, in := range ins {
-		node, _, err := kernels.ParseTensorName(in.Name)
+		node, _, err := executor.ParseTensorName(in.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := kernels.SeededInput(node, 1, in.DType, kernels.InputShape(in.Shape, in.UnknownRank, 128))
+		x, err := executor.SeededInput(node, 1, in.DType, executor.InputShape(in.Shape, in.UnknownRank, 128))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/kernels"
 )
 
 // TestHalfPlusTwoRegress runs the regress signature of the canonical TF1
 // model end to end: serialized tf.Examples → ParseExample → y = 0.5x + 2.
 func TestHalfPlusTwoRegress(t *testing.T) {
-	e := loadExecutor(t, "tf/sm_half_plus_two_v1", kernels.ExecOptions{})
+	e := loadExecutor(t, "tf/sm_half_plus_two_v1", executor.Options{})
 	var ser [][]byte
 	for _, x := range []float32{0, 1, 10} {
 		b, err := proto.Marshal(&expb.Example{Features: &expb.Features{Feature: map[string]*expb.Feature{

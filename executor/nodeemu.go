@@ -1,6 +1,8 @@
-package kernels
+package executor
 
-// Per-node precision emulation (ExecOptions.NodeEmu), for precision parity:
+import "github.com/tfscan/tfscan/kernels"
+
+// Per-node precision emulation (Options.NodeEmu), for precision parity:
 // a target that stores some nodes' tensors in float16/bfloat16 while the
 // nodes soft placement leaves on the CPU (and, under auto mixed precision,
 // the ops TensorFlow keeps in float32) run exactly in float32.
@@ -15,19 +17,19 @@ package kernels
 // roundInputs returns inputs with every float32 tensor rounded by
 // emu.RoundStorage. Tensors already representable are passed through
 // without a copy; the others are cloned, never modified.
-func roundInputs(inputs []*Tensor, emu *Emulation) []*Tensor {
+func roundInputs(inputs []*kernels.Tensor, emu *kernels.Emulation) []*kernels.Tensor {
 	if emu == nil || emu.RoundStorage == nil {
 		return inputs
 	}
 	r := emu.RoundStorage
-	var out []*Tensor
+	var out []*kernels.Tensor
 	for i, t := range inputs {
 		d, ok := t.Data.([]float32)
 		if !ok || representable(d, r) {
 			continue
 		}
 		if out == nil {
-			out = append([]*Tensor(nil), inputs...)
+			out = append([]*kernels.Tensor(nil), inputs...)
 		}
 		c := t.Clone()
 		roundWith(c, emu)
@@ -51,7 +53,7 @@ func representable(d []float32, r func(float32) float32) bool {
 }
 
 // roundWith rounds t's float32 data in place with emu.RoundStorage.
-func roundWith(t *Tensor, emu *Emulation) {
+func roundWith(t *kernels.Tensor, emu *kernels.Emulation) {
 	if emu == nil || emu.RoundStorage == nil || t == nil {
 		return
 	}

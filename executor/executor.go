@@ -1,4 +1,17 @@
-package kernels
+// Package executor runs a graph.Graph with TensorFlow's semantics, in Go:
+// it plays the part of TensorFlow's DirectSession and executor
+// (tensorflow/core/common_runtime/direct_session.cc, executor.cc,
+// propagator_state.cc) for one CPU device. Only the nodes that fetches need
+// run; v1 control flow (Switch, Merge, Enter, Exit, NextIteration) runs as
+// dataflow with frames, iterations and dead tensors; function calls and
+// functional control flow (If, Case, While) run library functions. These,
+// constants, placeholders and the identities that forward TF1 variable
+// references are the executor's own (intrinsics.go); every other op runs
+// the kernel the op library (package kernels) registers for it, found
+// only through the registry, with the session's resource manager and
+// numerics in its Context. A node without a kernel stops the run with a
+// *kernels.UnsupportedError, never a wrong number.
+package executor
 
 import (
 	"context"
@@ -6,50 +19,38 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
-	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/kernels"
 )
 
-// The executor runs a graph.Graph with TensorFlow's semantics, in Go: it
-// plays the part of TensorFlow's DirectSession + executor
-// (tensorflow/core/common_runtime/direct_session.cc, executor.cc,
-// propagator_state.cc) for one CPU device. Only the nodes that fetches need
-// run; v1 control flow (Switch, Merge, Enter, Exit, NextIteration) runs as
-// dataflow with frames, iterations and dead tensors; functions, functional
-// control flow (If, Case, While), variables, hash tables and tensor lists
-// are handled by the executor itself; every other op runs the kernel
-// registered for it with Register. A node without a kernel stops the run
-// with an *UnsupportedError, never a wrong number.
-
-// ExecOptions configures an Executor.
-type ExecOptions struct {
+// Options configures an Executor.
+type Options struct {
 	// Emu is passed to every kernel's Context. When Emu.RoundStorage is
 	// set the executor also rounds every float32 tensor that enters or
 	// leaves a node (constants, weights, feeds, variable reads and kernel
 	// outputs) with it, emulating a device that stores float32 tensors in
 	// a narrower format.
-	Emu *Emulation
+	Emu *kernels.Emulation
 	// AfterNode, when set, observes every executed node with its outputs
 	// (nil entries for dead outputs), in execution order. Nodes inside
 	// functions are reported with their body node. The tensors must not be
 	// modified.
-	AfterNode func(n *graph.Node, outs []*Tensor)
+	AfterNode func(n *graph.Node, outs []*kernels.Tensor)
 	// NodeEmu, when set, chooses the emulation of each kernel node
-	// instead of Emu (see executor_nodeemu.go): a device that runs some
+	// instead of Emu (see nodeemu.go): a device that runs some
 	// nodes in a narrower format and others (CPU fallbacks, ops auto mixed
 	// precision leaves in float32) exactly. A nil result runs the node in
 	// its own dtypes.
-	NodeEmu func(n *graph.Node) *Emulation
+	NodeEmu func(n *graph.Node) *kernels.Emulation
 	// BeforeKernel, when set, observes the inputs of every node that runs
 	// a registered kernel, just before the kernel runs (after NodeEmu's
 	// input rounding). The tensors must not be modified.
-	BeforeKernel func(n *graph.Node, inputs []*Tensor)
+	BeforeKernel func(n *graph.Node, inputs []*kernels.Tensor)
 	// Compute, when DT_DOUBLE, runs the whole model in float64: every
 	// float32, float16 and bfloat16 constant, weight, variable and feed is
 	// converted to float64 before use and every float dtype attr (T,
@@ -66,24 +67,26 @@ type ExecOptions struct {
 	MaxCallDepth int
 }
 
-// DefaultMaxIterations is the loop bound when ExecOptions.MaxIterations is 0.
+// DefaultMaxIterations is the loop bound when Options.MaxIterations is 0.
 const DefaultMaxIterations = 1 << 20
 
 // Executor runs one graph. Like a TensorFlow session it keeps state across
 // Run calls: variables, hash tables. It is not safe for concurrent use.
 type Executor struct {
-	g       *graph.Graph
-	weights WeightSource
-	opts    ExecOptions
+	g    *graph.Graph
+	opts Options
+	// num is how the run holds floats (Compute, Emu), res the session's
+	// state; kernels reach both through their Context.
+	num *kernels.Numerics
+	res *kernels.ResourceMgr
 
 	top    *scope
 	scopes map[*graph.Function]*scope
-	consts map[*graph.Node]*Tensor
-	res    *resources
+	consts map[*graph.Node]*kernels.Tensor
 	byName map[string]*graph.Node // top-level nodes by name
 }
 
-// NewExecutor prepares g for running. weights is the model's checkpoint
+// New prepares g for running. weights is the model's checkpoint
 // (nil when it has none, e.g. frozen GraphDefs and TF.js models, whose
 // weights are constants). When the model has a checkpoint the executor
 // restores its variables the way TensorFlow's SavedModel loader does
@@ -94,12 +97,12 @@ type Executor struct {
 // saved_model_main_op / legacy_init_op collections) with asset paths fed.
 // Without a saver_def, variables whose name (VariableV2: the node name;
 // VarHandleOp: shared_name) is a checkpoint key are initialized from it.
-func NewExecutor(g *graph.Graph, weights WeightSource, opts ExecOptions) (*Executor, error) {
+func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor, error) {
 	if g == nil {
-		return nil, errors.New("kernels.NewExecutor: nil graph")
+		return nil, errors.New("executor.New: nil graph")
 	}
 	if opts.Compute != tpb.DataType_DT_INVALID && opts.Compute != tpb.DataType_DT_DOUBLE {
-		return nil, fmt.Errorf("kernels.NewExecutor: Compute must be DT_INVALID or DT_DOUBLE, not %s", opts.Compute)
+		return nil, fmt.Errorf("executor.New: Compute must be DT_INVALID or DT_DOUBLE, not %s", opts.Compute)
 	}
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = DefaultMaxIterations
@@ -108,16 +111,12 @@ func NewExecutor(g *graph.Graph, weights WeightSource, opts ExecOptions) (*Execu
 		opts.MaxCallDepth = 64
 	}
 	e := &Executor{
-		g: g, weights: weights, opts: opts,
+		g: g, opts: opts,
+		num:    &kernels.Numerics{Compute: opts.Compute, Emu: opts.Emu},
+		res:    kernels.NewResourceMgr(weights),
 		scopes: map[*graph.Function]*scope{},
-		consts: map[*graph.Node]*Tensor{},
-		res:    newResources(),
-		byName: map[string]*graph.Node{},
-	}
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if _, dup := e.byName[n.Name]; !dup {
-			e.byName[n.Name] = n
-		}
+		consts: map[*graph.Node]*kernels.Tensor{},
+		byName: topByName(g),
 	}
 	e.top = newScope(e, nil, g.Nodes[:g.TopLevel])
 	if err := e.initialize(context.Background()); err != nil {
@@ -154,12 +153,14 @@ func ParseTensorName(s string) (string, int, error) {
 
 // Resolve finds the top-level tensor a name like "x", "x:0" or "split:1"
 // refers to.
-func (e *Executor) Resolve(name string) (TensorRef, error) {
+func (e *Executor) Resolve(name string) (TensorRef, error) { return resolve(e.byName, name) }
+
+func resolve(byName map[string]*graph.Node, name string) (TensorRef, error) {
 	node, idx, err := ParseTensorName(name)
 	if err != nil {
 		return TensorRef{}, err
 	}
-	n := e.byName[node]
+	n := byName[node]
 	if n == nil {
 		return TensorRef{}, fmt.Errorf("no node %q in the graph", node)
 	}
@@ -167,6 +168,18 @@ func (e *Executor) Resolve(name string) (TensorRef, error) {
 		return TensorRef{}, fmt.Errorf("node %q (%s) has %d outputs; %q asks for output %d", node, n.Op, nout, name, idx)
 	}
 	return TensorRef{Node: n, Output: idx}, nil
+}
+
+// topByName indexes g's top-level nodes by name, the first of a name
+// winning.
+func topByName(g *graph.Graph) map[string]*graph.Node {
+	byName := make(map[string]*graph.Node, g.TopLevel)
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if _, dup := byName[n.Name]; !dup {
+			byName[n.Name] = n
+		}
+	}
+	return byName
 }
 
 // numOutputs returns the node's output count, or -1 when unknown.
@@ -189,7 +202,7 @@ func numOutputs(n *graph.Node) int {
 // it; see feedTakesControl). Nodes needed only to compute fed tensors do
 // not run. A fetched tensor that is also fed is the fed tensor, as
 // session.py returns it.
-func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []string) (map[string]*Tensor, error) {
+func (e *Executor) Run(ctx context.Context, feeds map[string]*kernels.Tensor, fetches []string) (map[string]*kernels.Tensor, error) {
 	fr := make([]feed, 0, len(feeds))
 	for _, name := range slices.Sorted(maps.Keys(feeds)) {
 		ref, err := e.Resolve(name)
@@ -203,8 +216,8 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
 		}
-		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && BaseType(want) != t.DType {
-			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(BaseType(want)))
+		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && kernels.BaseType(want) != t.DType {
+			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(kernels.BaseType(want)))
 		}
 		if err := checkPlaceholderShape(ref.Node, t); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
@@ -243,11 +256,38 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*Tensor, fetches []
 	if err != nil {
 		return nil, err
 	}
-	res := make(map[string]*Tensor, len(outs))
+	res := make(map[string]*kernels.Tensor, len(outs))
 	for i, name := range outNames {
 		res[name] = vals[i]
 	}
 	return res, nil
+}
+
+// CallFunction runs the library function name on args and returns its
+// results, as a call node (PartitionedCall) without attrs would: a
+// function body evaluated on its own. The arguments enter the run as feeds
+// do (promoted in a float64 run, rounded under storage emulation).
+func (e *Executor) CallFunction(ctx context.Context, name string, args []*kernels.Tensor) ([]*kernels.Tensor, error) {
+	f := e.g.FunctionByName[name]
+	if f == nil {
+		return nil, fmt.Errorf("no function %q in the library", name)
+	}
+	in := make([]*kernels.Tensor, len(args))
+	for i, a := range args {
+		if a == nil {
+			return nil, fmt.Errorf("function %s: argument %d is nil", name, i)
+		}
+		if err := a.Validate(); err != nil {
+			return nil, fmt.Errorf("function %s: argument %d: %w", name, i, err)
+		}
+		t, err := e.num.Import(a)
+		if err != nil {
+			return nil, fmt.Errorf("function %s: argument %d: %w", name, i, err)
+		}
+		in[i] = t
+	}
+	rs := &runState{e: e, ctx: ctx, sc: e.top, fed: map[outKey]bool{}}
+	return rs.callFunction(f, in, nil, &graph.Node{Name: name, Op: name})
 }
 
 // checkFeedable refuses a tensor inside a v1 while loop: TensorFlow's
@@ -264,12 +304,12 @@ func (e *Executor) checkFeedable(ref TensorRef) error {
 // RunSignature runs the signature with key sigKey of the graph's
 // MetaGraph: inputs are keyed by the signature's input keys, the result by
 // its output keys.
-func (e *Executor) RunSignature(ctx context.Context, sigKey string, inputs map[string]*Tensor) (map[string]*Tensor, error) {
+func (e *Executor) RunSignature(ctx context.Context, sigKey string, inputs map[string]*kernels.Tensor) (map[string]*kernels.Tensor, error) {
 	sig := FindSignature(e.g.Signatures, sigKey)
 	if sig == nil {
 		return nil, fmt.Errorf("no signature %q (have %s)", sigKey, strings.Join(signatureKeys(e.g.Signatures), ", "))
 	}
-	feeds := map[string]*Tensor{}
+	feeds := map[string]*kernels.Tensor{}
 	for _, in := range sig.Inputs {
 		t, ok := inputs[in.Key]
 		if !ok {
@@ -290,91 +330,11 @@ func (e *Executor) RunSignature(ctx context.Context, sigKey string, inputs map[s
 	if err != nil {
 		return nil, err
 	}
-	res := map[string]*Tensor{}
+	res := map[string]*kernels.Tensor{}
 	for _, out := range sig.Outputs {
 		res[out.Key] = vals[out.Name]
 	}
 	return res, nil
-}
-
-// FindSignature returns the signature with key, or nil.
-func FindSignature(sigs []*savedmodel.Signature, key string) *savedmodel.Signature {
-	for _, s := range sigs {
-		if s.Key == key {
-			return s
-		}
-	}
-	return nil
-}
-
-func findInfo(infos []*savedmodel.TensorInfo, key string) *savedmodel.TensorInfo {
-	for _, i := range infos {
-		if i.Key == key {
-			return i
-		}
-	}
-	return nil
-}
-
-func signatureKeys(sigs []*savedmodel.Signature) []string {
-	var keys []string
-	for _, s := range sigs {
-		keys = append(keys, s.Key)
-	}
-	if len(keys) == 0 {
-		return []string{"none"}
-	}
-	return keys
-}
-
-// SinkOutputs returns what a graph without signatures computes: the
-// inputs of its _Retval nodes when it has them (in index order), else
-// output 0 of every top-level node that nothing consumes and that has
-// outputs, excluding Placeholders, Consts and variables, as "node:0",
-// sorted.
-func SinkOutputs(g *graph.Graph) []string {
-	type ret struct {
-		index int64
-		name  string
-	}
-	var rets []ret
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if n.Op == "_Retval" && len(n.Inputs) == 1 && n.Inputs[0].Node != nil {
-			rets = append(rets, ret{n.Attrs["index"].GetI(), fmt.Sprintf("%s:%d", n.Inputs[0].Node.Name, n.Inputs[0].Output)})
-		}
-	}
-	if len(rets) > 0 {
-		sort.SliceStable(rets, func(i, j int) bool { return rets[i].index < rets[j].index })
-		out := make([]string, len(rets))
-		for i, r := range rets {
-			out[i] = r.name
-		}
-		return out
-	}
-	consumed := map[*graph.Node]bool{}
-	for _, n := range g.Nodes[:g.TopLevel] {
-		for _, in := range n.Inputs {
-			if in.Node != nil {
-				consumed[in.Node] = true
-			}
-		}
-		for _, c := range n.ControlInputs {
-			consumed[c] = true
-		}
-	}
-	var out []string
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if consumed[n] || numOutputs(n) == 0 {
-			continue
-		}
-		switch n.Op {
-		case "Placeholder", "PlaceholderWithDefault", "Const", "VariableV2", "Variable", "VarHandleOp", "NoOp":
-			continue
-		}
-		out = append(out, n.Name+":0")
-	}
-	sort.Strings(out)
-	return out
 }
 
 func outputType(n *graph.Node, i int) tpb.DataType {
@@ -388,7 +348,7 @@ func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
 
 // checkPlaceholderShape checks a feed against a Placeholder's shape attr
 // (unknown dims and unknown rank match anything), as TensorFlow does.
-func checkPlaceholderShape(n *graph.Node, t *Tensor) error {
+func checkPlaceholderShape(n *graph.Node, t *kernels.Tensor) error {
 	if n.Op != "Placeholder" {
 		return nil
 	}
@@ -417,28 +377,4 @@ func checkPlaceholderShape(n *graph.Node, t *Tensor) error {
 func hasShapeAttrSet(n *graph.Node) bool {
 	_, ok := n.Def.GetAttr()["shape"]
 	return ok
-}
-
-// PlaceholderInputs describes the top-level Placeholder nodes (inputs of a
-// graph without signatures) as TensorInfos keyed and named "node:0", in
-// graph order.
-func PlaceholderInputs(g *graph.Graph) []*savedmodel.TensorInfo {
-	var out []*savedmodel.TensorInfo
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if n.Op != "Placeholder" && n.Op != "PlaceholderV2" {
-			continue
-		}
-		info := &savedmodel.TensorInfo{Key: n.Name + ":0", Name: n.Name + ":0", DType: n.Attrs["dtype"].GetType()}
-		s := n.Attrs["shape"].GetShape()
-		if s == nil || s.GetUnknownRank() || !hasShapeAttrSet(n) {
-			info.UnknownRank = true
-		} else {
-			info.Shape = []int64{}
-			for _, d := range s.GetDim() {
-				info.Shape = append(info.Shape, d.GetSize())
-			}
-		}
-		out = append(out, info)
-	}
-	return out
 }

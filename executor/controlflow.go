@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"fmt"
@@ -6,15 +6,16 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
 )
 
 // Control flow run by the executor: TF1's dataflow primitives (their frame
-// and dead-tensor handling lives in the engine, executor_dataflow.go; here
+// and dead-tensor handling lives in the engine, dataflow.go; here
 // they only pass values on) and TF2's functional ops, which call library
 // functions (tensorflow/core/kernels/functional_ops.cc).
 
-func controlFlowBuiltins() map[string]builtinFunc {
-	return map[string]builtinFunc{
+func controlFlowIntrinsics() map[string]intrinsicFunc {
+	return map[string]intrinsicFunc{
 		"Switch":                  opSwitch,
 		"RefSwitch":               opSwitch,
 		"Merge":                   passThrough, // the engine passes (value, value_index)
@@ -39,7 +40,7 @@ func controlFlowBuiltins() map[string]builtinFunc {
 
 // opSwitch forwards its data to output 1 when pred is true, else output
 // 0; the other output is dead.
-func opSwitch(b *bctx) ([]slot, error) {
+func opSwitch(b *ictx) ([]slot, error) {
 	if len(b.in) != 2 {
 		return nil, b.errorf("expects 2 inputs, has %d", len(b.in))
 	}
@@ -61,7 +62,7 @@ func opSwitch(b *bctx) ([]slot, error) {
 }
 
 // funcAttr returns the function a func-valued attr names.
-func (b *bctx) funcAttr(name string) (*graph.Function, map[string]*attrpb.AttrValue, error) {
+func (b *ictx) funcAttr(name string) (*graph.Function, map[string]*attrpb.AttrValue, error) {
 	a, ok := b.n.Attrs[name]
 	if !ok || a.GetFunc() == nil {
 		return nil, nil, b.errorf("missing function attr %q", name)
@@ -69,7 +70,7 @@ func (b *bctx) funcAttr(name string) (*graph.Function, map[string]*attrpb.AttrVa
 	return b.lookupFunc(a.GetFunc())
 }
 
-func (b *bctx) lookupFunc(na *attrpb.NameAttrList) (*graph.Function, map[string]*attrpb.AttrValue, error) {
+func (b *ictx) lookupFunc(na *attrpb.NameAttrList) (*graph.Function, map[string]*attrpb.AttrValue, error) {
 	f := b.rs.e.g.FunctionByName[na.GetName()]
 	if f == nil {
 		return nil, nil, b.errorf("calls function %q, which the library does not define", na.GetName())
@@ -77,8 +78,8 @@ func (b *bctx) lookupFunc(na *attrpb.NameAttrList) (*graph.Function, map[string]
 	return f, na.GetAttr(), nil
 }
 
-func (b *bctx) tensors(from int) ([]*Tensor, error) {
-	out := make([]*Tensor, 0, len(b.in)-from)
+func (b *ictx) tensors(from int) ([]*kernels.Tensor, error) {
+	out := make([]*kernels.Tensor, 0, len(b.in)-from)
 	for i := from; i < len(b.in); i++ {
 		t, err := b.input(i)
 		if err != nil {
@@ -89,7 +90,7 @@ func (b *bctx) tensors(from int) ([]*Tensor, error) {
 	return out, nil
 }
 
-func slots(ts []*Tensor) []slot {
+func slots(ts []*kernels.Tensor) []slot {
 	out := make([]slot, len(ts))
 	for i, t := range ts {
 		out[i] = slot{t: t}
@@ -97,7 +98,7 @@ func slots(ts []*Tensor) []slot {
 	return out
 }
 
-func opCall(b *bctx) ([]slot, error) {
+func opCall(b *ictx) ([]slot, error) {
 	f, attrs, err := b.funcAttr("f")
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func opCall(b *bctx) ([]slot, error) {
 
 // callNode calls f with the node's inputs from index from on.
 func (rs *runState) callNode(n *graph.Node, f *graph.Function, attrs map[string]*attrpb.AttrValue, in []slot, from int) ([]slot, error) {
-	b := &bctx{rs: rs, n: n, in: in}
+	b := &ictx{rs: rs, n: n, in: in}
 	args, err := b.tensors(from)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (rs *runState) callNode(n *graph.Node, f *graph.Function, attrs map[string]
 // toBool is TensorFlow's ToBool for If and While predicates: a scalar is
 // true when non-zero (strings: non-empty), any other tensor when it has
 // elements.
-func toBool(t *Tensor) (bool, error) {
+func toBool(t *kernels.Tensor) (bool, error) {
 	if len(t.Shape) != 0 {
 		return t.NumElements() > 0, nil
 	}
@@ -138,7 +139,7 @@ func toBool(t *Tensor) (bool, error) {
 	return false, fmt.Errorf("%s cannot be converted to a boolean", dtName(t.DType))
 }
 
-func opIf(b *bctx) ([]slot, error) {
+func opIf(b *ictx) ([]slot, error) {
 	cond, err := b.input(0)
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func opIf(b *bctx) ([]slot, error) {
 
 // opCase calls branches[branch_index]; an index out of range calls the
 // last branch, as the Case op documents.
-func opCase(b *bctx) ([]slot, error) {
+func opCase(b *ictx) ([]slot, error) {
 	idx, err := b.scalarInt(0)
 	if err != nil {
 		return nil, err
@@ -180,7 +181,7 @@ func opCase(b *bctx) ([]slot, error) {
 }
 
 // opWhile runs body while cond holds on the loop variables.
-func opWhile(b *bctx) ([]slot, error) {
+func opWhile(b *ictx) ([]slot, error) {
 	condF, condAttrs, err := b.funcAttr("cond")
 	if err != nil {
 		return nil, err

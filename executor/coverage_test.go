@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -18,7 +19,7 @@ import (
 // TestCorpusOpCoverage lists every op of the corpus models (../shared/corpus
 // tf and tfjs; graph and function nodes) other than training, saver, queue
 // and hash-table machinery, and checks which of them a reference kernel or
-// an executor builtin runs. corpusOpsWithoutKernel pins the ops still
+// an executor intrinsic runs. corpusOpsWithoutKernel pins the ops still
 // missing: the test fails when an op loses its kernel or a new uncovered op
 // appears, and logs ops that gained one so the list can be trimmed.
 func TestCorpusOpCoverage(t *testing.T) {
@@ -49,7 +50,7 @@ func TestCorpusOpCoverage(t *testing.T) {
 	var covered, missing, skipped []string
 	for op := range ops {
 		switch {
-		case kernels.Lookup(op) != nil || kernels.IsBuiltin(op):
+		case kernels.Lookup(op) != nil || executor.IsIntrinsic(op):
 			covered = append(covered, op)
 		case notInferenceOp(op):
 			skipped = append(skipped, op)
@@ -73,7 +74,7 @@ func TestCorpusOpCoverage(t *testing.T) {
 		assert.True(t, want[op], "corpus op %s (%d nodes) has no kernel and is not in corpusOpsWithoutKernel", op, ops[op])
 	}
 	for _, op := range corpusOpsWithoutKernel {
-		if kernels.Lookup(op) != nil || kernels.IsBuiltin(op) {
+		if kernels.Lookup(op) != nil || executor.IsIntrinsic(op) {
 			t.Logf("%s now has a kernel: drop it from corpusOpsWithoutKernel", op)
 		}
 	}
@@ -102,7 +103,7 @@ func loadCorpusGraph(path string) (*graph.Graph, error) {
 var brokenCorpusModels = map[string]bool{"gd_malformed": true, "sm_fuzz_const_no_value": true}
 
 // corpusOpsWithoutKernel are the inference ops of the corpus with neither a
-// reference kernel nor an executor builtin (see TestCorpusOpCoverage).
+// reference kernel nor an executor intrinsic (see TestCorpusOpCoverage).
 var corpusOpsWithoutKernel = []string{
 	"RandomUniform",                       // gd_keras_imagenet_train: stateful RNG, not reproducible
 	"SomeUnknownOp",                       // gd_unknown_op: deliberately unknown

@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"errors"
@@ -10,23 +10,31 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
-// bctx is what an executor built-in sees of one node execution.
-type bctx struct {
+// Intrinsics are the ops the executor runs itself rather than through a
+// registered kernel, as TensorFlow's executor treats its control-flow
+// nodes specially: dataflow primitives and function calls (they need
+// frames and the function library, controlflow.go), constants, _Arg and
+// Placeholders (fed by the run), and the ops that forward their inputs
+// unchanged (identities and checks), which pass TF1 variable references
+// on and take no part in precision emulation.
+
+// ictx is what an intrinsic sees of one node execution.
+type ictx struct {
 	rs *runState
 	n  *graph.Node
 	in []slot
 }
 
-// builtin ops need the executor itself (frames, functions, state); they
-// take precedence over registered kernels.
-type builtinFunc func(b *bctx) ([]slot, error)
+type intrinsicFunc func(b *ictx) ([]slot, error)
 
-var builtins map[string]builtinFunc
+var intrinsics map[string]intrinsicFunc
 
 func init() {
-	builtins = map[string]builtinFunc{
+	intrinsics = map[string]intrinsicFunc{
 		"Const":                  opConst,
 		"HostConst":              opConst,
 		"Placeholder":            opPlaceholder,
@@ -50,40 +58,34 @@ func init() {
 		"_Arg":                   opArg,
 		"_Retval":                noOutputs,
 	}
-	for name, fn := range controlFlowBuiltins() {
-		builtins[name] = fn
-	}
-	for name, fn := range variableBuiltins() {
-		builtins[name] = fn
-	}
-	for name, fn := range lookupBuiltins() {
-		builtins[name] = fn
+	for name, fn := range controlFlowIntrinsics() {
+		intrinsics[name] = fn
 	}
 }
 
-// IsBuiltin reports whether the executor itself runs op (control flow,
-// function calls, variables, tables, constants and identities) rather than
-// a registered kernel.
-func IsBuiltin(op string) bool {
-	_, ok := builtins[op]
+// IsIntrinsic reports whether the executor itself runs op (control flow,
+// function calls, constants, placeholders, identities) rather than a kernel
+// of the registry.
+func IsIntrinsic(op string) bool {
+	_, ok := intrinsics[op]
 	return ok
 }
 
-func (b *bctx) attrs() (map[string]*attrpb.AttrValue, error) { return b.rs.attrsFor(b.n) }
+func (b *ictx) attrs() (map[string]*attrpb.AttrValue, error) { return b.rs.attrsFor(b.n) }
 
-func (b *bctx) errorf(format string, args ...any) error {
+func (b *ictx) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s (%s): %s", nodePath(b.n), b.n.Op, fmt.Sprintf(format, args...))
 }
 
 // input returns data input i as a tensor (reading a ref).
-func (b *bctx) input(i int) (*Tensor, error) {
+func (b *ictx) input(i int) (*kernels.Tensor, error) {
 	if i >= len(b.in) {
 		return nil, b.errorf("expects at least %d inputs, has %d", i+1, len(b.in))
 	}
 	return b.rs.deref(b.in[i], b.n)
 }
 
-func (b *bctx) scalarInt(i int) (int64, error) {
+func (b *ictx) scalarInt(i int) (int64, error) {
 	t, err := b.input(i)
 	if err != nil {
 		return 0, err
@@ -100,9 +102,9 @@ func (b *bctx) scalarInt(i int) (int64, error) {
 	return 0, b.errorf("input %d must be int32 or int64, is %s", i, dtName(t.DType))
 }
 
-func passThrough(b *bctx) ([]slot, error) { return append([]slot(nil), b.in...), nil }
+func passThrough(b *ictx) ([]slot, error) { return append([]slot(nil), b.in...), nil }
 
-func derefAll(b *bctx) ([]slot, error) {
+func derefAll(b *ictx) ([]slot, error) {
 	out := make([]slot, len(b.in))
 	for i := range b.in {
 		t, err := b.input(i)
@@ -114,9 +116,9 @@ func derefAll(b *bctx) ([]slot, error) {
 	return out, nil
 }
 
-func noOutputs(*bctx) ([]slot, error) { return nil, nil }
+func noOutputs(*ictx) ([]slot, error) { return nil, nil }
 
-func opConst(b *bctx) ([]slot, error) {
+func opConst(b *ictx) ([]slot, error) {
 	t, err := b.rs.e.constValue(b.n)
 	if err != nil {
 		return nil, err
@@ -124,7 +126,7 @@ func opConst(b *bctx) ([]slot, error) {
 	return []slot{{t: t}}, nil
 }
 
-func opPlaceholder(b *bctx) ([]slot, error) {
+func opPlaceholder(b *ictx) ([]slot, error) {
 	return nil, &MissingFeedError{Node: b.n.Name, Op: b.n.Op, Path: nodePath(b.n), DType: b.n.Attrs["dtype"].GetType()}
 }
 
@@ -140,7 +142,7 @@ func (e *MissingFeedError) Error() string {
 	return fmt.Sprintf("%s (%s): placeholder %q (%s) must be fed", e.Path, e.Op, e.Node, dtName(e.DType))
 }
 
-func opArg(b *bctx) ([]slot, error) {
+func opArg(b *ictx) ([]slot, error) {
 	idx := int(b.n.Attrs["index"].GetI())
 	if idx < 0 || idx >= len(b.rs.args) {
 		return nil, b.errorf("_Arg index %d has no argument (the graph's arguments must be fed)", idx)
@@ -148,7 +150,7 @@ func opArg(b *bctx) ([]slot, error) {
 	return []slot{b.rs.args[idx]}, nil
 }
 
-func opEnsureShape(b *bctx) ([]slot, error) {
+func opEnsureShape(b *ictx) ([]slot, error) {
 	t, err := b.input(0)
 	if err != nil {
 		return nil, err
@@ -167,12 +169,12 @@ func opEnsureShape(b *bctx) ([]slot, error) {
 	return []slot{{t: t}}, nil
 }
 
-func opCheckNumerics(b *bctx) ([]slot, error) {
+func opCheckNumerics(b *ictx) ([]slot, error) {
 	t, err := b.input(0)
 	if err != nil {
 		return nil, err
 	}
-	if vals, ok := t.Float64s(); ok && IsFloat(t.DType) {
+	if vals, ok := t.Float64s(); ok && kernels.IsFloat(t.DType) {
 		for _, v := range vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, b.errorf("%s : Tensor had NaN or Inf values", string(b.n.Attrs["message"].GetS()))
@@ -182,7 +184,7 @@ func opCheckNumerics(b *bctx) ([]slot, error) {
 	return []slot{{t: t}}, nil
 }
 
-func opAssert(b *bctx) ([]slot, error) {
+func opAssert(b *ictx) ([]slot, error) {
 	c, err := b.input(0)
 	if err != nil {
 		return nil, err
@@ -205,7 +207,7 @@ func opAssert(b *bctx) ([]slot, error) {
 	return nil, nil
 }
 
-func opPrint(b *bctx) ([]slot, error) {
+func opPrint(b *ictx) ([]slot, error) {
 	t, err := b.input(0)
 	if err != nil {
 		return nil, err
@@ -213,15 +215,20 @@ func opPrint(b *bctx) ([]slot, error) {
 	return []slot{{t: t}}, nil
 }
 
-// exec runs one live node instance.
+// exec runs one live node instance: an intrinsic, a call of a library
+// function by name, or the kernel the registry has for the op.
 func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
-	if fn, ok := builtins[n.Op]; ok {
-		return fn(&bctx{rs: rs, n: n, in: t.in})
+	if fn, ok := intrinsics[n.Op]; ok {
+		return fn(&ictx{rs: rs, n: n, in: t.in})
 	}
 	if f := rs.e.g.FunctionByName[n.Op]; f != nil {
 		return rs.callNode(n, f, n.Attrs, t.in, 0)
 	}
-	inputs := make([]*Tensor, len(t.in))
+	k := kernels.Find(n.Op)
+	if k != nil && k.Stateful {
+		return rs.execStateful(n, k, t.in)
+	}
+	inputs := make([]*kernels.Tensor, len(t.in))
 	for i, s := range t.in {
 		v, err := rs.deref(s, n)
 		if err != nil {
@@ -229,9 +236,8 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		}
 		inputs[i] = v
 	}
-	kernel := Lookup(n.Op)
-	if kernel == nil {
-		return nil, &UnsupportedError{Op: n.Op, Path: nodePath(n), What: "inputs " + dtypeList(inputs)}
+	if k == nil {
+		return nil, &kernels.UnsupportedError{Op: n.Op, Path: nodePath(n), What: "inputs " + dtypeList(inputs)}
 	}
 	attrs, err := rs.attrsFor(n)
 	if err != nil {
@@ -245,10 +251,9 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	if rs.e.opts.BeforeKernel != nil {
 		rs.e.opts.BeforeKernel(n, inputs)
 	}
-	c := &Context{Op: n.Op, Path: nodePath(n), Attrs: attrs, Inputs: inputs, Emu: emu}
-	outs, err := kernel(c)
+	outs, err := k.Fn(rs.e.context(n, attrs, inputs, emu))
 	if err != nil {
-		var ue *UnsupportedError
+		var ue *kernels.UnsupportedError
 		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), nodePath(n)) {
 			return nil, err
 		}
@@ -262,24 +267,67 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("%s (%s): output %d: %v (a tfscan bug)", nodePath(n), n.Op, i, err)
 		}
-		if rs.e.opts.Compute == tpb.DataType_DT_DOUBLE && IsFloat(o.DType) && o.DType != tpb.DataType_DT_DOUBLE {
+		if rs.e.num.Float64() && kernels.IsFloat(o.DType) && o.DType != tpb.DataType_DT_DOUBLE {
 			// Ops whose output dtype is fixed (ResizeBilinear's float,
 			// a Cast to half) stay in float64 in a float64 run.
-			if o, err = rs.e.enterTensor(o); err != nil {
+			if o, err = rs.e.num.Import(o); err != nil {
 				return nil, fmt.Errorf("%s (%s): output %d: %w", nodePath(n), n.Op, i, err)
 			}
 		}
 		if rs.e.opts.NodeEmu != nil {
 			roundWith(o, emu)
 		} else {
-			rs.e.roundInPlace(o)
+			rs.e.num.Round(o)
 		}
 		res[i] = slot{t: o}
 	}
 	return res, nil
 }
 
-func dtypeList(ts []*Tensor) string {
+// execStateful runs a stateful kernel the way kernels.Kernel.Stateful
+// describes: inputs, the node's attrs, the run's emulation, outputs and
+// errors pass as they are; TF1 variable references go in through
+// Context.Refs and come out through Context.RefOutputs.
+func (rs *runState) execStateful(n *graph.Node, k *kernels.Kernel, in []slot) ([]slot, error) {
+	c := rs.e.context(n, n.Attrs, make([]*kernels.Tensor, len(in)), rs.e.opts.Emu)
+	for i, s := range in {
+		if s.ref != nil {
+			if c.Refs == nil {
+				c.Refs = make([]*kernels.RefVar, len(in))
+			}
+			c.Refs[i] = s.ref
+			c.Inputs[i] = s.ref.Value
+			continue
+		}
+		c.Inputs[i] = s.t
+	}
+	outs, err := k.Fn(c)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]slot, len(outs))
+	for i, o := range outs {
+		if i < len(c.RefOutputs) && c.RefOutputs[i] != nil {
+			res[i] = slot{ref: c.RefOutputs[i]}
+			continue
+		}
+		res[i] = slot{t: o}
+	}
+	return res, nil
+}
+
+// context is the kernel context of node n: what it computes on, and the
+// session's resources and numerics.
+func (e *Executor) context(n *graph.Node, attrs map[string]*attrpb.AttrValue, inputs []*kernels.Tensor, emu *kernels.Emulation) *kernels.Context {
+	c := &kernels.Context{Op: n.Op, Path: nodePath(n), Attrs: attrs, Inputs: inputs, Emu: emu,
+		Resources: e.res, Numerics: e.num, Node: n.Name, NodeID: n.ID}
+	if n.Func != nil {
+		c.Func = n.Func.Name
+	}
+	return c
+}
+
+func dtypeList(ts []*kernels.Tensor) string {
 	if len(ts) == 0 {
 		return "none"
 	}
@@ -312,7 +360,7 @@ func (rs *runState) attrsFor(n *graph.Node) (map[string]*attrpb.AttrValue, error
 		}
 		out[k] = a
 	}
-	if rs.e.opts.Compute == tpb.DataType_DT_DOUBLE {
+	if rs.e.num.Float64() {
 		if p := promoteAttrs(out); p != nil {
 			out = p
 		}
@@ -321,15 +369,15 @@ func (rs *runState) attrsFor(n *graph.Node) (map[string]*attrpb.AttrValue, error
 }
 
 // deref returns the tensor in a slot, reading a variable reference.
-func (rs *runState) deref(s slot, n *graph.Node) (*Tensor, error) {
+func (rs *runState) deref(s slot, n *graph.Node) (*kernels.Tensor, error) {
 	if s.dead {
 		return nil, fmt.Errorf("%s (%s): input is dead", nodePath(n), n.Op)
 	}
 	if s.ref != nil {
-		if s.ref.val == nil {
-			return nil, fmt.Errorf("%s (%s): attempting to use uninitialized value %s", nodePath(n), n.Op, s.ref.name)
+		if s.ref.Value == nil {
+			return nil, fmt.Errorf("%s (%s): attempting to use uninitialized value %s", nodePath(n), n.Op, s.ref.Name)
 		}
-		return s.ref.val, nil
+		return s.ref.Value, nil
 	}
 	if s.t == nil {
 		return nil, fmt.Errorf("%s (%s): missing input value", nodePath(n), n.Op)
@@ -340,14 +388,14 @@ func (rs *runState) deref(s slot, n *graph.Node) (*Tensor, error) {
 // constValue returns a Const node's tensor: the TF.js weight of that name
 // when the model has one, else the value attr; converted once for float64
 // runs and storage rounding, then cached.
-func (e *Executor) constValue(n *graph.Node) (*Tensor, error) {
+func (e *Executor) constValue(n *graph.Node) (*kernels.Tensor, error) {
 	if t, ok := e.consts[n]; ok {
 		return t, nil
 	}
-	var t *Tensor
+	var t *kernels.Tensor
 	var err error
 	if w := e.tfjsWeight(n); w != nil {
-		t, err = weightTensor(w.DType, w.Shape, w.Data, w.Strings)
+		t, err = kernels.WeightTensor(w.DType, w.Shape, w.Data, w.Strings)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): weight %q: %w", nodePath(n), n.Op, w.Name, err)
 		}
@@ -356,12 +404,12 @@ func (e *Executor) constValue(n *graph.Node) (*Tensor, error) {
 		if !ok || v.GetTensor() == nil {
 			return nil, fmt.Errorf("%s (%s): constant has no value", nodePath(n), n.Op)
 		}
-		t, err = FromProto(v.GetTensor())
+		t, err = kernels.FromProto(v.GetTensor())
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", nodePath(n), n.Op, err)
 		}
 	}
-	t, err = e.enterTensor(t)
+	t, err = e.num.Import(t)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", nodePath(n), n.Op, err)
 	}
@@ -369,34 +417,10 @@ func (e *Executor) constValue(n *graph.Node) (*Tensor, error) {
 	return t, nil
 }
 
-// enterTensor prepares a tensor that comes from outside the computation
-// (constant, weight, feed, checkpoint value): promoted to float64 in
-// float64 mode, rounded to the storage format under emulation. The input
-// is never modified.
-func (e *Executor) enterTensor(t *Tensor) (*Tensor, error) {
-	if e.opts.Compute == tpb.DataType_DT_DOUBLE && IsFloat(t.DType) && t.DType != tpb.DataType_DT_DOUBLE {
-		vals, ok := t.Float64s()
-		if !ok {
-			return nil, fmt.Errorf("cannot convert %s to float64", dtName(t.DType))
-		}
-		return &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: append([]int{}, t.Shape...), Data: vals}, nil
+// tfjsWeight returns the TF.js weight that gives a top-level Const its value.
+func (e *Executor) tfjsWeight(n *graph.Node) *savedmodel.Weight {
+	if n.Func != nil || e.g.Model == nil || e.g.Model.Weights == nil {
+		return nil
 	}
-	if e.opts.Emu != nil && e.opts.Emu.RoundStorage != nil && t.DType == tpb.DataType_DT_FLOAT {
-		c := t.Clone()
-		e.roundInPlace(c)
-		return c, nil
-	}
-	return t, nil
-}
-
-func (e *Executor) roundInPlace(t *Tensor) {
-	if e.opts.Emu == nil || e.opts.Emu.RoundStorage == nil {
-		return
-	}
-	if d, ok := t.Data.([]float32); ok {
-		r := e.opts.Emu.RoundStorage
-		for i, v := range d {
-			d[i] = r(v)
-		}
-	}
+	return e.g.Model.Weights[n.Name]
 }

@@ -1,4 +1,4 @@
-package kernels
+package executor
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/tfscan/tfscan/savedmodel"
+
+	"github.com/tfscan/tfscan/kernels"
 )
 
 // Session initialization, as TensorFlow's SavedModel loader does it
@@ -23,14 +25,14 @@ func (e *Executor) initialize(ctx context.Context) error {
 		return nil
 	}
 	def := mg.Def
-	if e.weights != nil {
+	if w := e.res.Weights; w != nil {
 		sd := def.GetSaverDef()
 		if sd != nil && sd.GetRestoreOpName() != "" && sd.GetFilenameTensorName() != "" {
-			feeds := map[string]*Tensor{sd.GetFilenameTensorName(): ScalarString(e.weights.Prefix())}
+			feeds := map[string]*kernels.Tensor{sd.GetFilenameTensorName(): kernels.ScalarString(w.Prefix())}
 			if _, err := e.Run(ctx, feeds, []string{sd.GetRestoreOpName()}); err != nil {
-				return fmt.Errorf("restoring variables from %s: %w", e.weights.Prefix(), err)
+				return fmt.Errorf("restoring variables from %s: %w", w.Prefix(), err)
 			}
-		} else if err := e.initVariablesByName(); err != nil {
+		} else if err := e.initVariablesByName(w); err != nil {
 			return fmt.Errorf("restoring variables: %w", err)
 		}
 	}
@@ -50,14 +52,14 @@ func (e *Executor) initialize(ctx context.Context) error {
 	if initOp == "" {
 		return nil
 	}
-	feeds := map[string]*Tensor{}
+	feeds := map[string]*kernels.Tensor{}
 	dir := assetsDir(e.g.Model)
 	for _, a := range def.GetAssetFileDef() {
 		name := a.GetTensorInfo().GetName()
 		if name == "" {
 			continue
 		}
-		feeds[name] = ScalarString(filepath.Join(dir, a.GetFilename()))
+		feeds[name] = kernels.ScalarString(filepath.Join(dir, a.GetFilename()))
 	}
 	if _, err := e.Run(ctx, feeds, []string{initOp}); err != nil {
 		return fmt.Errorf("running the model's init op %s: %w", initOp, err)
@@ -71,4 +73,41 @@ func assetsDir(m *savedmodel.Model) string {
 		return "assets"
 	}
 	return filepath.Join(filepath.Dir(m.File), "assets")
+}
+
+// initVariablesByName initializes variables whose names are checkpoint
+// keys, for graphs without a saver.
+func (e *Executor) initVariablesByName(w kernels.WeightSource) error {
+	for _, n := range e.g.Nodes {
+		var key string
+		switch n.Op {
+		case "VariableV2", "Variable":
+			key = n.Name
+		case "VarHandleOp":
+			key = string(n.Attrs["shared_name"].GetS())
+		default:
+			continue
+		}
+		if key == "" || !w.Has(key) {
+			continue
+		}
+		t, err := w.ReadTensor(key)
+		if err != nil {
+			return err
+		}
+		if t, err = e.num.Import(t); err != nil {
+			return err
+		}
+		fn := ""
+		if n.Func != nil {
+			fn = n.Func.Name
+		}
+		name := kernels.ResourceName(n.Attrs, n.Name, fn)
+		if n.Op == "VarHandleOp" {
+			kernels.Create(e.res, name, &kernels.Variable{Name: name, DType: n.Attrs["dtype"].GetType(), Value: t})
+			continue
+		}
+		kernels.Create(e.res, name, &kernels.RefVar{Name: n.Name, DType: kernels.BaseType(n.Attrs["dtype"].GetType()), Value: t})
+	}
+	return nil
 }

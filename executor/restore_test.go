@@ -1,4 +1,4 @@
-package kernels_test
+package executor_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/encoding/prototext"
 
+	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -65,19 +66,19 @@ func metaGraph(t *testing.T, text string) *graph.Graph {
 
 func TestTF2RestoreThroughSaver(t *testing.T) {
 	w := fakeWeights{"v/.ATTRIBUTES/VARIABLE_VALUE": kernels.FloatTensor([]int{2}, []float32{1.5, -2})}
-	e, err := kernels.NewExecutor(metaGraph(t, tf2Restore), w, kernels.ExecOptions{})
+	e, err := executor.New(metaGraph(t, tf2Restore), w, executor.Options{})
 	require.NoError(t, err)
 	out, err := e.Run(context.Background(), nil, []string{"read"})
 	require.NoError(t, err)
 	assert.Equal(t, []float32{1.5, -2}, out["read"].Data)
 
-	// A missing checkpoint key fails NewExecutor with the key named.
-	_, err = kernels.NewExecutor(metaGraph(t, tf2Restore), fakeWeights{}, kernels.ExecOptions{})
+	// A missing checkpoint key fails executor.New with the key named.
+	_, err = executor.New(metaGraph(t, tf2Restore), fakeWeights{}, executor.Options{})
 	assert.ErrorContains(t, err, "v/.ATTRIBUTES/VARIABLE_VALUE")
 	assert.ErrorContains(t, err, "restoring variables")
 
 	// A dtype that differs from RestoreV2's dtypes is an error.
-	_, err = kernels.NewExecutor(metaGraph(t, tf2Restore), fakeWeights{"v/.ATTRIBUTES/VARIABLE_VALUE": kernels.ScalarInt32(1)}, kernels.ExecOptions{})
+	_, err = executor.New(metaGraph(t, tf2Restore), fakeWeights{"v/.ATTRIBUTES/VARIABLE_VALUE": kernels.ScalarInt32(1)}, executor.Options{})
 	assert.ErrorContains(t, err, "dtype int32")
 }
 
@@ -89,7 +90,7 @@ func TestRestoreByNameWithoutSaver(t *testing.T) {
   node { name: "rh" op: "ReadVariableOp" input: "h" attr { key: "dtype" value { type: DT_FLOAT } } }
 }`
 	w := fakeWeights{"a": kernels.ScalarFloat(0.5), "hv": kernels.ScalarFloat(2)}
-	e, err := kernels.NewExecutor(metaGraph(t, text), w, kernels.ExecOptions{})
+	e, err := executor.New(metaGraph(t, text), w, executor.Options{})
 	require.NoError(t, err)
 	out, err := e.Run(context.Background(), nil, []string{"ra", "rh"})
 	require.NoError(t, err)
