@@ -226,7 +226,7 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	}
 	k := kernels.Find(n.Op)
 	if k != nil && k.Stateful {
-		return rs.execStateful(n, k, t.in)
+		return rs.execStateful(t.node, k, t.in)
 	}
 	inputs := make([]*kernels.Tensor, len(t.in))
 	for i, s := range t.in {
@@ -251,7 +251,7 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	if rs.e.opts.BeforeKernel != nil {
 		rs.e.opts.BeforeKernel(n, inputs)
 	}
-	outs, err := k.Fn(rs.e.context(n, attrs, inputs, emu))
+	outs, err := k.Fn(rs.context(t.node, attrs, inputs, emu))
 	if err != nil {
 		var ue *kernels.UnsupportedError
 		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), nodePath(n)) {
@@ -288,39 +288,40 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 // describes: inputs, the node's attrs, the run's emulation, outputs and
 // errors pass as they are; TF1 variable references go in through
 // Context.Refs and come out through Context.RefOutputs.
-func (rs *runState) execStateful(n *graph.Node, k *kernels.Kernel, in []slot) ([]slot, error) {
-	c := rs.e.context(n, n.Attrs, make([]*kernels.Tensor, len(in)), rs.e.opts.Emu)
-	for i, s := range in {
+func (rs *runState) execStateful(i int, k *kernels.Kernel, in []slot) ([]slot, error) {
+	c := rs.context(i, rs.sc.nodes[i].Attrs, make([]*kernels.Tensor, len(in)), rs.e.opts.Emu)
+	for j, s := range in {
 		if s.ref != nil {
 			if c.Refs == nil {
 				c.Refs = make([]*kernels.RefVar, len(in))
 			}
-			c.Refs[i] = s.ref
-			c.Inputs[i] = s.ref.Value
+			c.Refs[j] = s.ref
+			c.Inputs[j] = s.ref.Value
 			continue
 		}
-		c.Inputs[i] = s.t
+		c.Inputs[j] = s.t
 	}
 	outs, err := k.Fn(c)
 	if err != nil {
 		return nil, err
 	}
 	res := make([]slot, len(outs))
-	for i, o := range outs {
-		if i < len(c.RefOutputs) && c.RefOutputs[i] != nil {
-			res[i] = slot{ref: c.RefOutputs[i]}
+	for j, o := range outs {
+		if j < len(c.RefOutputs) && c.RefOutputs[j] != nil {
+			res[j] = slot{ref: c.RefOutputs[j]}
 			continue
 		}
-		res[i] = slot{t: o}
+		res[j] = slot{t: o}
 	}
 	return res, nil
 }
 
-// context is the kernel context of node n: what it computes on, and the
-// session's resources and numerics.
-func (e *Executor) context(n *graph.Node, attrs map[string]*attrpb.AttrValue, inputs []*kernels.Tensor, emu *kernels.Emulation) *kernels.Context {
-	c := &kernels.Context{Op: n.Op, Path: nodePath(n), Attrs: attrs, Inputs: inputs, Emu: emu,
-		Resources: e.res, Numerics: e.num, Node: n.Name, NodeID: n.ID}
+// context is the kernel context of the scope's node i: what it computes
+// on, and the session's resources and numerics.
+func (rs *runState) context(i int, attrs map[string]*attrpb.AttrValue, inputs []*kernels.Tensor, emu *kernels.Emulation) *kernels.Context {
+	n := rs.sc.nodes[i]
+	c := &kernels.Context{Op: n.Op, Path: rs.sc.path(i), Attrs: attrs, Inputs: inputs, Emu: emu,
+		Resources: rs.e.res, Numerics: rs.e.num, Node: n.Name, NodeID: n.ID}
 	if n.Func != nil {
 		c.Func = n.Func.Name
 	}

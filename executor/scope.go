@@ -38,6 +38,8 @@ type scope struct {
 	controlRets []*graph.Node
 	retErr      error
 	plans       map[string]*plan
+	// paths are the nodes' graph paths, rendered on first use.
+	paths []string
 	// outFrames is the v1 loop frame of each node's outputs, built on
 	// first use by outputFrames.
 	outFrames []string
@@ -115,6 +117,17 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 		}
 	}
 	return s
+}
+
+// path returns node i's graph path, rendered once.
+func (s *scope) path(i int) string {
+	if s.paths == nil {
+		s.paths = make([]string, len(s.nodes))
+	}
+	if s.paths[i] == "" {
+		s.paths[i] = nodePath(s.nodes[i])
+	}
+	return s.paths[i]
 }
 
 // outputFrames returns, for each node of the scope, the v1 while-loop

@@ -23,7 +23,8 @@ type Context struct {
 	// tensors' own dtypes.
 	Emu *Emulation
 
-	// Resources holds the state that outlives a run (see Kernel.Stateful).
+	// Resources holds the state that outlives a run (see Kernel.Stateful);
+	// stateful kernels cannot run without it.
 	Resources *ResourceMgr
 	// Numerics is how the run holds float tensors; nil holds them as they
 	// are.
