@@ -6,8 +6,10 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -241,4 +243,47 @@ func TestEveryHeaderKindIsListed(t *testing.T) {
 		assert.Contains(t, Kinds(), string(h.kind))
 		assert.NotEmpty(t, h.source, h.kind)
 	}
+}
+
+// repeatReader streams a text n times without holding it n times.
+type repeatReader struct {
+	text string
+	n, i int
+	off  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.i >= r.n {
+		return 0, io.EOF
+	}
+	k := copy(p, r.text[r.off:])
+	r.off += k
+	if r.off == len(r.text) {
+		r.off, r.i = 0, r.i+1
+	}
+	return k, nil
+}
+
+// A long log of repeated messages and placements is read in bounded memory:
+// what is kept grows with the distinct messages, not with the bytes.
+func TestParseStreamsInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 16 MB")
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "tf_graph_errors.log"))
+	require.NoError(t, err)
+	text := string(b) + "pool1/MaxPool: (MaxPool): /job:localhost/replica:0/task:0/device:CPU:0\n"
+	n := (16 << 20) / len(text)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l, err := Parse(&repeatReader{text: text, n: n})
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, n*strings.Count(text, "\n"), l.Lines)
+	assert.Len(t, l.Messages, 7)
+	assert.Equal(t, n, l.Messages[0].Count)
+	assert.Len(t, l.Placements, 1)
+	assert.Less(t, int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(4<<20), "16 MB of log keep less than 4 MB")
 }
