@@ -133,7 +133,7 @@ func (x *explainer) noKernelAnywhere(e *reports.Explanation, m *tflog.Message, n
 		devs = "the process (" + strings.Join(m.RegisteredDevices, ", ") + ")"
 	}
 	e.Cause = fmt.Sprintf("No device of %s has a kernel for %s%s, so TensorFlow cannot place it anywhere and soft placement does not help.",
-		devs, subject(*e), attrsNote(m))
+		devs, subject(*e), attrsNote(m, *e))
 	if k := kernelsNote(m, x.devType); k != "" {
 		e.Cause += " " + k
 	}
@@ -154,12 +154,12 @@ func (x *explainer) noKernelOn(e *reports.Explanation, m *tflog.Message, ns []*g
 	dev, _, _ := strings.Cut(m.Device, ":")
 	switch m.Kind {
 	case tflog.KindExplicitDevice:
-		e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m))
+		e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m, *e))
 		e.Cause += " " + x.pinNote(ns, m.Device)
 	case tflog.KindEagerDeviceSpec:
 		e.Cause = fmt.Sprintf("The eager op %s was asked to run on %s, which has no kernel for it, and soft placement is off.", orDash(m.Op), devSpec(m.Device))
 	default:
-		e.Cause = fmt.Sprintf("TensorFlow looked for a %s kernel of %s and found none that accepts %s%s.", orDash(dev), orDash(m.Op), subject(*e), attrsNote(m))
+		e.Cause = fmt.Sprintf("TensorFlow looked for a %s kernel of %s and found none that accepts %s%s.", orDash(dev), orDash(m.Op), subject(*e), attrsNote(m, *e))
 	}
 	if k := kernelsNote(m, dev); k != "" {
 		e.Cause += " " + k
@@ -365,8 +365,11 @@ func (x *explainer) wishFix(e *reports.Explanation, n *graph.Node) {
 	dt := graph.DTypeName(placement.PrimaryDType(n))
 	for i, w := range x.rt.Wishlist {
 		if w.Op == n.Op && w.DType == dt {
-			e.Fixes = append(e.Fixes, reports.Fix{Kind: reports.FixKernelWishlist, Rank: i + 1, Of: len(x.rt.Wishlist),
-				Text: fmt.Sprintf("ask the vendor to add %s for %s on %s: it would remove %d transfer(s), %s per step", n.Op, dt, x.devType, w.TransfersRemoved, byteString(w.BytesRemoved))})
+			text := fmt.Sprintf("ask the vendor to add %s for %s on %s: it would remove %d transfer(s), %s per step", n.Op, dt, x.devType, w.TransfersRemoved, byteString(w.BytesRemoved))
+			if w.TransfersRemoved == 0 {
+				text = fmt.Sprintf("ask the vendor to add %s for %s on %s: the node would run there (no transfer removed: its neighbours are on the host too)", n.Op, dt, x.devType)
+			}
+			e.Fixes = append(e.Fixes, reports.Fix{Kind: reports.FixKernelWishlist, Rank: i + 1, Of: len(x.rt.Wishlist), Text: text})
 			return
 		}
 	}
@@ -464,12 +467,14 @@ func subject(e reports.Explanation) string {
 	return name
 }
 
-// attrsNote repeats the message's dtypes when they differ from the model's.
-func attrsNote(m *tflog.Message) string {
-	if len(m.DTypes) == 0 {
+// attrsNote gives the message's dtypes when the model's node has others
+// (a log of another version of the model, or of a node Grappler changed).
+func attrsNote(m *tflog.Message, e reports.Explanation) string {
+	logged := dtNames(m.DTypes)
+	if len(logged) == 0 || !slices.ContainsFunc(logged, func(d string) bool { return !slices.Contains(e.DTypes, d) }) {
 		return ""
 	}
-	return " with " + strings.Join(dtNames(m.DTypes), ", ")
+	return " with " + strings.Join(logged, ", ") + " as the log has it"
 }
 
 // kernelsNote summarises the message's kernel list for one device type.
@@ -478,10 +483,16 @@ func kernelsNote(m *tflog.Message, dev string) string {
 		return ""
 	}
 	var cons []string
+	var ks []tflog.Kernel
 	for _, k := range m.Kernels {
-		if k.DeviceType != dev {
-			continue
+		if k.DeviceType == dev {
+			ks = append(ks, k)
 		}
+	}
+	if u, ok := unionTypes(ks); ok {
+		ks = []tflog.Kernel{u}
+	}
+	for _, k := range ks {
 		c := constraintText(k)
 		if c == "" {
 			c = "any attrs"
@@ -496,6 +507,34 @@ func kernelsNote(m *tflog.Message, dev string) string {
 	}
 	slices.Sort(cons)
 	return fmt.Sprintf("The log's %s kernels of %s take %s.", dev, orDash(m.Op), strings.Join(slices.Compact(cons), "; or "))
+}
+
+// unionTypes merges kernels that differ only in the dtypes of their one
+// type constraint (one registration per dtype, as TF_CALL_* macros make
+// them) into one kernel with the union, in TensorFlow's DataType order.
+func unionTypes(ks []tflog.Kernel) (tflog.Kernel, bool) {
+	if len(ks) < 2 {
+		return tflog.Kernel{}, false
+	}
+	u := tflog.Kernel{DeviceType: ks[0].DeviceType, Constraints: []tflog.Constraint{{}}}
+	for _, k := range ks {
+		if k.Label != "" || len(k.Constraints) != 1 || len(k.Constraints[0].Types) == 0 {
+			return tflog.Kernel{}, false
+		}
+		c := k.Constraints[0]
+		if u.Constraints[0].Name == "" {
+			u.Constraints[0].Name = c.Name
+		} else if c.Name != u.Constraints[0].Name {
+			return tflog.Kernel{}, false
+		}
+		for _, t := range c.Types {
+			if !slices.Contains(u.Constraints[0].Types, t) {
+				u.Constraints[0].Types = append(u.Constraints[0].Types, t)
+			}
+		}
+	}
+	slices.SortFunc(u.Constraints[0].Types, func(a, b string) int { return int(tpb.DataType_value[a] - tpb.DataType_value[b]) })
+	return u, true
 }
 
 func constraintText(k tflog.Kernel) string {
