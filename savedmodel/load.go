@@ -222,6 +222,7 @@ func fromMessage(msg proto.Message, text bool) (*Model, error) {
 	switch msg := msg.(type) {
 	case *mgpb.SavedModel:
 		m.Format = pick(text, FormatSavedModelText, FormatSavedModel)
+		m.SchemaVersion = msg.GetSavedModelSchemaVersion()
 		if len(msg.MetaGraphs) == 0 {
 			return nil, errors.New("SavedModel has no meta graphs")
 		}

@@ -46,6 +46,9 @@ type Model struct {
 	// VariablesPrefix is the tensor-bundle prefix of a SavedModel's checkpoint
 	// (DIR/variables/variables), or "" when the model has none.
 	VariablesPrefix string
+	// SchemaVersion is a SavedModel's saved_model_schema_version (0 for
+	// the other formats), kept so that Write writes it back.
+	SchemaVersion int64
 	// Assets lists the files under a SavedModel's assets/ directory.
 	Assets []string
 	// Weights holds TF.js weights by node name, already dequantized the way
