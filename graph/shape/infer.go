@@ -46,7 +46,7 @@ func Infer(g *graph.Graph, inputs map[string][]int64, dims map[string]int64) *Sh
 		assumed: map[string]bool{},
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.walk(top)
+	s.run(&frame{order: walkOrder(top)})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -108,8 +108,49 @@ func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
 	if r, ok := s.rets[f]; ok || s.busy[f] {
 		return r
 	}
+	s.run(s.enter(f, args))
+	return s.rets[f]
+}
+
+// frame is one body being inferred: the nodes in the order walk visits
+// them and the next one to infer. f is nil for the top-level graph.
+type frame struct {
+	f     *graph.Function
+	order []*graph.Node
+	next  int
+}
+
+// run infers root's nodes, and the bodies of the functions they call, with
+// an explicit stack of frames rather than Go recursion: a model may nest
+// 10,000 or more calls, and a goroutine's stack is finite. Before a node
+// that calls a function not yet inferred, the callee's body is inferred
+// with the arguments the call passes (pendingCall), so that callRule finds
+// its results; the order is that of recursing into the callee at the node.
+func (s *Shapes) run(root *frame) {
+	stack := []*frame{root}
+	for len(stack) > 0 {
+		fr := stack[len(stack)-1]
+		if fr.next == len(fr.order) {
+			if fr.f != nil {
+				s.leave(fr.f)
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		n := fr.order[fr.next]
+		if f, args := s.pendingCall(n); f != nil {
+			stack = append(stack, s.enter(f, args))
+			continue
+		}
+		s.node(n)
+		fr.next++
+	}
+}
+
+// enter starts inferring f's body: its arguments, and the frame that walks
+// it. f stays busy (a recursive call sees no results) until leave.
+func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 	s.busy[f] = true
-	defer delete(s.busy, f)
 	sig := f.Def.GetSignature()
 	in := make([]Tensor, len(sig.GetInputArg()))
 	for i, a := range sig.GetInputArg() {
@@ -127,7 +168,14 @@ func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
 		in[i] = t
 	}
 	s.args[f] = in
-	s.walk(f.Nodes)
+	return &frame{f: f, order: walkOrder(f.Nodes)}
+}
+
+// leave takes f's results from its inferred body.
+func (s *Shapes) leave(f *graph.Function) {
+	delete(s.busy, f)
+	sig := f.Def.GetSignature()
+	in := s.args[f]
 	rets := make([]Tensor, len(sig.GetOutputArg()))
 	byName := make(map[string]*graph.Node, len(f.Nodes))
 	for _, n := range f.Nodes {
@@ -166,7 +214,6 @@ func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
 		}
 	}
 	s.rets[f] = rets
-	return rets
 }
 
 func outputOffset(n *graph.Node, name string) (int, bool) {
@@ -194,9 +241,10 @@ func outputOffset(n *graph.Node, name string) (int, bool) {
 	return 0, false
 }
 
-// walk infers nodes in topological order (data edges; cycles through
-// NextIteration are cut).
-func (s *Shapes) walk(nodes []*graph.Node) {
+// walkOrder is the order nodes are inferred in: topological over data edges
+// (cycles through NextIteration are cut, ties in the given order), then the
+// nodes left on a cycle, in the given order.
+func walkOrder(nodes []*graph.Node) []*graph.Node {
 	pos := make(map[*graph.Node]int, len(nodes))
 	for i, n := range nodes {
 		pos[n] = i
@@ -220,12 +268,12 @@ func (s *Shapes) walk(nodes []*graph.Node) {
 			queue = append(queue, i)
 		}
 	}
-	seen := 0
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		seen++
-		s.node(nodes[i])
+	order := make([]*graph.Node, 0, len(nodes))
+	placed := make([]bool, len(nodes))
+	for head := 0; head < len(queue); head++ {
+		i := queue[head]
+		placed[i] = true
+		order = append(order, nodes[i])
 		for _, j := range outs[i] {
 			indeg[j]--
 			if indeg[j] == 0 {
@@ -233,13 +281,12 @@ func (s *Shapes) walk(nodes []*graph.Node) {
 			}
 		}
 	}
-	if seen < len(nodes) {
-		for _, n := range nodes {
-			if !s.done[n.ID] {
-				s.node(n)
-			}
+	for i, n := range nodes {
+		if !placed[i] {
+			order = append(order, n)
 		}
 	}
+	return order
 }
 
 func (s *Shapes) input(n *graph.Node, i int) Tensor {

@@ -903,9 +903,19 @@ func constTensor(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
 
 type tensorProto = tensorpb.TensorProto
 
-// callRule takes the outputs of function calls from the callee's body,
-// inferred with this caller's argument shapes when it is the first caller.
-func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
+// call is one function body a call node takes its outputs from, and the
+// arguments it passes.
+type call struct {
+	f    *graph.Function
+	args []Tensor
+}
+
+// calls lists the bodies whose shapes a call node's outputs depend on, in
+// the order they are inferred: the called function, If's then branch,
+// Case's first branch, While's body then cond. loop is set for While,
+// whose outputs keep its inputs' shapes; ok is false for a node that calls
+// nothing callRule handles.
+func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 	fn := func(name string) *graph.Function {
 		for _, f := range n.Calls {
 			if f.Name == name {
@@ -914,46 +924,81 @@ func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
 		}
 		return nil
 	}
-	var f *graph.Function
-	args := ins
+	one := func(f *graph.Function, args []Tensor) ([]call, bool, bool) {
+		if f == nil {
+			return nil, false, false
+		}
+		return []call{{f, args}}, false, true
+	}
+	rest := ins
+	if len(ins) > 0 {
+		rest = ins[1:]
+	}
 	switch n.Op {
 	case "PartitionedCall", "StatefulPartitionedCall":
-		f = fn(n.Attrs["f"].GetFunc().GetName())
+		return one(fn(n.Attrs["f"].GetFunc().GetName()), ins)
 	case "If", "StatelessIf":
-		f = fn(n.Attrs["then_branch"].GetFunc().GetName())
-		if len(ins) > 0 {
-			args = ins[1:]
-		}
+		return one(fn(n.Attrs["then_branch"].GetFunc().GetName()), rest)
 	case "Case", "StatelessCase":
+		var f *graph.Function
 		if bs := n.Attrs["branches"].GetList().GetFunc(); len(bs) > 0 {
 			f = fn(bs[0].GetName())
 		}
-		if len(ins) > 0 {
-			args = ins[1:]
-		}
+		return one(f, rest)
 	case "While", "StatelessWhile":
 		// loop variables keep their shapes in the common case
-		if b := fn(n.Attrs["body"].GetFunc().GetName()); b != nil {
-			s.function(b, ins)
+		for _, k := range []string{"body", "cond"} {
+			if f := fn(n.Attrs[k].GetFunc().GetName()); f != nil {
+				cs = append(cs, call{f, ins})
+			}
 		}
-		if c := fn(n.Attrs["cond"].GetFunc().GetName()); c != nil {
-			s.function(c, ins)
+		return cs, true, true
+	}
+	if n.OpDef == nil {
+		return one(fn(n.Op), ins)
+	}
+	return nil, false, false
+}
+
+// pendingCall is the first body n's outputs depend on that is not inferred
+// yet (nor being inferred, as under recursion), with its arguments; f is
+// nil when there is none.
+func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
+	if n.ID < 0 || n.ID >= len(s.out) || s.done[n.ID] || len(n.Calls) == 0 {
+		return nil, nil
+	}
+	ins := make([]Tensor, len(n.Inputs))
+	for i := range n.Inputs {
+		ins[i] = s.input(n, i)
+	}
+	cs, _, _ := calls(n, ins)
+	for _, c := range cs {
+		if _, ok := s.rets[c.f]; !ok && !s.busy[c.f] {
+			return c.f, c.args
 		}
+	}
+	return nil, nil
+}
+
+// callRule takes the outputs of function calls from the callee's body,
+// inferred with this caller's argument shapes when it is the first caller.
+func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
+	cs, loop, ok := calls(n, ins)
+	if !ok {
+		return false
+	}
+	var rets []Tensor
+	for _, c := range cs {
+		rets = s.function(c.f, c.args)
+	}
+	if loop {
 		for i := range outs {
 			if i < len(ins) {
 				outs[i].Shape = ins[i].Shape
 			}
 		}
 		return true
-	default:
-		if n.OpDef == nil {
-			f = fn(n.Op)
-		}
 	}
-	if f == nil {
-		return false
-	}
-	rets := s.function(f, args)
 	for i := range outs {
 		if i < len(rets) {
 			outs[i].Shape = rets[i].Shape
