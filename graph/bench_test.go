@@ -11,6 +11,7 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/benchmodel"
 	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/savedmodel/modelgen"
 )
 
 // BenchmarkLoadBuild compares reading and building a 210,000-node
@@ -18,39 +19,17 @@ import (
 // same bytes. Run: go test -bench LoadBuild -run '^$' -benchmem ./graph/
 func BenchmarkLoadBuild(b *testing.B) {
 	data := benchmodel.SavedModel()
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "saved_model.pb"), data, 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir := writeModel(b, data)
 	b.Run("Unmarshal", func(b *testing.B) {
-		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
-		defer benchmodel.ReportCPU(b)()
-		for i := 0; i < b.N; i++ {
-			sm := &mgpb.SavedModel{}
-			if err := proto.Unmarshal(data, sm); err != nil {
-				b.Fatal(err)
-			}
-		}
+		unmarshal(b, data)
 	})
 	b.Run("LoadBuild", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
 		defer benchmodel.ReportCPU(b)()
 		for i := 0; i < b.N; i++ {
-			m, err := savedmodel.Load(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			mg, err := graph.SelectMetaGraph(m, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := graph.Build(m, mg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(g.Nodes) < 200_000 {
+			if g := loadBuild(b, dir); len(g.Nodes) < 200_000 {
 				b.Fatalf("only %d nodes", len(g.Nodes))
 			}
 		}
@@ -91,4 +70,75 @@ func BenchmarkLoadBuild(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkDeepCallChain measures a valid SavedModel of 10,000 nested
+// calls (modelgen.CallChain), which once drove inspect to 2 GiB: reading
+// and building it, and rendering every node's path once (as inspect and
+// scan's reports do), against a bare proto.Unmarshal of the same bytes in
+// the same run. The goal is LoadBuild under 5 s and 512 MiB of peak heap.
+// Run: go test -bench DeepCallChain -run '^$' -benchmem ./graph/
+func BenchmarkDeepCallChain(b *testing.B) {
+	data, err := modelgen.CallChainBytes(10_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := writeModel(b, data)
+	b.Run("Unmarshal", func(b *testing.B) {
+		defer benchmodel.ReportPeakHeap(b)()
+		unmarshal(b, data)
+	})
+	b.Run("LoadBuild", func(b *testing.B) {
+		b.ReportAllocs()
+		defer benchmodel.ReportPeakHeap(b)()
+		defer benchmodel.ReportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			g := loadBuild(b, dir)
+			var buf []byte
+			pathBytes := 0
+			for _, n := range g.Nodes {
+				buf = n.AppendPath(buf[:0])
+				pathBytes += len(buf)
+			}
+			b.ReportMetric(float64(pathBytes)/(1<<20), "path-MiB")
+		}
+	})
+}
+
+// loadBuild reads the model in dir and builds its serving graph.
+func loadBuild(b *testing.B, dir string) *graph.Graph {
+	m, err := savedmodel.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mg, err := graph.SelectMetaGraph(m, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := graph.Build(m, mg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// writeModel writes data as saved_model.pb of a temporary directory.
+func writeModel(b *testing.B, data []byte) string {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "saved_model.pb"), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// unmarshal is the baseline: a bare proto.Unmarshal of the model's bytes.
+func unmarshal(b *testing.B, data []byte) {
+	b.ReportAllocs()
+	defer benchmodel.ReportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		sm := &mgpb.SavedModel{}
+		if err := proto.Unmarshal(data, sm); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

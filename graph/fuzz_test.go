@@ -49,8 +49,12 @@ func FuzzBuild(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	graphs := []*gpb.GraphDef{modelgen.CallChain(20).GetMetaGraphs()[0].GetGraphDef()} // shortened paths
 	for _, h := range modelgen.HostileModels() {
-		b, err := proto.Marshal(h.Graph)
+		graphs = append(graphs, h.Graph)
+	}
+	for _, gd := range graphs {
+		b, err := proto.Marshal(gd)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -101,6 +105,34 @@ func FuzzBuild(f *testing.F) {
 		bare := &savedmodel.MetaGraph{Def: def}
 		if g, err := Build(&savedmodel.Model{File: "fuzz.pb", MetaGraphs: []*savedmodel.MetaGraph{bare}}, bare); err == nil {
 			_ = g.Phases("")
+		}
+	})
+}
+
+// FuzzParseTensorName checks the tensor-name parser against what it must
+// give back: "name:index", "^name" or the whole string.
+// Run: go test -run '^$' -fuzz FuzzParseTensorName -fuzztime 60s ./graph/
+func FuzzParseTensorName(f *testing.F) {
+	for _, s := range []string{"x", "x:0", "^x", "^x:1", "a/b:12", "x:", ":3", "x:+1", "x:99999999999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, idx, ctl := parseTensorName(s)
+		switch {
+		case ctl:
+			if "^"+name != s || idx != 0 {
+				t.Fatalf("%q: control %q %d", s, name, idx)
+			}
+		case name != s:
+			if idx < 0 || !strings.HasPrefix(s, name+":") {
+				t.Fatalf("%q: %q %d", s, name, idx)
+			}
+			digits := s[len(name)+1:]
+			if digits == "" || strings.Trim(digits, "0123456789") != "" {
+				t.Fatalf("%q: index %q is not digits", s, digits)
+			}
+		case idx != 0:
+			t.Fatalf("%q: whole name with index %d", s, idx)
 		}
 	})
 }

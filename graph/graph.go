@@ -59,6 +59,12 @@ type Function struct {
 	caller *Node
 	sig    string
 	viaSig bool
+	// depth is the number of calls down to this function in its path (1
+	// under a top-level caller or for a function nobody calls); head is
+	// its ancestor pathHeadCalls+1 calls down, where a shortened path
+	// leaves out calls (paths.go).
+	depth int32
+	head  *Function
 }
 
 // Node is one NodeDef, in the top-level graph or in a function body.

@@ -17,7 +17,29 @@ import (
 // renders the string; render it once per node where it is used more than
 // once (sorting, map keys). A node that Build did not make has its name as
 // path, prefixed by its function's name when it has one.
+//
+// A node more than maxPathCalls calls deep gets a shortened path: the first
+// pathHeadCalls calls, one segment "…(N calls)…" for the N calls left out,
+// then the last pathTailCalls calls, e.g.
+// "serving_default/StatefulPartitionedCall/__inference_call_0/…/…(9992 calls)…/__inference_call_9999/mul".
+// The reports list every node by path, and the full paths of a chain of N
+// nested calls add up to O(N²) bytes (2 GiB for 10,000); shortened, every
+// path is bounded by the length of the names in it, the report stays
+// linear in the model, and the path stays unique, since it ends with the
+// node's own function and name. No model of TensorFlow's own nests calls
+// that deep (Keras models nest a handful), so real paths are never
+// shortened; "…" and spaces cannot occur in a TensorFlow node name.
 func (n *Node) Path() string { return string(n.AppendPath(nil)) }
+
+// Path shortening (see Node.Path).
+const (
+	maxPathCalls  = 16
+	pathHeadCalls = 4
+	pathTailCalls = 4
+)
+
+// omitted is the segment that stands for n calls left out of a path.
+func omitted(n int32) string { return "…(" + strconv.Itoa(int(n)) + " calls)…" }
 
 // AppendPath appends n.Path() to dst.
 func (n *Node) AppendPath(dst []byte) []byte {
@@ -33,7 +55,17 @@ func (n *Node) AppendPath(dst []byte) []byte {
 // suffix, last segment first. A caller's "#k" suffix is not part of its
 // callees' prefix.
 func pathSegments(n *Node, emit func(string)) {
-	for m := n; ; {
+	m := n
+	if f := n.Func; f != nil && f.depth > maxPathCalls {
+		for i := 0; i < pathTailCalls; i++ {
+			emit(m.Name)
+			emit(m.Func.Name)
+			m = m.Func.caller
+		}
+		emit(omitted(f.depth - pathHeadCalls - pathTailCalls))
+		m = f.head.caller
+	}
+	for {
 		emit(m.Name)
 		f := m.Func
 		if f == nil {
@@ -50,6 +82,22 @@ func pathSegments(n *Node, emit func(string)) {
 			return
 		}
 		m = c
+	}
+}
+
+// setCaller makes c the node whose path prefixes f's nodes (nil: f's name
+// starts them) and sets f's call depth and, below pathHeadCalls calls, its
+// ancestor one call below the part of the path that is kept.
+func setCaller(f *Function, c *Node) {
+	f.caller, f.depth = c, 1
+	if c != nil && c.Func != nil {
+		f.depth = c.Func.depth + 1
+	}
+	switch {
+	case f.depth == pathHeadCalls+1:
+		f.head = f
+	case f.depth > pathHeadCalls+1:
+		f.head = c.Func.head
 	}
 }
 
@@ -100,7 +148,7 @@ func (b *builder) paths() {
 					continue
 				}
 				based[f] = true
-				f.caller = n
+				setCaller(f, n)
 				if n == root && viaSig {
 					f.sig, f.viaSig = sig, true
 				}
@@ -131,6 +179,7 @@ func (b *builder) paths() {
 				continue
 			}
 			based[f] = true
+			setCaller(f, nil)
 			for _, fn := range f.Nodes {
 				if len(fn.Calls) > 0 {
 					visit(fn, "", false)

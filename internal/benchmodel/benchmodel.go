@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
@@ -164,4 +167,40 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// ReportPeakHeap adds a peak-heap-MiB metric: the most heap the benchmark
+// held at once (live and not yet collected objects, sampled every
+// millisecond from runtime/metrics), above what was held when it started.
+// Use: defer ReportPeakHeap(b)().
+func ReportPeakHeap(b *testing.B) func() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	runtime.GC()
+	base := read()
+	peak := base
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak {
+				peak = v
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+		b.ReportMetric(float64(peak-base)/(1<<20), "peak-heap-MiB")
+	}
 }

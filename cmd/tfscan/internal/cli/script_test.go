@@ -32,9 +32,10 @@ func TestMain(m *testing.M) {
 // stderr are kept for the following stdout/stderr/cmp lines), and
 //
 //	modelgen hostile DIR
+//	modelgen chain N DIR
 //
-// which writes modelgen's hostile models (graphs TensorFlow refuses) into
-// DIR.
+// which write modelgen's hostile models (graphs TensorFlow refuses) into
+// DIR, or its SavedModel of N nested calls as DIR/saved_model.pb.
 func TestScripts(t *testing.T) {
 	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
@@ -56,10 +57,20 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"modelgen": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 || args[0] != "hostile" {
-					ts.Fatalf("usage: modelgen hostile DIR")
+				switch {
+				case !neg && len(args) == 2 && args[0] == "hostile":
+					ts.Check(modelgen.WriteHostile(ts.MkAbs(args[1])))
+				case !neg && len(args) == 3 && args[0] == "chain":
+					n, err := strconv.Atoi(args[1])
+					ts.Check(err)
+					b, err := modelgen.CallChainBytes(n)
+					ts.Check(err)
+					dir := ts.MkAbs(args[2])
+					ts.Check(os.MkdirAll(dir, 0o755))
+					ts.Check(os.WriteFile(filepath.Join(dir, "saved_model.pb"), b, 0o644))
+				default:
+					ts.Fatalf("usage: modelgen hostile DIR | modelgen chain N DIR")
 				}
-				ts.Check(modelgen.WriteHostile(ts.MkAbs(args[1])))
 			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
