@@ -165,8 +165,7 @@ func Run(ctx context.Context, log *Log, opts Options) (*reports.ExplainReport, e
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Line < all[j].Line })
 	for _, e := range all {
 		rep.Summary.Messages++
-		switch {
-		case e.Found != nil && !*e.Found:
+		if e.Found != nil && !*e.Found {
 			rep.Summary.NotFound++
 		}
 		switch {

@@ -102,16 +102,16 @@ func phaseNote(p *reports.ExplainPrediction) string {
 // notFound explains a message about a node or op the model does not have.
 func (x *explainer) notFound(e *reports.Explanation, m *tflog.Message) {
 	e.Op, e.DTypes = m.Op, dtNames(m.DTypes)
-	what := "node " + m.Node
-	if m.Node == "" && len(m.Nodes) > 0 {
-		what = "nodes " + m.Nodes[0].Name + ", ..."
-	} else if m.Node == "" {
-		what = "no node of op " + m.Op
-	}
-	e.Cause = fmt.Sprintf("The log names %s, which is not in %s%s: a log of another model, another version of it, or a graph TensorFlow built around it (a tf.function's own nodes, a dataset, an optimizer).",
-		strings.TrimPrefix(what, "no "), x.opts.Model, signatureNote(x.opts.Signature))
-	if m.Node == "" && len(m.Nodes) == 0 {
-		e.Cause = fmt.Sprintf("The log is about op %s, but %s has no node of it%s.", m.Op, x.opts.Model, signatureNote(x.opts.Signature))
+	where := x.opts.Model + signatureNote(x.opts.Signature)
+	switch {
+	case m.Node == "" && len(m.Nodes) == 0:
+		e.Cause = fmt.Sprintf("The log is about op %s, but %s has no node of it.", m.Op, where)
+	default:
+		name := m.Node
+		if name == "" {
+			name = m.Nodes[0].Name
+		}
+		e.Cause = fmt.Sprintf("The log names node %s, which is not in %s: a log of another model, another version of it, or a graph TensorFlow built around it (a tf.function's own nodes, a dataset, an optimizer).", name, where)
 	}
 	if learnable(m) {
 		e.Fixes = append(e.Fixes, learnFix(m, x.devType))
