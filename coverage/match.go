@@ -125,6 +125,19 @@ func (ix *Index) DeviceType() string { return ix.pack.DeviceType }
 // HasOp reports whether the device registers any kernel for op.
 func (ix *Index) HasOp(op string) bool { return len(ix.byOp[op]) > 0 }
 
+// Registered lists the kernels op has for this device type, then the DEFAULT
+// ones it falls back to (none on a symbolic device), in pack order: what a
+// TensorFlow build for this device lists in its "Registered kernels:"
+// error sections (KernelsRegisteredForOp, op_kernel.cc:1632-1649), save the
+// CPU kernels, which the CPU's Index lists.
+func (ix *Index) Registered(op string) []*kdpb.KernelDef {
+	out := append([]*kdpb.KernelDef(nil), ix.byOp[op]...)
+	if !ix.noDefaults {
+		out = append(out, ix.defaults[op]...)
+	}
+	return out
+}
+
 // callOps are resolved through the function library rather than by a kernel
 // of their own (memory_types.cc:65-69 treats them as function-call ops).
 var callOps = map[string]bool{"PartitionedCall": true, "StatefulPartitionedCall": true}

@@ -220,13 +220,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 	filter := func(spec devSpec) []int {
 		var out []int
 		for d, t := range s.types {
-			if spec.typ != "" && spec.typ != t {
-				continue
-			}
-			if spec.hasID && spec.id != 0 {
-				continue
-			}
-			if g.prio[d] >= 0 {
+			if spec.matchesLocal(t) && g.prio[d] >= 0 {
 				out = append(out, d)
 			}
 		}
@@ -236,26 +230,22 @@ func (s *sim) candidates(i int) ([]int, error) {
 	if !g.req.empty() {
 		out = filter(g.req)
 		if len(out) == 0 && s.soft {
-			soft := g.req
-			if g.assigned < 0 && g.res.typ == "" {
-				soft.typ = ""
-			}
-			if g.assigned < 0 && !g.res.hasID {
-				soft.hasID = false
-			}
+			// GetSoftDeviceCandidates (colocation_graph.cc:1173-1222):
+			// first drop type and id unless an assigned or resource device
+			// fixes them (GetPreferredSoftDeviceName, 595-605), then
+			// unless an assigned one does (GetSoftDeviceName, 583-593),
+			// which moves resources. Job, replica and task never relax.
+			asg := s.assignedSpec(g)
+			soft := g.req.relax(asg.hasType() || g.res.hasType(), asg.hasID() || g.res.hasID())
 			out = filter(soft)
 			if len(out) == 0 {
-				soft = g.req
-				if g.assigned < 0 {
-					soft.typ, soft.hasID = "", false
-				}
-				out = filter(soft)
-				if len(out) > 0 && g.res.typ != "" {
+				out = filter(g.req.relax(asg.hasType(), asg.hasID()))
+				if len(out) > 0 {
 					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op, p.name))
 				}
 			}
 			if len(out) > 0 {
-				s.reasons[i] = append(s.reasons[i], fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", g.req.String()))
+				s.reasons[i] = append(s.reasons[i], fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", g.req))
 			}
 		}
 		if len(out) == 0 {
@@ -284,7 +274,9 @@ func (s *sim) sortCands(out []int, g *group) {
 	})
 }
 
-func (s *sim) allDevices() string {
+// sortedDevices lists the full device names sorted, as the "available
+// devices" of colocation_graph.cc:1291-1296.
+func (s *sim) sortedDevices() string {
 	names := make([]string, len(s.devs))
 	for i, d := range s.devs {
 		names[i] = fullName(d)
@@ -293,36 +285,51 @@ func (s *sim) allDevices() string {
 	return strings.Join(names, ", ")
 }
 
+// setDevices lists the full device names in the device set's order: a
+// session adds the CPU devices first (device_factory.cc:229-234).
+func (s *sim) setDevices() string {
+	names := []string{fullName(s.devs[s.cpu])}
+	if s.tgt != s.cpu {
+		names = append(names, fullName(s.devs[s.tgt]))
+	}
+	return strings.Join(names, ", ")
+}
+
 // explicitError words the error of an unsatisfiable request
-// (colocation_graph.cc:1280-1340).
+// (colocation_graph.cc:1271-1340). TF appends the group's Colocation Debug
+// Info (a dump of its union-find state) to these messages; tfscan leaves
+// it out.
 func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 	own := p.req
 	greq := g.req
 	if assigned >= 0 {
-		greq = devSpec{typ: s.types[assigned], id: 0, hasID: true}
+		// A placed group's request holds its assigned device
+		// (Member::AssignDevice).
+		greq = greq.specialize(localSpec(s.types[assigned]))
 	}
-	if own.typ == greq.typ && own.hasID == greq.hasID && own.id == greq.id {
+	if !p.badDevice && own.sameAs(greq) {
 		exists := false
 		for _, t := range s.types {
-			if own.typ == "" || own.typ == t {
-				exists = exists || !own.hasID || own.id == 0
-			}
+			exists = exists || own.matchesLocal(t)
 		}
-		if !exists {
+		switch {
+		case !exists:
 			gpu := ""
-			if own.typ == "GPU" && s.types[s.tgt] != "GPU" {
+			if strings.EqualFold(own.typ, "gpu") && s.types[s.tgt] != "GPU" {
 				gpu = " The requested device appears to be a GPU, but CUDA is not enabled."
 			}
 			return fmt.Errorf("{{node %s}} was explicitly assigned to %s but available devices are [ %s ]. Make sure the device specification refers to a valid device.%s",
-				p.name, own.raw, s.allDevices(), gpu)
+				p.name, own.raw, s.sortedDevices(), gpu)
+		case own.hasType():
+			return fmt.Errorf("Could not satisfy explicit device specification '%s' because no supported kernel for %s devices is available.\nOp: %s\nNode attrs: %s\nRegistered kernels:\n%s",
+				own.raw, own.typ, p.op, attrString(p), strings.TrimSuffix(s.registeredKernels(p.op), "\n"))
+		default:
+			// sic: TF prints no closing quote here (colocation_graph.cc:1319-1321).
+			return fmt.Errorf("Could not satisfy explicit device specification '%s", own.raw)
 		}
-		if own.typ != "" {
-			return fmt.Errorf("Could not satisfy explicit device specification '%s' because no supported kernel for %s devices is available.", own.raw, own.typ)
-		}
-		return fmt.Errorf("Could not satisfy explicit device specification '%s'", own.raw)
 	}
 	return fmt.Errorf("Could not satisfy explicit device specification '%s' because the node {{colocation_node %s}} was colocated with a group of nodes that required incompatible device '%s'. All available devices [%s].",
-		own.raw, p.name, greq.String(), s.allDevices())
+		own.raw, p.name, greq, s.setDevices())
 }
 
 // describe words why node i went to device d.
@@ -363,8 +370,8 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 			via = "its colocation group"
 		}
 		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op, c.name, missingWhy(s.matches[g.lacks][s.tgt], s.types[s.tgt]), via)
-	case g.req.typ == "CPU":
-		return dn + ": requested device " + g.req.String()
+	case g.req.typ == "CPU" && g.req.hasType():
+		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:
 		return dn + ": the default device"
 	case g.prio[d] > g.prio[s.tgt]:

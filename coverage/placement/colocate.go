@@ -3,11 +3,8 @@ package placement
 import (
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
-	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
@@ -29,7 +26,18 @@ type group struct {
 	candsOK bool
 	// lacks is a member without a target kernel (for reasons), -1.
 	lacks int
-	size  int
+	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
+	// it decides which root survives a merge, and so the order of the two
+	// device names in TF's merge errors.
+	rank int
+}
+
+// assignedSpec is the group's assigned device as TF holds it: a full name.
+func (s *sim) assignedSpec(g *group) devSpec {
+	if g.assigned < 0 {
+		return devSpec{}
+	}
+	return localSpec(s.types[g.assigned])
 }
 
 // lookupKernels runs the kernel lookup of every placed node on every device
@@ -118,28 +126,49 @@ func (s *sim) colocate() {
 	s.reasons = make([][]string, n)
 	for i, p := range s.nodes {
 		s.parent[i] = i
+		// Single-device bodies run without a placer (function.cc:930-951).
+		noPlacer := p.host || p.ghostOf >= 0
 		if p.ghost {
+			// An inlined call or lowered control flow: TF places the
+			// call node itself (or the lowered nodes carrying its device).
+			if p.badDevice && !noPlacer {
+				s.addErr(s.malformedDevice(p))
+			}
 			continue
 		}
-		g := &group{assigned: -1, pinned: -1, dflt: p.dflt, prio: append([]int(nil), s.sup[i]...), lacks: -1, size: 1}
-		if p.resourceGenerator() && !p.req.empty() {
-			g.res = p.req
-		}
-		g.req = p.req
-		if p.assigned >= 0 {
-			g.assigned = p.assigned
-			g.req = devSpec{typ: s.types[p.assigned], hasID: true}
-		}
+		g := &group{assigned: -1, pinned: -1, dflt: p.dflt, prio: append([]int(nil), s.sup[i]...), lacks: -1}
 		if s.sup[i][s.tgt] < 0 {
 			g.lacks = i
 		}
-		if p.assigned < 0 && p.assigned != -2 && p.ghostOf < 0 && !p.host && allNeg(g.prio) {
-			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]",
-				p.op, p.name, attrString(p), strings.Join(sortedTypes(s.types), ", ")))
+		s.groups[i] = g
+		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
+		if p.assigned >= 0 {
+			// SetAssignedDeviceName: the requested name is the assigned one.
+			g.assigned = p.assigned
+			g.req = localSpec(s.types[p.assigned])
+			continue
+		}
+		g.req = p.req
+		if p.resourceGenerator() && !p.req.empty() {
+			// Resource generators' requests are resource devices
+			// (colocation_graph.cc:95-98, 1525-1537).
+			g.res = p.req
+		}
+		if p.assigned == -2 || noPlacer {
+			continue
+		}
+		switch {
+		case allNeg(g.prio):
+			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
+				p.op, p.name, attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op), "\n")))
 			s.reasons[i] = append(s.reasons[i], "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
 			g.prio[s.cpu] = 0
+		case p.badDevice:
+			// SetRequestedDeviceName / SetResourceDeviceName fail whatever
+			// the soft-placement setting (colocation_graph.cc:194-232).
+			s.addErr(s.malformedDevice(p))
+			s.reasons[i] = append(s.reasons[i], fmt.Sprintf("TensorFlow fails: malformed device specification '%s' (colocation_graph.cc:225-229); tfscan ignores it to go on", p.deviceField()))
 		}
-		s.groups[i] = g
 	}
 	s.colocateResourceEdges()
 	s.colocateClasses()
@@ -161,62 +190,6 @@ func sortedTypes(ts []string) []string {
 		out[0], out[1] = out[1], out[0]
 	}
 	return out
-}
-
-func attrString(p *pnode) string {
-	if p.look == nil {
-		return ""
-	}
-	keys := make([]string, 0, len(p.look.Attrs))
-	for k := range p.look.Attrs {
-		if !strings.HasPrefix(k, "_") {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, k+"="+summarizeAttr(p.look.Attrs[k]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// summarizeAttr formats an attr value the way TF's SummarizeAttrValue does
-// in kernel-lookup errors (tensorflow/core/framework/attr_value_util.cc):
-// types as DT_ names, strings quoted, lists in brackets.
-func summarizeAttr(a *attrpb.AttrValue) string {
-	switch v := a.GetValue().(type) {
-	case *attrpb.AttrValue_Type:
-		return v.Type.String()
-	case *attrpb.AttrValue_I:
-		return strconv.FormatInt(v.I, 10)
-	case *attrpb.AttrValue_F:
-		return strconv.FormatFloat(float64(v.F), 'g', -1, 32)
-	case *attrpb.AttrValue_B:
-		return strconv.FormatBool(v.B)
-	case *attrpb.AttrValue_S:
-		return strconv.Quote(string(v.S))
-	case *attrpb.AttrValue_List:
-		l := v.List
-		var items []string
-		for _, t := range l.GetType() {
-			items = append(items, t.String())
-		}
-		for _, i := range l.GetI() {
-			items = append(items, strconv.FormatInt(i, 10))
-		}
-		for _, f := range l.GetF() {
-			items = append(items, strconv.FormatFloat(float64(f), 'g', -1, 32))
-		}
-		for _, b := range l.GetB() {
-			items = append(items, strconv.FormatBool(b))
-		}
-		for _, s := range l.GetS() {
-			items = append(items, strconv.Quote(string(s)))
-		}
-		return "[" + strings.Join(items, ", ") + "]"
-	}
-	return "<" + a.String() + ">"
 }
 
 func (s *sim) addErr(msg string) {
@@ -283,7 +256,13 @@ func (s *sim) colocateResourceEdges() {
 			if src.io || p.io {
 				continue
 			}
-			if err := s.union(q.n, i, true, true); err != nil {
+			// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
+			// edge check's errors come as they are, a failed merge wrapped.
+			if err := s.ensureCompatible(q.n, i); err != nil {
+				s.addErr(err.Error())
+				continue
+			}
+			if err := s.union(q.n, i); err != nil {
 				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
 				continue
 			}
@@ -293,124 +272,145 @@ func (s *sim) colocateResourceEdges() {
 	}
 }
 
+// ensureCompatible is Member::EnsureCompatibilityAcrossResourceEdge
+// (colocation_graph.cc:268-321) for the edge src → dst: assigned and
+// resource devices of the two groups must agree; when only the requested
+// ones disagree, the consumer's request gives way to the producer's. This
+// check belongs to resource and reference edges only; `_class` merges go
+// straight to ColocateNodes.
+func (s *sim) ensureCompatible(src, dst int) error {
+	gs, gd := s.groups[s.find(src)], s.groups[s.find(dst)]
+	ns, nd := s.nodes[src], s.nodes[dst]
+	for _, c := range []struct {
+		what string
+		a, b devSpec
+	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", gs.res, gd.res}} {
+		if !compatible(c.a, c.b) {
+			return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible %s devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
+				c.what, c.a, c.b, ns.name, ns.op, nd.name, nd.op)
+		}
+	}
+	if !compatible(gs.req, gd.req) {
+		// "Ignoring device specification ... because the input edge ...
+		// is a reference connection": the producer's request wins.
+		gd.req = gs.req.specialize(s.assignedSpec(gd)).specialize(gd.res)
+		gd.candsOK, gd.cands = false, nil
+	}
+	return nil
+}
+
 func (s *sim) noteMerge(i int, note string) {
 	if s.mergeNote[i] == "" {
 		s.mergeNote[i] = note
 	}
 }
 
-// colocateClasses applies `_class` "loc:@NAME" attrs (colocation_graph.cc:655-705,
-// 1071-1098); names resolve inside the node's own function instance.
+// groupKey names a `_class` colocation group inside one placement unit.
+type groupKey struct {
+	unit int
+	name string
+}
+
+// colocateClasses applies `_class` "loc:@NAME" attrs like
+// ColocationGraph::ColocateAllNodes (colocation_graph.cc:655-705): nodes in
+// graph order; each "loc:@NAME" of a node, then the node's own name, is a
+// group whose root is the first node that carried the name, and the node is
+// colocated with that root (ColocateNodeToGroup, lines 1071-1098). Names
+// resolve inside the node's own function instance.
 func (s *sim) colocateClasses() {
-	byName := make(map[string]int, len(s.nodes))
-	for i, p := range s.nodes {
-		if !p.ghost {
-			k := fmt.Sprintf("%d\x00%s", p.unit, p.name)
-			if _, ok := byName[k]; !ok {
-				byName[k] = i
-			}
+	roots := make(map[groupKey]int, len(s.nodes))
+	join := func(i int, k groupKey, cls string) {
+		root, ok := roots[k]
+		if !ok {
+			roots[k] = i
+			return
 		}
+		if root == i {
+			return
+		}
+		if err := s.union(i, root); err != nil {
+			// Under soft placement the request is dropped (only logged).
+			if !s.soft {
+				s.addErr(err.Error())
+			}
+			return
+		}
+		if cls != "" {
+			s.noteMerge(i, "_class loc:@"+cls)
+		} else {
+			s.noteMerge(i, "_class loc:@"+k.name+" of "+s.nodes[root].name)
+		}
+		s.noteMerge(root, fmt.Sprintf("_class loc:@%s of %s", k.name, s.nodes[i].name))
 	}
 	for i, p := range s.nodes {
-		if p.ghost || p.src == nil {
+		if p.ghost {
 			continue
 		}
-		cls := p.src.Attrs["_class"].GetList().GetS()
-		if len(cls) == 0 {
-			continue
-		}
-		prefix := strings.TrimSuffix(p.name, p.src.Name)
-		for _, c := range cls {
-			name, ok := strings.CutPrefix(string(c), "loc:@")
-			if !ok {
-				continue
-			}
-			k := fmt.Sprintf("%d\x00%s%s", p.unit, prefix, name)
-			j, ok := byName[k]
-			if !ok {
-				byName[k] = i
-				continue
-			}
-			if j == i {
-				continue
-			}
-			if err := s.union(j, i, false, s.soft); err != nil {
-				if !s.soft {
-					s.addErr(err.Error())
+		if p.src != nil {
+			if cls := p.src.Attrs["_class"].GetList().GetS(); len(cls) > 0 {
+				prefix := strings.TrimSuffix(p.name, p.src.Name)
+				for _, c := range cls {
+					if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
+						join(i, groupKey{p.unit, prefix + name}, name)
+					}
 				}
-				continue
 			}
-			s.noteMerge(i, fmt.Sprintf("_class loc:@%s", name))
-			s.noteMerge(j, fmt.Sprintf("_class loc:@%s of %s", name, p.name))
 		}
+		join(i, groupKey{p.unit, p.name}, "")
 	}
 }
 
-// union merges the groups of a and b (ColocationGraph::ColocateNodes,
-// colocation_graph.cc:1115-1159). resEdge: a is the producer of a resource
-// edge into b; its request wins a conflict (lines 268-321).
-func (s *sim) union(a, b int, resEdge, soft bool) error {
-	ra, rb := s.find(a), s.find(b)
-	if ra == rb {
+// union merges the groups of x and y like ColocationGraph::ColocateNodes
+// (colocation_graph.cc:1115-1159); the errors name x first. Member::Merge
+// keeps the root of higher rank, x's on a tie (lines 323-366), and the
+// merged device names are the surviving root's merged with the other's
+// (MergeDeviceNames, lines 391-420): assigned and resource names must agree,
+// requested ones give way under soft placement.
+func (s *sim) union(x, y int) error {
+	rx, ry := s.find(x), s.find(y)
+	if rx == ry {
 		return nil
 	}
-	ga, gb := s.groups[ra], s.groups[rb]
-	na, nb := s.nodes[a], s.nodes[b]
-	if ga.assigned >= 0 && gb.assigned >= 0 && ga.assigned != gb.assigned {
-		return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible assigned devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
-			fullName(s.devs[ga.assigned]), fullName(s.devs[gb.assigned]), na.name, na.op, nb.name, nb.op)
+	root, other := rx, ry
+	if s.groups[rx].rank < s.groups[ry].rank {
+		root, other = ry, rx
 	}
-	if ga.res.typ != "" && gb.res.typ != "" && ga.res.typ != gb.res.typ {
-		return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible resource devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
-			ga.res.String(), gb.res.String(), na.name, na.op, nb.name, nb.op)
+	g, o := s.groups[root], s.groups[other]
+	colocate := fmt.Sprintf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}", s.nodes[x].name, s.nodes[y].name)
+	asg, err := mergeSpecs(s.assignedSpec(g), s.assignedSpec(o), false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	var req devSpec
-	if resEdge {
-		var err error
-		req, err = mergeSpecs(ga.req, gb.req, false)
-		if err != nil {
-			// "Ignoring device specification ... because the input edge
-			// ... is a reference connection": the producer's wins.
-			req = ga.req
-		}
-	} else {
-		var err error
-		req, err = mergeSpecs(ga.req, gb.req, soft)
-		if err != nil {
-			return fmt.Errorf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}: %s", na.name, nb.name, err.Error())
-		}
+	res, err := mergeSpecs(g.res, o.res, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	prio, ok := mergePrio(ga.prio, gb.prio, s)
+	req, err := mergeSpecs(g.req, o.req, s.soft)
+	if err != nil {
+		return fmt.Errorf("%s: %w", colocate, err)
+	}
+	prio, ok := mergePrio(g.prio, o.prio, s)
 	if !ok {
-		return fmt.Errorf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}} because no device type supports both of those nodes and the other nodes colocated with them.", na.name, nb.name)
+		// TF appends its Colocation Debug Info here; tfscan leaves it out.
+		return fmt.Errorf("%s because no device type supports both of those nodes and the other nodes colocated with them.", colocate)
 	}
-	// Merge by size like Member::Merge (the larger group's root stays).
-	root, other := ra, rb
-	if gb.size > ga.size {
-		root, other = rb, ra
-	}
-	g := s.groups[root]
-	o := s.groups[other]
-	g.req = req
-	if g.res.typ == "" {
-		g.res = o.res
-	}
+	g.req = req.specialize(asg).specialize(res)
+	g.res = res
 	if g.assigned < 0 {
 		g.assigned = o.assigned
 	}
 	g.prio = prio
-	if ga.dflt >= 0 {
-		g.dflt = ga.dflt
-	} else {
-		g.dflt = gb.dflt
+	if g.dflt < 0 {
+		g.dflt = o.dflt
 	}
 	g.hostOnly = g.hostOnly || o.hostOnly
-	if g.lacks < 0 || (o.lacks >= 0 && o.lacks < g.lacks) {
-		if o.lacks >= 0 {
-			g.lacks = o.lacks
-		}
+	if o.lacks >= 0 && (g.lacks < 0 || o.lacks < g.lacks) {
+		g.lacks = o.lacks
 	}
-	g.size += o.size
+	if g.rank == o.rank {
+		g.rank++
+	}
+	g.candsOK, g.cands = false, nil
 	s.parent[other] = root
 	delete(s.groups, other)
 	return nil

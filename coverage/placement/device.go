@@ -6,29 +6,62 @@ import (
 	"strings"
 )
 
-// devSpec is a parsed, possibly partial device name. Only type and id matter
-// on the one-machine device set tfscan simulates; job, replica and task are
-// kept for messages.
+// devSpec is a parsed, possibly partial device name
+// (DeviceNameUtils::ParsedName). The simulated machine is one task,
+// /job:localhost/replica:0/task:0, as a local session or an eager context
+// sees itself; job, replica and task still take part in matching, so a
+// request for /job:worker matches no device, as in TensorFlow.
 type devSpec struct {
-	typ   string // upper case; "" = unspecified
-	id    int
-	hasID bool
-	raw   string
+	typ               string // as written: TF compares device types case-sensitively
+	job               string
+	raw               string // the NodeDef's device string, for messages
+	id, replica, task int32
+	has               devFields
 }
 
-func (d devSpec) empty() bool { return d.typ == "" && !d.hasID }
+// devFields says which fields of a devSpec are set.
+type devFields uint8
 
-// String renders the spec the way DeviceNameUtils::ParsedNameToString does
-// for a local device.
+const (
+	hasJob devFields = 1 << iota
+	hasReplica
+	hasTask
+	hasType
+	hasID
+)
+
+// localJob is the job of the simulated devices (a local session's
+// "/job:localhost/replica:0/task:0", device_mgr.cc / session.cc).
+const localJob = "localhost"
+
+func (d devSpec) hasType() bool { return d.has&hasType != 0 }
+func (d devSpec) hasID() bool   { return d.has&hasID != 0 }
+
+// empty is !DeviceNameUtils::HasSomeDetails.
+func (d devSpec) empty() bool { return d.has == 0 }
+
+// localSpec is the full name of local device type typ, id 0.
+func localSpec(typ string) devSpec {
+	return devSpec{typ: typ, job: localJob, has: hasJob | hasReplica | hasTask | hasType | hasID}
+}
+
+// String renders the spec like DeviceNameUtils::ParsedNameToString
+// (tsl/util/device_name_utils.cc:241-255): only the fields that are set.
 func (d devSpec) String() string {
 	var b strings.Builder
-	b.WriteString("/job:localhost/replica:0/task:0")
-	if d.typ != "" {
-		b.WriteString("/device:")
-		b.WriteString(d.typ)
-		b.WriteString(":")
-		if d.hasID {
-			b.WriteString(strconv.Itoa(d.id))
+	if d.has&hasJob != 0 {
+		b.WriteString("/job:" + d.job)
+	}
+	if d.has&hasReplica != 0 {
+		b.WriteString("/replica:" + strconv.Itoa(int(d.replica)))
+	}
+	if d.has&hasTask != 0 {
+		b.WriteString("/task:" + strconv.Itoa(int(d.task)))
+	}
+	if d.hasType() {
+		b.WriteString("/device:" + d.typ + ":")
+		if d.hasID() {
+			b.WriteString(strconv.Itoa(int(d.id)))
 		} else {
 			b.WriteString("*")
 		}
@@ -36,85 +69,266 @@ func (d devSpec) String() string {
 	return b.String()
 }
 
-// parseDevice parses the forms TensorFlow accepts
-// (tsl/util/device_name_utils.cc: ParseFullName and the legacy "/cpu:0").
+// parseDevice is DeviceNameUtils::ParseFullName
+// (tsl/util/device_name_utils.cc:115-170), the parser the placer applies to
+// a NodeDef's device (colocation_graph.cc:201, 225): "/job:J/replica:R/
+// task:T/device:TYPE:ID" with any field left out or "*", fields in any
+// order, and the legacy "/cpu:N" and "/gpu:N". A local name without the
+// leading slash ("GPU:0") is malformed here, and so is anything else it
+// does not take; the placer then fails the node.
 func parseDevice(s string) (devSpec, error) {
 	d := devSpec{raw: s}
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if s == "" || s == "/" {
 		return d, nil
 	}
-	parts := strings.Split(strings.TrimPrefix(s, "/"), "/")
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(p, ":")
-		switch strings.ToLower(key) {
-		case "job", "replica", "task":
-			continue
-		case "device":
-			t, id, _ := strings.Cut(val, ":")
-			d.typ = strings.ToUpper(t)
-			if id != "" && id != "*" {
-				n, err := strconv.Atoi(id)
-				if err != nil || n < 0 {
-					return d, fmt.Errorf("bad device id in %q", s)
+	bad := func() (devSpec, error) { return devSpec{raw: s}, fmt.Errorf("malformed device specification %q", s) }
+	rest := s
+	for rest != "" {
+		progress := false
+		if r, ok := strings.CutPrefix(rest, "/job:"); ok {
+			rest = r
+			d.has &^= hasJob
+			if r, ok := strings.CutPrefix(rest, "*"); ok {
+				rest = r
+			} else {
+				name, r, ok := consumeName(rest, "/")
+				if !ok {
+					return bad()
 				}
-				d.id, d.hasID = n, true
+				d.job, rest, d.has = name, r, d.has|hasJob
 			}
-		default:
+			progress = true
+		}
+		for _, f := range []struct {
+			prefix string
+			flag   devFields
+			dst    *int32
+		}{{"/replica:", hasReplica, &d.replica}, {"/task:", hasTask, &d.task}} {
+			r, ok := strings.CutPrefix(rest, f.prefix)
 			if !ok {
-				// "CPU:0" without a leading slash splits as key CPU, val 0 above;
-				// a bare word is not a device.
-				return d, fmt.Errorf("bad device specification %q", s)
-			}
-			// legacy "/cpu:0", "/gpu:1" and bare "GPU:0"
-			if val == "*" {
-				d.typ = strings.ToUpper(key)
 				continue
 			}
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 {
-				return d, fmt.Errorf("bad device specification %q", s)
+			rest = r
+			d.has &^= f.flag
+			if r, ok := strings.CutPrefix(rest, "*"); ok {
+				rest = r
+			} else {
+				v, r, ok := consumeNumber(rest)
+				if !ok {
+					return bad()
+				}
+				*f.dst, rest, d.has = v, r, d.has|f.flag
 			}
-			d.typ, d.id, d.hasID = strings.ToUpper(key), n, true
+			progress = true
 		}
-	}
-	if d.typ == "*" {
-		d.typ = ""
+		if r, ok := strings.CutPrefix(rest, "/device:"); ok {
+			rest = r
+			d.has &^= hasType | hasID
+			if r, ok := strings.CutPrefix(rest, "*"); ok {
+				rest = r
+			} else {
+				typ, r, ok := consumeName(rest, "/:")
+				if !ok {
+					return bad()
+				}
+				d.typ, rest, d.has = typ, r, d.has|hasType
+			}
+			if r, ok := strings.CutPrefix(rest, ":"); ok {
+				rest = r
+				if r, ok := strings.CutPrefix(rest, "*"); ok {
+					rest = r
+				} else {
+					v, r, ok := consumeNumber(rest)
+					if !ok {
+						return bad()
+					}
+					d.id, rest, d.has = v, r, d.has|hasID
+				}
+			}
+			progress = true
+		}
+		// The legacy names, upper-cased (device_name_utils.cc:150-169).
+		for _, legacy := range []struct{ lower, upper, typ string }{{"/cpu:", "/CPU:", "CPU"}, {"/gpu:", "/GPU:", "GPU"}} {
+			r, ok := strings.CutPrefix(rest, legacy.lower)
+			if !ok {
+				r, ok = strings.CutPrefix(rest, legacy.upper)
+			}
+			if !ok {
+				continue
+			}
+			rest = r
+			d.typ, d.has = legacy.typ, (d.has|hasType)&^hasID
+			if r, ok := strings.CutPrefix(rest, "*"); ok {
+				rest = r
+			} else {
+				v, r, ok := consumeNumber(rest)
+				if !ok {
+					return bad()
+				}
+				d.id, rest, d.has = v, r, d.has|hasID
+			}
+			progress = true
+		}
+		if !progress {
+			return bad()
+		}
 	}
 	return d, nil
 }
 
-// mergeSpecs merges two requested specs field-wise like
-// DeviceNameUtils::MergeDevNames (tsl/util/device_name_utils.cc:344-434).
-// Under soft placement a type conflict clears type and id and an id
-// conflict clears the id; otherwise a conflict is an error.
+// consumeName takes a job name or device type: a letter, then letters,
+// digits and underscores up to one of stop (ConsumePrefix,
+// device_name_utils.cc:38-50).
+func consumeName(s, stop string) (string, string, bool) {
+	if s == "" || !isAlpha(s[0]) {
+		return "", s, false
+	}
+	end := strings.IndexAny(s, stop)
+	if end < 0 {
+		end = len(s)
+	}
+	for i := 0; i < end; i++ {
+		if c := s[i]; !isAlpha(c) && !(c >= '0' && c <= '9') && c != '_' {
+			return "", s, false
+		}
+	}
+	return s[:end], s[end:], true
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// consumeNumber is str_util::ConsumeLeadingDigits (uint64 with an overflow
+// check) stored into ParsedName's int field.
+func consumeNumber(s string) (int32, string, bool) {
+	var v uint64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		nv := v*10 + uint64(s[i]-'0')
+		if nv/8 < v {
+			return 0, s, false
+		}
+		v = nv
+	}
+	if i == 0 {
+		return 0, s, false
+	}
+	return int32(uint32(v)), s[i:], true
+}
+
+// mergeSpecs merges b into a field-wise like DeviceNameUtils::MergeDevNames
+// (tsl/util/device_name_utils.cc:344-434). A job, replica or task conflict is
+// always an error; under soft placement a type conflict clears type and id
+// and an id conflict clears the id; otherwise they are errors too. The
+// messages print a and b as ParsedNameToString does.
 func mergeSpecs(a, b devSpec, soft bool) (devSpec, error) {
 	out := a
-	if b.typ != "" {
-		if a.typ != "" && a.typ != b.typ {
-			if !soft {
-				return a, fmt.Errorf("Cannot merge devices with incompatible types: '%s' and '%s'", specName(a), specName(b))
-			}
-			return devSpec{}, nil
+	for _, f := range []struct {
+		flag    devFields
+		what    string
+		differs bool
+	}{{hasJob, "jobs", a.job != b.job}, {hasReplica, "replicas", a.replica != b.replica}, {hasTask, "tasks", a.task != b.task}} {
+		if b.has&f.flag == 0 {
+			continue
 		}
-		out.typ = b.typ
+		if a.has&f.flag != 0 && f.differs {
+			return a, fmt.Errorf("Cannot merge devices with incompatible %s: '%s' and '%s'", f.what, a, b)
+		}
+		out.has |= f.flag
 	}
-	if b.hasID {
-		if a.hasID && a.id != b.id {
+	out.job, out.replica, out.task = pick(b.has&hasJob != 0, b.job, a.job), pick(b.has&hasReplica != 0, b.replica, a.replica), pick(b.has&hasTask != 0, b.task, a.task)
+	if b.hasType() {
+		if a.hasType() && a.typ != b.typ {
 			if !soft {
-				return a, fmt.Errorf("Cannot merge devices with incompatible ids: '%s' and '%s'", specName(a), specName(b))
+				return a, fmt.Errorf("Cannot merge devices with incompatible types: '%s' and '%s'", a, b)
 			}
-			out.hasID, out.id = false, 0
+			out.has &^= hasType | hasID
+			out.typ, out.id = "", 0
 			return out, nil
 		}
-		out.hasID, out.id = true, b.id
+		out.typ, out.has = b.typ, out.has|hasType
+	}
+	if b.hasID() {
+		if a.hasID() && a.id != b.id {
+			if !soft {
+				return a, fmt.Errorf("Cannot merge devices with incompatible ids: '%s' and '%s'", a, b)
+			}
+			out.has &^= hasID
+			out.id = 0
+			return out, nil
+		}
+		out.id, out.has = b.id, out.has|hasID
 	}
 	return out, nil
 }
 
+func pick[T any](cond bool, a, b T) T {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// compatible is DeviceNameUtils::AreCompatibleDevNames: no field set on
+// both sides differs.
+func compatible(a, b devSpec) bool {
+	both := a.has & b.has
+	return !(both&hasJob != 0 && a.job != b.job ||
+		both&hasReplica != 0 && a.replica != b.replica ||
+		both&hasTask != 0 && a.task != b.task ||
+		both&hasType != 0 && a.typ != b.typ ||
+		both&hasID != 0 && a.id != b.id)
+}
+
+// specialize is DeviceNameUtils::EnsureSpecification: every field set in
+// less is copied into d.
+func (d devSpec) specialize(less devSpec) devSpec {
+	if less.has&hasJob != 0 {
+		d.job = less.job
+	}
+	if less.has&hasReplica != 0 {
+		d.replica = less.replica
+	}
+	if less.has&hasTask != 0 {
+		d.task = less.task
+	}
+	if less.hasType() {
+		d.typ = less.typ
+	}
+	if less.hasID() {
+		d.id = less.id
+	}
+	d.has |= less.has
+	return d
+}
+
+// relax drops the type and the id unless told to keep them, as soft
+// placement does (colocation_graph.cc:583-605).
+func (d devSpec) relax(keepType, keepID bool) devSpec {
+	if !keepType {
+		d.has &^= hasType
+		d.typ = ""
+	}
+	if !keepID {
+		d.has &^= hasID
+		d.id = 0
+	}
+	return d
+}
+
+// sameAs is ParsedName's operator== (every field and whether it is set).
+func (d devSpec) sameAs(o devSpec) bool {
+	return d.has == o.has && compatible(d, o)
+}
+
+// matchesLocal is DeviceNameUtils::IsCompleteSpecification of the pattern
+// against the local device of type typ (id 0): the DeviceSet lookup
+// FindMatchingDevices does (device_set.cc:45-60).
+func (d devSpec) matchesLocal(typ string) bool {
+	return compatible(d, localSpec(typ))
+}
+
+// specName renders a spec for a message: the NodeDef's string when there
+// is one.
 func specName(d devSpec) string {
 	if d.raw != "" {
 		return d.raw

@@ -164,42 +164,94 @@ func FuzzParseLog(f *testing.F) {
 	})
 }
 
+// The cases of DeviceNameUtilsTest.Basic
+// (tsl/util/device_name_utils_test.cc:71-219), each with the parse rendered
+// back by ParsedNameToString, and the local-name forms ParseFullName does
+// not take.
 func TestParseDevice(t *testing.T) {
 	for _, tc := range []struct {
-		in    string
-		typ   string
-		id    int
-		hasID bool
-		err   bool
+		in   string
+		want string // "" with err
+		err  bool
 	}{
-		{"", "", 0, false, false},
-		{"/job:localhost/replica:0/task:0/device:GPU:0", "GPU", 0, true, false},
-		{"/device:CPU:1", "CPU", 1, true, false},
-		{"/cpu:0", "CPU", 0, true, false},
-		{"/gpu:*", "GPU", 0, false, false},
-		{"GPU:0", "GPU", 0, true, false},
-		{"/device:XPU", "XPU", 0, false, false},
-		{"/device:GPU:x", "", 0, false, true},
-		{"nonsense", "", 0, false, true},
+		{in: "foobar", err: true},
+		{in: "/job:123/replica:1/task:2/device:GPU:3", err: true},
+		{in: "/job:123/replica:1/task:2/gpu:", err: true},
+		{in: "/job:123/replica:1/task:2/device:gpu:", err: true},
+		{in: "/job:foo/replica:-1/task:2/device:GPU:3", err: true},
+		{in: "/job:foo/replica:1/task:-2/device:GPU:3", err: true},
+		{in: "/job:foo/replica:1/task:2/bar:3", err: true},
+		{in: "/job:foo/replica:1/task:2/device:GPU:3/extra", err: true},
+		{in: "/job:foo/replica:1/task:2/device:GPU:3", want: "/job:foo/replica:1/task:2/device:GPU:3"},
+		{in: "/job:foo_bar/replica:1/task:2/device:GPU:3", want: "/job:foo_bar/replica:1/task:2/device:GPU:3"},
+		{in: "/job:*/replica:4/gpu:*", want: "/replica:4/device:GPU:*"},
+		{in: "/job:*/replica:4/device:GPU:*", want: "/replica:4/device:GPU:*"},
+		{in: "/job:*/device:GPU/replica:4", want: "/replica:4/device:GPU:*"},
+		{in: "/job:*/replica:4/device:myspecialdevice:13", want: "/replica:4/device:myspecialdevice:13"},
+		{in: "/", want: ""},
+		{in: "/job:*/replica:4/device:GPU:5", want: "/replica:4/device:GPU:5"},
+		{in: "/gpu:*/job:*/replica:4", want: "/replica:4/device:GPU:*"},
+		// beyond the TF test: empty, legacy upper case, and local names,
+		// which the placer's ParseFullName refuses (colocation_graph.cc:225)
+		{in: "", want: ""},
+		{in: "/CPU:0", want: "/device:CPU:0"},
+		{in: "/device:gpu:0", want: "/device:gpu:0"},
+		{in: "GPU:0", err: true},
+		{in: "cpu:0", err: true},
+		{in: "/device:GPU:x", err: true},
+		{in: "/job:localhost/replica:0/task:0/device:CPU:0 ", err: true},
 	} {
 		d, err := parseDevice(tc.in)
 		if tc.err {
 			assert.Error(t, err, tc.in)
 			continue
 		}
-		require.NoError(t, err, tc.in)
-		assert.Equal(t, tc.typ, d.typ, tc.in)
-		assert.Equal(t, tc.hasID, d.hasID, tc.in)
-		assert.Equal(t, tc.id, d.id, tc.in)
+		if assert.NoError(t, err, tc.in) {
+			assert.Equal(t, tc.want, d.String(), tc.in)
+		}
 	}
-	m, err := mergeSpecs(devSpec{typ: "GPU", id: 1, hasID: true}, devSpec{typ: "CPU", id: 1, hasID: true}, true)
-	require.NoError(t, err)
-	assert.True(t, m.empty(), "type conflict clears type and id (device_name_utils.cc:384-397)")
-	m, err = mergeSpecs(devSpec{typ: "GPU", id: 1, hasID: true}, devSpec{typ: "GPU", id: 0, hasID: true}, true)
-	require.NoError(t, err)
-	assert.Equal(t, devSpec{typ: "GPU"}, m)
-	_, err = mergeSpecs(devSpec{typ: "GPU"}, devSpec{typ: "CPU"}, false)
-	assert.ErrorContains(t, err, "Cannot merge devices with incompatible types")
+}
+
+// MergeDevNames (tsl/util/device_name_utils.cc:344-434), from
+// DeviceNameUtilsTest.MergeDevNames and MergeDevNamesAllowSoftPlacement
+// (device_name_utils_test.cc).
+func TestMergeSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		soft bool
+		want string // or the error's start
+		err  bool
+	}{
+		{a: "/job:foo", b: "/job:foo", want: "/job:foo"},
+		{a: "/job:foo", b: "/replica:2", want: "/job:foo/replica:2"},
+		{a: "/job:foo", b: "/job:bar", err: true, want: "Cannot merge devices with incompatible jobs: '/job:foo' and '/job:bar'"},
+		{a: "/job:foo", b: "/job:bar", soft: true, err: true, want: "Cannot merge devices with incompatible jobs"},
+		{a: "/device:GPU:1", b: "/device:CPU:1", err: true, want: "Cannot merge devices with incompatible types: '/device:GPU:1' and '/device:CPU:1'"},
+		{a: "/device:GPU:1", b: "/device:CPU:1", soft: true, want: ""},
+		{a: "/device:GPU:1", b: "/device:GPU:2", err: true, want: "Cannot merge devices with incompatible ids: '/device:GPU:1' and '/device:GPU:2'"},
+		{a: "/device:GPU:1", b: "/device:GPU:2", soft: true, want: "/device:GPU:*"},
+		{a: "/job:foo/device:GPU:1", b: "/task:3", want: "/job:foo/task:3/device:GPU:1"},
+		{a: "/device:GPU:1", b: "/gpu:*", want: "/device:GPU:1"},
+		{a: "/replica:0", b: "/replica:1", err: true, want: "incompatible replicas"},
+		{a: "/task:0", b: "/task:1", err: true, want: "incompatible tasks"},
+		{a: "/gpu:*", b: "/cpu:*", err: true, want: "incompatible types"},
+		{a: "/gpu:*", b: "/cpu:1", soft: true, want: ""},
+	} {
+		a, err := parseDevice(tc.a)
+		require.NoError(t, err)
+		b, err := parseDevice(tc.b)
+		require.NoError(t, err)
+		m, err := mergeSpecs(a, b, tc.soft)
+		if tc.err {
+			if assert.Error(t, err, "%s + %s", tc.a, tc.b) {
+				assert.Contains(t, err.Error(), tc.want)
+			}
+			continue
+		}
+		if assert.NoError(t, err) {
+			assert.Equal(t, tc.want, m.String(), "%s + %s", tc.a, tc.b)
+		}
+	}
 }
 
 // With soft placement off, TF's own error templates (placement.md §2.10,
@@ -212,7 +264,7 @@ func TestHardPlacementErrors(t *testing.T) {
 		{"missing device type", nd("n", "Identity", in("p"), ta("T", "DT_FLOAT"), dev("/device:GPU:0")),
 			"Cannot assign a device for operation n: {{node n}} was explicitly assigned to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, /job:localhost/replica:0/task:0/device:XPU:0 ]. Make sure the device specification refers to a valid device. The requested device appears to be a GPU, but CUDA is not enabled."},
 		{"no kernel on the requested type", nd("n", "Identity", in("p"), ta("T", "DT_INT64"), dev("/device:XPU:0")),
-			"Cannot assign a device for operation n: Could not satisfy explicit device specification '/device:XPU:0' because no supported kernel for XPU devices is available."},
+			"Cannot assign a device for operation n: Could not satisfy explicit device specification '/device:XPU:0' because no supported kernel for XPU devices is available.\nOp: Identity\nNode attrs: T=DT_INT64\nRegistered kernels:\n  device='XPU'; T in [DT_FLOAT]\n  device='CPU'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := buildGraph(t, graphText(placeholder("p", "DT_FLOAT", 2), tc.node))
@@ -243,5 +295,6 @@ func TestMalformedGraphs(t *testing.T) {
 	assert.Len(t, d, 4)
 	assert.Equal(t, "CPU:0", d["d"])
 	assert.Contains(t, strings.Join(reasonsOf(r, "d"), "\n"), "unknown op")
-	assert.Contains(t, strings.Join(reasonsOf(r, "b"), "\n"), "ignored unparsable device")
+	assert.Contains(t, strings.Join(reasonsOf(r, "b"), "\n"), "TensorFlow fails: malformed device specification '/device:GPU:nonsense'")
+	assert.Contains(t, r.Error, "Malformed device specification '/device:GPU:nonsense' in node: {name:'b'")
 }

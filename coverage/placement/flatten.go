@@ -109,6 +109,17 @@ type pnode struct {
 	// root is the top-level node this node stands under (itself at top
 	// level); nil in functions placed on their own. See Options.Count.
 	root *graph.Node
+	// badDevice: the node's device field does not parse (req ignores it).
+	badDevice bool
+}
+
+// deviceField is the device field of the node's NodeDef ("" for synthetic
+// nodes).
+func (p *pnode) deviceField() string {
+	if p.src == nil {
+		return ""
+	}
+	return p.src.Device
 }
 
 const (
@@ -273,15 +284,29 @@ func topoOrder(nodes []*graph.Node) []*graph.Node {
 	return out
 }
 
-func (b *builder) reqFor(inst *instance, gn *graph.Node) (devSpec, string) {
-	if gn.Device != "" {
-		d, err := parseDevice(gn.Device)
-		if err != nil {
-			return devSpec{}, fmt.Sprintf("ignored unparsable device %q", gn.Device)
-		}
-		return d, ""
+// reqFor is the device a node requests: its own device field, with the
+// unset fields filled from the caller's when the node was inlined
+// (MultiDeviceFunctionBodyPlacer::BodyNodeDevice,
+// inline_function_utils.cc:218-239), else the caller's. bad reports a device
+// field TensorFlow cannot parse; the placer fails the node
+// (colocation_graph.cc:225-229) and tfscan goes on as if it were not there.
+// With Options.ClearDevices the top-level nodes' fields are gone, as after
+// an import with clear_devices=True (meta_graph.py:776-780); function
+// bodies keep theirs.
+func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool) {
+	dev := gn.Device
+	if dev == "" || b.s.opts.ClearDevices && gn.Func == nil {
+		return inst.req, false
 	}
-	return inst.req, ""
+	d, err := parseDevice(dev)
+	if err != nil {
+		return inst.req, true
+	}
+	if !inst.req.empty() {
+		d = inst.req.specialize(d)
+		d.raw = d.String()
+	}
+	return d, false
 }
 
 func (b *builder) inputRefs(inst *instance, gn *graph.Node) ([]ref, []ref) {
@@ -300,11 +325,11 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	if inst.fn == nil {
 		b.cur = gn
 	}
-	req, note := b.reqFor(inst, gn)
+	req, bad := b.reqFor(inst, gn)
 	name := inst.prefix + gn.Name
 	p := &pnode{src: gn, look: gn, name: name, op: gn.Op,
 		inTypes: gn.InputTypes, outTypes: gn.OutputTypes, req: req, dflt: inst.dflt,
-		assigned: -1, ghostOf: -1, frameHint: inst.frame, note: note}
+		assigned: -1, ghostOf: -1, frameHint: inst.frame, badDevice: bad}
 	p.rin, p.rctrl = b.inputRefs(inst, gn)
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 

@@ -58,6 +58,12 @@ type Options struct {
 	// and the top-level node it was inlined from count, so that a body the
 	// step and the loader share counts only under the step's call.
 	Count func(*graph.Node) bool
+	// ClearDevices simulates an import with clear_devices=True
+	// (tf.compat.v1.train.import_meta_graph, saved_model.loader.load):
+	// the device fields of the top-level graph's nodes are dropped before
+	// placement (meta_graph.py:776-780). Function bodies keep theirs: the
+	// import copies the library as it is.
+	ClearDevices bool
 }
 
 // Precision profiles accepted by Options.Precision.
@@ -113,6 +119,15 @@ type Result struct {
 	// AMP lists the nodes auto mixed precision would convert and whether the
 	// target has the half-precision kernel (empty without Options.Precision).
 	AMP []AMPNode
+
+	// PinnedNodes counts the placed nodes whose device field requests a
+	// device the simulation honoured (NodeResult.RequestedDevice);
+	// PinnedDevices counts them per device field as written.
+	PinnedNodes   int
+	PinnedDevices map[string]int
+	// ClearedDevices counts the top-level device fields
+	// Options.ClearDevices dropped.
+	ClearedDevices int
 }
 
 // NodeResult is the prediction for one graph node.
@@ -122,6 +137,9 @@ type NodeResult struct {
 	Name   string
 	Op     string
 	Device string
+	// RequestedDevice is the node's own device field when the simulation
+	// honoured it (not cleared by Options.ClearDevices).
+	RequestedDevice string
 	// Reasons is the chain of reasons for the device, most important first.
 	Reasons []string
 }
@@ -157,6 +175,9 @@ type Island struct {
 	Transfers int
 	Bytes     int64
 	Cause     string
+	// Pinned counts the island's nodes that a device field holds on CPU
+	// although the target has their kernel.
+	Pinned int
 }
 
 // Wish is a missing target kernel and what adding it would remove.

@@ -102,6 +102,7 @@ func (s *sim) result() *Result {
 	for _, n := range r.Nodes {
 		r.DeviceNodes[n.Device]++
 	}
+	s.countPins(r)
 	r.Islands = s.islands(all)
 	if !s.opts.NoWishlist {
 		r.Wishlist = s.wishlist(all)
@@ -154,7 +155,7 @@ func (s *sim) nodeResults() []NodeResult {
 			continue
 		}
 		p := s.nodes[i]
-		nr := NodeResult{ID: gn.ID, Path: gn.Path(), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]]}
+		nr := NodeResult{ID: gn.ID, Path: gn.Path(), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
 		if p.ghost {
 			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note)
 		}
@@ -266,7 +267,8 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 			continue
 		}
 		sort.Ints(in.nodes)
-		isl := Island{Transfers: count[id], Bytes: bytes[id], Cause: s.islandCause(in.nodes)}
+		cause, pinned := s.islandCause(in.nodes)
+		isl := Island{Transfers: count[id], Bytes: bytes[id], Cause: cause, Pinned: pinned}
 		for _, j := range in.nodes {
 			isl.Nodes = append(isl.Nodes, s.nodes[j].label())
 		}
@@ -284,40 +286,46 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 	return islands
 }
 
-// islandCause names the nodes without a target kernel that hold the island
-// on CPU, or else the first node's reason.
-func (s *sim) islandCause(nodes []int) string {
+// islandCause names what holds an island on CPU: the nodes without a
+// target kernel, then the device fields that pin nodes to CPU (with how
+// many nodes those are), or else the first node's reason.
+func (s *sim) islandCause(nodes []int) (string, int) {
 	ops := map[string]int{}
 	for _, j := range nodes {
 		if s.sup[j] != nil && s.sup[j][s.tgt] < 0 {
 			ops[s.nodes[j].op+" ("+missingWhy(s.matches[j][s.tgt], s.types[s.tgt])+")"]++
 		}
 	}
-	if len(ops) == 0 {
-		// Nothing lacks a kernel: give the reason of the first node that
-		// chose CPU itself (generators only follow their consumers).
-		pick := nodes[0]
-		for _, j := range nodes {
-			if !s.nodes[j].isGenerator() {
-				pick = j
-				break
-			}
-		}
-		if rs := s.reasons[pick]; len(rs) > 0 {
-			return s.nodes[pick].op + " " + s.nodes[pick].name + ": " + rs[0]
-		}
-		return "placed on CPU"
-	}
 	keys := slices.Sorted(maps.Keys(ops))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
+	parts := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
 		if ops[k] > 1 {
-			parts[i] = fmt.Sprintf("%d× %s", ops[k], k)
+			parts = append(parts, fmt.Sprintf("%d× %s", ops[k], k))
 		} else {
-			parts[i] = k
+			parts = append(parts, k)
 		}
 	}
-	return strings.Join(parts, "; ")
+	pins, pinned := s.pinCause(nodes)
+	if pins != "" {
+		parts = append(parts, pins)
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "; "), pinned
+	}
+	// Nothing lacks a kernel and nothing is pinned: give the reason of the
+	// first node that chose CPU itself (generators only follow their
+	// consumers).
+	pick := nodes[0]
+	for _, j := range nodes {
+		if !s.nodes[j].isGenerator() {
+			pick = j
+			break
+		}
+	}
+	if rs := s.reasons[pick]; len(rs) > 0 {
+		return s.nodes[pick].op + " " + s.nodes[pick].name + ": " + rs[0], 0
+	}
+	return "placed on CPU", 0
 }
 
 func (s *sim) ampResult() []AMPNode {

@@ -273,8 +273,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		case kind == unitBody:
 			p.assigned = s.cpu
 		case t == tpb.DataType_DT_RESOURCE:
-			p.assigned = s.varDevice(resourceArgDType(f, i))
-			p.note = "resource argument: pinned to the variable's device (placement.md §3.7)"
+			p.assigned, p.note = s.resourceArgDevice(f, i)
 		default:
 			p.io = true
 			p.note = "argument: fed from the host (execute.cc:335-392)"
@@ -318,6 +317,27 @@ func (s *sim) varDevice(dt tpb.DataType) int {
 		return s.tgt
 	}
 	return s.cpu
+}
+
+// resourceArgDevice is where the resource behind argument i of f lives: a
+// variable where a TF2 loader creates one of its dtype; any other resource
+// (a lookup table, an iterator) where its creating op ran, which tfscan
+// cannot see, so it goes by the body's consumers of the handle: CPU when
+// one of them has no kernel on the target (they must share its device,
+// colocation_graph.cc:707-785; table and iterator creators are CPU
+// kernels), else the target.
+func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
+	if dt := resourceArgDType(f, i); dt != tpb.DataType_DT_INVALID {
+		return s.varDevice(dt), "resource argument: pinned to the variable's device (placement.md §3.7)"
+	}
+	for _, n := range f.Nodes {
+		for _, in := range n.Inputs {
+			if in.Node == nil && in.Arg == i && n.OpDef != nil && !supportedReason(s.matchers[s.tgt].Match(n).Reason) {
+				return s.cpu, fmt.Sprintf("resource argument: pinned to CPU, where a resource %s %s uses must live (%s has no %s kernel)", n.Op, n.Name, n.Op, s.types[s.tgt])
+			}
+		}
+	}
+	return s.varDevice(tpb.DataType_DT_INVALID), "resource argument: pinned to the variable's device (placement.md §3.7)"
 }
 
 // resourceArgDType guesses the dtype of the variable behind resource
