@@ -104,7 +104,7 @@ func fixture() *Report {
 					{Op: "RealDiv", DTypes: []string{"DT_DOUBLE"}, Reason: ReasonNoKernelForDType, Count: 1, Phase: PhaseStep, Nodes: []string{div}, Supported: []string{"DT_FLOAT", "DT_HALF"}},
 					{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Phase: PhaseStep, Nodes: []string{"model/head/custom"}, Hint: "custom op from _my_ops.so"},
 				},
-				Placement: &Placement{SoftPlacement: true, Partitions: 3, Transfers: 4, TransferBytes: 3 << 20, TransfersPerIteration: 4, IOTransfers: 2, IOBytes: 602112,
+				Placement: &Placement{SoftPlacement: false, Partitions: 3, Transfers: 4, TransferBytes: 3 << 20, TransfersPerIteration: 4, IOTransfers: 2, IOBytes: 602112,
 					AssumedDims: []string{"batch=1"},
 					Error:       "Cannot assign a device for operation model/block_1/erf: Could not satisfy explicit device specification '/device:NPU:0' because no supported kernel for NPU devices is available.",
 					PartitionEdges: []PartitionEdge{
@@ -113,6 +113,8 @@ func fixture() *Report {
 					},
 					DeviceNodes:          map[string]int{npu: 6, cpu: 4},
 					UnknownSizeTransfers: 1,
+					PinnedNodes:          1,
+					PinnedDevices:        map[string]int{"/job:localhost/replica:0/task:0/device:CPU:0": 1},
 					Warnings:             []string{"resource model/var moved to CPU with its colocation group"},
 					AMP:                  []AMPNode{{Path: "model/conv1/Conv2D", Op: "Conv2D", DType: "DT_HALF", Covered: true}, {Path: "model/block_1/erf", Op: "Erf", DType: "DT_HALF", Covered: false}},
 					Comparison: &PlacementComparison{Matched: 9, Agreed: 8, Unmatched: []string{"model/extra"},
@@ -120,6 +122,7 @@ func fixture() *Report {
 				Islands: []Island{
 					{Nodes: []string{"model/block_1/erf", div}, Bytes: 2 << 20, Cause: "Erf: no_kernel", Transfers: 2},
 					{Nodes: []string{"model/head/custom"}, Bytes: 1 << 20, Cause: "MyCustomOp: unknown_op"},
+					{Nodes: []string{"model/head/pinned"}, Bytes: 4096, Cause: `1 node(s) pinned to CPU by their device field "/job:localhost/replica:0/task:0/device:CPU:0"`, Transfers: 1, PinnedNodes: 1},
 				},
 				Wishlist: []Wish{{Op: "Erf", DType: "DT_FLOAT", TransfersRemoved: 2, BytesRemoved: 2 << 20}, {Op: "RealDiv", DType: "DT_DOUBLE", TransfersRemoved: 0, BytesRemoved: 0}},
 				Fusions:  []Fusion{{Fused: "_FusedConv2D", Nodes: []string{"model/conv1/Conv2D", "model/conv1/BiasAdd", "model/conv1/Relu"}, Reason: "the remapper fuses Conv2D+BiasAdd+Relu only on GPU and CPU"}},

@@ -312,6 +312,17 @@ func (st targetState) newFallbackCount() (int, []string) {
 	return n, paths
 }
 
+// placementError is the first line of the error TensorFlow would raise
+// placing the model on t, "" when none. A model TensorFlow refuses to place
+// fails the gate whatever the thresholds: it would not run there.
+func placementError(t *Target) string {
+	if t.Placement == nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(t.Placement.Error, "\n")
+	return first
+}
+
 // EvaluateGate checks a report against a policy and returns the gate
 // outcome (also stored in r.Gate by the caller if wanted). With a baseline
 // (a previous JSON report) only regressions fail: an op or node uncovered
@@ -359,6 +370,9 @@ func EvaluateGate(r *Report, p Policy, baseline *Report, today time.Time) *Gate 
 		}
 		for _, t := range m.Targets {
 			st := ign.state(t, true)
+			if e := placementError(t); e != "" {
+				fail(m, t.Target, "placement_error", "TensorFlow would fail to place the model: %s", e)
+			}
 			if th.MinCoverage != nil && st.coverage < *th.MinCoverage {
 				fail(m, t.Target, "min_coverage", "coverage %s is below the minimum %s", formatPercent(st.coverage), formatPercent(*th.MinCoverage))
 			}
@@ -458,6 +472,9 @@ func regressions(g *Gate, m, bm *Model, findings []Finding, ign *ignoreSet, fail
 			bt = &Target{Target: t.Target}
 		}
 		cur, old := ign.state(t, true), ign.state(bt, false)
+		if e := placementError(t); e != "" && placementError(bt) == "" {
+			fail(m, t.Target, "placement_error", "TensorFlow would fail to place the model, which the baseline placed: %s", e)
+		}
 		oldOps, oldNodes := map[string]bool{}, map[string]bool{}
 		for _, gp := range old.gaps {
 			oldOps[gp.op] = true

@@ -22,6 +22,35 @@ func rules(g *Gate) []string {
 	return out
 }
 
+// gateFixture is the writers' fixture without its placement error, so that
+// the threshold tests see only their own rule (TestGatePlacementError has
+// the error).
+func gateFixture() *Report {
+	r := fixture()
+	for _, m := range r.Models {
+		for _, t := range m.Targets {
+			if t.Placement != nil {
+				t.Placement.Error = ""
+			}
+		}
+	}
+	return r
+}
+
+// A model TensorFlow would refuse to place fails the gate whatever the
+// thresholds; against a baseline only when the baseline placed it.
+func TestGatePlacementError(t *testing.T) {
+	g := EvaluateGate(fixture(), Policy{}, nil, today)
+	require.Equal(t, []string{"ascend-910b:placement_error"}, rules(g))
+	require.Equal(t, "TensorFlow would fail to place the model: Cannot assign a device for operation model/block_1/erf: Could not satisfy explicit device specification '/device:NPU:0' because no supported kernel for NPU devices is available.", g.Failures[0].Message)
+	require.False(t, g.Pass)
+
+	require.True(t, EvaluateGate(fixture(), Policy{}, fixture(), today).Pass)
+	g = EvaluateGate(fixture(), Policy{}, gateFixture(), today)
+	require.Equal(t, []string{"ascend-910b:placement_error"}, rules(g))
+	require.Contains(t, g.Failures[0].Message, "which the baseline placed")
+}
+
 func TestGateThresholds(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -48,7 +77,7 @@ func TestGateThresholds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.policy.Validate())
-			g := EvaluateGate(fixture(), tc.policy, nil, today)
+			g := EvaluateGate(gateFixture(), tc.policy, nil, today)
 			require.Equal(t, tc.want, rules(g))
 			require.Equal(t, len(tc.want) == 0, g.Pass)
 			require.Len(t, g.Warnings, tc.warnings, "%v", g.Warnings)
@@ -65,7 +94,7 @@ func TestGateIgnore(t *testing.T) {
 		}}
 		require.NoError(t, p.Validate())
 		p.MinCoverage = ptr(88.0)
-		g := EvaluateGate(fixture(), p, nil, today)
+		g := EvaluateGate(gateFixture(), p, nil, today)
 		// ascend: 6 covered + Erf + custom = 8/9 = 88.9%; musa: 6+2 = 8/9 (MaxPool label_mismatch stays)
 		require.Empty(t, g.Failures)
 		require.Empty(t, g.Warnings)
@@ -76,7 +105,7 @@ func TestGateIgnore(t *testing.T) {
 			{Op: "Nope*", Reason: "r", Source: ".tfscan.yaml:10"},
 			{Node: "**/custom", Target: "cpu", Reason: "r"},
 		}}
-		g := EvaluateGate(fixture(), p, nil, today)
+		g := EvaluateGate(gateFixture(), p, nil, today)
 		require.Equal(t, []string{"ascend-910b:fail_on", "ascend-910b:fail_on", "musa:fail_on", "musa:fail_on"}, rules(g))
 		require.Equal(t, []string{
 			"ignore entry .tfscan.yaml:10 (op Nope*) matched nothing; remove it",
@@ -86,7 +115,7 @@ func TestGateIgnore(t *testing.T) {
 	t.Run("findings can be ignored", func(t *testing.T) {
 		p := Policy{Thresholds: Thresholds{FailOn: []string{KindUnsafeOp}},
 			Ignore: []IgnoreRule{{Op: "WriteFile", Reason: "debug export, stripped before serving"}}}
-		g := EvaluateGate(fixture(), p, nil, today)
+		g := EvaluateGate(gateFixture(), p, nil, today)
 		require.True(t, g.Pass)
 	})
 }
@@ -110,22 +139,22 @@ func TestPolicyValidate(t *testing.T) {
 func TestGateBaseline(t *testing.T) {
 	policy := Policy{Thresholds: Thresholds{MinCoverage: ptr(99.0)}}
 	t.Run("same report has no regressions", func(t *testing.T) {
-		g := EvaluateGate(fixture(), policy, fixture(), today)
+		g := EvaluateGate(gateFixture(), policy, gateFixture(), today)
 		require.True(t, g.Pass, "%v", g.Failures)
 		require.Equal(t, []string{"with a baseline only regressions fail; the absolute thresholds are not applied"}, g.Warnings)
 	})
 	t.Run("improvement passes", func(t *testing.T) {
-		cur := fixture()
+		cur := gateFixture()
 		ascend := cur.Models[1].Targets[0]
 		for i := range ascend.Nodes {
 			ascend.Nodes[i].Reason = ReasonCovered
 		}
 		ascend.Uncovered = nil
 		ascend.Placement.TransferBytes = 0
-		require.True(t, EvaluateGate(cur, Policy{}, fixture(), today).Pass)
+		require.True(t, EvaluateGate(cur, Policy{}, gateFixture(), today).Pass)
 	})
 	t.Run("regressions fail", func(t *testing.T) {
-		cur := fixture()
+		cur := gateFixture()
 		musa := cur.Models[1].Targets[1] // resnet before Normalize: Models[1]
 		for i := range musa.Nodes {
 			if musa.Nodes[i].Op == "Conv2D" {
@@ -136,15 +165,15 @@ func TestGateBaseline(t *testing.T) {
 		ascend := cur.Models[1].Targets[0]
 		ascend.Placement.TransferBytes++
 		cur.Models[1].Findings = append(cur.Models[1].Findings, Finding{Kind: KindUnsafeOp, Op: "ReadFile", Path: "model/read"})
-		g := EvaluateGate(cur, Policy{}, fixture(), today)
+		g := EvaluateGate(cur, Policy{}, gateFixture(), today)
 		require.Equal(t, []string{":new_finding", "ascend-910b:more_transfer_bytes", "musa:lower_coverage",
 			"musa:more_fallback_nodes", "musa:new_uncovered_node", "musa:new_uncovered_op"}, rules(g))
 		require.False(t, g.Pass)
 	})
 	t.Run("model missing from baseline counts as new", func(t *testing.T) {
-		old := fixture()
+		old := gateFixture()
 		old.Models = old.Models[:1] // only the tiny model
-		g := EvaluateGate(fixture(), Policy{}, old, today)
+		g := EvaluateGate(gateFixture(), Policy{}, old, today)
 		require.Contains(t, g.Warnings, "model models/resnet is not in the baseline; everything in it counts as new")
 		require.Contains(t, rules(g), "cpu:new_uncovered_op")
 	})
@@ -172,7 +201,7 @@ func TestGlob(t *testing.T) {
 func TestReadJSON(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, fixture()))
+	require.NoError(t, WriteJSON(&b, gateFixture()))
 	good := filepath.Join(dir, "base.json")
 	require.NoError(t, os.WriteFile(good, b.Bytes(), 0o644))
 	r, err := ReadJSON(good)

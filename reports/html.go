@@ -18,6 +18,7 @@ var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.Fu
 	"pct":   formatPercent,
 	"bytes": formatBytes,
 	"join":  strings.Join,
+	"pins":  pinList,
 	"cat":   Category,
 	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
 }).ParseFS(htmlFiles, "html/report.gohtml"))

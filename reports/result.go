@@ -195,7 +195,11 @@ type Placement struct {
 	IOTransfers           int      `json:"io_transfers"`
 	IOBytes               int64    `json:"io_bytes"`
 	AssumedDims           []string `json:"assumed_dims"`
-	// Error is the error TensorFlow would raise with soft placement off.
+	// Error is the first error TensorFlow would raise placing the model on
+	// this target, in its words: with soft placement off (see
+	// SoftPlacement) any unsatisfiable request, and with it on what soft
+	// placement cannot help (a malformed device field, an op without a
+	// kernel on any device, a pinned resource). `check` fails on it.
 	Error string `json:"error,omitempty"`
 	// PartitionEdges are the transfers between device partitions, for the
 	// partition picture.
@@ -213,6 +217,13 @@ type Placement struct {
 	AMP []AMPNode `json:"amp,omitempty"`
 	// Comparison is the agreement with a real placement log (--compare-log).
 	Comparison *PlacementComparison `json:"comparison,omitempty"`
+	// PinnedNodes counts the nodes whose device field requests a device
+	// the simulation honoured; PinnedDevices counts them per device field
+	// as written. ClearedDevices counts the top-level device fields
+	// --clear-devices dropped (TensorFlow's clear_devices=True import).
+	PinnedNodes    int            `json:"pinned_nodes,omitempty"`
+	PinnedDevices  map[string]int `json:"pinned_devices,omitempty"`
+	ClearedDevices int            `json:"cleared_devices,omitempty"`
 }
 
 // AMPNode is one node auto mixed precision would run in half precision.
@@ -256,6 +267,9 @@ type Island struct {
 	Cause string   `json:"cause"`
 	// Transfers counts the copies crossing the island's border per run.
 	Transfers int `json:"transfers,omitempty"`
+	// PinnedNodes counts the island's nodes a device field holds on CPU
+	// although the target has their kernel (the cause then says so).
+	PinnedNodes int `json:"pinned_nodes,omitempty"`
 }
 
 // Wish is a missing kernel and what adding it would remove.
@@ -295,6 +309,9 @@ type NodeResult struct {
 	// nothing changes (it runs on the accelerator on both) or there is no
 	// source.
 	Change string `json:"change,omitempty"`
+	// RequestedDevice is the node's own device field when the placement
+	// honoured it (a device pin).
+	RequestedDevice string `json:"requested_device,omitempty"`
 }
 
 // Parity is the numeric comparison of a model under a precision profile.

@@ -161,7 +161,13 @@ func writeModelTables(p *printer, m *Model) {
 				p.printf("%d transfer(s) of unknown size are not in the byte count\n", pl.UnknownSizeTransfers)
 			}
 			if pl.Error != "" {
-				p.printf("without soft placement: %s\n", pl.Error)
+				p.printf("%s\n", placementErrorLine(pl))
+			}
+			if pl.PinnedNodes > 0 {
+				p.printf("device pins: %d node(s) request a device in their device field (%s)\n", pl.PinnedNodes, pinList(pl.PinnedDevices))
+			}
+			if pl.ClearedDevices > 0 {
+				p.printf("--clear-devices dropped %d top-level device field(s), as an import with clear_devices=True does\n", pl.ClearedDevices)
 			}
 			for _, w := range pl.Warnings[:min(len(pl.Warnings), tableTopWarnings)] {
 				p.printf("placement warning: %s\n", w)

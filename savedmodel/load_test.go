@@ -31,6 +31,7 @@ func TestLoadGenerated(t *testing.T) {
 		{"convnet_saved_model", FormatSavedModel, "convnet_saved_model/saved_model.pb", []string{"serve"}, 14, 0, []string{"serving_default"}},
 		{"convnet_saved_model/saved_model.pb", FormatSavedModel, "convnet_saved_model/saved_model.pb", []string{"serve"}, 14, 0, []string{"serving_default"}},
 		{"tf2_while_saved_model", FormatSavedModel, "tf2_while_saved_model/saved_model.pb", []string{"serve"}, 5, 11, []string{"serving_default"}},
+		{"keras_pinned_frozen.pb", FormatGraphDef, "keras_pinned_frozen.pb", nil, 21, 0, nil},
 		{"resource_vars.pbtxt", FormatGraphDefText, "resource_vars.pbtxt", nil, 6, 0, nil},
 		{"string_ops_meta.pbtxt", FormatMetaGraphText, "string_ops_meta.pbtxt", []string{"serve"}, 4, 0, []string{"serving_default"}},
 	}

@@ -86,7 +86,10 @@ func (s *sim) assignNodes(idx []int) {
 				}
 			}
 			if ok && contains(cands, od) {
-				d, why = od, "generator follows its consumers (placer.cc:296-311)"
+				d = od
+				if len(cands) > 1 {
+					why = "generator follows its consumers (placer.cc:296-311)"
+				}
 			}
 		}
 		s.place(i, d, s.describe(i, d, cands, why))

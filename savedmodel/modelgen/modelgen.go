@@ -3,7 +3,8 @@
 // GraphDef, a binary MetaGraphDef and a SavedModel), a TF2-style SavedModel
 // whose signature calls a function holding a While loop, a Keras-style TF2
 // SavedModel with saver functions and a table initializer, a text GraphDef
-// of resource-variable ops and a text MetaGraphDef of string ops.
+// of resource-variable ops, a text MetaGraphDef of string ops and a frozen
+// Keras-style graph with nodes pinned to CPU.
 //
 // `go run ./testdata/gen` writes them into testdata/models; a test in
 // package savedmodel checks that regenerating them changes no byte. Every
@@ -46,6 +47,7 @@ func Files() ([]File, error) {
 		text bool
 	}{
 		{"convnet_frozen.pb", ConvNetGraphDef(), false},
+		{"keras_pinned_frozen.pb", KerasPinnedGraphDef(), false},
 		{"convnet.meta", ConvNetMetaGraph(), false},
 		{"convnet_saved_model/saved_model.pb", ConvNetSavedModel(), false},
 		{"tf2_while_saved_model/saved_model.pb", WhileSavedModel(), false},

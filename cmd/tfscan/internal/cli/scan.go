@@ -22,6 +22,7 @@ type scanFlags struct {
 	signature  string
 	jobs       int
 	noSoft     bool
+	clearDevs  bool
 	noPlace    bool
 	precision  string
 	compareLog string
@@ -40,6 +41,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.fetches, "fetch", "tensor or node `NAME` the placement fetches instead of the signature's outputs or the assumed outputs of a graph without signatures (repeatable)")
 	fs.IntVar(&f.jobs, "j", 0, "models scanned in parallel (default: number of CPUs)")
 	fs.BoolVar(&f.noSoft, "no-soft-placement", false, "predict TensorFlow's error instead of CPU fallback")
+	fs.BoolVar(&f.clearDevs, "clear-devices", false, "drop the top-level nodes' device fields before placement, as an import with clear_devices=True does")
 	fs.BoolVar(&f.noPlace, "no-placement", false, "skip the placement simulation (coverage only)")
 	fs.StringVar(&f.precision, "precision", "", "simulate auto mixed precision: mixed_float16 or mixed_bfloat16")
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
@@ -94,6 +96,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 			Dims:            dims,
 			Precision:       f.precision,
 			CompareLog:      f.compareLog,
+			ClearDevices:    f.clearDevs,
 		},
 	}, nil
 }

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"maps"
+
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
 )
@@ -26,6 +28,11 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		Error:                 res.Error,
 		UnknownSizeTransfers:  res.UnknownBytes,
 		Warnings:              append([]string(nil), res.Warnings...),
+		PinnedNodes:           res.PinnedNodes,
+		ClearedDevices:        res.ClearedDevices,
+	}
+	if len(res.PinnedDevices) > 0 {
+		p.PinnedDevices = maps.Clone(res.PinnedDevices)
 	}
 	for _, e := range res.PartitionEdges {
 		p.PartitionEdges = append(p.PartitionEdges, reports.PartitionEdge{From: e.From, To: e.To, Transfers: e.Transfers, Bytes: e.Bytes})
@@ -37,7 +44,7 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 
 	t.Islands = nil
 	for _, is := range res.Islands {
-		t.Islands = append(t.Islands, reports.Island{Nodes: append([]string(nil), is.Nodes...), Bytes: is.Bytes, Cause: is.Cause, Transfers: is.Transfers})
+		t.Islands = append(t.Islands, reports.Island{Nodes: append([]string(nil), is.Nodes...), Bytes: is.Bytes, Cause: is.Cause, Transfers: is.Transfers, PinnedNodes: is.Pinned})
 	}
 	t.Wishlist = nil
 	for _, w := range res.Wishlist {
@@ -64,6 +71,7 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		}
 		nr.Device = n.Device
 		nr.Reasons = append([]string(nil), n.Reasons...)
+		nr.RequestedDevice = n.RequestedDevice
 		if t.Counts(nr) {
 			counts[n.Device]++
 		}

@@ -21,6 +21,9 @@ type PlacementOptions struct {
 	Precision string
 	// CompareLog is a placement log of a real run to compare against.
 	CompareLog string
+	// ClearDevices simulates an import with clear_devices=True: the
+	// top-level nodes' device fields are dropped.
+	ClearDevices bool
 }
 
 // simulate predicts soft placement for one target and records it in rt;
@@ -62,6 +65,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		Precision:       opts.Placement.Precision,
 		NoWishlist:      noWishlist,
 		Fetches:         fetches,
+		ClearDevices:    opts.Placement.ClearDevices,
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
