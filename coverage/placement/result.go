@@ -148,7 +148,13 @@ func (s *sim) nodeResults() []NodeResult {
 			others[p.src.ID][s.dev[i]] = true
 		}
 	}
-	var out []NodeResult
+	placed := 0
+	for _, gn := range s.g.Nodes {
+		if i := s.firstOf[gn.ID]; i >= 0 && s.dev[i] >= 0 {
+			placed++
+		}
+	}
+	out := make([]NodeResult, 0, placed)
 	for _, gn := range s.g.Nodes {
 		i := s.firstOf[gn.ID]
 		if i < 0 || s.dev[i] < 0 {
@@ -156,6 +162,14 @@ func (s *sim) nodeResults() []NodeResult {
 		}
 		p := s.nodes[i]
 		nr := NodeResult{ID: gn.ID, Path: gn.Path(), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
+		if !p.ghost && p.note == "" && len(others[gn.ID]) == 0 {
+			// The simulation's own reasons, shared: nothing appends to
+			// them past this length.
+			rs := s.reasons[i]
+			nr.Reasons = rs[:len(rs):len(rs)]
+			out = append(out, nr)
+			continue
+		}
 		if p.ghost {
 			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note)
 		}
