@@ -217,9 +217,9 @@ type Placement struct {
 	AMP []AMPNode `json:"amp,omitempty"`
 	// Comparison is the agreement with a real placement log (--compare-log).
 	Comparison *PlacementComparison `json:"comparison,omitempty"`
-	// PinnedNodes counts the nodes whose device field requests a device
-	// the simulation honoured; PinnedDevices counts them per device field
-	// as written. ClearedDevices counts the top-level device fields
+	// PinnedNodes counts the counted nodes (Target.Counts) whose device
+	// field requests a device the simulation honoured; PinnedDevices counts
+	// them per device field as written. ClearedDevices counts the top-level device fields
 	// --clear-devices dropped (TensorFlow's clear_devices=True import).
 	PinnedNodes    int            `json:"pinned_nodes,omitempty"`
 	PinnedDevices  map[string]int `json:"pinned_devices,omitempty"`

@@ -83,11 +83,12 @@ func (s *sim) pinCause(nodes []int) (string, int) {
 	return cause, n
 }
 
-// countPins fills the pin counts of a result from its node results.
+// countPins fills the pin counts of a result: the counted nodes (see
+// Options.Count) whose node result names a requested device.
 func (s *sim) countPins(r *Result) {
 	r.PinnedDevices = map[string]int{}
 	for _, n := range r.Nodes {
-		if n.RequestedDevice != "" {
+		if n.RequestedDevice != "" && s.counted(s.firstOf[n.ID]) {
 			r.PinnedNodes++
 			r.PinnedDevices[n.RequestedDevice]++
 		}

@@ -120,8 +120,9 @@ type Result struct {
 	// target has the half-precision kernel (empty without Options.Precision).
 	AMP []AMPNode
 
-	// PinnedNodes counts the placed nodes whose device field requests a
-	// device the simulation honoured (NodeResult.RequestedDevice);
+	// PinnedNodes counts the counted nodes (Options.Count) whose device
+	// field requests a device the simulation honoured
+	// (NodeResult.RequestedDevice);
 	// PinnedDevices counts them per device field as written.
 	PinnedNodes   int
 	PinnedDevices map[string]int

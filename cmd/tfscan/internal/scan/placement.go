@@ -1,8 +1,6 @@
 package scan
 
 import (
-	"maps"
-
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
 )
@@ -28,11 +26,7 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		Error:                 res.Error,
 		UnknownSizeTransfers:  res.UnknownBytes,
 		Warnings:              append([]string(nil), res.Warnings...),
-		PinnedNodes:           res.PinnedNodes,
 		ClearedDevices:        res.ClearedDevices,
-	}
-	if len(res.PinnedDevices) > 0 {
-		p.PinnedDevices = maps.Clone(res.PinnedDevices)
 	}
 	for _, e := range res.PartitionEdges {
 		p.PartitionEdges = append(p.PartitionEdges, reports.PartitionEdge{From: e.From, To: e.To, Transfers: e.Transfers, Bytes: e.Bytes})
@@ -62,7 +56,9 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		n := &res.Nodes[i]
 		byPath[n.Path] = n
 	}
-	counts := map[string]int{}
+	// Device and pin counts are over the nodes the target's figures count
+	// (Target.Counts), like its coverage.
+	counts, pins := map[string]int{}, map[string]int{}
 	for i := range t.Nodes {
 		nr := &t.Nodes[i]
 		n, ok := byPath[nr.Path]
@@ -74,10 +70,17 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		nr.RequestedDevice = n.RequestedDevice
 		if t.Counts(nr) {
 			counts[n.Device]++
+			if nr.RequestedDevice != "" {
+				pins[nr.RequestedDevice]++
+				p.PinnedNodes++
+			}
 		}
 	}
 	if len(counts) > 0 {
 		p.DeviceNodes = counts
+	}
+	if len(pins) > 0 {
+		p.PinnedDevices = pins
 	}
 }
 
