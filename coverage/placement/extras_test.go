@@ -212,6 +212,30 @@ func TestParseDevice(t *testing.T) {
 	}
 }
 
+// parseDevice never panics, and what it accepts renders back
+// (ParsedNameToString) to a name that parses to the same spec.
+func FuzzParseDevice(f *testing.F) {
+	for _, s := range []string{"", "/", "/job:localhost/replica:0/task:0/device:CPU:0", "/job:*/replica:4/gpu:*",
+		"/device:GPU", "/cpu:0/job:a", "GPU:0", "/foo:bar", "/task:99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDevice(s)
+		if err != nil || d.id < 0 || d.replica < 0 || d.task < 0 {
+			// Numbers past 2^31 wrap to negative ids, as in TF's int field,
+			// and do not render back.
+			return
+		}
+		again, err := parseDevice(d.String())
+		if err != nil {
+			t.Fatalf("%q renders as %q, which does not parse: %v", s, d.String(), err)
+		}
+		if again.String() != d.String() || !again.sameAs(d) {
+			t.Fatalf("%q: %q parses back as %q", s, d.String(), again.String())
+		}
+	})
+}
+
 // MergeDevNames (tsl/util/device_name_utils.cc:344-434), from
 // DeviceNameUtilsTest.MergeDevNames and MergeDevNamesAllowSoftPlacement
 // (device_name_utils_test.cc).
