@@ -81,99 +81,74 @@ func parseDevice(s string) (devSpec, error) {
 	if s == "" || s == "/" {
 		return d, nil
 	}
-	bad := func() (devSpec, error) { return devSpec{raw: s}, fmt.Errorf("malformed device specification %q", s) }
-	rest := s
-	for rest != "" {
+	rest, ok := s, true
+	for rest != "" && ok {
 		progress := false
-		if r, ok := strings.CutPrefix(rest, "/job:"); ok {
-			rest = r
-			d.has &^= hasJob
-			if r, ok := strings.CutPrefix(rest, "*"); ok {
-				rest = r
-			} else {
-				name, r, ok := consumeName(rest, "/")
-				if !ok {
-					return bad()
-				}
-				d.job, rest, d.has = name, r, d.has|hasJob
-			}
+		if r, found := strings.CutPrefix(rest, "/job:"); found {
+			rest, ok = wildName(r, "/", &d.job, &d.has, hasJob)
 			progress = true
 		}
-		for _, f := range []struct {
-			prefix string
-			flag   devFields
-			dst    *int32
-		}{{"/replica:", hasReplica, &d.replica}, {"/task:", hasTask, &d.task}} {
-			r, ok := strings.CutPrefix(rest, f.prefix)
-			if !ok {
-				continue
-			}
-			rest = r
-			d.has &^= f.flag
-			if r, ok := strings.CutPrefix(rest, "*"); ok {
-				rest = r
-			} else {
-				v, r, ok := consumeNumber(rest)
-				if !ok {
-					return bad()
-				}
-				*f.dst, rest, d.has = v, r, d.has|f.flag
-			}
+		if r, found := strings.CutPrefix(rest, "/replica:"); found && ok {
+			rest, ok = wildNumber(r, &d.replica, &d.has, hasReplica)
 			progress = true
 		}
-		if r, ok := strings.CutPrefix(rest, "/device:"); ok {
-			rest = r
-			d.has &^= hasType | hasID
-			if r, ok := strings.CutPrefix(rest, "*"); ok {
-				rest = r
-			} else {
-				typ, r, ok := consumeName(rest, "/:")
-				if !ok {
-					return bad()
-				}
-				d.typ, rest, d.has = typ, r, d.has|hasType
-			}
-			if r, ok := strings.CutPrefix(rest, ":"); ok {
-				rest = r
-				if r, ok := strings.CutPrefix(rest, "*"); ok {
-					rest = r
-				} else {
-					v, r, ok := consumeNumber(rest)
-					if !ok {
-						return bad()
-					}
-					d.id, rest, d.has = v, r, d.has|hasID
-				}
+		if r, found := strings.CutPrefix(rest, "/task:"); found && ok {
+			rest, ok = wildNumber(r, &d.task, &d.has, hasTask)
+			progress = true
+		}
+		if r, found := strings.CutPrefix(rest, "/device:"); found && ok {
+			rest, ok = wildName(r, "/:", &d.typ, &d.has, hasType)
+			d.has &^= hasID
+			if r, found := strings.CutPrefix(rest, ":"); found && ok {
+				rest, ok = wildNumber(r, &d.id, &d.has, hasID)
 			}
 			progress = true
 		}
 		// The legacy names, upper-cased (device_name_utils.cc:150-169).
 		for _, legacy := range []struct{ lower, upper, typ string }{{"/cpu:", "/CPU:", "CPU"}, {"/gpu:", "/GPU:", "GPU"}} {
-			r, ok := strings.CutPrefix(rest, legacy.lower)
-			if !ok {
-				r, ok = strings.CutPrefix(rest, legacy.upper)
+			r, found := strings.CutPrefix(rest, legacy.lower)
+			if !found {
+				r, found = strings.CutPrefix(rest, legacy.upper)
 			}
-			if !ok {
-				continue
+			if found && ok {
+				d.typ, d.has = legacy.typ, d.has|hasType
+				rest, ok = wildNumber(r, &d.id, &d.has, hasID)
+				progress = true
 			}
-			rest = r
-			d.typ, d.has = legacy.typ, (d.has|hasType)&^hasID
-			if r, ok := strings.CutPrefix(rest, "*"); ok {
-				rest = r
-			} else {
-				v, r, ok := consumeNumber(rest)
-				if !ok {
-					return bad()
-				}
-				d.id, rest, d.has = v, r, d.has|hasID
-			}
-			progress = true
 		}
-		if !progress {
-			return bad()
-		}
+		ok = ok && progress
+	}
+	if !ok {
+		return devSpec{raw: s}, fmt.Errorf("malformed device specification %q", s)
 	}
 	return d, nil
+}
+
+// wildName consumes "*" (the field is left unset) or a name (consumeName)
+// into *dst, and says in *has whether the field is set.
+func wildName(s, stop string, dst *string, has *devFields, flag devFields) (string, bool) {
+	*has &^= flag
+	if r, ok := strings.CutPrefix(s, "*"); ok {
+		return r, true
+	}
+	name, r, ok := consumeName(s, stop)
+	if ok {
+		*dst, *has = name, *has|flag
+	}
+	return r, ok
+}
+
+// wildNumber is wildName for a number (consumeNumber).
+func wildNumber(s string, dst *int32, has *devFields, flag devFields) (string, bool) {
+	*has &^= flag
+	if r, ok := strings.CutPrefix(s, "*"); ok {
+		return r, true
+	}
+	v, r, ok := consumeNumber(s)
+	if ok {
+		*dst, *has = v, *has|flag
+	}
+	return r, ok
 }
 
 // consumeName takes a job name or device type: a letter, then letters,
