@@ -251,7 +251,7 @@ func TestGateNewFallback(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.policy.Validate())
-			r := fixture()
+			r := gateFixture()
 			if tc.warnings == nil {
 				r.Models = r.Models[1:] // model A only: model B has no source
 			}
@@ -261,6 +261,6 @@ func TestGateNewFallback(t *testing.T) {
 		})
 	}
 	// The message names the source and the nodes.
-	g := EvaluateGate(fixture(), Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(0)}}, nil, today)
+	g := EvaluateGate(gateFixture(), Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(0)}}, nil, today)
 	require.Contains(t, g.Failures[0].Message, "2 node(s) fall back to CPU here but not on cuda, more than the maximum 0: model/block_1/div, model/block_1/erf")
 }
