@@ -87,7 +87,9 @@ func (s *sim) assignNodes(idx []int) {
 			}
 			if ok && contains(cands, od) {
 				d = od
-				if len(cands) > 1 {
+				// A generator its own device field pins had no choice:
+				// the pin is the reason.
+				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
 					why = "generator follows its consumers (placer.cc:296-311)"
 				}
 			}
