@@ -30,6 +30,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	learn := fs.String("learn-registry", "", "write the kernel lists of the log's messages as a learned pack `FILE` (use it with scan --registry)")
 	signature := fs.String("signature", "", "the signature `KEY` the run called")
 	noSoft := fs.Bool("no-soft-placement", false, "predict as with soft placement off (the run's setting)")
+	clearDevs := fs.Bool("clear-devices", false, "predict as for a model imported with clear_devices=True (the run's setting)")
 	var registries repeatFlag
 	var tags listFlag
 	fs.Var(&registries, "registry", "registry `FILE`: a pack, a live dump or a learned pack (repeatable)")
@@ -82,7 +83,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 	rep, err := explain.Run(ctx, log, explain.Options{
 		Model: *model, Target: *target, Registries: registries, Signature: *signature, Tags: tags,
-		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft},
+		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft, ClearDevices: *clearDevs},
 	})
 	if err != nil {
 		return scanError(err)

@@ -14,6 +14,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
@@ -214,6 +216,42 @@ func TestPredictedErrorsReadBack(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ex.Explanations, 1)
 	assert.True(t, *ex.Explanations[0].Agrees)
+}
+
+// Learning from tfscan's own predicted "No OpKernel" error, whose kernel
+// list placement renders from the packs as TensorFlow does, gives back the
+// packs' kernels: merged over them it changes no match.
+func TestLearningFromPredictedErrorsChangesNothing(t *testing.T) {
+	model := filepath.Join("testdata", "erf_complex.pbtxt")
+	rep, err := scan.Run(context.Background(), scan.Options{Paths: []string{model}, Targets: []string{"intel-xpu"}, Jobs: 1,
+		Placement: scan.PlacementOptions{NoSoftPlacement: true}})
+	require.NoError(t, err)
+	predicted := rep.Models[0].Targets[0].Placement.Error
+	l, err := tflog.Parse(strings.NewReader(predicted))
+	require.NoError(t, err)
+	require.Len(t, l.Messages, 1, predicted)
+	m := l.Messages[0]
+	assert.Equal(t, tflog.KindNoOpKernel, m.Kind)
+	require.True(t, m.KernelsListed, predicted)
+	assert.False(t, m.KernelsElided)
+	require.NotEmpty(t, m.Kernels)
+
+	learned, skipped := coverage.LearnFromLog(l, coverage.LearnOptions{Name: "self", DeviceType: "XPU", Source: "predicted"})
+	require.Empty(t, skipped)
+	require.Len(t, learned.Complete, 1)
+	defaults, err := coverage.BuiltinPack("default")
+	require.NoError(t, err)
+	for _, name := range []string{"intel-xpu", "cpu"} {
+		base, err := coverage.BuiltinPack(name)
+		require.NoError(t, err)
+		merged := coverage.MergeLearned(base, []*coverage.Pack{learned}, defaults)
+		require.NotSame(t, base, merged, name)
+		before, after := coverage.NewIndex(base, defaults), coverage.NewIndex(merged, defaults)
+		for _, dt := range []tpb.DataType{tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE, tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_COMPLEX64, tpb.DataType_DT_INT32} {
+			n := &graph.Node{Name: "e", Op: "Erf", Attrs: map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: dt}}}}
+			assert.Equal(t, before.Match(n).Reason, after.Match(n).Reason, "%s %s", name, dt)
+		}
+	}
 }
 
 func TestResolveInlinedNames(t *testing.T) {

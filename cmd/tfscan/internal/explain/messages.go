@@ -408,7 +408,7 @@ func (x *explainer) pinFixes(e *reports.Explanation, ns []*graph.Node, m *tflog.
 	for _, n := range ns {
 		if n.Device != "" {
 			e.Fixes = append(e.Fixes, reports.Fix{Kind: reports.FixClearDevices,
-				Text: fmt.Sprintf("drop the model's device pins (%q on %s): export or import with clear_devices=True", n.Device, x.path[n])})
+				Text: fmt.Sprintf("drop the model's device pins (%q on %s): export or import with clear_devices=True; tfscan scan --clear-devices predicts the result", n.Device, x.path[n])})
 			return
 		}
 	}
