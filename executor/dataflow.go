@@ -247,10 +247,58 @@ func (e *Executor) run(ctx context.Context, feeds []feed, fetches []TensorRef, t
 
 // callFunction runs function f on args (already live tensors) and returns
 // its results.
+//
+// Calls nest as deep as the model's functions do: graph.Build refuses
+// recursion, so a chain of calls holds each library function at most once
+// and is at most as deep as the library is long (TensorFlow sets no depth
+// limit of its own). Each level runs on the Go stack, which a goroutine
+// may grow only to 1 GB before the runtime aborts the process; so every
+// callHop levels the call continues on a fresh goroutine, and a chain of
+// any depth costs stack in proportion to its depth, as its functions cost
+// memory in proportion to their number.
 func (rs *runState) callFunction(f *graph.Function, args []*kernels.Tensor, attrs map[string]*attrpb.AttrValue, caller *graph.Node) ([]*kernels.Tensor, error) {
-	if rs.depth+1 > rs.e.opts.MaxCallDepth {
-		return nil, fmt.Errorf("%s (%s): function calls nested deeper than %d (recursion?)", nodePath(caller), caller.Op, rs.e.opts.MaxCallDepth)
+	if rs.depth+1 > rs.e.maxCallDepth {
+		return nil, fmt.Errorf("%s (%s): function calls nested deeper than %d (recursion?)", nodePath(caller), caller.Op, rs.e.maxCallDepth)
 	}
+	if (rs.depth+1)%callHop == 0 {
+		return onFreshStack(func() ([]*kernels.Tensor, error) { return rs.callOn(f, args, attrs, caller) })
+	}
+	return rs.callOn(f, args, attrs, caller)
+}
+
+// callHop is how many nested calls share one goroutine's stack (about
+// 3 KiB of stack each, so at most about 1 MiB per goroutine).
+const callHop = 256
+
+// onFreshStack runs fn on a new goroutine and waits for it; a panic there
+// is raised again here, so that execSafe's recover still sees it.
+func onFreshStack(fn func() ([]*kernels.Tensor, error)) ([]*kernels.Tensor, error) {
+	type result struct {
+		out      []*kernels.Tensor
+		err      error
+		panicked bool
+		value    any
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if v := recover(); v != nil {
+				r = result{panicked: true, value: v}
+			}
+			done <- r
+		}()
+		r.out, r.err = fn()
+	}()
+	r := <-done
+	if r.panicked {
+		panic(r.value)
+	}
+	return r.out, r.err
+}
+
+// callOn is callFunction on the current goroutine.
+func (rs *runState) callOn(f *graph.Function, args []*kernels.Tensor, attrs map[string]*attrpb.AttrValue, caller *graph.Node) ([]*kernels.Tensor, error) {
 	sc := rs.e.scopeFor(f)
 	if sc.retErr != nil {
 		return nil, sc.retErr

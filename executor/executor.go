@@ -63,7 +63,11 @@ type Options struct {
 	// ops); 0 means DefaultMaxIterations. A model that loops longer fails
 	// with an error rather than run forever.
 	MaxIterations int
-	// MaxCallDepth bounds nested function calls; 0 means 64.
+	// MaxCallDepth bounds nested function calls; 0 means the number of
+	// functions in the library, which no valid model exceeds: graph.Build
+	// refuses recursion, so a chain of calls holds each function at most
+	// once. (TensorFlow sets no depth limit; a chain of any depth runs,
+	// see callFunction.)
 	MaxCallDepth int
 }
 
@@ -79,6 +83,9 @@ type Executor struct {
 	// state; kernels reach both through their Context.
 	num *kernels.Numerics
 	res *kernels.ResourceMgr
+
+	// maxCallDepth is Options.MaxCallDepth, or the library's size.
+	maxCallDepth int
 
 	top    *scope
 	scopes map[*graph.Function]*scope
@@ -107,9 +114,6 @@ func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor,
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = DefaultMaxIterations
 	}
-	if opts.MaxCallDepth <= 0 {
-		opts.MaxCallDepth = 64
-	}
 	e := &Executor{
 		g: g, opts: opts,
 		num:    &kernels.Numerics{Compute: opts.Compute, Emu: opts.Emu},
@@ -117,6 +121,10 @@ func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor,
 		scopes: map[*graph.Function]*scope{},
 		consts: map[*graph.Node]*kernels.Tensor{},
 		byName: topByName(g),
+	}
+	e.maxCallDepth = opts.MaxCallDepth
+	if e.maxCallDepth <= 0 {
+		e.maxCallDepth = len(g.Functions)
 	}
 	e.top = newScope(e, nil, g.Nodes[:g.TopLevel])
 	if err := e.initialize(context.Background()); err != nil {
