@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -15,12 +16,19 @@ import (
 var htmlFiles embed.FS
 
 var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.FuncMap{
-	"pct":   formatPercent,
-	"bytes": formatBytes,
-	"join":  strings.Join,
-	"pins":  pinList,
-	"cat":   Category,
-	"sci":   func(v float64) string { return fmt.Sprintf("%.3g", v) },
+	"pct":    formatPercent,
+	"bytes":  formatBytes,
+	"join":   strings.Join,
+	"pins":   pinList,
+	"phrase": deltaPhrase,
+	"cat":    Category,
+	"sci":    func(v float64) string { return fmt.Sprintf("%.3g", v) },
+	"sbytes": func(b int64) string {
+		if b == 0 {
+			return "0 B"
+		}
+		return signedBytes(b)
+	},
 }).ParseFS(htmlFiles, "html/report.gohtml"))
 
 // Limits on what the HTML draws (everything is still in the node table data).
@@ -65,6 +73,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for i, m := range r.Models {
 		v.Models = append(v.Models, buildModelView(i, m))
 	}
+	v.Changes = buildChanges(v.Models)
+	tv := newTableView(r)
+	v.Source, v.Phases = tv.source, strings.Join(tv.phases, ", ")
 	return htmlTemplate.Execute(w, v)
 }
 
@@ -74,6 +85,50 @@ type htmlView struct {
 	JS     template.JS
 	Nodes  template.JS
 	Models []modelView
+	// Source is the --from pack every delta is against ("" for none);
+	// Phases the phases the figures count.
+	Source, Phases string
+	// Changes are the rows of "what changes vs the source", one per model
+	// and target with a delta.
+	Changes []changeRow
+}
+
+// changeRow is one model on one target in "what changes vs the source".
+type changeRow struct {
+	ModelID, Model string
+	T              *Target
+	Percent        float64
+	// Ops are the new fallback groups with at most a few node paths each.
+	Ops []changeOp
+}
+
+type changeOp struct {
+	DeltaOp
+	Shown []string
+	More  int
+}
+
+func buildChanges(models []modelView) []changeRow {
+	var out []changeRow
+	for _, mv := range models {
+		for _, tv := range mv.Targets {
+			d := tv.T.Delta
+			if d == nil {
+				continue
+			}
+			row := changeRow{ModelID: mv.ID, Model: mv.Model.Path, T: tv.T, Percent: tv.Percent}
+			for _, o := range d.NewFallbackOps {
+				n := min(len(o.Nodes), htmlIslandNodesDrawn)
+				row.Ops = append(row.Ops, changeOp{DeltaOp: o, Shown: o.Nodes[:n], More: len(o.Nodes) - n})
+			}
+			out = append(out, row)
+		}
+	}
+	// What got worse first; the rest in model and target order.
+	slices.SortStableFunc(out, func(a, b changeRow) int {
+		return cmp.Compare(b.T.Delta.NewFallbackNodes, a.T.Delta.NewFallbackNodes)
+	})
+	return out
 }
 
 type modelView struct {
@@ -163,20 +218,23 @@ func buildModelView(i int, m *Model) modelView {
 	return mv
 }
 
-// coverageSegments splits the bar by category, counting every node by its
-// reason (ByReason, or the node list when a producer left ByReason empty),
-// in the fixed order covered, default, fallback, unknown.
+// coverageSegments splits the bar by category, counting the nodes the
+// figures count (Target.Counts) by their reason (or, when a producer listed
+// no nodes, every node by ByReason), in the fixed order covered, default,
+// fallback, unknown.
 func coverageSegments(t *Target) []barSegment {
 	counts := map[string]int{}
 	total := 0
-	for reason, n := range t.Coverage.ByReason {
-		counts[Category(reason)] += n
-		total += n
-	}
-	if total == 0 {
-		for _, n := range t.Nodes {
-			counts[Category(n.Reason)]++
+	for i := range t.Nodes {
+		if t.Counts(&t.Nodes[i]) {
+			counts[Category(t.Nodes[i].Reason)]++
 			total++
+		}
+	}
+	if len(t.Nodes) == 0 {
+		for reason, n := range t.Coverage.ByReason {
+			counts[Category(reason)] += n
+			total += n
 		}
 	}
 	var segs []barSegment
@@ -233,7 +291,11 @@ func buildMatrix(m *Model) matrixView {
 	for ti, t := range m.Targets {
 		mv.Targets = append(mv.Targets, t.Target)
 		if len(t.Nodes) > 0 {
-			for _, n := range t.Nodes {
+			for i := range t.Nodes {
+				n := &t.Nodes[i]
+				if !t.Counts(n) {
+					continue // the matrix is of the counted phases
+				}
 				a := get(n.Op)
 				if ti == 0 {
 					a.count++
@@ -242,8 +304,8 @@ func buildMatrix(m *Model) matrixView {
 			}
 		}
 		for _, u := range t.Uncovered {
-			a := get(u.Op)
-			if len(t.Nodes) == 0 {
+			if len(t.Nodes) == 0 && t.CountsPhase(u.Phase) {
+				a := get(u.Op)
 				if ti == 0 {
 					a.count += u.Count
 				}
@@ -457,9 +519,10 @@ func buildHisto(o ParityOutput) histView {
 }
 
 // nodeTables is the node table data the script pages through: per model,
-// string tables for ops, reasons and devices, and one compact row per node:
-// [path, op index, dtypes, reachable, reason index per target..., device
-// index per target...].
+// string tables for ops, reasons, devices, phases and changes, and one
+// compact row per node: [path, op index, dtypes, reachable, phase index,
+// reason index per target..., device index per target..., change index per
+// target...] (-1 where there is none).
 type nodeTables struct {
 	Models []nodeTable `json:"models"`
 }
@@ -470,13 +533,16 @@ type nodeTable struct {
 	Ops     []string `json:"ops"`
 	Reasons []string `json:"reasons"`
 	Devices []string `json:"devices"`
+	Phases  []string `json:"phases"`
+	Changes []string `json:"changes"`
 	Rows    [][]any  `json:"rows"`
 }
 
 func buildNodeTables(r *Report) nodeTables {
 	var out nodeTables
 	for _, m := range r.Models {
-		nt := nodeTable{Model: m.Path, Targets: []string{}, Ops: []string{}, Reasons: []string{}, Devices: []string{}, Rows: [][]any{}}
+		nt := nodeTable{Model: m.Path, Targets: []string{}, Ops: []string{}, Reasons: []string{}, Devices: []string{},
+			Phases: []string{}, Changes: []string{}, Rows: [][]any{}}
 		intern := func(tab *[]string, idx map[string]int, s string) int {
 			if i, ok := idx[s]; ok {
 				return i
@@ -485,12 +551,14 @@ func buildNodeTables(r *Report) nodeTables {
 			*tab = append(*tab, s)
 			return idx[s]
 		}
-		opIdx, reasonIdx, devIdx := map[string]int{}, map[string]int{}, map[string]int{}
+		opIdx, reasonIdx, devIdx, phaseIdx, changeIdx := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 		type row struct {
 			op, dtypes string
 			reachable  bool
+			phase      int
 			reasons    []int
 			devices    []int
+			changes    []int
 		}
 		rows := map[string]*row{}
 		nt2 := len(m.Targets)
@@ -499,11 +567,17 @@ func buildNodeTables(r *Report) nodeTables {
 			for _, n := range t.Nodes {
 				rw := rows[n.Path]
 				if rw == nil {
-					rw = &row{op: n.Op, dtypes: strings.Join(n.DTypes, ","), reasons: make([]int, nt2), devices: make([]int, nt2)}
+					rw = &row{op: n.Op, dtypes: strings.Join(n.DTypes, ","), phase: -1, reasons: make([]int, nt2), devices: make([]int, nt2), changes: make([]int, nt2)}
 					for i := range rw.reasons {
-						rw.reasons[i], rw.devices[i] = -1, -1
+						rw.reasons[i], rw.devices[i], rw.changes[i] = -1, -1, -1
+					}
+					if n.Phase != "" {
+						rw.phase = intern(&nt.Phases, phaseIdx, n.Phase)
 					}
 					rows[n.Path] = rw
+				}
+				if n.Change != "" {
+					rw.changes[ti] = intern(&nt.Changes, changeIdx, n.Change)
 				}
 				rw.reachable = rw.reachable || n.Reachable
 				reason := n.Reason
@@ -524,12 +598,15 @@ func buildNodeTables(r *Report) nodeTables {
 		slices.Sort(paths)
 		for _, p := range paths {
 			rw := rows[p]
-			cells := []any{p, intern(&nt.Ops, opIdx, rw.op), rw.dtypes, boolInt(rw.reachable)}
+			cells := []any{p, intern(&nt.Ops, opIdx, rw.op), rw.dtypes, boolInt(rw.reachable), rw.phase}
 			for _, r := range rw.reasons {
 				cells = append(cells, r)
 			}
 			for _, d := range rw.devices {
 				cells = append(cells, d)
+			}
+			for _, c := range rw.changes {
+				cells = append(cells, c)
 			}
 			nt.Rows = append(nt.Rows, cells)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,14 +17,32 @@ const MarkdownLimit = 1000 * 1024
 const markdownTopUncovered = 10
 
 // WriteMarkdown writes a summary short enough for a pull-request comment or
-// $GITHUB_STEP_SUMMARY: the gate result, a per-target table and the top
-// uncovered ops per model. It truncates with a note at MarkdownLimit.
+// $GITHUB_STEP_SUMMARY: what the figures are compared with, the gate result,
+// a per-target table led by the delta against the source, and per model the
+// new fallbacks (or, without a source, the top uncovered ops). It truncates
+// with a note at MarkdownLimit.
 func WriteMarkdown(w io.Writer, r *Report) error { return writeMarkdown(w, r, MarkdownLimit) }
 
 func writeMarkdown(w io.Writer, r *Report, limit int) error {
 	r.Normalize()
 	var b bytes.Buffer
 	b.WriteString("## tfscan report\n\n")
+	v := newTableView(r)
+	if len(r.Models) > 0 {
+		if v.source != "" {
+			fmt.Fprintf(&b, "Compared with **%s**, where the models run today (`--from`).", mdLine(v.source))
+		} else {
+			b.WriteString("No source to compare with (`--from none`).")
+		}
+		if len(v.phases) > 0 {
+			fmt.Fprintf(&b, " Figures count %s nodes", mdLine(strings.Join(v.phases, ", ")))
+			if slices.Equal(v.phases, []string{PhaseStep}) {
+				b.WriteString(" (every call); load and save work apart (`--phase all`)")
+			}
+			b.WriteString(".")
+		}
+		b.WriteString("\n\n")
+	}
 	if g := r.Gate; g != nil {
 		if g.Pass {
 			fmt.Fprintf(&b, "**Gate: PASS**%s\n\n", gateScope(r))
@@ -54,8 +73,12 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 			b.WriteString("No models found.\n")
 		}
 	} else {
-		b.WriteString("| model | target | coverage | covered / nodes | fallback nodes | partitions | transfer bytes |\n")
-		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+		vs := ""
+		if v.source != "" {
+			vs = " vs " + mdCell(v.source) + " |"
+		}
+		fmt.Fprintf(&b, "| model | target |%s coverage | covered / nodes | on CPU | partitions | bytes/step |\n", vs)
+		b.WriteString("|---|---|" + strings.Repeat("---|", boolInt(vs != "")) + "---:|---:|---:|---:|---:|\n")
 		for _, m := range r.Models {
 			for _, t := range m.Targets {
 				total, covered := t.CountedNodes()
@@ -64,7 +87,11 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 					parts = strconv.Itoa(t.Placement.Partitions)
 					bytes = formatBytes(t.Placement.TransferBytes)
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target),
+				delta := ""
+				if vs != "" {
+					delta = " " + mdDelta(t.Delta) + " |"
+				}
+				fmt.Fprintf(&b, "| %s | %s |%s %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target), delta,
 					formatPercent(t.CoveragePercent()), covered, total, t.FallbackNodes(), parts, bytes)
 			}
 		}
@@ -72,18 +99,36 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 	for _, m := range r.Models {
 		var sec strings.Builder
 		for _, t := range m.Targets {
-			if len(t.Uncovered) == 0 {
+			if d := t.Delta; d != nil {
+				if d.NewFallbackNodes > 0 {
+					fmt.Fprintf(&sec, "\n**%s** — %d node(s) newly on CPU vs %s\n\n| op | dtypes | reason | nodes | example |\n|---|---|---|---:|---|\n",
+						mdCell(t.Target), d.NewFallbackNodes, mdCell(d.Source))
+					for _, o := range d.NewFallbackOps[:min(len(d.NewFallbackOps), markdownTopUncovered)] {
+						fmt.Fprintf(&sec, "| `%s` | %s | %s | %d | %s |\n", mdCode(o.Op), mdCell(strings.Join(o.DTypes, ", ")), mdCell(o.Reason), o.Count, mdExample(o.Nodes))
+					}
+					if n := len(d.NewFallbackOps) - markdownTopUncovered; n > 0 {
+						fmt.Fprintf(&sec, "\n…and %d more group(s).\n", n)
+					}
+				}
+				if d.AlreadyOnCPUNodes > 0 {
+					fmt.Fprintf(&sec, "\n%s: %d node(s) on CPU under %s too (%s).\n", mdCell(t.Target), d.AlreadyOnCPUNodes, mdCell(d.Source), mdLine(changedOps(t, ChangeAlreadyOnCPU)))
+				}
+				continue
+			}
+			var groups []Uncovered
+			for _, u := range t.Uncovered {
+				if t.CountsPhase(u.Phase) {
+					groups = append(groups, u)
+				}
+			}
+			if len(groups) == 0 {
 				continue
 			}
 			fmt.Fprintf(&sec, "\n**%s** — top uncovered ops\n\n| op | dtypes | reason | nodes | example |\n|---|---|---|---:|---|\n", mdCell(t.Target))
-			for _, u := range t.Uncovered[:min(len(t.Uncovered), markdownTopUncovered)] {
-				ex := ""
-				if len(u.Nodes) > 0 {
-					ex = "`" + mdCode(u.Nodes[0]) + "`"
-				}
-				fmt.Fprintf(&sec, "| `%s` | %s | %s | %d | %s |\n", mdCode(u.Op), mdCell(strings.Join(u.DTypes, ", ")), u.Reason, u.Count, ex)
+			for _, u := range groups[:min(len(groups), markdownTopUncovered)] {
+				fmt.Fprintf(&sec, "| `%s` | %s | %s | %d | %s |\n", mdCode(u.Op), mdCell(strings.Join(u.DTypes, ", ")), u.Reason, u.Count, mdExample(u.Nodes))
 			}
-			if n := len(t.Uncovered) - markdownTopUncovered; n > 0 {
+			if n := len(groups) - markdownTopUncovered; n > 0 {
 				fmt.Fprintf(&sec, "\n…and %d more group(s).\n", n)
 			}
 		}
@@ -157,4 +202,22 @@ func mdSpan(s string) string {
 
 func htmlEscapeText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// mdDelta is a summary cell saying what changes against the source, new
+// nodes on CPU in bold.
+func mdDelta(d *Delta) string {
+	s := mdCell(deltaPhrase(d))
+	if d != nil && d.NewFallbackNodes > 0 {
+		return "**" + s + "**"
+	}
+	return s
+}
+
+// mdExample is a table cell with the first node path as code.
+func mdExample(nodes []string) string {
+	if len(nodes) == 0 {
+		return ""
+	}
+	return "`" + mdCode(nodes[0]) + "`"
 }

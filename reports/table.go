@@ -1,67 +1,168 @@
 package reports
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Limits on the terminal table; the JSON and HTML reports carry everything.
+// TableOptions shape the terminal view.
+type TableOptions struct {
+	// Width is the terminal's width in columns; every line and cell is cut
+	// to it (80 when 0).
+	Width int
+	// Verbose shows every section of every model in full and cuts nothing.
+	Verbose bool
+}
+
+// DefaultWidth is the width the table is cut to when stdout is not a
+// terminal.
+const DefaultWidth = 80
+
+// Limits of the terminal view; the JSON and HTML reports (and -v) carry
+// everything.
 const (
-	tableTopUncovered = 10
-	tableTopIslands   = 5
-	tableTopWishes    = 5
-	tableMatrixRows   = 40
+	tableAttentionOps   = 6  // op rows per model section
+	tableTopWarnings    = 1  // placement warnings per target
+	tableAssumedOutputs = 10 // assumed outputs listed
+	// tableLines is what the default view aims to fit in: two screens.
+	// Model sections stop where they would go past it (the summary and the
+	// gate are always whole); the models left out are named.
+	tableLines = 100
 )
 
-// WriteTable writes the human summary for a terminal: one row per model and
-// target, the op × target matrix when several targets were checked, the most
-// frequent uncovered groups, the placement summary, the largest fallback
-// islands and the kernel wishlist, then findings and the gate.
-func WriteTable(w io.Writer, r *Report) error {
-	r.Normalize()
-	p := &printer{w: w}
-	p.printf("tfscan %s: %d model(s)%s\n\n", r.Tool.Version, len(r.Models), errorsNote(r))
-	if len(r.Models) > 0 || len(r.Errors) == 0 {
-		p.section("Summary")
-		p.table([]string{"model", "target", "nodes", "covered", "coverage", "fallback", "partitions", "transfer bytes"}, summaryRows(r))
-	}
-	if len(r.Errors) > 0 {
-		p.section("Not scanned")
-		var rows [][]string
-		for _, e := range r.Errors {
-			rows = append(rows, []string{e.Path, e.Class, e.Message})
+// WriteTable writes the terminal view at the default width.
+func WriteTable(w io.Writer, r *Report) error { return TableWriter(TableOptions{})(w, r) }
+
+// TableWriter returns the terminal view's writer. It answers the migration
+// question first: a summary of what changes against the source (new nodes
+// on CPU, transfer bytes per step) and coverage, one row per model, then a
+// section per model only where something needs attention (new fallbacks,
+// or without a source the uncovered ops; warnings; findings; parity
+// failures), then the gate. Verbose shows every section of every model.
+func TableWriter(o TableOptions) WriteFunc {
+	return func(w io.Writer, r *Report) error {
+		r.Normalize()
+		width := o.Width
+		if width <= 0 {
+			width = DefaultWidth
 		}
-		p.table([]string{"model", "error", "message"}, rows)
+		if o.Verbose {
+			width = 0
+		}
+		p := &printer{w: w, width: width}
+		v := newTableView(r)
+		writeHeadline(p, r, v)
+		writeSummary(p, r, v, o.Verbose)
+		writeNotScanned(p, r, v)
+		writeSections(p, r, v, o.Verbose)
+		if len(r.Models) == 0 && len(r.Errors) == 0 {
+			p.printf("no models found\n")
+		}
+		writeGate(p, r, v)
+		return p.err
 	}
+}
+
+// tableView is what the sections share: the source compared with, the
+// target names in order, the phases counted and short model names.
+type tableView struct {
+	source  string
+	targets []string
+	phases  []string
+	names   map[string]string // model path → name shown
+	prefix  string            // directory common to every model, left out of names
+}
+
+func newTableView(r *Report) *tableView {
+	v := &tableView{names: map[string]string{}}
+	var paths []string
 	for _, m := range r.Models {
-		writeModelTables(p, m)
-	}
-	if len(r.Models) == 0 && len(r.Errors) == 0 {
-		p.printf("no models found\n")
-	}
-	if g := r.Gate; g != nil {
-		p.section("Gate")
-		if g.Pass {
-			p.printf("PASS%s\n", gateScope(r))
-		} else {
-			p.printf("FAIL: %d failure(s)%s\n", len(g.Failures), gateScope(r))
-			var rows [][]string
-			for _, f := range g.Failures {
-				rows = append(rows, []string{f.Model, f.Target, f.Rule, f.Message})
+		paths = append(paths, m.Path)
+		for _, t := range m.Targets {
+			if !slices.Contains(v.targets, t.Target) {
+				v.targets = append(v.targets, t.Target)
 			}
-			p.table([]string{"model", "target", "rule", "message"}, rows)
-		}
-		for _, wn := range g.Warnings {
-			p.printf("warning: %s\n", wn)
+			if t.Delta != nil && v.source == "" {
+				v.source = t.Delta.Source
+			}
+			if v.phases == nil && len(t.Coverage.Phases) > 0 {
+				v.phases = t.Coverage.Phases
+			}
 		}
 	}
-	return p.err
+	for _, e := range r.Errors {
+		paths = append(paths, e.Path)
+	}
+	if len(paths) > 1 {
+		v.prefix = commonDir(paths)
+	}
+	for _, p := range paths {
+		v.names[p] = strings.TrimPrefix(p, v.prefix)
+	}
+	return v
+}
+
+// commonDir is the directory prefix (ending in "/") every path shares.
+func commonDir(paths []string) string {
+	prefix := paths[0]
+	for _, p := range paths[1:] {
+		for !strings.HasPrefix(p, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		return prefix[:i+1]
+	}
+	return ""
+}
+
+func (v *tableView) name(p string) string {
+	if n := v.names[p]; n != "" {
+		return n
+	}
+	return p
+}
+
+func writeHeadline(p *printer, r *Report, v *tableView) {
+	p.line("tfscan %s: %d model(s)%s", r.Tool.Version, len(r.Models), errorsNote(r))
+	if len(r.Models) == 0 {
+		return
+	}
+	if v.prefix != "" {
+		p.printf("%s\n", cutStart("models in "+strings.TrimSuffix(v.prefix, "/"), p.width))
+	}
+	p.line("targets: %s", strings.Join(v.targets, ", "))
+	if v.source != "" {
+		p.line("compared with %s, where the models run today (--from)", v.source)
+	} else {
+		p.line("no source to compare with (--from none)")
+	}
+	cleared, models := 0, 0
+	for _, m := range r.Models {
+		if len(m.Targets) > 0 && m.Targets[0].Placement != nil && m.Targets[0].Placement.ClearedDevices > 0 {
+			cleared += m.Targets[0].Placement.ClearedDevices
+			models++
+		}
+	}
+	if cleared > 0 {
+		in := ""
+		if models > 1 {
+			in = fmt.Sprintf(" in %d models", models)
+		}
+		p.line("--clear-devices dropped %d top-level device field(s)%s, as an import with clear_devices=True does", cleared, in)
+	}
+	if len(v.phases) > 0 {
+		if slices.Equal(v.phases, []string{PhaseStep}) {
+			p.line("figures count step nodes (every call); load and save work apart (--phase all)")
+		} else {
+			p.line("figures count %s nodes", strings.Join(v.phases, ", "))
+		}
+	}
 }
 
 // errorsNote is the headline's mention of models that could not be scanned.
@@ -81,69 +182,519 @@ func gateScope(r *Report) string {
 	return fmt.Sprintf(" on the %d model(s) scanned; %d could not be scanned", len(r.Models), len(r.Errors))
 }
 
-// tableTopWarnings bounds the placement warnings the terminal shows; a
-// training graph can log one per colocation group.
-const tableTopWarnings = 5
+// deltaPhrase says what changes against the source in a few words:
+// "+12 on CPU, +3.1 MiB", "no change", "−2 on CPU".
+func deltaPhrase(d *Delta) string {
+	if d == nil {
+		return "-"
+	}
+	var parts []string
+	switch {
+	case d.NewFallbackNodes > 0 && d.BetterOnTargetNodes > 0:
+		parts = append(parts, fmt.Sprintf("+%d/−%d on CPU", d.NewFallbackNodes, d.BetterOnTargetNodes))
+	case d.NewFallbackNodes > 0:
+		parts = append(parts, fmt.Sprintf("+%d on CPU", d.NewFallbackNodes))
+	case d.BetterOnTargetNodes > 0:
+		parts = append(parts, fmt.Sprintf("−%d on CPU", d.BetterOnTargetNodes))
+	}
+	if b := d.TransferBytesDelta; b != 0 {
+		parts = append(parts, signedBytes(b))
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, ", ")
+}
 
-func summaryRows(r *Report) [][]string {
+// signedBytes is a byte difference with its sign.
+func signedBytes(b int64) string {
+	if b < 0 {
+		return "−" + formatBytes(-b)
+	}
+	return "+" + formatBytes(b)
+}
+
+// writeSummary prints one row per model: with one target (or -v, one row
+// per model and target) the delta, coverage and placement figures; with
+// several targets one column per target holding the new nodes on CPU and
+// the coverage, so that 40 models stay 40 rows.
+func writeSummary(p *printer, r *Report, v *tableView, verbose bool) {
+	if len(r.Models) == 0 {
+		return
+	}
+	vs := "vs " + v.source
+	if len(v.targets) > 1 && !verbose {
+		title := "Summary: coverage of step nodes and nodes on CPU per target"
+		if v.source != "" {
+			title = "Summary: new nodes on CPU vs " + v.source + " and coverage of step nodes, per target"
+		}
+		p.section(title)
+		cols := []column{{head: "model", middle: true}}
+		for _, t := range v.targets {
+			cols = append(cols, column{head: t, right: true})
+		}
+		var rows [][]string
+		for _, m := range r.Models {
+			row := []string{v.name(m.Path)}
+			for _, name := range v.targets {
+				row = append(row, summaryCell(targetOf(m, name)))
+			}
+			rows = append(rows, row)
+		}
+		p.grid(cols, rows)
+		return
+	}
+	p.section("Summary")
+	// One target: its name is in the headline, not in every row.
+	oneTarget := len(v.targets) == 1 && !verbose
+	cols := []column{{head: "model", middle: true}}
+	if !oneTarget {
+		cols = append(cols, column{head: "target"})
+	}
+	if v.source != "" {
+		cols = append(cols, column{head: vs})
+	}
+	cols = append(cols, column{head: "nodes", right: true}, column{head: "coverage", right: true}, column{head: "on CPU", right: true})
+	if verbose {
+		cols = append(cols, column{head: "partitions", right: true})
+	}
+	cols = append(cols, column{head: "bytes/step", right: true})
 	var rows [][]string
 	for _, m := range r.Models {
-		for _, t := range m.Targets {
+		for i, t := range m.Targets {
+			name := v.name(m.Path)
+			if i > 0 {
+				name = ""
+			}
 			parts, bytes := "-", "-"
 			if t.Placement != nil {
 				parts = strconv.Itoa(t.Placement.Partitions)
 				bytes = formatBytes(t.Placement.TransferBytes)
 			}
-			total, covered := t.CountedNodes()
-			rows = append(rows, []string{m.Path, t.Target, strconv.Itoa(total), strconv.Itoa(covered),
-				formatPercent(t.CoveragePercent()), strconv.Itoa(t.FallbackNodes()), parts, bytes})
+			total, _ := t.CountedNodes()
+			row := []string{name}
+			if !oneTarget {
+				row = append(row, t.Target)
+			}
+			if v.source != "" {
+				row = append(row, deltaPhrase(t.Delta))
+			}
+			row = append(row, strconv.Itoa(total), formatPercent(t.CoveragePercent()), strconv.Itoa(t.FallbackNodes()))
+			if verbose {
+				row = append(row, parts)
+			}
+			rows = append(rows, append(row, bytes))
 		}
 	}
-	return rows
+	p.grid(cols, rows)
 }
 
-// tableAssumedOutputs bounds the assumed outputs the terminal lists.
-const tableAssumedOutputs = 10
-
-func writeModelTables(p *printer, m *Model) {
-	p.printf("\n== %s (%s, %s)\n", m.Path, m.Format, m.File)
-	if n := len(m.AssumedOutputs); n > 0 {
-		more := ""
-		if n > tableAssumedOutputs {
-			more = fmt.Sprintf(" ... and %d more in the JSON report", n-tableAssumedOutputs)
-		}
-		p.printf("assumed outputs (no signatures; as TensorFlow's summarize_graph; --fetch overrides): %s%s\n",
-			strings.Join(m.AssumedOutputs[:min(n, tableAssumedOutputs)], ", "), more)
+// summaryCell is one model on one target in the several-targets summary:
+// "+12 97.5%" against a source, "97.5% 3 CPU" without one.
+func summaryCell(t *Target) string {
+	if t == nil {
+		return "-"
 	}
-	if len(m.Targets) > 1 {
-		header, rows, more := opMatrix(m, tableMatrixRows)
-		if len(rows) > 0 {
-			p.section("Op × target (uncovered ops)")
-			p.table(header, rows)
-			if more > 0 {
-				p.printf("... and %d more op(s); see the JSON or HTML report\n", more)
+	if d := t.Delta; d != nil {
+		return fmt.Sprintf("+%d %s", d.NewFallbackNodes, formatPercent(t.CoveragePercent()))
+	}
+	return fmt.Sprintf("%s %d CPU", formatPercent(t.CoveragePercent()), t.FallbackNodes())
+}
+
+func targetOf(m *Model, name string) *Target {
+	for _, t := range m.Targets {
+		if t.Target == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func writeNotScanned(p *printer, r *Report, v *tableView) {
+	if len(r.Errors) == 0 {
+		return
+	}
+	p.section("Not scanned")
+	var rows [][]string
+	for _, e := range r.Errors {
+		rows = append(rows, []string{v.name(e.Path), e.Class, e.Message})
+	}
+	p.grid([]column{{head: "model", middle: true}, {head: "error"}, {head: "message"}}, rows)
+}
+
+func writeGate(p *printer, r *Report, v *tableView) {
+	g := r.Gate
+	if g == nil {
+		return
+	}
+	p.section("Gate")
+	if g.Pass {
+		p.line("PASS%s", gateScope(r))
+	} else {
+		p.line("FAIL: %d failure(s)%s", len(g.Failures), gateScope(r))
+		var rows [][]string
+		for _, f := range g.Failures {
+			rows = append(rows, []string{v.name(f.Model), f.Target, f.Rule, f.Message})
+		}
+		p.grid([]column{{head: "model", middle: true}, {head: "target"}, {head: "rule"}, {head: "message"}}, rows)
+	}
+	for _, wn := range g.Warnings {
+		p.line("warning: %s", wn)
+	}
+}
+
+// opRow is one row of a model's op × target matrix: a group of nodes (new
+// fallbacks, or uncovered nodes) and its count per target.
+type opRow struct {
+	op, dtypes, reason string
+	counts             map[string]int
+	example            string
+	total              int
+}
+
+// attentionOps are the groups a model section lists: the new fallbacks
+// against the source, or, on targets without a source, the uncovered
+// groups of the counted phases.
+func attentionOps(m *Model) []*opRow {
+	byKey := map[string]*opRow{}
+	var rows []*opRow
+	add := func(t *Target, op string, dtypes []string, reason string, n int, example string) {
+		dt := strings.Join(dtypes, ",")
+		k := op + "\x00" + dt + "\x00" + reason
+		row := byKey[k]
+		if row == nil {
+			row = &opRow{op: op, dtypes: dt, reason: reason, counts: map[string]int{}, example: example}
+			byKey[k] = row
+			rows = append(rows, row)
+		}
+		row.counts[t.Target] += n
+		row.total += n
+	}
+	for _, t := range m.Targets {
+		if d := t.Delta; d != nil {
+			for _, o := range d.NewFallbackOps {
+				add(t, o.Op, o.DTypes, o.Reason, o.Count, first(o.Nodes))
+			}
+			continue
+		}
+		for _, u := range t.Uncovered {
+			if t.CountsPhase(u.Phase) {
+				add(t, u.Op, u.DTypes, u.Reason, u.Count, first(u.Nodes))
 			}
 		}
 	}
+	slices.SortStableFunc(rows, func(a, b *opRow) int {
+		return cmp.Or(cmp.Compare(b.total, a.total), cmp.Compare(a.op, b.op), cmp.Compare(a.dtypes, b.dtypes), cmp.Compare(a.reason, b.reason))
+	})
+	return rows
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// modelWarnings are the lines of a model section that are not about ops:
+// the outputs assumed for a model without signatures (the step rests on
+// them), the placement error TensorFlow would raise (its first line; whole
+// with -v), device pins, placement warnings, half
+// kernels AMP lacks, placement-log disagreements, lost fusions and
+// security findings. (Gate failures are in the Gate section.)
+func modelWarnings(m *Model, verbose bool) []string {
+	var out []string
+	if n := len(m.AssumedOutputs); n > 0 {
+		shown := n
+		if !verbose {
+			shown = min(n, tableAssumedOutputs)
+		}
+		more := ""
+		if n > shown {
+			more = fmt.Sprintf(" … and %d more (-v, JSON)", n-shown)
+		}
+		out = append(out, fmt.Sprintf("assumed outputs (no signatures, as summarize_graph; --fetch overrides): %s%s",
+			strings.Join(m.AssumedOutputs[:shown], ", "), more))
+	}
+	pins := map[string][]string{} // pin line → targets
+	var pinLines []string
+	for _, t := range m.Targets {
+		if pl := t.Placement; pl != nil {
+			if pl.Error != "" {
+				line := placementErrorLine(pl)
+				if verbose {
+					line, _, _ = strings.Cut(line, ": ")
+					line += ": " + pl.Error
+				}
+				out = append(out, fmt.Sprintf("%s: %s", t.Target, line))
+			}
+			if pl.PinnedNodes > 0 {
+				s := fmt.Sprintf("device pins: %d node(s) request a device in their device field (%s)", pl.PinnedNodes, pinList(pl.PinnedDevices))
+				if _, ok := pins[s]; !ok {
+					pinLines = append(pinLines, s)
+				}
+				pins[s] = append(pins[s], t.Target)
+			}
+			n := len(pl.Warnings)
+			if !verbose {
+				n = min(n, tableTopWarnings)
+			}
+			for _, w := range pl.Warnings[:n] {
+				out = append(out, fmt.Sprintf("%s: placement: %s", t.Target, w))
+			}
+			if more := len(pl.Warnings) - n; more > 0 {
+				out = append(out, fmt.Sprintf("%s: … and %d more placement warning(s) (-v, JSON)", t.Target, more))
+			}
+			missing := 0
+			for _, a := range pl.AMP {
+				if !a.Covered {
+					missing++
+				}
+			}
+			if missing > 0 {
+				out = append(out, fmt.Sprintf("%s: auto mixed precision: %d of %d half-precision node(s) have no half kernel here", t.Target, missing, len(pl.AMP)))
+			}
+			if c := pl.Comparison; c != nil && c.Agreed < c.Matched {
+				out = append(out, fmt.Sprintf("%s: placement log: %d of %d matched nodes agree", t.Target, c.Agreed, c.Matched))
+			}
+		}
+	}
+	for _, s := range pinLines {
+		if len(pins[s]) < len(m.Targets) {
+			s = strings.Join(pins[s], ", ") + ": " + s
+		}
+		out = append(out, s)
+	}
+	out = append(out, lostFusions(m, verbose)...)
+	for _, f := range m.Findings {
+		out = append(out, fmt.Sprintf("security: %s %s at %s: %s", f.Kind, f.Op, f.Path, f.Message))
+	}
+	return out
+}
+
+// lostFusions says which remapper fusions of the source each target loses,
+// one line per fusion for all the targets that lose it (with -v, one per
+// target with the reason).
+func lostFusions(m *Model, verbose bool) []string {
+	var out []string
+	type key struct {
+		fused string
+		nodes int
+	}
+	var keys []key
+	targets := map[key][]string{}
+	for _, t := range m.Targets {
+		for _, f := range t.Fusions {
+			if verbose {
+				out = append(out, fmt.Sprintf("%s: fusion lost: %s (%d nodes): %s", t.Target, f.Fused, len(f.Nodes), f.Reason))
+				continue
+			}
+			k := key{f.Fused, len(f.Nodes)}
+			if _, ok := targets[k]; !ok {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(targets[k], t.Target) {
+				targets[k] = append(targets[k], t.Target)
+			}
+		}
+	}
+	counts := map[string]int{}
+	for _, k := range keys {
+		counts[k.fused+"\x00"+strings.Join(targets[k], ",")]++
+	}
+	done := map[string]bool{}
+	for _, k := range keys {
+		id := k.fused + "\x00" + strings.Join(targets[k], ",")
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		out = append(out, fmt.Sprintf("%s: %d %s fusion(s) of the source lost", strings.Join(targets[k], ", "), counts[id], k.fused))
+	}
+	return out
+}
+
+// writeSections prints a section per model that needs attention (all
+// models with -v) while the view stays within tableLines, leaving room for
+// the gate; the models whose section did not fit are named at the end.
+// Parity results (tfscan parity) always get a section.
+func writeSections(p *printer, r *Report, v *tableView, verbose bool) {
+	budget := tableLines - p.lines - gateLines(r) - 2
+	var skipped []string
+	for _, m := range r.Models {
+		ops := attentionOps(m)
+		warns := modelWarnings(m, verbose)
+		parity := slices.ContainsFunc(m.Targets, func(t *Target) bool { return t.Parity != nil })
+		if !verbose && len(ops) == 0 && len(warns) == 0 && !parity {
+			continue
+		}
+		var buf bytes.Buffer
+		sp := &printer{w: &buf, width: p.width}
+		sp.printf("\n")
+		sp.line("== %s (%s)", v.name(m.Path), m.Format)
+		writeOpMatrix(sp, m, ops, v, verbose)
+		writeTargetLines(sp, m, v, verbose)
+		for _, w := range warns {
+			sp.line("%s", w)
+		}
+		if verbose {
+			writeVerboseTargets(sp, m)
+		} else {
+			for _, t := range m.Targets {
+				if t.Parity != nil {
+					writeParityTable(sp, t)
+				}
+			}
+		}
+		if !verbose && (len(skipped) > 0 || sp.lines > budget) {
+			skipped = append(skipped, v.name(m.Path))
+			continue
+		}
+		budget -= sp.lines
+		p.printf("%s", buf.String())
+	}
+	if len(skipped) > 0 {
+		p.printf("\n")
+		p.line("%d more model(s) need attention (-v, or the HTML report): %s", len(skipped), strings.Join(skipped, ", "))
+	}
+}
+
+// gateLines is how many lines the gate section takes.
+func gateLines(r *Report) int {
+	g := r.Gate
+	if g == nil {
+		return 0
+	}
+	n := 2 + len(g.Warnings)
+	if !g.Pass {
+		n += 2 + len(g.Failures)
+	}
+	return n
+}
+
+// writeOpMatrix prints the model's new fallbacks (or uncovered ops) as op ×
+// target counts, most nodes first.
+func writeOpMatrix(p *printer, m *Model, ops []*opRow, v *tableView, verbose bool) {
+	if len(ops) == 0 {
+		return
+	}
+	if v.source != "" {
+		p.line("new on CPU vs %s, nodes per target:", v.source)
+	} else {
+		p.line("uncovered step nodes per target:")
+	}
+	cols := []column{{head: "op"}, {head: "dtypes"}, {head: "reason"}}
+	for _, t := range m.Targets {
+		cols = append(cols, column{head: t.Target, right: true})
+	}
+	if verbose {
+		cols = append(cols, column{head: "example", tail: true})
+	}
+	n := len(ops)
+	if !verbose {
+		n = min(n, tableAttentionOps)
+	}
+	var rows [][]string
+	for _, o := range ops[:n] {
+		row := []string{o.op, o.dtypes, o.reason}
+		for _, t := range m.Targets {
+			c := "·"
+			if k := o.counts[t.Target]; k > 0 {
+				c = strconv.Itoa(k)
+			}
+			row = append(row, c)
+		}
+		if verbose {
+			row = append(row, o.example)
+		}
+		rows = append(rows, row)
+	}
+	p.grid(cols, rows)
+	if more := len(ops) - n; more > 0 {
+		p.line("… and %d more group(s) (-v, JSON or HTML)", more)
+	}
+}
+
+// writeTargetLines says per target what stays on CPU and what it costs:
+// already on CPU under the source, islands, transfers, the first wish.
+func writeTargetLines(p *printer, m *Model, v *tableView, verbose bool) {
+	// What is on CPU under the source too, once for the targets it is the
+	// same for.
+	var already []string
+	alreadyOn := map[string][]string{}
+	for _, t := range m.Targets {
+		if d := t.Delta; d != nil && d.AlreadyOnCPUNodes > 0 {
+			s := fmt.Sprintf("%d node(s) on CPU under %s too (%s)", d.AlreadyOnCPUNodes, d.Source, changedOps(t, ChangeAlreadyOnCPU))
+			if _, ok := alreadyOn[s]; !ok {
+				already = append(already, s)
+			}
+			alreadyOn[s] = append(alreadyOn[s], t.Target)
+		}
+	}
+	for _, s := range already {
+		if len(alreadyOn[s]) == len(m.Targets) {
+			p.line("%s", s)
+		} else {
+			p.line("%s: %s", strings.Join(alreadyOn[s], ", "), s)
+		}
+	}
+	for _, t := range m.Targets {
+		var parts []string
+		if d := t.Delta; d != nil && d.BetterOnTargetNodes > 0 {
+			parts = append(parts, fmt.Sprintf("runs %d node(s) %s keeps on CPU (%s)", d.BetterOnTargetNodes, d.Source, changedOps(t, ChangeBetterOnTarget)))
+		}
+		worse := t.Delta == nil && t.FallbackNodes() > 0 || t.Delta != nil && t.Delta.NewFallbackNodes > 0
+		if pl := t.Placement; pl != nil && (verbose || worse && len(t.Islands) > 0) {
+			parts = append(parts, fmt.Sprintf("%d island(s) · %d partitions · %s/step", len(t.Islands), pl.Partitions, formatBytes(pl.TransferBytes)))
+		}
+		if len(t.Wishlist) > 0 && worse {
+			w := t.Wishlist[0]
+			parts = append(parts, fmt.Sprintf("wish: %s %s −%d transfers", w.Op, w.DType, w.TransfersRemoved))
+		}
+		if len(parts) > 0 {
+			p.line("%s: %s", t.Target, strings.Join(parts, "; "))
+		}
+	}
+}
+
+// changedOps names the ops of a target's nodes with one change, most nodes
+// first: "HashTableV2 2, Cast".
+func changedOps(t *Target, change string) string {
+	count := map[string]int{}
+	for _, n := range t.Nodes {
+		if n.Change == change {
+			count[n.Op]++
+		}
+	}
+	ops := make([]string, 0, len(count))
+	for op := range count {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	for i, op := range ops {
+		if count[op] > 1 {
+			ops[i] = fmt.Sprintf("%s ×%d", op, count[op])
+		}
+	}
+	return strings.Join(ops, ", ")
+}
+
+// writeVerboseTargets prints, with -v, every target's uncovered groups of
+// every phase, its placement, every island, the whole wishlist and parity.
+func writeVerboseTargets(p *printer, m *Model) {
 	for _, t := range m.Targets {
 		if len(t.Uncovered) > 0 {
-			p.section(fmt.Sprintf("Top uncovered on %s", t.Target))
+			p.section(fmt.Sprintf("Uncovered on %s (all phases)", t.Target))
 			var rows [][]string
-			for _, u := range t.Uncovered[:min(len(t.Uncovered), tableTopUncovered)] {
-				example := ""
-				if len(u.Nodes) > 0 {
-					example = u.Nodes[0]
-				}
+			for _, u := range t.Uncovered {
 				note := u.Hint
 				if len(u.Supported) > 0 {
 					note = strings.TrimSpace("supported: " + strings.Join(u.Supported, ",") + " " + note)
 				}
-				rows = append(rows, []string{u.Op, strings.Join(u.DTypes, ","), u.Reason, strconv.Itoa(u.Count), example, note})
+				rows = append(rows, []string{u.Phase, u.Op, strings.Join(u.DTypes, ","), u.Reason, strconv.Itoa(u.Count), first(u.Nodes), note})
 			}
-			p.table([]string{"op", "dtypes", "reason", "nodes", "example", "note"}, rows)
-			if n := len(t.Uncovered) - tableTopUncovered; n > 0 {
-				p.printf("... and %d more group(s)\n", n)
-			}
+			p.grid([]column{{head: "phase"}, {head: "op"}, {head: "dtypes"}, {head: "reason"}, {head: "nodes", right: true},
+				{head: "example", tail: true}, {head: "note"}}, rows)
 		}
 		if pl := t.Placement; pl != nil {
 			p.section(fmt.Sprintf("Placement on %s", t.Target))
@@ -151,151 +702,63 @@ func writeModelTables(p *printer, m *Model) {
 			if !pl.SoftPlacement {
 				soft = "off"
 			}
-			p.table([]string{"soft placement", "partitions", "transfers", "bytes", "per iteration", "io transfers", "io bytes"},
+			p.grid([]column{{head: "soft placement"}, {head: "partitions", right: true}, {head: "transfers", right: true},
+				{head: "bytes", right: true}, {head: "per iteration", right: true}, {head: "io transfers", right: true}, {head: "io bytes", right: true}},
 				[][]string{{soft, strconv.Itoa(pl.Partitions), strconv.Itoa(pl.Transfers), formatBytes(pl.TransferBytes),
 					strconv.Itoa(pl.TransfersPerIteration), strconv.Itoa(pl.IOTransfers), formatBytes(pl.IOBytes)}})
 			if len(pl.AssumedDims) > 0 {
-				p.printf("assumed dims: %s\n", strings.Join(pl.AssumedDims, ", "))
+				p.line("assumed dims: %s", strings.Join(pl.AssumedDims, ", "))
 			}
 			if pl.UnknownSizeTransfers > 0 {
-				p.printf("%d transfer(s) of unknown size are not in the byte count\n", pl.UnknownSizeTransfers)
-			}
-			if pl.Error != "" {
-				p.printf("%s\n", placementErrorLine(pl))
+				p.line("%d transfer(s) of unknown size are not in the byte count", pl.UnknownSizeTransfers)
 			}
 			if pl.PinnedNodes > 0 {
-				p.printf("device pins: %d node(s) request a device in their device field (%s)\n", pl.PinnedNodes, pinList(pl.PinnedDevices))
+				p.line("device pins: %d node(s) request a device in their device field (%s)", pl.PinnedNodes, pinList(pl.PinnedDevices))
 			}
 			if pl.ClearedDevices > 0 {
-				p.printf("--clear-devices dropped %d top-level device field(s), as an import with clear_devices=True does\n", pl.ClearedDevices)
-			}
-			for _, w := range pl.Warnings[:min(len(pl.Warnings), tableTopWarnings)] {
-				p.printf("placement warning: %s\n", w)
-			}
-			if n := len(pl.Warnings) - tableTopWarnings; n > 0 {
-				p.printf("... and %d more placement warning(s) in the JSON report\n", n)
-			}
-			if len(pl.AMP) > 0 {
-				missing := 0
-				for _, a := range pl.AMP {
-					if !a.Covered {
-						missing++
-					}
-				}
-				p.printf("auto mixed precision: %d node(s) in half precision, %d without a half kernel here\n", len(pl.AMP), missing)
+				p.line("--clear-devices dropped %d top-level device field(s), as an import with clear_devices=True does", pl.ClearedDevices)
 			}
 			if c := pl.Comparison; c != nil {
-				p.printf("placement log: %d of %d matched nodes agree\n", c.Agreed, c.Matched)
+				p.line("placement log: %d of %d matched nodes agree", c.Agreed, c.Matched)
 			}
 		}
 		if len(t.Islands) > 0 {
-			p.section(fmt.Sprintf("Largest fallback islands on %s", t.Target))
+			p.section(fmt.Sprintf("Fallback islands on %s", t.Target))
 			var rows [][]string
-			for _, is := range t.Islands[:min(len(t.Islands), tableTopIslands)] {
-				first := ""
-				if len(is.Nodes) > 0 {
-					first = is.Nodes[0]
-				}
-				rows = append(rows, []string{strconv.Itoa(len(is.Nodes)), formatBytes(is.Bytes), is.Cause, first})
+			for _, is := range t.Islands {
+				rows = append(rows, []string{strconv.Itoa(len(is.Nodes)), formatBytes(is.Bytes), is.Cause, first(is.Nodes)})
 			}
-			p.table([]string{"nodes", "bytes", "cause", "first node"}, rows)
+			p.grid([]column{{head: "nodes", right: true}, {head: "bytes", right: true}, {head: "cause"}, {head: "first node", tail: true}}, rows)
 		}
 		if len(t.Wishlist) > 0 {
 			p.section(fmt.Sprintf("Kernel wishlist for %s", t.Target))
 			var rows [][]string
-			for _, wi := range t.Wishlist[:min(len(t.Wishlist), tableTopWishes)] {
+			for _, wi := range t.Wishlist {
 				rows = append(rows, []string{wi.Op, wi.DType, strconv.Itoa(wi.TransfersRemoved), formatBytes(wi.BytesRemoved)})
 			}
-			p.table([]string{"op", "dtype", "transfers removed", "bytes removed"}, rows)
+			p.grid([]column{{head: "op"}, {head: "dtype"}, {head: "transfers removed", right: true}, {head: "bytes removed", right: true}}, rows)
 		}
 		if t.Parity != nil {
 			writeParityTable(p, t)
 		}
 	}
-	if len(m.Findings) > 0 {
-		p.section("Security findings")
-		var rows [][]string
-		for _, f := range m.Findings {
-			rows = append(rows, []string{f.Kind, f.Op, f.Path, f.Message})
-		}
-		p.table([]string{"kind", "op", "node", "message"}, rows)
+	if total := phaseTotals(m); total != "" {
+		p.line("nodes per phase: %s", total)
 	}
 }
 
-// opMatrix builds the op × target matrix of one model: one row per op that
-// is uncovered on at least one target, one column per target; a cell holds
-// the reason(s) or "ok". It returns at most limit rows and how many it cut.
-func opMatrix(m *Model, limit int) (header []string, rows [][]string, more int) {
-	header = []string{"op"}
-	cells := map[string]map[string][]string{} // op → target → reasons
-	for _, t := range m.Targets {
-		header = append(header, t.Target)
-		for _, u := range t.Uncovered {
-			if cells[u.Op] == nil {
-				cells[u.Op] = map[string][]string{}
-			}
-			if !slices.Contains(cells[u.Op][t.Target], u.Reason) {
-				cells[u.Op][t.Target] = append(cells[u.Op][t.Target], u.Reason)
-			}
+// phaseTotals lists a model's nodes per phase (from its first target).
+func phaseTotals(m *Model) string {
+	if len(m.Targets) == 0 || len(m.Targets[0].Coverage.ByPhase) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, ph := range Phases {
+		if c, ok := m.Targets[0].Coverage.ByPhase[ph]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", ph, c.Nodes))
 		}
 	}
-	ops := make([]string, 0, len(cells))
-	for op := range cells {
-		ops = append(ops, op)
-	}
-	slices.Sort(ops)
-	for _, op := range ops {
-		row := []string{op}
-		for _, t := range m.Targets {
-			rs := cells[op][t.Target]
-			if len(rs) == 0 {
-				row = append(row, "ok")
-				continue
-			}
-			slices.Sort(rs)
-			row = append(row, strings.Join(rs, ","))
-		}
-		rows = append(rows, row)
-	}
-	if len(rows) > limit {
-		more = len(rows) - limit
-		rows = rows[:limit]
-	}
-	return header, rows, more
-}
-
-// printer writes text and tables and keeps the first error.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) printf(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
-	}
-}
-
-func (p *printer) section(title string) { p.printf("\n%s\n", title) }
-
-func (p *printer) table(header []string, rows [][]string) {
-	if p.err != nil {
-		return
-	}
-	t := tablewriter.NewTable(p.w,
-		tablewriter.WithSymbols(tw.NewSymbols(tw.StyleASCII)),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-	)
-	t.Header(header)
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			p.err = err
-			return
-		}
-	}
-	p.err = t.Render()
+	return strings.Join(parts, ", ")
 }
 
 func formatPercent(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
@@ -333,7 +796,8 @@ func writeParityTable(p *printer, t *Target) {
 	}
 	add("reference", par.Outputs)
 	add("golden", par.Golden)
-	p.table([]string{"against", "output", "result", "max abs", "max rel", "max ulp", "mismatches"}, rows)
+	p.grid([]column{{head: "against"}, {head: "output"}, {head: "result"}, {head: "max abs", right: true}, {head: "max rel", right: true},
+		{head: "max ulp", right: true}, {head: "mismatches", right: true}}, rows)
 }
 
 func passFail(ok bool) string {

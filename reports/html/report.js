@@ -16,7 +16,10 @@
         var rows = Array.prototype.slice.call(body.rows);
         var key = function (tr) {
           var td = tr.cells[col];
-          if (kind === "num") { return Number(td.textContent); }
+          if (kind === "num") {
+            var v = td.getAttribute("data-value");
+            return Number(v !== null ? v : td.textContent);
+          }
           if (kind === "rank") { return td.getAttribute("data-rank"); }
           return td.textContent;
         };
@@ -36,6 +39,7 @@
   var data = JSON.parse(document.getElementById("tfscan-nodes").textContent);
   var $ = function (id) { return document.getElementById(id); };
   var modelSel = $("node-model"), targetSel = $("node-target"), reasonSel = $("node-reason");
+  var phaseSel = $("node-phase"), changeSel = $("node-change");
   var search = $("node-search"), reachable = $("node-reachable");
   var tbody = $("node-table").tBodies[0];
   var page = 0, matches = [];
@@ -54,11 +58,19 @@
   function fillTargets() {
     clear(targetSel, false);
     clear(reasonSel, true);
+    clear(phaseSel, true);
+    clear(changeSel, true);
     var m = model();
     if (!m) { return; }
     m.targets.forEach(function (t, i) { option(targetSel, String(i), t); });
     m.reasons.forEach(function (r, i) { option(reasonSel, String(i), r); });
+    m.phases.forEach(function (p, i) { option(phaseSel, String(i), p); });
+    m.changes.forEach(function (c, i) { option(changeSel, String(i), c.replace(/_/g, " ")); });
   }
+
+  // Row layout: [path, op, dtypes, reachable, phase, reason × targets,
+  // device × targets, change × targets].
+  var REASON = 5;
 
   function filter() {
     matches = [];
@@ -67,10 +79,14 @@
     var t = Number(targetSel.value) || 0, nt = m.targets.length;
     var q = search.value.trim().toLowerCase();
     var want = reasonSel.value === "" ? -1 : Number(reasonSel.value);
+    var phase = phaseSel.value === "" ? -1 : Number(phaseSel.value);
+    var change = changeSel.value === "" ? -1 : Number(changeSel.value);
     var onlyReach = reachable.checked;
     for (var i = 0; i < m.rows.length; i++) {
       var r = m.rows[i];
-      if (want >= 0 && r[4 + t] !== want) { continue; }
+      if (want >= 0 && r[REASON + t] !== want) { continue; }
+      if (phase >= 0 && r[4] !== phase) { continue; }
+      if (change >= 0 && r[REASON + 2 * nt + t] !== change) { continue; }
       if (onlyReach && !r[3]) { continue; }
       if (q && r[0].toLowerCase().indexOf(q) < 0 && m.ops[r[1]].toLowerCase().indexOf(q) < 0) { continue; }
       matches.push(i);
@@ -104,13 +120,16 @@
       for (var k = page * PAGE; k < end; k++) {
         var r = m.rows[matches[k]];
         var tr = document.createElement("tr");
-        var reason = r[4 + t] >= 0 ? m.reasons[r[4 + t]] : "";
-        var dev = r[4 + nt + t] >= 0 ? m.devices[r[4 + nt + t]] : "";
+        var reason = r[REASON + t] >= 0 ? m.reasons[r[REASON + t]] : "";
+        var dev = r[REASON + nt + t] >= 0 ? m.devices[r[REASON + nt + t]] : "";
+        var ch = r[REASON + 2 * nt + t] >= 0 ? m.changes[r[REASON + 2 * nt + t]] : "";
         cell(tr, r[0]);
         cell(tr, m.ops[r[1]]);
         cell(tr, r[2]);
+        cell(tr, r[4] >= 0 ? m.phases[r[4]] : "");
         cell(tr, dev);
         cell(tr, reason, reason ? "cell-" + category(reason) : "");
+        cell(tr, ch.replace(/_/g, " "), ch === "new_fallback" ? "cell-fallback" : "");
         tbody.appendChild(tr);
       }
     }
@@ -123,6 +142,8 @@
   modelSel.addEventListener("change", function () { fillTargets(); filter(); });
   targetSel.addEventListener("change", filter);
   reasonSel.addEventListener("change", filter);
+  phaseSel.addEventListener("change", filter);
+  changeSel.addEventListener("change", filter);
   reachable.addEventListener("change", filter);
   var timer = 0;
   search.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(filter, 120); });

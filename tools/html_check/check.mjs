@@ -1,10 +1,11 @@
 // Renders a tfscan HTML report in headless Chromium (from disk, file://) and
 // fails on any console error, page error, failed request or request to any
 // other address; checks the key elements and that the node table's search
-// filters; writes a screenshot.
+// filters (search, phase, change); that "what changes" leads the page;
+// writes a screenshot.
 //
 // usage: node check.mjs REPORT.html [--screenshot OUT.png] [--min-rows N]
-//        [--require chart,matrix,partition,islands,wishlist,nodes,parity,findings]
+//        [--require changes,newfallbacks,chart,matrix,partition,islands,wishlist,nodes,parity,findings]
 //        [--json REPORT.json]
 //
 // With --json (the same scan's JSON report) the elements required are those
@@ -36,6 +37,8 @@ if (jsonReport) {
   for (const m of r.models) {
     if (m.findings.length) need.add('findings');
     for (const t of m.targets) {
+      if (t.delta) need.add('changes');
+      if (t.delta && t.delta.new_fallback_nodes > 0) need.add('newfallbacks');
       if (t.nodes.length) need.add('nodes');
       if (t.placement && (t.placement.partition_edges || []).length) need.add('partition');
       if ((t.islands || []).length) need.add('islands');
@@ -91,6 +94,16 @@ try {
     const n = await count(sel);
     if (n < min) fail(`${name}: want at least ${min} of ${sel}, found ${n}`);
   };
+  await need('changes', 'section#changes table.changes tbody tr');
+  await need('newfallbacks', 'section#changes table.new-fallbacks tbody tr');
+  // "What changes" comes first: before the gate and every model section.
+  if (required.includes('changes')) {
+    const first = await page.evaluate(() => document.querySelector('main > section')?.id);
+    if (first !== 'changes') fail(`the page opens on section "${first}", not "changes"`);
+    // sorting must not throw; twice leaves the most new fallbacks on top
+    await page.locator('table.changes thead th').nth(2).click();
+    await page.locator('table.changes thead th').nth(2).click();
+  }
   await need('chart', 'svg.chart rect[class^="seg-"]');
   await need('matrix', 'table.matrix tbody tr');
   await need('partition', 'svg.partition g.device', 2);
@@ -136,6 +149,25 @@ try {
       await page.fill('#node-search', '');
       await page.waitForFunction(() => document.querySelectorAll('#node-table tbody tr').length > 0, null, { timeout: 10000 })
         .catch(() => fail('clearing the search does not bring the rows back'));
+      // Filters by phase and by change: every row shown has the value chosen.
+      const filterBy = async (select, col, label) => {
+        const values = await page.locator(`${select} option`).allTextContents();
+        if (!values.includes(label)) return false;
+        const b = await countText();
+        await page.selectOption(select, { label });
+        await page.waitForFunction((x) => document.getElementById('node-count').textContent !== x, b, { timeout: 10000 }).catch(() => {});
+        const cells = await page.locator(`#node-table tbody tr td:nth-child(${col})`).allTextContents();
+        if (cells.length === 0) fail(`${select} "${label}" shows no rows`);
+        for (const c of cells) {
+          if (c !== label) { fail(`${select} "${label}" shows a row with "${c}"`); break; }
+        }
+        await page.selectOption(select, { label: 'all' });
+        return true;
+      };
+      if (required.includes('changes') && !(await filterBy('#node-phase', 4, 'step'))) fail('no phase "step" to filter by');
+      if (required.includes('newfallbacks')) await filterBy('#node-change', 7, 'new fallback');
+      await page.waitForFunction((b) => document.getElementById('node-count').textContent === b, before, { timeout: 10000 })
+        .catch(() => fail('resetting the filters does not bring every node back'));
       // Paging
       if (!(await page.locator('#node-next').isDisabled())) {
         await page.click('#node-next');

@@ -37,7 +37,7 @@ if [ -d "$SHARED/corpus/tfjs/centernet" ]; then examples+=("$SHARED/corpus/tfjs/
   --format html="$OUT/example.html" --format json="$OUT/example.json"
 
 check() { node tools/html_check/check.mjs "$@"; }
-check "$OUT/fixture.html" --require chart,matrix,partition,islands,wishlist,parity,findings,nodes --screenshot "$OUT/fixture.png"
+check "$OUT/fixture.html" --require changes,newfallbacks,chart,matrix,partition,islands,wishlist,parity,findings,nodes --screenshot "$OUT/fixture.png"
 check "$OUT/big.html" --require chart,matrix,nodes --min-rows 100
 check "$OUT/errors.html" --require chart,errors,nodes
 check "$OUT/example.html" --json "$OUT/example.json" --screenshot "$OUT/example.png"

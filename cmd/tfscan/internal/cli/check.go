@@ -105,6 +105,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	if err != nil {
 		return nil, err
 	}
+	e.verbose = sf.verbose
 	opts.Version = Version
 	opts.Progress = progressBar(e)
 

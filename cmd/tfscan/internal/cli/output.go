@@ -65,6 +65,9 @@ func writeReports(e *env, formats []string, rep *reports.Report) error {
 	rep.Normalize()
 	for _, s := range specs {
 		w, _ := reports.Writer(s.format)
+		if s.format == "table" {
+			w = reports.TableWriter(tableOptions(e, s.file == ""))
+		}
 		var buf bytes.Buffer
 		if err := w(&buf, rep); err != nil {
 			return fmt.Errorf("rendering %s report: %w", s.format, err)

@@ -20,6 +20,9 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	wd             string
+	// verbose is -v of scan, check and baseline: the table view shows
+	// everything, uncut.
+	verbose bool
 }
 
 // Main runs tfscan with the process's arguments and streams.

@@ -29,6 +29,7 @@ type scanFlags struct {
 	failFast   bool
 	phases     listFlag
 	from       string
+	verbose    bool
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {
@@ -47,6 +48,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.compareLog, "compare-log", "", "compare the prediction with a placement log `FILE` of a real run")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "stop at the first model that cannot be read (in path order) instead of scanning the rest")
 	fs.Var(&f.phases, "phase", "count the nodes of `PHASES`: step (default: every call), load, save, unreachable, or all")
+	fs.BoolVar(&f.verbose, "v", false, "table view: every section of every model, nothing cut to the terminal width")
 	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
 }
 
@@ -113,6 +115,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.verbose = f.verbose
 	rep, err := scan.Run(ctx, opts)
 	if err != nil {
 		return scanError(err)
