@@ -36,6 +36,14 @@ type Match struct {
 	// UnresolvedOps: some registration's dtype constraint could not be read,
 	// so the dtypes are not proven.
 	Unverified bool
+	// Lowered, for covered_lower_precision, is the type the stack's
+	// compiler runs the node in ("float16", "bfloat16"); LoweredInputs is
+	// set when only the inputs are lowered and the output stays float32.
+	Lowered       string
+	LoweredInputs bool
+	// StackError, for precision_mode_error, is why the stack's compiler
+	// rejects the node.
+	StackError string
 }
 
 // Matcher answers kernel lookups for one device type. The placement
@@ -62,8 +70,10 @@ type Index struct {
 	// only attrs a match depends on, so the memo keys on them.
 	constrained map[string][]string
 	unresolved  map[string]bool
-	memoMu      sync.Mutex
-	memo        map[string]Match
+	// stack, when set, applies the pack's precision mode (SetStack).
+	stack  *StackConfig
+	memoMu sync.Mutex
+	memo   map[string]Match
 }
 
 // NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
@@ -179,11 +189,20 @@ func (ix *Index) MatchKeyed(n *graph.Node, key string) Match {
 	if m, ok := notKernel(n); ok {
 		return m
 	}
+	lowers := ix.lowers() && Float32Node(n)
+	if lowers {
+		// The precision mode treats float32 nodes apart, whatever the
+		// kernels constrain.
+		key += "\x00f32"
+	}
 	ix.memoMu.Lock()
 	m, ok := ix.memo[key]
 	ix.memoMu.Unlock()
 	if !ok {
-		m = ix.match(n)
+		m = ix.matchKernels(n)
+		if lowers {
+			m = ix.applyMode(n, m)
+		}
 		ix.memoMu.Lock()
 		ix.memo[key] = m
 		ix.memoMu.Unlock()
@@ -238,8 +257,8 @@ func writeAttrKey(b *strings.Builder, a *attrpb.AttrValue) {
 	}
 }
 
-// match is Match without the memo.
-func (ix *Index) match(n *graph.Node) Match {
+// matchKernels is the kernel lookup without the memo and the stack.
+func (ix *Index) matchKernels(n *graph.Node) Match {
 	label := string(n.Attrs["_kernel"].GetS())
 	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
 		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg(), Unverified: ix.unresolved[n.Op]}

@@ -53,6 +53,10 @@ type Pack struct {
 	// LearnedFrom names the learned packs merged into this one (their
 	// sources); it is not written to pack files.
 	LearnedFrom []string `json:"-"`
+	// Stack is what the vendor stack does around the kernel lookup
+	// (precision modes, partitioning options, graph optimizer), when the
+	// extractor could read it; nil otherwise.
+	Stack *Stack `json:"stack,omitempty"`
 	// Kernels are the KernelDefs, DEFAULT device kernels included where the
 	// source has them.
 	Kernels []*kdpb.KernelDef `json:"-"`
@@ -70,3 +74,24 @@ const (
 	ReasonUnknownOp        Reason = "unknown_op"
 	ReasonFunctionCall     Reason = "function_call"
 )
+
+// Reasons a stack's precision mode gives a float32 node (Pack.Stack).
+const (
+	// ReasonCoveredLowerPrecision: the node runs on the target, but the
+	// stack's compiler computes it in a narrower float type (Match.Lowered).
+	ReasonCoveredLowerPrecision Reason = "covered_lower_precision"
+	// ReasonPrecisionModeError: the stack's compiler rejects the node under
+	// the precision mode (Match.StackError says why).
+	ReasonPrecisionModeError Reason = "precision_mode_error"
+)
+
+// Covered reports whether a node with this reason runs on the target (its
+// own kernels, its DEFAULT kernels, lowered precision, or a function call
+// whose body nodes carry their own reasons).
+func (r Reason) Covered() bool {
+	switch r {
+	case ReasonCovered, ReasonCoveredDefault, ReasonCoveredLowerPrecision, ReasonFunctionCall:
+		return true
+	}
+	return false
+}

@@ -42,6 +42,7 @@ type packHeader struct {
 	UnresolvedOps []string          `json:"unresolved_ops,omitempty"`
 	Precision     string            `json:"precision,omitempty"`
 	Complete      []CompleteOp      `json:"complete_ops,omitempty"`
+	Stack         *Stack            `json:"stack,omitempty"`
 	Kernels       []json.RawMessage `json:"kernels"`
 }
 
@@ -70,6 +71,7 @@ func parsePack(data []byte) (*Pack, error) {
 		TFVersion: h.TFVersion, Source: h.Source, Method: h.Method, Date: h.Date,
 		Confidence: h.Confidence, UnresolvedOps: h.UnresolvedOps, Precision: h.Precision,
 		Complete: h.Complete,
+		Stack:    h.Stack,
 	}
 	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
 	for i, raw := range h.Kernels {
@@ -109,6 +111,9 @@ func (p *Pack) Validate() error {
 	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation, MethodLearnedFromLog:
 	default:
 		return fmt.Errorf("pack %q: unknown method %q", p.Name, p.Method)
+	}
+	if err := p.Stack.validate(p.Name); err != nil {
+		return err
 	}
 	return p.checkLearned()
 }
@@ -180,6 +185,14 @@ func WritePack(w io.Writer, p *Pack) error {
 	}
 	if len(p.Complete) > 0 {
 		field("complete_ops", p.Complete, true)
+	}
+	if p.Stack != nil {
+		// Indented: the declarations are read by people checking provenance.
+		b, err := json.MarshalIndent(p.Stack, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "  %q: %s,\n", "stack", b)
 	}
 	bw.WriteString("  \"kernels\": [")
 	for i, k := range p.Kernels {

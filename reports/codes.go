@@ -18,7 +18,13 @@ const (
 	ReasonLabelMismatch    = "label_mismatch"
 	ReasonUnknownOp        = "unknown_op"
 	ReasonFunctionCall     = "function_call"
-	KindUnsafeOp           = "unsafe_op"
+	// ReasonCoveredLowerPrecision: runs on the target, but its stack
+	// computes the float32 node in a narrower type (precision mode).
+	ReasonCoveredLowerPrecision = "covered_lower_precision"
+	// ReasonPrecisionModeError: the stack's compiler rejects the node under
+	// its precision mode.
+	ReasonPrecisionModeError = "precision_mode_error"
+	KindUnsafeOp             = "unsafe_op"
 	// KindModelError is a model that could not be scanned (Report.Errors).
 	KindModelError = "model_error"
 )
@@ -79,6 +85,10 @@ var Rules = []Rule{
 		"Review why a serving model needs this op (saved_model_cli scan reports the same ops); remove it before deploying.", "error"},
 	{"TFS200", KindModelError, "ModelError", "The model could not be read or analysed, so nothing in it was checked.",
 		"The message names the file and the problem (a truncated or corrupt file, a graph TensorFlow would refuse). Fix or remove the model; until then tfscan exits 3.", "error"},
+	{"TFS007", ReasonCoveredLowerPrecision, "CoveredLowerPrecision", "The node runs on the target, but its stack computes it in a narrower float type.",
+		"The stack's precision mode (e.g. CANN's allow_fp32_to_fp16) runs this float32 node in float16 or bfloat16 on the device. It does not fall back; measure the numeric effect with 'tfscan parity', or choose another precision mode.", "warning"},
+	{"TFS008", ReasonPrecisionModeError, "PrecisionModeError", "The stack's compiler rejects the node under its precision mode.",
+		"Under a mode that keeps float32 (e.g. must_keep_origin_dtype) a node whose device kernel supports only float16 cannot be compiled: the graph fails to build. Choose a precision mode that allows float16, or cast the node.", "error"},
 }
 
 // RuleFor returns the rule for a reason code. Codes tfscan does not know
@@ -98,7 +108,8 @@ func RuleFor(code string) Rule {
 // the call itself (PartitionedCall, While, If ...), which every device runs;
 // the nodes of its body carry their own reasons.
 func IsCovered(reason string) bool {
-	return reason == ReasonCovered || reason == ReasonCoveredDefault || reason == ReasonFunctionCall
+	return reason == ReasonCovered || reason == ReasonCoveredDefault || reason == ReasonFunctionCall ||
+		reason == ReasonCoveredLowerPrecision
 }
 
 // Category buckets a reason code for the HTML chart: "covered" (covered and
@@ -106,7 +117,7 @@ func IsCovered(reason string) bool {
 // "fallback" (everything else, i.e. the node leaves the target device).
 func Category(reason string) string {
 	switch reason {
-	case ReasonCovered, ReasonFunctionCall:
+	case ReasonCovered, ReasonFunctionCall, ReasonCoveredLowerPrecision:
 		return "covered"
 	case ReasonCoveredDefault:
 		return "default"

@@ -64,25 +64,37 @@ type Model struct {
 	Targets  []*Target `json:"targets"`
 }
 
-// Finding is one security finding.
+// Finding is one security finding (Model.Findings, kind unsafe_op) or one
+// finding about a target's stack (Target.Findings: covered_lower_precision
+// warnings, precision_mode_error errors).
 type Finding struct {
-	Kind    string `json:"kind"` // "unsafe_op"
+	Kind    string `json:"kind"`
 	Op      string `json:"op"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Severity is "error" or "warning" for a target's findings.
+	Severity string `json:"severity,omitempty"`
 }
 
 // Target is one model against one target registry.
 type Target struct {
-	Target    string       `json:"target"`
-	Registry  RegistryInfo `json:"registry"`
-	Coverage  Coverage     `json:"coverage"`
-	Uncovered []Uncovered  `json:"uncovered"`
-	Placement *Placement   `json:"placement,omitempty"`
-	Islands   []Island     `json:"islands"`
-	Wishlist  []Wish       `json:"wishlist"`
-	Fusions   []Fusion     `json:"fusions,omitempty"`
-	Parity    *Parity      `json:"parity,omitempty"`
+	Target   string       `json:"target"`
+	Registry RegistryInfo `json:"registry"`
+	// Stack is what the target's stack was assumed to do (precision mode,
+	// partitioning), when its pack declares it.
+	Stack     *StackInfo  `json:"stack,omitempty"`
+	Coverage  Coverage    `json:"coverage"`
+	Uncovered []Uncovered `json:"uncovered"`
+	Placement *Placement  `json:"placement,omitempty"`
+	Islands   []Island    `json:"islands"`
+	Wishlist  []Wish      `json:"wishlist"`
+	Fusions   []Fusion    `json:"fusions,omitempty"`
+	// LowerPrecision groups the covered_lower_precision nodes: covered,
+	// but computed by the stack in a narrower type.
+	LowerPrecision []LowerPrecision `json:"lower_precision,omitempty"`
+	// Findings are the target's warnings and errors about its stack.
+	Findings []Finding `json:"findings,omitempty"`
+	Parity   *Parity   `json:"parity,omitempty"`
 	// Delta is what changes against the GPU the model runs on today
 	// (--from, cuda by default); absent with --from none.
 	Delta *Delta       `json:"delta,omitempty"`
@@ -148,8 +160,11 @@ type Coverage struct {
 	// DTypeUnverifiedNodes are covered nodes whose kernel's dtype
 	// constraint the registry extractor could not resolve (the pack's
 	// unresolved_ops): covered by op, not proven for these dtypes.
-	DTypeUnverifiedNodes int            `json:"dtype_unverified_nodes,omitempty"`
-	ByReason             map[string]int `json:"by_reason"`
+	DTypeUnverifiedNodes int `json:"dtype_unverified_nodes,omitempty"`
+	// LowerPrecisionNodes are covered nodes the stack's precision mode
+	// computes in a narrower type (covered_lower_precision).
+	LowerPrecisionNodes int            `json:"lower_precision_nodes,omitempty"`
+	ByReason            map[string]int `json:"by_reason"`
 	// Phases are the phases the coverage percentage, the fallback count,
 	// islands, wishlist, partitions and transfer bytes count: ["step"] by
 	// default (the work done on every call), every phase with --phase all.
@@ -280,6 +295,38 @@ type Wish struct {
 	BytesRemoved     int64  `json:"bytes_removed"`
 }
 
+// StackInfo is what a target's stack was assumed to do.
+type StackInfo struct {
+	// PrecisionMode is the stack's precision mode applied to float32
+	// nodes, with where the stack lists it and where it is documented.
+	PrecisionMode       string `json:"precision_mode,omitempty"`
+	PrecisionModeSource string `json:"precision_mode_source,omitempty"`
+	PrecisionModeDoc    string `json:"precision_mode_doc,omitempty"`
+	// Options are every stack option's value.
+	Options map[string]string `json:"options,omitempty"`
+	// Assumed says in words which settings were assumed and why.
+	Assumed string `json:"assumed"`
+	// HostPartitions is how unsupported ops run: "mixed" (host partitions
+	// next to any number of compiled clusters) or "one_cluster" (one
+	// compiled cluster; everything else on the host), with its source.
+	HostPartitions       string `json:"host_partitions,omitempty"`
+	HostPartitionsSource string `json:"host_partitions_source,omitempty"`
+}
+
+// LowerPrecision groups nodes the stack computes in a narrower type.
+type LowerPrecision struct {
+	Op     string   `json:"op"`
+	DTypes []string `json:"dtypes"`
+	// LoweredTo is the type the stack computes them in; InputsOnly is set
+	// when only the inputs are rounded and the output stays float32.
+	LoweredTo  string `json:"lowered_to"`
+	InputsOnly bool   `json:"inputs_only,omitempty"`
+	How        string `json:"how"`
+	Count      int    `json:"count"`
+	// Nodes are example node paths (at most a few).
+	Nodes []string `json:"nodes"`
+}
+
 // Fusion is a Grappler remapper fusion that applies on the source GPU but
 // not on the target.
 type Fusion struct {
@@ -298,9 +345,12 @@ type NodeResult struct {
 	// Phase is when the node runs: step (every call of the scanned
 	// signatures), load (once, when the model is loaded), save (when a
 	// checkpoint is written) or unreachable.
-	Phase   string   `json:"phase,omitempty"`
-	Device  string   `json:"device,omitempty"`
-	Reasons []string `json:"reasons,omitempty"`
+	Phase string `json:"phase,omitempty"`
+	// LoweredTo is, for covered_lower_precision, the type the stack
+	// computes the node in.
+	LoweredTo string   `json:"lowered_to,omitempty"`
+	Device    string   `json:"device,omitempty"`
+	Reasons   []string `json:"reasons,omitempty"`
 	// SourceDevice is where the node runs on the source (--from), when
 	// both were placed.
 	SourceDevice string `json:"source_device,omitempty"`

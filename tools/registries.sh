@@ -78,12 +78,17 @@ need itex; need musa; need dml; need ascend; need canndev
   --name intel-xpu --vendor Intel --device-type XPU --device-tag GPU --tf-version 2.16 \
   --source-ref "intel/intel-extension-for-tensorflow@e26b4db83c6e54fa23a9e66faa863e78f73e6816" --date 2025-03-07 \
   --note "GPU build defines of itex/itex.bzl with ITEX_ENABLE_DOUBLE; .Device(DEVICE_GPU) registers on XPU (itex/core/kernels/xpu_kernel.cc); DEFAULT kernels are inherited from TensorFlow and not in this pack; the NextPluggableDevice/XLA path is not modelled" \
+  --stack itex-remapper \
+  --stack-input remapper=itex/core/graph/remapper/remapper.cc --stack-input constants=itex/core/graph/remapper/constant_names.h \
+  --stack-input op_types=itex/core/graph/utils/op_types.cc --stack-input post_ops=itex/core/utils/onednn/onednn_post_op_util.cc \
+  --stack-input optimizer=itex/core/graph/xpu_optimizer.cc --stack-input config=itex/core/graph/optimizer_config.h \
   -o "$out/intel-xpu.json.gz"
 
 "$TFSCAN" registry extract --source "$SRC/musa" --dir musa_ext --include musa_ext/kernels --include musa_ext \
   --name musa --vendor "Moore Threads" --device-type MUSA --tf-version 2.6.1 \
   --source-ref "MooreThreads/tensorflow_musa_extension@083894371d7a0022d49685d155bb06a21f927312" --date 2026-07-17 \
   --note "a young, fast-moving repository built against tensorflow 2.6.1; MUSA registers Const, Identity, Shape and variables itself" \
+  --stack musa-fusion --stack-input fusions=musa_ext/graph/fusion --stack-input optimizer=musa_ext/mu/optimizer/musa_graph_optimizer.cc \
   -o "$out/musa.json.gz"
 
 "$TFSCAN" registry extract --style dml --source "$SRC/dml" --dir tfdml/kernels --op-defs tfdml/runtime_adapter/op_defs_core.h \
@@ -96,6 +101,15 @@ need itex; need musa; need dml; need ascend; need canndev
   --dir canndev/ops/built-in/framework/tf_plugin --dir ascend/tf_adapter_2.x/npu_device/core/npu_device.cpp \
   --type-lists canndev/ops/built-in/tbe/op_info_cfg/ai_core/ascend910/aic-ascend910-ops-info.ini \
   --type-lists canndev/ops/built-in/aicpu/op_info_cfg/aicpu_kernel/aicpu_kernel.ini \
+  --stack ascend-adapter \
+  --stack-input npu_config=ascend/tf_adapter_2.x/python/npu_device/configs/npu_config.py \
+  --stack-input npu_attrs=ascend/tf_adapter/util/npu_attrs.cc \
+  --stack-input partition_pass=ascend/tf_adapter/optimizers/om_partition_subgraphs_pass.cc \
+  --stack-input npu_build_op=ascend/tf_adapter_2.x/npu_device/core/optimizers/runtime/npu_build_npu_op_optimizer.cpp \
+  --stack-input npu_device=ascend/tf_adapter_2.x/npu_device/core/npu_device.cpp \
+  --stack-input chips=canndev/ops/built-in/tbe/op_info_cfg/ai_core \
+  --stack-input chip_ini=canndev/ops/built-in/tbe/op_info_cfg/ai_core/ascend910/aic-ascend910-ops-info.ini \
+  --stack-input fusion_pass=canndev/ops/built-in/fusion_pass \
   --name ascend --vendor Huawei --device-type NPU --mechanism graph_offload --tf-version 2.6.5 \
   --source-ref "canndev mirror dengguojie/vue-element-admin@7d77ce32d0541475052616d118df360baf50a5f5 + Ascend/tensorflow@085a7b2e7feac20dae2e3371fe08ea34296ea9fc" --date 2022-06-30 \
   --note "LOW-MEDIUM confidence: an upper bound from CANN parser plugins, not CANN's npu_supported_ops.json (not public); dtypes are input0 of the Ascend IR op on ascend910 AI Core or AI CPU only, and many ops choose dtypes at run time; Const, _Arg, _Retval, StringJoin and *Dataset ops are kept off the NPU by the adapter" \

@@ -31,6 +31,10 @@ type AscendOptions struct {
 	INIFiles []string
 	// Ops are TensorFlow's OpDefs, to name the attr input0's dtype binds.
 	Ops map[string]*opdefpb.OpDef
+	// Stack, when set, are the adapter and CANN files the stack's
+	// precision modes and partitioning options are read from
+	// (readAscendStack).
+	Stack StackInputs
 }
 
 var (
@@ -100,6 +104,15 @@ func ExtractAscend(o Options, ao AscendOptions) (*Result, error) {
 		names = append(names, op)
 	}
 	slices.Sort(names)
+	if len(ao.Stack) > 0 {
+		onNPU := make(map[string][]string, len(names))
+		for _, op := range names {
+			onNPU[op] = tfToIR[op]
+		}
+		if res.Stack, err = readAscendStack(o.Source, ao.Stack, onNPU); err != nil {
+			return nil, err
+		}
+	}
 	for _, op := range names {
 		k := &kdpb.KernelDef{Op: op, DeviceType: "NPU"}
 		reg := Registration{Kernel: k, File: "parser plugins"}

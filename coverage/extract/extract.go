@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/tfscan/tfscan/coverage"
 )
 
 // Markers are the registration macros whose calls are parsed; their own
@@ -75,6 +77,9 @@ type Result struct {
 	CPPErrors []Skip
 	// TypeLists are the named dtype lists of Options.TypeListFiles.
 	TypeLists TypeLists
+	// Stack is what the stack does around its kernels, when its reader ran
+	// (ascend_stack.go, optimizer.go).
+	Stack *coverage.Stack
 }
 
 var testFile = regexp.MustCompile(`(_test|_testlib|_test_util|_test_utils|test_util|_benchmark|testutil)\.(cc|cpp|h)$|/testdata/|/tests?/|(^|/)test_`)

@@ -352,6 +352,14 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 			return dn + ": DEFAULT kernel on " + s.types[d] + " (op_kernel.cc:1419-1452)"
 		case coverage.ReasonFunctionCall:
 			return dn + ": function call, supported on every device"
+		case coverage.ReasonCoveredLowerPrecision:
+			how := "computed in " + m.Lowered
+			if m.LoweredInputs {
+				how = "inputs in " + m.Lowered + ", output float32"
+			}
+			return dn + ": " + s.types[d] + " kernel " + how + " under the stack's precision mode"
+		case coverage.ReasonPrecisionModeError:
+			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}
 		if g.dflt == d && len(cands) > 1 {
 			return dn + ": kernel on " + s.types[d] + ", the default device"

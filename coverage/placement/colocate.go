@@ -78,9 +78,13 @@ func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) 
 		}
 		ms[d] = m.Match(look)
 		switch ms[d].Reason {
-		case coverage.ReasonCovered, coverage.ReasonCoveredDefault:
+		case coverage.ReasonCovered, coverage.ReasonCoveredDefault, coverage.ReasonCoveredLowerPrecision:
 			sup[d] = int(ms[d].Kernel.GetPriority())
 		case coverage.ReasonFunctionCall:
+			sup[d] = 0
+		case coverage.ReasonPrecisionModeError:
+			// The stack partitions by op name: the node goes to the
+			// device and its compiler rejects it (modeErrors).
 			sup[d] = 0
 		case coverage.ReasonUnknownOp:
 			// A custom op TF would need its library for; tfscan assumes

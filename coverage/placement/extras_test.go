@@ -44,10 +44,18 @@ func TestFusionsReported(t *testing.T) {
 	require.Len(t, r.Fusions, 1)
 	assert.Equal(t, "_FusedConv2D", r.Fusions[0].Fused)
 	assert.Equal(t, []string{"conv", "bias", "relu"}, r.Fusions[0].Nodes)
-	assert.Contains(t, r.Fusions[0].Reason, "XPU has no _FusedConv2D kernel for float32")
+	assert.Contains(t, r.Fusions[0].Reason, "TensorFlow's remapper does not fuse on XPU")
 
-	// With the fused kernel on the target nothing is reported.
+	// TensorFlow's remapper fuses only nodes on CPU and GPU devices
+	// (grappler/utils.cc:139-149): on XPU a _FusedConv2D kernel alone does
+	// not make the fusion happen; on a GPU-type target it does.
 	r = simulate(t, g, "XPU", cpuOps+convReg+"_FusedConv2D XPU T=float32\n", Options{})
+	require.Len(t, r.Fusions, 1)
+	gpuReg := strings.ReplaceAll(convReg, " XPU ", " GPU ")
+	r = simulate(t, g, "GPU", cpuOps+gpuReg, Options{})
+	require.Len(t, r.Fusions, 1)
+	assert.Contains(t, r.Fusions[0].Reason, "GPU has no _FusedConv2D kernel for float32")
+	r = simulate(t, g, "GPU", cpuOps+gpuReg+"_FusedConv2D GPU T=float32\n", Options{})
 	assert.Empty(t, r.Fusions)
 
 	// A source registry without the fused kernel: the fusion does not apply there either.

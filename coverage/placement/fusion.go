@@ -2,10 +2,13 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
@@ -96,24 +99,26 @@ func (s *sim) fusions() []Fusion {
 		if s.opts.Source != nil && !src {
 			continue
 		}
-		if s.fusedCovered(s.matchers[s.tgt], fused, t) {
+		if s.tfRemapsOnTarget() && s.fusedCovered(s.matchers[s.tgt], fused, t) {
+			continue
+		}
+		ops := make([]string, len(chain))
+		for k, j := range chain {
+			ops[k] = s.nodes[j].op
+		}
+		if s.vendorFuses(ops, t) {
 			continue
 		}
 		f := Fusion{Fused: fused}
-		ops := ""
-		for k, j := range chain {
+		for _, j := range chain {
 			f.Nodes = append(f.Nodes, s.nodes[j].label())
-			if k > 0 {
-				ops += "+"
-			}
-			ops += s.nodes[j].op
 		}
 		how := "by remapper.cc's CUDA rules"
 		if s.opts.Source != nil {
 			how = "on the source " + s.opts.Source.DeviceType()
 		}
-		f.Reason = fmt.Sprintf("Grappler's remapper fuses %s into %s %s, but %s has no %s kernel for %s: the ops run unfused",
-			ops, fused, how, s.types[s.tgt], fused, dtName(t))
+		f.Reason = fmt.Sprintf("Grappler's remapper fuses %s into %s %s, but %s: the ops run unfused",
+			strings.Join(ops, "+"), fused, how, s.notFusedWhy(fused, t))
 		key := f.Fused + f.Nodes[0]
 		if !seen[key] {
 			seen[key] = true
@@ -133,8 +138,71 @@ func (s *sim) fusedCovered(m coverage.Matcher, op string, t tpb.DataType) bool {
 	if op == "_FusedBatchNormEx" {
 		attrs["U"] = typeAttr(tpb.DataType_DT_FLOAT)
 	}
-	n := &graph.Node{ID: -1, Name: op, Op: op, OpDef: s.opDef(op), Attrs: attrs,
+	def := s.opDef(op)
+	if def == nil {
+		// A vendor's fused op has no TensorFlow OpDef; its kernels are
+		// still looked up by name and attrs.
+		def = &opdefpb.OpDef{Name: op}
+	}
+	n := &graph.Node{ID: -1, Name: op, Op: op, OpDef: def, Attrs: attrs,
 		Def: &nodepb.NodeDef{Name: op, Op: op, Attr: attrs}}
-	r := m.Match(n).Reason
-	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault
+	return m.Match(n).Reason.Covered()
+}
+
+// tfRemapsOnTarget tells whether TensorFlow's own remapper fuses nodes on
+// the target: it does only for nodes on CPU and GPU devices (IsCpuCompatible
+// and IsGpuCompatible test NodeIsOnCpu / NodeIsOnGpu,
+// tensorflow/core/grappler/utils.cc:139-149), so not on XPU, NPU, MUSA, ...
+func (s *sim) tfRemapsOnTarget() bool {
+	t := strings.ToUpper(s.types[s.tgt])
+	return strings.HasPrefix(t, "GPU") || strings.HasPrefix(t, "CPU")
+}
+
+// vendorOptimizer is the target stack's own graph optimizer, when its pack
+// declares one tfscan could read.
+func (s *sim) vendorOptimizer() *coverage.Optimizer {
+	c := s.opts.Stack
+	if c == nil || c.Stack() == nil || c.Stack().Optimizer == nil || !c.Stack().Optimizer.Modelled {
+		return nil
+	}
+	return c.Stack().Optimizer
+}
+
+// vendorFuses tells whether the vendor's optimizer fuses the chain of ops
+// (producer first) with dtype t into a fused op the target has a kernel for.
+func (s *sim) vendorFuses(ops []string, t tpb.DataType) bool {
+	opt := s.vendorOptimizer()
+	if opt == nil {
+		return false
+	}
+	for _, f := range opt.Fusions {
+		if len(f.Chain) != len(ops) || len(f.DTypes) > 0 && !slices.Contains(f.DTypes, dtName(t)) {
+			continue
+		}
+		match := true
+		for k, step := range f.Chain {
+			match = match && slices.Contains(step, ops[k])
+		}
+		if match && s.fusedCovered(s.matchers[s.tgt], f.Fused, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// notFusedWhy says why the target runs the chain unfused.
+func (s *sim) notFusedWhy(fused string, t tpb.DataType) string {
+	var why string
+	if s.tfRemapsOnTarget() {
+		why = fmt.Sprintf("%s has no %s kernel for %s", s.types[s.tgt], fused, dtName(t))
+	} else {
+		why = fmt.Sprintf("TensorFlow's remapper does not fuse on %s (only CPU and GPU nodes)", s.types[s.tgt])
+	}
+	if opt := s.vendorOptimizer(); opt != nil {
+		return why + fmt.Sprintf(", and %s has no such fusion for %s with a kernel (%s)", opt.Name, dtName(t), opt.Source)
+	}
+	if c := s.opts.Stack; c != nil && c.Stack() != nil && c.Stack().Optimizer != nil {
+		return why + fmt.Sprintf("; %s is not modelled (the pack's stack.optimizer says why)", c.Stack().Optimizer.Name)
+	}
+	return why
 }

@@ -64,6 +64,11 @@ type Options struct {
 	// placement (meta_graph.py:776-780). Function bodies keep theirs: the
 	// import copies the library as it is.
 	ClearDevices bool
+	// Stack is what the target's stack does, from its pack (the target
+	// matcher's coverage.Index.Stack()): precision-mode errors, one
+	// compiled cluster for a session adapter without mix_compile_mode, and
+	// the vendor optimizer's fusions. nil: none.
+	Stack *coverage.StackConfig
 }
 
 // Precision profiles accepted by Options.Precision.

@@ -79,6 +79,8 @@ func Simulate(g *graph.Graph, target, cpu coverage.Matcher, opts Options) (*Resu
 	s.colocate()
 	s.assignAll()
 	s.fixControlFlow()
+	s.oneCluster()
+	s.errs = append(s.errs, s.modeErrors()...)
 	res := s.result()
 	return res, nil
 }
@@ -364,9 +366,7 @@ func resourceArgDType(f *graph.Function, i int) tpb.DataType {
 	return tpb.DataType_DT_INVALID
 }
 
-func supportedReason(r coverage.Reason) bool {
-	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault || r == coverage.ReasonFunctionCall
-}
+func supportedReason(r coverage.Reason) bool { return r.Covered() }
 
 // signature picks the signature whose inputs are fed.
 func (s *sim) signature() *savedSig {

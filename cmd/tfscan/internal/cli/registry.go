@@ -400,6 +400,8 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		dirs, excludes, includes      repeatFlag
 		defines, tags, typeLists      repeatFlag
 		style, out, mech, opsFile     string
+		stackKind                     string
+		stackInputs                   repeatFlag
 		xlaDevice, xlaTypes, opDefDir string
 	)
 	fs.StringVar(&o.Source, "source", "", "root of the source tree (required)")
@@ -422,6 +424,8 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&xlaDevice, "xla-device", "XLA_GPU_JIT", "xla style: JIT device")
 	fs.StringVar(&xlaTypes, "xla-types", "kGpuAllTypes", "xla style: the backend's dtype list name")
 	fs.StringVar(&opDefDir, "op-defs", "", "dml style: header with the generated op structs (relative to --source)")
+	fs.StringVar(&stackKind, "stack", "", "also read what the stack does around its kernels: "+extract.StackAscend+" (precision modes, partitioning), "+extract.StackITEX+" or "+extract.StackMUSA+" (graph optimizer)")
+	fs.Var(&stackInputs, "stack-input", "`KEY=PATH` (under --source) of a file the --stack reader needs (repeatable)")
 	fs.StringVar(&out, "o", "", "output pack file (.json or .json.gz)")
 	verbose := fs.Bool("v", false, "list every skipped registration and preprocessor error")
 	pos, err := parseArgs(fs, args)
@@ -441,6 +445,23 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		o.Source = filepath.Join(e.wd, o.Source)
 	}
 	o.Dirs, o.Exclude, o.Includes, o.Defines, o.TypeListFiles = dirs, excludes, includes, defines, typeLists
+	stackIn := extract.StackInputs{}
+	for _, kv := range stackInputs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return usageErrorf("--stack-input %q: want KEY=PATH", kv)
+		}
+		stackIn[k] = v
+	}
+	switch stackKind {
+	case "", extract.StackITEX, extract.StackMUSA:
+	case extract.StackAscend:
+		if style != "ascend" {
+			return usageErrorf("--stack %s needs --style ascend", stackKind)
+		}
+	default:
+		return usageErrorf("unknown --stack %q (%s, %s, %s)", stackKind, extract.StackAscend, extract.StackITEX, extract.StackMUSA)
+	}
 	po.DeviceTags = tags
 	po.Mechanism = coverage.Mechanism(mech)
 
@@ -471,7 +492,11 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		if oerr != nil {
 			return oerr
 		}
-		res, err = extract.ExtractAscend(o, extract.AscendOptions{INIFiles: typeLists, Ops: ops})
+		ao := extract.AscendOptions{INIFiles: typeLists, Ops: ops}
+		if stackKind == extract.StackAscend {
+			ao.Stack = stackIn
+		}
+		res, err = extract.ExtractAscend(o, ao)
 		po.Style = "CANN TensorFlow parser plugins (REGISTER_CUSTOM_OP ... OriginOpType); dtypes from the AI Core / AI CPU op info INI files"
 	default:
 		return usageErrorf("unknown --style %q (tf, xla, dml, ascend)", style)
@@ -484,6 +509,9 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	}
 	p, st, err := extract.ToPack(res, po)
 	if err != nil {
+		return inputError(err)
+	}
+	if p.Stack, err = readOptimizer(o.Source, stackKind, stackIn, res.Stack); err != nil {
 		return inputError(err)
 	}
 	if err := writePackFile(e, out, p); err != nil {
@@ -502,6 +530,29 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "  preprocessor: %s: %s\n", s.File, s.Reason)
 	}
 	return nil
+}
+
+// readOptimizer adds the --stack graph optimizer, if any, to what the
+// style's own reader found.
+func readOptimizer(root, kind string, in extract.StackInputs, st *coverage.Stack) (*coverage.Stack, error) {
+	var read func(string, extract.StackInputs) (*coverage.Optimizer, error)
+	switch kind {
+	case extract.StackITEX:
+		read = extract.ReadITEXOptimizer
+	case extract.StackMUSA:
+		read = extract.ReadMUSAOptimizer
+	default:
+		return st, nil
+	}
+	opt, err := read(root, in)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		st = &coverage.Stack{}
+	}
+	st.Optimizer = opt
+	return st, nil
 }
 
 // loadOpDefs reads an OpList text file, or tfscan's embedded OpDefs

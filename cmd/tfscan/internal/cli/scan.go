@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/coverage"
 )
 
 // scanFlags are the flags `scan`, `check` and `baseline` share.
@@ -30,6 +31,26 @@ type scanFlags struct {
 	phases     listFlag
 	from       string
 	verbose    bool
+	stack      stackFlags
+}
+
+// stackFlags set what a target's stack does (coverage.StackSettings).
+type stackFlags struct {
+	mode    string
+	options repeatFlag
+}
+
+func (f *stackFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.mode, "precision-mode", "", "the stack's precision `MODE` (e.g. Ascend's allow_fp32_to_fp16; default: the stack's, see 'tfscan registry show')")
+	fs.Var(&f.options, "stack-option", "a stack setting `KEY=VALUE` (e.g. soc=ascend910b, adapter=tf1, mix_compile_mode=true; repeatable)")
+}
+
+func (f *stackFlags) settings() (coverage.StackSettings, error) {
+	opts, err := scan.ParseStackOptions(f.options)
+	if err != nil {
+		return coverage.StackSettings{}, usageError(err)
+	}
+	return coverage.StackSettings{PrecisionMode: f.mode, Options: opts}, nil
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {
@@ -50,6 +71,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.phases, "phase", "count the nodes of `PHASES`: step (default: every call), load, save, unreachable, or all")
 	fs.BoolVar(&f.verbose, "v", false, "table view: every section of every model, nothing cut to the terminal width")
 	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
+	f.stack.register(fs)
 }
 
 // maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
@@ -80,7 +102,12 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 	if _, err := scan.ParsePhases(f.phases); err != nil {
 		return scan.Options{}, usageError(err)
 	}
+	stack, err := f.stack.settings()
+	if err != nil {
+		return scan.Options{}, err
+	}
 	return scan.Options{
+		Stack:      stack,
 		Paths:      paths,
 		Targets:    f.targets,
 		Registries: f.registries,

@@ -13,11 +13,6 @@ import (
 // maxExamplePaths bounds the example node paths kept per uncovered group.
 const maxExamplePaths = 5
 
-// isCovered says whether a reason means the node runs on the target.
-func isCovered(r coverage.Reason) bool {
-	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault || r == coverage.ReasonFunctionCall
-}
-
 // Nodes are what every target's coverage walks: the scanned nodes in path
 // order with their paths and dtypes, prepared once per model.
 type Nodes struct {
@@ -114,6 +109,7 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 			Confidence:  p.Confidence,
 			LearnedFrom: p.LearnedFrom,
 		},
+		Stack:     stackInfo(t.Index.Stack()),
 		Coverage:  reports.Coverage{ByReason: map[string]int{}},
 		Uncovered: []reports.Uncovered{},
 		Nodes:     make([]reports.NodeResult, 0, len(ns.list)),
@@ -125,9 +121,10 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}
 	opCovered := map[string]bool{}
+	lowered, rejected := map[int]coverage.Match{}, map[int]coverage.Match{}
 	for i, n := range ns.list {
 		m := t.Index.MatchKeyed(n, ns.keys[i])
-		covered := isCovered(m.Reason)
+		covered := m.Reason.Covered()
 		dtypes := ns.dtypes[i]
 		phase := ns.phaseName(n)
 		rt.Nodes = append(rt.Nodes, reports.NodeResult{
@@ -137,7 +134,15 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 			Reason:    string(m.Reason),
 			Reachable: n.Reachable,
 			Phase:     phase,
+			LoweredTo: m.Lowered,
 		})
+		switch m.Reason {
+		case coverage.ReasonCoveredLowerPrecision:
+			lowered[i] = m
+			rt.Coverage.LowerPrecisionNodes++
+		case coverage.ReasonPrecisionModeError:
+			rejected[i] = m
+		}
 		c := &rt.Coverage
 		counts := ns.counts(n)
 		if ns.phases != nil {
@@ -184,6 +189,12 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		if len(u.Nodes) < maxExamplePaths {
 			u.Nodes = append(u.Nodes, ns.paths[i])
 		}
+	}
+	if len(lowered) > 0 {
+		lowerGroups(rt, t.Index.Stack(), lowered)
+	}
+	if len(rejected) > 0 {
+		modeErrors(rt, t.Index.Stack(), rejected)
 	}
 	rt.Coverage.OpsTotal = len(opCovered)
 	for _, ok := range opCovered {

@@ -59,6 +59,9 @@ type Options struct {
 	// today; every target gets a Delta against it. "" or "none": no
 	// comparison.
 	From string
+	// Stack are the stack settings (precision mode, stack options) for the
+	// targets whose packs declare them.
+	Stack coverage.StackSettings
 
 	Placement PlacementOptions
 
@@ -111,6 +114,9 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 		return nil, &UsageError{err}
 	}
 	if err := targets.SetFrom(opts.From); err != nil {
+		return nil, err
+	}
+	if err := targets.ConfigureStacks(opts.Stack); err != nil {
 		return nil, err
 	}
 	paths, failed, err := ExpandPaths(opts.Paths)
@@ -365,6 +371,10 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		cpu = coverage.MergeLearned(cpu, learned, defaults)
 		return hostPacks{cpu: coverage.NewIndex(cpu, defaults), source: coverage.NewIndex(cuda, defaults)}, nil
 	})
+	// The packs' own stack defaults; ConfigureStacks applies user settings.
+	if err := ts.ConfigureStacks(coverage.StackSettings{}); err != nil {
+		return nil, err
+	}
 	return ts, nil
 }
 

@@ -66,6 +66,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		NoWishlist:      noWishlist,
 		Fetches:         fetches,
 		ClearDevices:    opts.Placement.ClearDevices,
+		Stack:           t.Index.Stack(),
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts

@@ -1,0 +1,160 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tfscan/tfscan/coverage"
+)
+
+// modeErrors are the errors the stack's compiler raises for nodes its
+// precision mode rejects (coverage.ReasonPrecisionModeError): such a node
+// is partitioned onto the device by op name, and the graph then fails to
+// compile. The message leads with the stack's own words when its pack
+// names them.
+func (s *sim) modeErrors() []string {
+	if s.tgt == s.cpu {
+		return nil
+	}
+	prefix := ""
+	if c := s.opts.Stack; c != nil && c.Stack().Precision != nil && c.Stack().Precision.Error != "" {
+		pm := c.Stack().Precision
+		prefix = pm.Error + " (" + pm.ErrorSource + ") "
+	}
+	var out []string
+	for i, p := range s.nodes {
+		if p.ghost || p.src == nil || s.firstOf[p.src.ID] != i || s.matches[i] == nil || s.dev[i] != s.tgt {
+			continue
+		}
+		if m := s.matches[i][s.tgt]; m.Reason == coverage.ReasonPrecisionModeError {
+			out = append(out, prefix+p.label()+": "+m.StackError)
+		}
+	}
+	return out
+}
+
+// maxMerges bounds the clusters oneCluster tries to merge (each merge is
+// one reachability walk of the graph).
+const maxMerges = 64
+
+// oneCluster applies a session adapter's partitioning without
+// mix_compile_mode (Ascend's TF1 adapter, om_partition_subgraphs_pass.cc
+// MarkForPartition and MergeSubgraphs): the target nodes form clusters;
+// the largest one is compiled, together with the clusters that neither
+// reach it nor are reached by it (nor by one another); every other cluster
+// runs on the host as TensorFlow CPU ops. Clusters here are the connected
+// groups of target nodes; the adapter's cycle checks are not modelled.
+func (s *sim) oneCluster() {
+	c := s.opts.Stack
+	if c == nil || c.Mixed || s.tgt == s.cpu {
+		return
+	}
+	on := func(i int) bool {
+		p := s.nodes[i]
+		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.tgt
+	}
+	outs := s.outEdges()
+	comp := make([]int, len(s.nodes))
+	for i := range comp {
+		comp[i] = -1
+	}
+	var sizes []int
+	for i := range s.nodes {
+		if !on(i) || comp[i] >= 0 {
+			continue
+		}
+		id := len(sizes)
+		sizes = append(sizes, 0)
+		stack := []int{i}
+		comp[i] = id
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			sizes[id]++
+			visit := func(k int) {
+				if k >= 0 && on(k) && comp[k] < 0 {
+					comp[k] = id
+					stack = append(stack, k)
+				}
+			}
+			for _, q := range s.nodes[j].in {
+				visit(q.n)
+			}
+			for _, k := range s.nodes[j].ctrl {
+				visit(k)
+			}
+			for _, e := range outs[j] {
+				visit(e.dst)
+			}
+		}
+	}
+	if len(sizes) < 2 {
+		return
+	}
+	order := make([]int, len(sizes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	// related[c] is set for clusters a merged cluster reaches or is reached by.
+	related := make([]bool, len(sizes))
+	merged := make([]bool, len(sizes))
+	mark := func(root int) {
+		for _, fwd := range []bool{true, false} {
+			seen := make([]bool, len(s.nodes))
+			var stack []int
+			for i := range s.nodes {
+				if comp[i] == root {
+					stack = append(stack, i)
+					seen[i] = true
+				}
+			}
+			for len(stack) > 0 {
+				j := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if c := comp[j]; c >= 0 && c != root {
+					related[c] = true
+				}
+				next := func(k int) {
+					if k >= 0 && !seen[k] {
+						seen[k] = true
+						stack = append(stack, k)
+					}
+				}
+				if fwd {
+					for _, e := range outs[j] {
+						next(e.dst)
+					}
+					continue
+				}
+				for _, q := range s.nodes[j].in {
+					next(q.n)
+				}
+				for _, k := range s.nodes[j].ctrl {
+					next(k)
+				}
+			}
+		}
+	}
+	merges := 0
+	for _, c := range order {
+		if related[c] || merges >= maxMerges {
+			continue
+		}
+		merged[c] = true
+		merges++
+		mark(c)
+	}
+	why := fmt.Sprintf("mix_compile_mode=false: the adapter compiles one cluster (the largest, %d nodes, and the clusters independent of it) and runs the other clusters on the host as TensorFlow ops (%s)",
+		sizes[order[0]], c.MixedSource)
+	for i, p := range s.nodes {
+		if comp[i] < 0 || merged[comp[i]] {
+			continue
+		}
+		s.dev[i] = s.cpu
+		s.reasons[i] = append([]string{why}, s.reasons[i]...)
+		if s.sup[i] != nil && s.sup[i][s.cpu] < 0 && p.src != nil && s.firstOf[p.src.ID] == i {
+			s.errs = append(s.errs, fmt.Sprintf("%s: %s has no CPU kernel, but mix_compile_mode=false leaves its cluster on the host", p.label(), p.op))
+		}
+	}
+}
