@@ -133,6 +133,9 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 			}
 		}
 		for _, t := range m.Targets {
+			writeStackMarkdown(&sec, t)
+		}
+		for _, t := range m.Targets {
 			if par := t.Parity; par != nil {
 				first := "none"
 				if par.FirstDivergence != nil {

@@ -373,6 +373,9 @@ type Parity struct {
 	Outputs         []ParityOutput `json:"outputs"`
 	Nodes           []ParityNode   `json:"nodes"`
 	Golden          []ParityOutput `json:"golden,omitempty"`
+	// LoweredNodes counts the nodes the target's precision mode runs in a
+	// narrower type (each is in Nodes with LoweredTo set).
+	LoweredNodes int `json:"lowered_nodes,omitempty"`
 }
 
 // ParityOutput is one model output compared under the tolerance.
@@ -413,6 +416,9 @@ type ParityNode struct {
 	NaNInfIntroduced bool    `json:"nan_inf_introduced"`
 	Overflow         int     `json:"overflow"`
 	Underflow        int     `json:"underflow"`
+	// LoweredTo is set on the nodes the target's precision mode runs in a
+	// narrower type ("float16", "bfloat16", "float16 operands").
+	LoweredTo string `json:"lowered_to,omitempty"`
 }
 
 // Gate is the outcome of `tfscan check`.

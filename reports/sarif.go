@@ -144,6 +144,14 @@ func WriteSARIF(w io.Writer, r *Report) error {
 				map[string]any{"op": f.Op})
 		}
 		for _, t := range m.Targets {
+			for _, n := range t.Nodes {
+				if n.Reason == ReasonCoveredLowerPrecision {
+					ru := RuleFor(n.Reason)
+					add(ru, m, n.Path, t.Target,
+						fmt.Sprintf("%s: op %s on target %s runs in %s: %s", n.Path, n.Op, t.Target, n.LoweredTo, strings.TrimSuffix(ru.Description, ".")),
+						map[string]any{"op": n.Op, "target": t.Target, "dtypes": nonNil(n.DTypes), "lowered_to": n.LoweredTo})
+				}
+			}
 			for _, n := range uncoveredNodes(t) {
 				dt := ""
 				if len(n.DTypes) > 0 {

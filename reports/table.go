@@ -722,6 +722,7 @@ func writeVerboseTargets(p *printer, m *Model) {
 				p.line("placement log: %d of %d matched nodes agree", c.Agreed, c.Matched)
 			}
 		}
+		writeStackTable(p, t)
 		if len(t.Islands) > 0 {
 			p.section(fmt.Sprintf("Fallback islands on %s", t.Target))
 			var rows [][]string

@@ -36,7 +36,10 @@ type Options struct {
 	// Converted reports, for a mixed profile, the nodes auto mixed
 	// precision converts to the half type; the others run in float32.
 	Converted func(n *graph.Node) bool
-	Tol       Tolerance
+	// NodeProfile, when set, gives the profile of the nodes a stack's
+	// precision mode lowers (nil for the others, which run under Profile).
+	NodeProfile func(n *graph.Node) *precision.Profile
+	Tol         Tolerance
 	// MaxIterations bounds each loop (executor.Options.MaxIterations).
 	MaxIterations int
 }
@@ -220,6 +223,11 @@ func nodeProfile(n *graph.Node, opts Options) *precision.Profile {
 	p := opts.Profile
 	if opts.OnCPU != nil && opts.OnCPU(n) {
 		return cpuProfile(p)
+	}
+	if opts.NodeProfile != nil {
+		if q := opts.NodeProfile(n); q != nil {
+			return q
+		}
 	}
 	if p.Mixed != nil {
 		if opts.Converted != nil && opts.Converted(n) {

@@ -34,6 +34,7 @@ type parityFlags struct {
 	inputs     string
 	seed       uint
 	dim        int
+	stack      stackFlags
 }
 
 func (f *parityFlags) register(fs *flag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *parityFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.inputs, "inputs", "", "input tensors `in.npz` (default: seeded inputs, as 'tfscan run')")
 	fs.UintVar(&f.seed, "seed", 1, "seed of the generated inputs (the TF.js oracle's --seed)")
 	fs.IntVar(&f.dim, "dim", 128, "size of unknown non-batch input dimensions for generated inputs")
+	f.stack.register(fs)
 }
 
 // resolveTargets resolves --target with the --registry files anchored at
@@ -56,6 +58,13 @@ func (f *parityFlags) resolveTargets(e *env) (*scan.Targets, error) {
 	}
 	ts, err := scan.ResolveTargets(f.targets, regs)
 	if err != nil {
+		return nil, scanError(err)
+	}
+	settings, err := f.stack.settings()
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.ConfigureStacks(settings); err != nil {
 		return nil, scanError(err)
 	}
 	return ts, nil
@@ -210,6 +219,14 @@ func runParity(ctx context.Context, e *env, args []string) error {
 			return usageErrorf("target %s: %v", t.Name, err)
 		}
 		tol := defaultTolerance(prof)
+		lowered, err := loweredByStack(lm.graph, t, *prec, *ftz)
+		if err != nil {
+			return usageErrorf("target %s: %v", t.Name, err)
+		}
+		if lowered != nil {
+			prof.Name = lowered.name
+			tol = lowered.tolerance(tol)
+		}
 		if *atol >= 0 {
 			tol.ATol = *atol
 		}
@@ -217,6 +234,9 @@ func runParity(ctx context.Context, e *env, args []string) error {
 			tol.RTol = *rtol
 		}
 		opts := parity.Options{Profile: prof, Tol: tol}
+		if lowered != nil {
+			opts.NodeProfile = func(n *graph.Node) *precision.Profile { return lowered.nodes[n] }
+		}
 		if err := placeNodes(e.stderr, lm, t, ts, prof, &opts); err != nil {
 			return err
 		}
@@ -225,6 +245,9 @@ func runParity(ctx context.Context, e *env, args []string) error {
 			return runError(lm.path, err)
 		}
 		rp := parityReport(res)
+		if lowered != nil {
+			lowered.annotate(rp, opts.OnCPU)
+		}
 		if gold != nil {
 			g, err := compareGolden(gold, res, lm, tol)
 			if err != nil {
@@ -280,7 +303,7 @@ func placeNodes(stderr io.Writer, lm *loadedModel, t scan.Target, ts *scan.Targe
 	if err != nil {
 		return err
 	}
-	popts := placement.Options{Source: source, NoWishlist: true}
+	popts := placement.Options{Source: source, NoWishlist: true, Stack: t.Index.Stack()}
 	switch {
 	case strings.HasPrefix(prof.Name, precision.MixedFloat16):
 		popts.Precision = placement.PrecisionMixedFloat16
