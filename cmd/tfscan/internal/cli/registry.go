@@ -213,13 +213,14 @@ func registryShow(e *env, args []string) error {
 	}
 	type shown struct {
 		packSummary
-		UnresolvedOpsList []string    `json:"unresolved_ops_list,omitempty"`
-		KernelList        []kernelRow `json:"kernel_list"`
+		UnresolvedOpsList []string        `json:"unresolved_ops_list,omitempty"`
+		Stack             *coverage.Stack `json:"stack,omitempty"`
+		KernelList        []kernelRow     `json:"kernel_list"`
 	}
 	var out []shown
 	found := false
 	for _, p := range packs {
-		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps}
+		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack}
 		for _, k := range p.Kernels {
 			if *op != "" && k.GetOp() != *op {
 				continue
@@ -247,6 +248,7 @@ func registryShow(e *env, args []string) error {
 		if len(s.UnresolvedOpsList) > 0 {
 			fmt.Fprintf(e.stdout, "dtype unverified for %d ops: %s\n", len(s.UnresolvedOpsList), strings.Join(s.UnresolvedOpsList, ", "))
 		}
+		writeStackDecl(e.stdout, s.Stack)
 		fmt.Fprintln(e.stdout)
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "OP\tDEVICE\tCONSTRAINTS\tHOST MEMORY\tLABEL\tPRIORITY")
