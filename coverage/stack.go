@@ -41,6 +41,11 @@ type PrecisionModes struct {
 	// own words, and where it says so.
 	Error       string `json:"error,omitempty"`
 	ErrorSource string `json:"error_source,omitempty"`
+	// CompilerError is the compiler's own message for a node it finds no
+	// kernel for (a template with %s for the node name, then the op), and
+	// where it is printed.
+	CompilerError       string `json:"compiler_error,omitempty"`
+	CompilerErrorSource string `json:"compiler_error_source,omitempty"`
 }
 
 // MixedLists are a stack's own mixed-precision lists: ops whose
@@ -414,4 +419,22 @@ func (c *StackConfig) Assumed() string {
 	}
 	parts = append(parts, c.OptionWhy...)
 	return strings.Join(parts, "; ")
+}
+
+// ErrorMessage is the error the stack raises for a node its precision mode
+// rejects, in the stack's words where the pack names them (the adapter's
+// prefix, the compiler's message), followed by detail (Match.StackError).
+func (c *StackConfig) ErrorMessage(path, op, detail string) string {
+	var b strings.Builder
+	if c != nil && c.stack.Precision != nil {
+		pm := c.stack.Precision
+		if pm.Error != "" {
+			fmt.Fprintf(&b, "%s (%s) ", pm.Error, pm.ErrorSource)
+		}
+		if strings.Count(pm.CompilerError, "%s") == 2 {
+			fmt.Fprintf(&b, pm.CompilerError+" (%s) ", path, op, pm.CompilerErrorSource)
+		}
+	}
+	b.WriteString(path + ": " + detail)
+	return b.String()
 }

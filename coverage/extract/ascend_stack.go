@@ -33,6 +33,15 @@ const (
 	docChipDefaults = "https://www.mindspore.cn/docs/zh-CN/master/api_python/device_context/mindspore.device_context.ascend.op_precision.precision_mode.html"
 )
 
+// The graph engine's message when no engine has a kernel for a node (GE
+// error EZ3003, after one EZ3002 per engine that refused it): the words
+// the adapter's error carries. GE is not in the pinned canndev snapshot;
+// the template and its source are those tflog reads logs by.
+const (
+	geNoKernel       = "No supported Ops kernel and engine are found for [%s], optype [%s]."
+	geNoKernelSource = "GE EZ3003: hicann/ge@ffdcbc9f compiler/engines/manager/engine_manager/dnnengine_manager.cc:423-424, template hicann/opbase@aa3cd74b src/op_common/log/log.cpp:228-230"
+)
+
 // cannModes are the documented semantics of CANN's precision_mode values
 // (docPrecisionMode), keyed by value. A value the adapter lists that is not
 // here is kept in the pack without semantics.
@@ -259,6 +268,7 @@ func readAscendStack(root string, in StackInputs, tfToIR map[string][]string) (*
 	if l := files[inNPUDevice].find(geFailedRE, 1); l > 0 {
 		pm.Error = geFailedRE.FindStringSubmatch(files[inNPUDevice].lines[l-1])[1]
 		pm.ErrorSource = files[inNPUDevice].at(l)
+		pm.CompilerError, pm.CompilerErrorSource = geNoKernel, geNoKernelSource
 	}
 
 	// Matrix (Cube) ops and CANN's mixed-precision lists, from the flags

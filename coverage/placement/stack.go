@@ -16,18 +16,13 @@ func (s *sim) modeErrors() []string {
 	if s.tgt == s.cpu {
 		return nil
 	}
-	prefix := ""
-	if c := s.opts.Stack; c != nil && c.Stack().Precision != nil && c.Stack().Precision.Error != "" {
-		pm := c.Stack().Precision
-		prefix = pm.Error + " (" + pm.ErrorSource + ") "
-	}
 	var out []string
 	for i, p := range s.nodes {
 		if p.ghost || p.src == nil || s.firstOf[p.src.ID] != i || s.matches[i] == nil || s.dev[i] != s.tgt {
 			continue
 		}
 		if m := s.matches[i][s.tgt]; m.Reason == coverage.ReasonPrecisionModeError {
-			out = append(out, prefix+p.label()+": "+m.StackError)
+			out = append(out, s.opts.Stack.ErrorMessage(p.label(), p.op, m.StackError))
 		}
 	}
 	return out

@@ -24,6 +24,7 @@ func testStack() *coverage.Stack {
 			},
 			MatrixOps: []string{"MatMul", "Conv2D"},
 			Error:     "Graph engine process graph failed:", ErrorSource: "device.cpp:9",
+			CompilerError: "No kernel for [%s], optype [%s].", CompilerErrorSource: "ge.cc:4",
 		},
 		Options: []coverage.StackOption{
 			{Name: "adapter", Kind: coverage.OptionAdapter, Values: []string{"tf2", "tf1"},
@@ -109,7 +110,7 @@ Placeholder DEFAULT
 	r = simulateStack(t, g, "NPU", reg, testStack(), coverage.StackSettings{PrecisionMode: "must_keep_origin_dtype"})
 	assert.Equal(t, "NPU:0", devices(r)["pool"])
 	require.Len(t, r.Errors, 1)
-	assert.True(t, strings.HasPrefix(r.Errors[0], "Graph engine process graph failed: (device.cpp:9) pool: precision_mode must_keep_origin_dtype keeps float32"), r.Errors[0])
+	assert.True(t, strings.HasPrefix(r.Errors[0], "Graph engine process graph failed: (device.cpp:9) No kernel for [pool], optype [MaxPool]. (ge.cc:4) pool: precision_mode must_keep_origin_dtype keeps float32"), r.Errors[0])
 
 	// Without a stack it is a plain dtype gap: CPU fallback.
 	r = simulate(t, g, "NPU", reg, Options{})

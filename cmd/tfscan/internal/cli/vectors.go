@@ -60,7 +60,7 @@ func runVectors(ctx context.Context, e *env, args []string) error {
 	}
 	reasons := map[*graph.Node]coverage.Reason{}
 	for _, n := range lm.graph.Nodes {
-		if r := t.Index.Match(n).Reason; !coveredReason(r) {
+		if r := t.Index.Match(n).Reason; !r.Covered() {
 			reasons[n] = r
 		}
 	}
@@ -110,10 +110,6 @@ func (f *parityFlags) check() error {
 		return usageErrorf("--seed must fit in 32 bits")
 	}
 	return nil
-}
-
-func coveredReason(r coverage.Reason) bool {
-	return r == coverage.ReasonCovered || r == coverage.ReasonCoveredDefault || r == coverage.ReasonFunctionCall
 }
 
 func inputsNote(f *parityFlags) string {

@@ -169,17 +169,11 @@ func lowerGroups(rt *reports.Target, c *coverage.StackConfig, lowered map[int]co
 
 // modeErrors adds an error finding per node the stack's compiler rejects.
 func modeErrors(rt *reports.Target, c *coverage.StackConfig, rejected map[int]coverage.Match) {
-	idx := slices.Sorted(maps.Keys(rejected))
-	prefix := ""
-	if c != nil && c.Stack().Precision != nil && c.Stack().Precision.Error != "" {
-		pm := c.Stack().Precision
-		prefix = fmt.Sprintf("%s (%s) ", pm.Error, pm.ErrorSource)
-	}
-	for _, i := range idx {
+	for _, i := range slices.Sorted(maps.Keys(rejected)) {
 		nr := rt.Nodes[i]
 		rt.Findings = append(rt.Findings, reports.Finding{
 			Kind: reports.ReasonPrecisionModeError, Severity: "error", Op: nr.Op, Path: nr.Path,
-			Message: prefix + nr.Path + ": " + rejected[i].StackError,
+			Message: c.ErrorMessage(nr.Path, nr.Op, rejected[i].StackError),
 		})
 	}
 }
