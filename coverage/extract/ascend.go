@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,22 +161,9 @@ var iniTypes = map[string]tpb.DataType{
 
 // readOpInfoINI adds each [IrOp] section's input0 dtypes to out.
 func readOpInfoINI(path string, out map[string][]tpb.DataType) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("op info INI: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	section := ""
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			section = line[1 : len(line)-1]
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok || section == "" || key != "input0.dtype" && key != "input0.type" {
-			continue
+	return scanINI(path, func(section, key, val string) {
+		if key != "input0.dtype" && key != "input0.type" {
+			return
 		}
 		for _, v := range strings.Split(val, ",") {
 			v = strings.TrimSpace(v)
@@ -190,9 +175,5 @@ func readOpInfoINI(path string, out map[string][]tpb.DataType) error {
 				out[section] = append(out[section], t)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	})
 }

@@ -311,12 +311,27 @@ func readAscendStack(root string, in StackInputs, tfToIR map[string][]string) (*
 
 // readINIFlags reads the named keys of every [Section] of an op info INI.
 func readINIFlags(path string, keys ...string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	err := scanINI(path, func(section, k, v string) {
+		if !slices.Contains(keys, k) {
+			return
+		}
+		if out[section] == nil {
+			out[section] = map[string]string{}
+		}
+		out[section][k] = v
+	})
+	return out, err
+}
+
+// scanINI calls visit with every key = value line of an op info INI file
+// and the [Section] it is in.
+func scanINI(path string, visit func(section, key, val string)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("op info INI: %w", err)
+		return fmt.Errorf("op info INI: %w", err)
 	}
 	defer f.Close()
-	out := map[string]map[string]string{}
 	sc := bufio.NewScanner(f)
 	section := ""
 	for sc.Scan() {
@@ -325,14 +340,12 @@ func readINIFlags(path string, keys ...string) (map[string]map[string]string, er
 			section = line[1 : len(line)-1]
 			continue
 		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || section == "" || !slices.Contains(keys, k) {
-			continue
+		if k, v, ok := strings.Cut(line, "="); ok && section != "" {
+			visit(section, k, strings.TrimSpace(v))
 		}
-		if out[section] == nil {
-			out[section] = map[string]string{}
-		}
-		out[section][k] = strings.TrimSpace(v)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
