@@ -35,6 +35,8 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	var tags listFlag
 	fs.Var(&registries, "registry", "registry `FILE`: a pack, a live dump or a learned pack (repeatable)")
 	fs.Var(&tags, "tags", "MetaGraph `TAGS` of the model (default: serve, else the first)")
+	var stack stackFlags
+	stack.register(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -81,9 +83,13 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if *model == "" {
 		return nil
 	}
+	settings, err := stack.settings()
+	if err != nil {
+		return err
+	}
 	rep, err := explain.Run(ctx, log, explain.Options{
 		Model: *model, Target: *target, Registries: registries, Signature: *signature, Tags: tags,
-		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft, ClearDevices: *clearDevs},
+		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft, ClearDevices: *clearDevs}, Stack: settings,
 	})
 	if err != nil {
 		return scanError(err)

@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/tflog"
@@ -37,6 +38,9 @@ type Options struct {
 	Tags       []string
 	Version    string
 	Placement  scan.PlacementOptions
+	// Stack are the target stack's settings the run used (--precision-mode,
+	// --stack-option); empty: the pack's defaults.
+	Stack coverage.StackSettings
 	// RewriteFixes, when set, names the `tfscan rewrite` rules (issue #13)
 	// that would make node run on the target; each becomes a fix of kind
 	// reports.FixRewrite. It is nil until rewrite exists.
@@ -114,6 +118,9 @@ func Run(ctx context.Context, log *Log, opts Options) (*reports.ExplainReport, e
 	}
 	ts, err := scan.ResolveTargets([]string{opts.Target}, opts.Registries)
 	if err != nil {
+		return nil, err
+	}
+	if err := ts.ConfigureStacks(opts.Stack); err != nil {
 		return nil, err
 	}
 	rm, g, err := scan.ScanModel(opts.Model, ts, scan.Options{

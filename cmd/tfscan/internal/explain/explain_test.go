@@ -47,10 +47,16 @@ var cases = []struct {
 
 func explainCase(t *testing.T, logName, model, target string, registries ...string) *reports.ExplainReport {
 	t.Helper()
+	return explainWith(t, logName, Options{Model: model, Target: target, Registries: registries, Version: "test"})
+}
+
+func explainWith(t *testing.T, logName string, opts Options) *reports.ExplainReport {
+	t.Helper()
+	model := opts.Model
 	log, err := ReadLog(filepath.Join("testdata", logName), nil)
 	require.NoError(t, err)
 	log.Path = logName
-	rep, err := Run(context.Background(), log, Options{Model: model, Target: target, Registries: registries, Version: "test"})
+	rep, err := Run(context.Background(), log, opts)
 	require.NoError(t, err)
 	rep.Model = filepath.Base(model)
 	return rep
@@ -119,14 +125,26 @@ func TestExplainOutcomes(t *testing.T) {
 	assert.Equal(t, 5, xpu.Summary.PlacementLines)
 	assert.Equal(t, 1, xpu.Summary.PlacementNotFound, "_SOURCE")
 
-	// Ascend: tf_adapter and GE agree with the float16-only MaxPool.
+	// Ascend: GE rejects the float16-only MaxPool in float32. Under the
+	// pack's default (ascend910: allow_fp32_to_fp16) tfscan predicts it runs
+	// in float16, so the run kept float32: the explanation says so.
 	asc := explainCase(t, "ascend_run.log", models("convnet_frozen.pb"), "ascend")
 	ge := find(t, asc, "ge_op_unsupported", "pool1/MaxPool")
 	require.NotNil(t, ge.Agrees)
+	assert.False(t, *ge.Agrees)
+	assert.Equal(t, "covered_lower_precision", ge.Prediction.Reason)
+	assert.Contains(t, ge.Cause, "under precision_mode allow_fp32_to_fp16 (the target's stack.assumed says why); this run kept float32")
+	assert.Equal(t, []string{"precision_mode", "stack_option"}, fixKinds(ge))
+	assert.Equal(t, "precision_mode=allow_fp32_to_fp16", ge.Fixes[0].Option)
+	// Told the run's mode, tfscan predicts the graph engine's error.
+	asc = explainWith(t, "ascend_run.log", Options{Model: models("convnet_frozen.pb"), Target: "ascend", Version: "test",
+		Stack: coverage.StackSettings{PrecisionMode: "must_keep_origin_dtype"}})
+	ge = find(t, asc, "ge_op_unsupported", "pool1/MaxPool")
+	require.NotNil(t, ge.Agrees)
 	assert.True(t, *ge.Agrees)
+	assert.Equal(t, "precision_mode_error", ge.Prediction.Reason)
 	assert.Equal(t, 2, ge.Count, "EZ3002 and GE's own log line are one explanation")
 	assert.Equal(t, []string{"kernel_wishlist", "precision_mode", "stack_option"}, fixKinds(ge))
-	assert.Equal(t, 1, ge.Fixes[0].Rank)
 	assert.Equal(t, "precision_mode=allow_fp32_to_fp16", ge.Fixes[1].Option)
 
 	// a log of another model: every message says so, nothing is guessed

@@ -191,6 +191,17 @@ func (x *explainer) assessMissing(e *reports.Explanation, m *tflog.Message, ns [
 		e.Cause += fmt.Sprintf(" tfscan predicts the same (%s).", e.Prediction.Reason)
 		return
 	}
+	if n := x.lowered(ns); n != nil && (m.Kind == tflog.KindGEOpUnsupported || m.Kind == tflog.KindGENoEngine) {
+		// The kernel lists agree; the precision modes differ.
+		mode := "its precision mode"
+		if s := x.rt.Stack; s != nil && s.PrecisionMode != "" {
+			mode = "precision_mode " + s.PrecisionMode + " (the target's stack.assumed says why)"
+		}
+		e.Cause += fmt.Sprintf(" tfscan predicted that the NPU runs this float32 %s in %s under %s; this run kept float32, as CANN does under must_keep_origin_dtype (its default on chips other than the Atlas training series): pass --precision-mode must_keep_origin_dtype, or --stack-option soc=CHIP, to predict this run.",
+			n.Op, x.result[x.path[n]].LoweredTo, mode)
+		e.Fixes = append(e.Fixes, precisionModeFix(n.Op))
+		return
+	}
 	r := x.rt.Registry
 	e.Cause += fmt.Sprintf(" tfscan predicted a kernel from its %s pack (%s, %s): that kernel list and the install that wrote this log differ.", r.Name, r.Method, r.Source)
 	if learnable(m) {
@@ -388,8 +399,25 @@ func (x *explainer) precisionFix(e *reports.Explanation, n *graph.Node) {
 	if u == nil || !strings.Contains(strings.Join(u.Supported, " "), "float16") {
 		return
 	}
-	e.Fixes = append(e.Fixes, reports.Fix{Kind: reports.FixPrecisionMode, Option: "precision_mode=allow_fp32_to_fp16",
-		Text: fmt.Sprintf("run with CANN's precision_mode allow_fp32_to_fp16 (CANN's default on the Atlas training series; Atlas A2 defaults to must_keep_origin_dtype): the NPU then runs this float32 %s in float16 instead of leaving it to the host; check the numbers with tfscan parity", n.Op)})
+	e.Fixes = append(e.Fixes, precisionModeFix(n.Op))
+}
+
+// precisionModeFix: run under a CANN precision mode that lowers a float32
+// node whose kernels are float16 (docs/precision.md).
+func precisionModeFix(op string) reports.Fix {
+	return reports.Fix{Kind: reports.FixPrecisionMode, Option: "precision_mode=allow_fp32_to_fp16",
+		Text: fmt.Sprintf("run with CANN's precision_mode allow_fp32_to_fp16 (CANN's default on the Atlas training series; Atlas A2 defaults to must_keep_origin_dtype): the NPU then runs this float32 %s in float16 instead of leaving it to the host; check the numbers with tfscan parity", op)}
+}
+
+// lowered is the first of ns the target's precision mode runs in a
+// narrower type (covered_lower_precision), or nil.
+func (x *explainer) lowered(ns []*graph.Node) *graph.Node {
+	for _, n := range ns {
+		if r := x.result[x.path[n]]; r != nil && r.Reason == reports.ReasonCoveredLowerPrecision {
+			return n
+		}
+	}
+	return nil
 }
 
 // rewriteFix asks the rewrite hook (issue #13) for rules that apply.
