@@ -465,6 +465,7 @@ func modelWarnings(m *Model, verbose bool) []string {
 		}
 		out = append(out, s)
 	}
+	out = append(out, stackWarnings(m, verbose)...)
 	out = append(out, lostFusions(m, verbose)...)
 	for _, f := range m.Findings {
 		out = append(out, fmt.Sprintf("security: %s %s at %s: %s", f.Kind, f.Op, f.Path, f.Message))

@@ -6,48 +6,64 @@ import (
 	"strings"
 )
 
-// tableTopStackErrors bounds the precision-mode errors the terminal shows.
-const tableTopStackErrors = 5
+// stackWarnings are the lines the terminal view gives a target's stack:
+// the nodes its precision mode computes in a narrower type (covered, not
+// fallbacks) and the nodes its compiler rejects, one line each per target
+// (every error with -v).
+func stackWarnings(m *Model, verbose bool) []string {
+	var out []string
+	for _, t := range m.Targets {
+		mode := ""
+		if s := t.Stack; s != nil && s.PrecisionMode != "" {
+			mode = " under precision_mode " + s.PrecisionMode
+		}
+		if n := t.Coverage.LowerPrecisionNodes; n > 0 {
+			var ops []string
+			for _, l := range t.LowerPrecision {
+				ops = append(ops, fmt.Sprintf("%d %s", l.Count, l.Op))
+			}
+			out = append(out, fmt.Sprintf("%s: %d node(s) run in lower precision%s, covered, not fallbacks (%s)", t.Target, n, mode, strings.Join(ops, ", ")))
+		}
+		var errs []string
+		for _, f := range t.Findings {
+			if f.Severity == "error" {
+				errs = append(errs, f.Message)
+			}
+		}
+		switch {
+		case len(errs) == 0:
+		case verbose:
+			for _, e := range errs {
+				out = append(out, fmt.Sprintf("%s: error: %s", t.Target, e))
+			}
+		default:
+			out = append(out, fmt.Sprintf("%s: %d node(s) the compiler rejects%s, e.g. %s", t.Target, len(errs), mode, errs[0]))
+		}
+	}
+	return out
+}
 
-// writeStackTable shows what a target's stack was assumed to do and what
-// follows from it: nodes computed in a narrower type, and nodes its
-// compiler rejects.
+// writeStackTable is the -v view of a target's stack: the settings assumed
+// and every lower-precision group.
 func writeStackTable(p *printer, t *Target) {
-	if t.Stack == nil && len(t.LowerPrecision) == 0 && len(t.Findings) == 0 {
+	if t.Stack == nil && len(t.LowerPrecision) == 0 {
 		return
 	}
 	p.section(fmt.Sprintf("Stack on %s", t.Target))
 	if s := t.Stack; s != nil {
-		p.printf("assumed: %s\n", s.Assumed)
+		p.line("assumed: %s", s.Assumed)
 	}
 	if len(t.LowerPrecision) > 0 {
 		var rows [][]string
-		for _, l := range t.LowerPrecision[:min(len(t.LowerPrecision), tableTopUncovered)] {
-			rows = append(rows, []string{l.Op, strings.Join(l.DTypes, ","), l.How, strconv.Itoa(l.Count), l.Nodes[0]})
+		for _, l := range t.LowerPrecision {
+			rows = append(rows, []string{l.Op, strings.Join(l.DTypes, ","), l.How, strconv.Itoa(l.Count), first(l.Nodes)})
 		}
-		p.printf("warning: %d node(s) run on %s in lower precision (covered, not a fallback):\n", t.Coverage.LowerPrecisionNodes, t.Target)
-		p.table([]string{"op", "dtypes", "runs as", "nodes", "example"}, rows)
-		if n := len(t.LowerPrecision) - tableTopUncovered; n > 0 {
-			p.printf("... and %d more group(s)\n", n)
-		}
-	}
-	errs := 0
-	for _, f := range t.Findings {
-		if f.Severity != "error" {
-			continue
-		}
-		if errs < tableTopStackErrors {
-			p.printf("error: %s\n", f.Message)
-		}
-		errs++
-	}
-	if errs > tableTopStackErrors {
-		p.printf("... and %d more error(s) in the JSON report\n", errs-tableTopStackErrors)
+		p.grid([]column{{head: "op"}, {head: "dtypes"}, {head: "runs as"}, {head: "nodes", right: true}, {head: "example", tail: true}}, rows)
 	}
 }
 
-// writeStackMarkdown is writeStackTable for the Markdown summary: the
-// lower-precision groups and the stack's errors, briefly.
+// writeStackMarkdown is the Markdown summary's view of a target's stack:
+// the lower-precision groups and the stack's errors, briefly.
 func writeStackMarkdown(b *strings.Builder, t *Target) {
 	if len(t.LowerPrecision) == 0 && len(t.Findings) == 0 {
 		return
