@@ -84,7 +84,8 @@ func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) 
 			sup[d] = 0
 		case coverage.ReasonPrecisionModeError:
 			// The stack partitions by op name: the node goes to the
-			// device and its compiler rejects it (modeErrors).
+			// device, where its compiler rejects the graph: an error
+			// after placement, reported by coverage (Match.StackError).
 			sup[d] = 0
 		case coverage.ReasonUnknownOp:
 			// A custom op TF would need its library for; tfscan assumes

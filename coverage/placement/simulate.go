@@ -80,7 +80,6 @@ func Simulate(g *graph.Graph, target, cpu coverage.Matcher, opts Options) (*Resu
 	s.assignAll()
 	s.fixControlFlow()
 	s.oneCluster()
-	s.errs = append(s.errs, s.modeErrors()...)
 	res := s.result()
 	return res, nil
 }

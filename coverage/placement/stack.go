@@ -3,30 +3,7 @@ package placement
 import (
 	"fmt"
 	"sort"
-
-	"github.com/tfscan/tfscan/coverage"
 )
-
-// modeErrors are the errors the stack's compiler raises for nodes its
-// precision mode rejects (coverage.ReasonPrecisionModeError): such a node
-// is partitioned onto the device by op name, and the graph then fails to
-// compile. The message leads with the stack's own words when its pack
-// names them.
-func (s *sim) modeErrors() []string {
-	if s.tgt == s.cpu {
-		return nil
-	}
-	var out []string
-	for i, p := range s.nodes {
-		if p.ghost || p.src == nil || s.firstOf[p.src.ID] != i || s.matches[i] == nil || s.dev[i] != s.tgt {
-			continue
-		}
-		if m := s.matches[i][s.tgt]; m.Reason == coverage.ReasonPrecisionModeError {
-			out = append(out, s.opts.Stack.ErrorMessage(p.label(), p.op, m.StackError))
-		}
-	}
-	return out
-}
 
 // maxMerges bounds the clusters oneCluster tries to merge (each merge is
 // one reachability walk of the graph).
