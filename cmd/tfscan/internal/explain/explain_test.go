@@ -40,6 +40,7 @@ var cases = []struct {
 }{
 	{"xpu_run.log", models("convnet_frozen.pb"), "intel-xpu"},
 	{"ascend_run.log", models("convnet_frozen.pb"), "ascend"},
+	{"ascend_strings.log", models("string_ops_meta.pbtxt"), "ascend"},
 	{"other_model.log", models("convnet_frozen.pb"), "intel-xpu"},
 	{"pinned_run.log", filepath.Join("testdata", "pinned.pbtxt"), "intel-xpu"},
 	{"resource_run.log", models("resource_vars.pbtxt"), "intel-xpu"},
@@ -146,6 +147,17 @@ func TestExplainOutcomes(t *testing.T) {
 	assert.Equal(t, 2, ge.Count, "EZ3002 and GE's own log line are one explanation")
 	assert.Equal(t, []string{"kernel_wishlist", "precision_mode", "stack_option"}, fixKinds(ge))
 	assert.Equal(t, "precision_mode=allow_fp32_to_fp16", ge.Fixes[1].Option)
+
+	// tf_adapter leaves StringJoin to the host (IsWhiteListSupport refuses
+	// it by name): tfscan's Ascend pack has no StringJoin either
+	str := explainCase(t, "ascend_strings.log", models("string_ops_meta.pbtxt"), "ascend")
+	require.Len(t, str.Explanations, 3)
+	for _, e := range str.Explanations {
+		require.NotNil(t, e.Agrees, e.MessageKind)
+		assert.True(t, *e.Agrees, e.MessageKind)
+		assert.Equal(t, "joined", e.Node)
+		assert.Equal(t, "no_kernel", e.Prediction.Reason)
+	}
 
 	// a log of another model: every message says so, nothing is guessed
 	other := explainCase(t, "other_model.log", models("convnet_frozen.pb"), "intel-xpu")

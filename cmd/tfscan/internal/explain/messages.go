@@ -312,7 +312,7 @@ func (x *explainer) npu(e *reports.Explanation, m *tflog.Message, ns []*graph.No
 	switch m.Kind {
 	case tflog.KindNPUUnsupportedNode:
 		if strings.Contains(m.Text, "excluded in candidates") {
-			e.Cause = fmt.Sprintf("tf_adapter left %s out of the NPU subgraph: its op is not in the NPU's supported op list; it runs in TensorFlow on the host (mix compile), with copies to and from the NPU.", subject(*e))
+			e.Cause = fmt.Sprintf("tf_adapter left %s out of the NPU subgraph: its op is not in the NPU's supported op list; it stays in TensorFlow on the host, with copies to and from the NPU.", subject(*e))
 		} else {
 			fatal = true
 			e.Cause = fmt.Sprintf("tf_adapter refused %s: its op is not in the NPU's supported op list, and the graph asks for it on the NPU (in_out_pair).", subject(*e))
