@@ -1,5 +1,7 @@
 package reports
 
+import "strings"
+
 // fixture is a rich in-memory report used by every writer's golden test:
 // two models, three targets, uncovered groups of every reason, placement
 // with partitions and islands, a wishlist, fusions, parity with statistics
@@ -169,7 +171,9 @@ func fixture() *Report {
 	return &Report{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: "tfscan", Version: "0.1.0-test"},
-		Models:        []*Model{modelB, modelA},
+		Options: &Options{Targets: []string{"ascend-910b", "musa", "cpu"}, From: "cuda", Phases: []string{PhaseStep},
+			Registries: []string{"sha256:" + strings.Repeat("ab", 32)}, Dims: map[string]int64{"batch": 8}, Precision: "mixed_float16"},
+		Models: []*Model{modelB, modelA},
 		Gate: &Gate{Pass: false,
 			Failures: []GateFailure{
 				{Model: "models/resnet", Target: "ascend-910b", Rule: "min_coverage", Message: "coverage 66.7% is below the minimum 90.0%"},

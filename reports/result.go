@@ -9,9 +9,12 @@ const SchemaVersion = 1
 
 // Report is the result of one tfscan scan, check or parity run.
 type Report struct {
-	SchemaVersion int      `json:"schema_version"`
-	Tool          Tool     `json:"tool"`
-	Models        []*Model `json:"models"`
+	SchemaVersion int  `json:"schema_version"`
+	Tool          Tool `json:"tool"`
+	// Options are the scan options that change results; absent in reports
+	// of tools that did not record them.
+	Options *Options `json:"options,omitempty"`
+	Models  []*Model `json:"models"`
 	// Gate is set by `tfscan check`. It is evaluated on Models only: a
 	// model in Errors is not in it (the exit code says so instead).
 	Gate *Gate `json:"gate,omitempty"`

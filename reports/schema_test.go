@@ -59,6 +59,10 @@ func TestSchemaRejectsBadReports(t *testing.T) {
 			m["errors"] = []any{map[string]any{"path": "m", "message": "m: bad"}}
 		},
 		"null errors": func(m map[string]any) { m["errors"] = nil },
+		"shard 0": func(m map[string]any) {
+			m["options"].(map[string]any)["shard"] = map[string]any{"index": 0, "count": 2}
+		},
+		"bad hash": func(m map[string]any) { m["options"].(map[string]any)["registries"] = []any{"md5:00"} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			var m map[string]any

@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"flag"
-	"os"
+	"fmt"
+	"io"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/reports"
@@ -31,21 +32,28 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return scanError(err)
 	}
-	var buf bytes.Buffer
-	if err := reports.WriteJSON(&buf, rep); err != nil {
+	if err := writeJSONReport(e, "baseline", out, rep); err != nil {
 		return err
 	}
+	return reportErrors(e, rep.Errors)
+}
+
+// writeJSONReport writes rep as JSON to out: "-" is stdout, else a file
+// relative to the working directory, written whole or not at all. what
+// names the command in errors.
+func writeJSONReport(e *env, what, out string, rep *reports.Report) error {
 	if out == "-" {
-		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+		bw := bufio.NewWriterSize(e.stdout, 1<<16)
+		if err := reports.WriteJSON(bw, rep); err != nil {
 			return err
 		}
-		return reportErrors(e, rep.Errors)
+		return bw.Flush()
 	}
 	if !isAbs(out) {
 		out = joinWD(e, out)
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		return usageErrorf("baseline: %v", err)
+	if err := writeFileAtomic(out, func(w io.Writer) error { return reports.WriteJSON(w, rep) }); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return reportErrors(e, rep.Errors)
+	return nil
 }

@@ -43,6 +43,9 @@ type checkSetup struct {
 	policy   reports.Policy
 	baseline string
 	cfgPath  string
+	cfg      *config.File
+	// set holds the flags given on the command line.
+	set map[string]bool
 }
 
 // setup parses flags, finds and merges the configuration file, and checks
@@ -152,7 +155,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	} else if !isAbs(base) {
 		base = joinWD(e, base)
 	}
-	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath}, nil
+	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath, cfg: cfg, set: set}, nil
 }
 
 // runCheck scans, evaluates the gate, writes the reports and exits 1 when
@@ -160,9 +163,17 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 // said of the others). Warnings (expired or unused ignore entries,
 // thresholds that could not be checked) go to stderr.
 func runCheck(ctx context.Context, e *env, args []string) error {
-	s, err := setup(e, "check", args, nil)
+	var results string
+	s, err := setup(e, "check", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&results, "results", "", "gate the results of a JSON report `FILE` (e.g. from 'tfscan merge') instead of scanning")
+	})
 	if err != nil {
 		return err
+	}
+	if results != "" {
+		if err := s.checkResultsUsage(); err != nil {
+			return err
+		}
 	}
 	var base *reports.Report
 	if s.baseline != "" {
@@ -174,8 +185,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := scan.Run(ctx, s.opts)
-	if err != nil {
+	var rep *reports.Report
+	if results != "" {
+		if rep, err = s.readResults(e, results); err != nil {
+			return err
+		}
+	} else if rep, err = scan.Run(ctx, s.opts); err != nil {
 		return scanError(err)
 	}
 	rep.Gate = reports.EvaluateGate(rep, s.policy, base, today)

@@ -1,8 +1,11 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +58,9 @@ func parseFormats(values []string) ([]outputSpec, error) {
 
 // writeReports renders rep once per --format value: to stdout when no file
 // is given, else to the file (relative to the working directory). stdout
-// carries nothing but the report. Every report is rendered in memory first,
-// so a failing writer never leaves half a file.
+// carries nothing but the report. A file is written under a temporary name
+// beside it and renamed when complete, so a failing writer never leaves half
+// a file (nor replaces the previous one).
 func writeReports(e *env, formats []string, rep *reports.Report) error {
 	specs, err := parseFormats(formats)
 	if err != nil {
@@ -68,12 +72,18 @@ func writeReports(e *env, formats []string, rep *reports.Report) error {
 		if s.format == "table" {
 			w = reports.TableWriter(tableOptions(e, s.file == ""))
 		}
-		var buf bytes.Buffer
-		if err := w(&buf, rep); err != nil {
-			return fmt.Errorf("rendering %s report: %w", s.format, err)
+		render := func(out io.Writer) error {
+			if err := w(out, rep); err != nil {
+				return fmt.Errorf("rendering %s report: %w", s.format, err)
+			}
+			return nil
 		}
 		if s.file == "" {
-			if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+			bw := bufio.NewWriterSize(e.stdout, 1<<16)
+			if err := render(bw); err != nil {
+				return err
+			}
+			if err := bw.Flush(); err != nil {
 				return fmt.Errorf("writing %s report to stdout: %w", s.format, err)
 			}
 			continue
@@ -85,11 +95,60 @@ func writeReports(e *env, formats []string, rep *reports.Report) error {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			return usageErrorf("writing %s report: %v", s.format, err)
 		}
-		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-			return usageErrorf("writing %s report: %v", s.format, err)
+		if err := writeFileAtomic(file, render); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// writeFileAtomic writes file through write: into a temporary file in the
+// same directory, renamed over file once complete. A problem with the file
+// itself (a directory that cannot be written) is a usage error; write's own
+// error is returned as it is. On any error the temporary file is removed and
+// file is left as it was.
+func writeFileAtomic(file string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp*")
+	if err != nil {
+		return usageErrorf("writing %s: %v", file, unwrapPath(err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return usageErrorf("writing %s: %v", file, unwrapPath(err))
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return usageErrorf("writing %s: %v", file, unwrapPath(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return usageErrorf("writing %s: %v", file, unwrapPath(err))
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return usageErrorf("writing %s: %v", file, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the path from an *fs.PathError or *os.LinkError, for
+// messages that name the file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 func isAbs(p string) bool { return filepath.IsAbs(p) }

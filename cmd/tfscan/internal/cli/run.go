@@ -62,6 +62,8 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return runCheck(ctx, e, rest)
 	case "baseline":
 		return runBaseline(ctx, e, rest)
+	case "merge":
+		return runMerge(ctx, e, rest)
 	case "registry":
 		return runRegistry(ctx, e, rest)
 	case "run":
@@ -92,8 +94,10 @@ const usage = `tfscan: will this TensorFlow model run on the new accelerator?
 Usage:
   tfscan inspect PATH... [--format table|json]
   tfscan scan PATH... --target NAME[,NAME...] [--registry FILE]... [--format FORMAT[=FILE]]...
-  tfscan check PATH... --target NAME[,NAME...] [thresholds] [--baseline FILE]
+  tfscan check PATH... --target NAME[,NAME...] [thresholds] [--baseline FILE] [--shard I/N]
+  tfscan check --results REPORT [thresholds] [--baseline FILE]
   tfscan baseline PATH... --target NAME[,NAME...] -o FILE
+  tfscan merge REPORT... -o FILE
   tfscan registry list|show|diff|import|extract ...
   tfscan run PATH [--inputs in.npz] --outputs out.npz [--signature KEY] [--fetch NAME]... [--seed N] [--dim N]
   tfscan parity PATH --target T [--precision P] [--inputs in.npz] [--golden out.npz]

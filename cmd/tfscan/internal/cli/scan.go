@@ -10,6 +10,7 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/reports"
 )
 
 // scanFlags are the flags `scan`, `check` and `baseline` share.
@@ -31,6 +32,7 @@ type scanFlags struct {
 	phases     listFlag
 	from       string
 	verbose    bool
+	shard      string
 	stack      stackFlags
 }
 
@@ -72,6 +74,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "table view: every section of every model, nothing cut to the terminal width")
 	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
 	f.stack.register(fs)
+	fs.StringVar(&f.shard, "shard", "", "scan only share `I/N` of the models found (1 ≤ I ≤ N), chosen by a hash of each model's path relative to the path given; 'tfscan merge' combines the shards' JSON reports")
 }
 
 // maxDim bounds a --dim value: a larger dimension is a typo, and byte counts
@@ -106,6 +109,14 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 	if err != nil {
 		return scan.Options{}, err
 	}
+	var shard *reports.Shard
+	if f.shard != "" {
+		s, err := scan.ParseShard(f.shard)
+		if err != nil {
+			return scan.Options{}, usageError(err)
+		}
+		shard = s
+	}
 	return scan.Options{
 		Stack:      stack,
 		Paths:      paths,
@@ -119,6 +130,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Version:    Version,
 		Phases:     f.phases,
 		From:       f.from,
+		Shard:      shard,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,
 			NoSoftPlacement: f.noSoft,

@@ -62,6 +62,9 @@ type Options struct {
 	// Stack are the stack settings (precision mode, stack options) for the
 	// targets whose packs declare them.
 	Stack coverage.StackSettings
+	// Shard, when set, scans only that share of the models found
+	// (ParseShard, inShard).
+	Shard *reports.Shard
 
 	Placement PlacementOptions
 
@@ -119,7 +122,17 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	if err := targets.ConfigureStacks(opts.Stack); err != nil {
 		return nil, err
 	}
-	paths, failed, err := ExpandPaths(opts.Paths)
+	all, keys, failed, err := expandPaths(opts.Paths)
+	if err != nil {
+		return nil, err
+	}
+	paths := all[:0:0]
+	for _, p := range all {
+		if inShard(keys[p], opts.Shard) {
+			paths = append(paths, p)
+		}
+	}
+	recorded, err := recordOptions(opts, targets, counted)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +209,7 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "tfscan", Version: opts.Version},
+		Options:       recorded,
 		Models:        []*reports.Model{},
 	}
 	for i := range paths {
@@ -398,20 +412,32 @@ func builtinNames() []string {
 // with its ModelError in failed, so that the other paths are still scanned;
 // only an empty list is an error (a UsageError).
 func ExpandPaths(paths []string) (found []string, failed map[string]error, err error) {
+	found, _, failed, err = expandPaths(paths)
+	return found, failed, err
+}
+
+// expandPaths is ExpandPaths that also returns each path's shard key
+// (shardKey, from the first path given that finds it).
+func expandPaths(paths []string) (found []string, keys map[string]string, failed map[string]error, err error) {
 	if len(paths) == 0 {
-		return nil, nil, &UsageError{errors.New("no model path given")}
+		return nil, nil, nil, &UsageError{errors.New("no model path given")}
 	}
-	set := map[string]bool{}
+	keys = map[string]string{}
 	failed = map[string]error{}
+	add := func(root, p string) {
+		if _, ok := keys[p]; !ok {
+			keys[p] = shardKey(root, p)
+		}
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			set[p] = true
+			add(p, p)
 			failed[p] = &ModelError{Path: p, Err: errors.New("no such file or directory")}
 			continue
 		}
 		if !st.IsDir() {
-			set[p] = true
+			add(p, p)
 			continue
 		}
 		models, err := savedmodel.Discover(p)
@@ -419,20 +445,20 @@ func ExpandPaths(paths []string) (found []string, failed map[string]error, err e
 			err = savedmodel.NoModelError(p)
 		}
 		if err != nil {
-			set[p] = true
+			add(p, p)
 			failed[p] = &ModelError{Path: p, Err: err}
 			continue
 		}
 		for _, f := range models {
-			set[f] = true
+			add(p, f)
 		}
 	}
-	found = make([]string, 0, len(set))
-	for p := range set {
+	found = make([]string, 0, len(keys))
+	for p := range keys {
 		found = append(found, p)
 	}
 	sort.Strings(found)
-	return found, failed, nil
+	return found, keys, failed, nil
 }
 
 // Load reads one model and builds the graph of the selected MetaGraph.

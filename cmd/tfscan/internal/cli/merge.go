@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/tfscan/tfscan/reports"
+)
+
+// runMerge combines the JSON reports of shards (`scan --shard i/n` on each
+// runner) into the report one run over every model writes, byte for byte
+// (reports.Merge says what may be combined). Reports that may not be
+// combined are a usage error (exit 2) and nothing is written; a report that
+// cannot be read is exit 3. The models the shards could not scan stay in
+// errors[], and merge succeeds: `tfscan check --results` gates the merged
+// report and exits 3 for them.
+func runMerge(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet("merge", e.stderr)
+	var out string
+	fs.StringVar(&out, "o", "", "write the merged JSON report to `FILE` (required; - for stdout)")
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usageErrorf("merge: -o FILE is required")
+	}
+	if len(files) == 0 {
+		return usageErrorf("merge: no report given (tfscan merge REPORT... -o FILE)")
+	}
+	in := make([]reports.Named, 0, len(files))
+	for _, f := range files {
+		path := f
+		if !isAbs(path) {
+			path = joinWD(e, path)
+		}
+		r, err := reports.ReadJSON(path)
+		if err != nil {
+			return inputError(err)
+		}
+		in = append(in, reports.Named{Name: f, Report: r})
+	}
+	rep, err := reports.Merge(in)
+	if err != nil {
+		return usageErrorf("merge: %v", err)
+	}
+	return writeJSONReport(e, "merge", out, rep)
+}
