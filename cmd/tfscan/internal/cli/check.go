@@ -111,6 +111,7 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	e.verbose = sf.verbose
 	opts.Version = Version
 	opts.Progress = progressBar(e)
+	opts.CacheDone = cacheReport(e, opts.Cache)
 
 	p := cfg.Policy
 	if set["min-coverage"] {

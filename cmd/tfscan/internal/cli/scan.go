@@ -33,6 +33,7 @@ type scanFlags struct {
 	from       string
 	verbose    bool
 	shard      string
+	cache      string
 	stack      stackFlags
 }
 
@@ -74,6 +75,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "table view: every section of every model, nothing cut to the terminal width")
 	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
 	f.stack.register(fs)
+	fs.StringVar(&f.cache, "cache", "", "reuse the results of models unchanged since a run stored them in `DIR` (keyed by the model's files, tfscan, the packs and the options), and store the others")
 	fs.StringVar(&f.shard, "shard", "", "scan only share `I/N` of the models found (1 ≤ I ≤ N), chosen by a hash of each model's path relative to the path given; 'tfscan merge' combines the shards' JSON reports")
 }
 
@@ -131,6 +133,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Phases:     f.phases,
 		From:       f.from,
 		Shard:      shard,
+		Cache:      f.cache,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,
 			NoSoftPlacement: f.noSoft,
@@ -155,6 +158,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.verbose = f.verbose
+	opts.CacheDone = cacheReport(e, opts.Cache)
 	rep, err := scan.Run(ctx, opts)
 	if err != nil {
 		return scanError(err)
@@ -176,4 +180,15 @@ func scanError(err error) error {
 		return inputError(err)
 	}
 	return fmt.Errorf("internal error: %w", err)
+}
+
+// cacheReport prints what --cache did, one line on stderr, and a warning
+// when results could not be stored.
+func cacheReport(e *env, dir string) func(scan.CacheStats) {
+	return func(s scan.CacheStats) {
+		fmt.Fprintf(e.stderr, "tfscan: cache %s: %d model(s) from the cache, %d scanned\n", dir, s.Hits, s.Scanned)
+		if s.WriteErrors > 0 {
+			fmt.Fprintf(e.stderr, "tfscan: warning: cache %s: %d result(s) could not be stored (%v); the next run scans them again\n", dir, s.WriteErrors, s.Err)
+		}
+	}
 }

@@ -65,6 +65,12 @@ type Options struct {
 	// Shard, when set, scans only that share of the models found
 	// (ParseShard, inShard).
 	Shard *reports.Shard
+	// Cache, when set, is the --cache directory: a model whose files,
+	// tool, packs and result-changing options are unchanged since a run
+	// stored its results there is not scanned again (resultCache).
+	// CacheDone, when set, is told what the cache did.
+	Cache     string
+	CacheDone func(CacheStats)
 
 	Placement PlacementOptions
 
@@ -136,6 +142,12 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var rc *resultCache
+	if opts.Cache != "" {
+		if rc, err = newResultCache(opts.Cache, opts, recorded); err != nil {
+			return nil, err
+		}
+	}
 	log, err := readPlacementLog(opts.Placement.CompareLog)
 	if err != nil {
 		return nil, err
@@ -179,7 +191,14 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 				if ctx.Err() != nil || skip(i) {
 					continue
 				}
-				m, err := scanModel(paths[i], targets, counted, opts, log)
+				scanOne := func() (*reports.Model, error) { return scanModel(paths[i], targets, counted, opts, log) }
+				var m *reports.Model
+				var err error
+				if rc != nil {
+					m, err = rc.scan(paths[i], scanOne)
+				} else {
+					m, err = scanOne()
+				}
 				if err != nil {
 					fail(i, err)
 				}
@@ -205,6 +224,9 @@ func Run(ctx context.Context, opts Options) (*reports.Report, error) {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if rc != nil && opts.CacheDone != nil {
+		opts.CacheDone(rc.stats())
 	}
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
