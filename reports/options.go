@@ -26,11 +26,12 @@ type Options struct {
 	Signature string   `json:"signature,omitempty"`
 	Fetches   []string `json:"fetches,omitempty"`
 	Tags      []string `json:"tags,omitempty"`
-	// NoPlacement, NoSoftPlacement, Precision and Dims are the placement
-	// simulation's options (--no-placement, --no-soft-placement,
-	// --precision, --dim).
+	// NoPlacement, NoSoftPlacement, ClearDevices, Precision and Dims are
+	// the placement simulation's options (--no-placement,
+	// --no-soft-placement, --clear-devices, --precision, --dim).
 	NoPlacement     bool             `json:"no_placement,omitempty"`
 	NoSoftPlacement bool             `json:"no_soft_placement,omitempty"`
+	ClearDevices    bool             `json:"clear_devices,omitempty"`
 	Precision       string           `json:"precision,omitempty"`
 	Dims            map[string]int64 `json:"dims,omitempty"`
 	// CompareLog is the content hash of the --compare-log file.

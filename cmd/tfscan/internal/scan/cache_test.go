@@ -49,7 +49,7 @@ func TestCache(t *testing.T) {
 	zoo := cacheZoo(t)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	fresh, _ := scanJSON(t, zoo, "")
-	const n = 10
+	const n = 11
 
 	first, stats := scanJSON(t, zoo, cacheDir)
 	require.Equal(t, CacheStats{Scanned: n}, stats)

@@ -24,6 +24,7 @@ func recordOptions(opts Options, ts *Targets, counted PhaseSet) (*reports.Option
 		Tags:            slices.Clone(opts.Tags),
 		NoPlacement:     opts.Placement.Disabled,
 		NoSoftPlacement: opts.Placement.NoSoftPlacement,
+		ClearDevices:    opts.Placement.ClearDevices,
 		Precision:       opts.Placement.Precision,
 	}
 	for _, t := range ts.List {
