@@ -14,7 +14,7 @@ import (
 // checkResultsUsage refuses what `check --results` cannot honour: model
 // paths, and scan flags, since nothing is scanned (the report records how
 // its results were scanned). --target is allowed and must name the report's
-// targets; --format and the gate's flags apply as usual.
+// targets; --format, -v and the gate's flags apply as usual.
 func (s *checkSetup) checkResultsUsage() error {
 	if len(s.opts.Paths) > 0 {
 		return usageErrorf("check: --results gates a report's results without scanning; give no model path (got %s)", s.opts.Paths[0])
@@ -25,7 +25,7 @@ func (s *checkSetup) checkResultsUsage() error {
 	sf.register(fs)
 	var refused []string
 	fs.VisitAll(func(f *flag.Flag) {
-		if s.set[f.Name] && f.Name != "format" && f.Name != "target" {
+		if s.set[f.Name] && f.Name != "format" && f.Name != "target" && f.Name != "v" {
 			refused = append(refused, "--"+f.Name)
 		}
 	})
