@@ -34,6 +34,10 @@ type Options struct {
 	ClearDevices    bool             `json:"clear_devices,omitempty"`
 	Precision       string           `json:"precision,omitempty"`
 	Dims            map[string]int64 `json:"dims,omitempty"`
+	// PrecisionMode and StackOptions are --precision-mode and
+	// --stack-option, the settings of the targets' stacks.
+	PrecisionMode string            `json:"precision_mode,omitempty"`
+	StackOptions  map[string]string `json:"stack_options,omitempty"`
 	// CompareLog is the content hash of the --compare-log file.
 	CompareLog string `json:"compare_log,omitempty"`
 	// Shard is the share of the models found that this run scanned
@@ -73,6 +77,9 @@ func (o *Options) normalize() {
 	}
 	if len(o.Dims) == 0 {
 		o.Dims = nil
+	}
+	if len(o.StackOptions) == 0 {
+		o.StackOptions = nil
 	}
 	o.Targets = nonNil(o.Targets)
 	o.Phases = nonNil(o.Phases)

@@ -26,6 +26,10 @@ func recordOptions(opts Options, ts *Targets, counted PhaseSet) (*reports.Option
 		NoSoftPlacement: opts.Placement.NoSoftPlacement,
 		ClearDevices:    opts.Placement.ClearDevices,
 		Precision:       opts.Placement.Precision,
+		PrecisionMode:   opts.Stack.PrecisionMode,
+	}
+	if len(opts.Stack.Options) > 0 {
+		o.StackOptions = maps.Clone(opts.Stack.Options)
 	}
 	for _, t := range ts.List {
 		o.Targets = append(o.Targets, t.Name)
