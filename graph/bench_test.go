@@ -16,10 +16,29 @@ import (
 
 // BenchmarkLoadBuild compares reading and building a 210,000-node
 // SavedModel (64 MiB of Const tensors) with a bare proto.Unmarshal of the
-// same bytes. Run: go test -bench LoadBuild -run '^$' -benchmem ./graph/
+// same bytes. Ratio interleaves the three in one run and reports
+// Load/Unmarshal and LoadBuild/Unmarshal, CPU and peak heap (medians);
+// goal (issue #14 item 5): Load, and LoadBuild too, below 1.
+// Run: go test -bench LoadBuild -run '^$' -benchmem ./graph/
 func BenchmarkLoadBuild(b *testing.B) {
 	data := benchmodel.SavedModel()
 	dir := writeModel(b, data)
+	b.Run("Ratio", func(b *testing.B) {
+		benchmodel.Compare(b,
+			benchmodel.Step{Name: "Unmarshal", Run: func() {
+				sm := &mgpb.SavedModel{}
+				if err := proto.Unmarshal(data, sm); err != nil {
+					b.Fatal(err)
+				}
+			}},
+			benchmodel.Step{Name: "Load", Run: func() {
+				if _, err := savedmodel.Load(dir); err != nil {
+					b.Fatal(err)
+				}
+			}},
+			benchmodel.Step{Name: "LoadBuild", Run: func() { loadBuild(b, dir) }},
+		)
+	})
 	b.Run("Unmarshal", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		unmarshal(b, data)

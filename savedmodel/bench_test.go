@@ -13,6 +13,8 @@ import (
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/internal/benchmodel"
 )
 
 // BenchmarkLoadBinaryLarge loads a binary GraphDef of 200k nodes, a fifth
@@ -44,13 +46,30 @@ func BenchmarkLoadBinaryLarge(b *testing.B) {
 	if err := writeBench(file, data); err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Load(file); err != nil {
-			b.Fatal(err)
+	b.Run("Load", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			if _, err := Load(file); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	// Load against a bare proto.Unmarshal of the same bytes, interleaved
+	// in one run; goal (issue #14 item 5): Load/Unmarshal below 1.
+	b.Run("Ratio", func(b *testing.B) {
+		benchmodel.Compare(b,
+			benchmodel.Step{Name: "Unmarshal", Run: func() {
+				if err := proto.Unmarshal(data, &gpb.GraphDef{}); err != nil {
+					b.Fatal(err)
+				}
+			}},
+			benchmodel.Step{Name: "Load", Run: func() {
+				if _, err := Load(file); err != nil {
+					b.Fatal(err)
+				}
+			}},
+		)
+	})
 }
 
 // BenchmarkLoadTextKeras loads the largest corpus text GraphDef (1.4 MB).

@@ -154,8 +154,8 @@ func decodeBinary(file string, b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := newMessage(kind)
-	if err := proto.Unmarshal(b, msg); err != nil {
+	msg, err := decodeProto(kind, b)
+	if err != nil {
 		return nil, fmt.Errorf("not a valid binary %s: %s", kind, protoErr(err))
 	}
 	return fromMessage(msg, false)

@@ -1,0 +1,66 @@
+package benchmodel
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// Step is one measured step of a Compare: a name for its metrics and the
+// work.
+type Step struct {
+	Name string
+	Run  func()
+}
+
+// Cost is what one step cost: CPU time of the process (user+system, GC
+// included) and the most heap it held above what was live when it began.
+type Cost struct {
+	CPU  time.Duration
+	Heap uint64
+}
+
+// Compare runs the steps in turn, b.N rounds, each after a garbage
+// collection that is not measured, and reports for each step its median
+// cpu-ms and peak-heap-MiB, and for every step after the first its ratios
+// to the first (the baseline) as "NAME/BASE-cpu" and "NAME/BASE-heap".
+// Interleaving the steps in one benchmark run makes the ratios hold on a
+// shared, noisy machine, where two separate benchmark runs do not compare.
+// It returns the medians.
+func Compare(b *testing.B, steps ...Step) []Cost {
+	all := make([][]Cost, len(steps))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, s := range steps {
+			all[k] = append(all[k], Measure(s.Run))
+		}
+	}
+	b.StopTimer()
+	med := make([]Cost, len(steps))
+	for k, costs := range all {
+		cpu := make([]time.Duration, len(costs))
+		heap := make([]uint64, len(costs))
+		for i, c := range costs {
+			cpu[i], heap[i] = c.CPU, c.Heap
+		}
+		slices.Sort(cpu)
+		slices.Sort(heap)
+		med[k] = Cost{CPU: cpu[len(cpu)/2], Heap: heap[len(heap)/2]}
+		b.ReportMetric(float64(med[k].CPU)/1e6, steps[k].Name+"-cpu-ms")
+		b.ReportMetric(float64(med[k].Heap)/(1<<20), steps[k].Name+"-heap-MiB")
+		if k > 0 {
+			b.ReportMetric(float64(med[k].CPU)/float64(med[0].CPU), steps[k].Name+"/"+steps[0].Name+"-cpu")
+			b.ReportMetric(float64(med[k].Heap)/float64(med[0].Heap), steps[k].Name+"/"+steps[0].Name+"-heap")
+		}
+	}
+	return med
+}
+
+// Measure runs fn once after a garbage collection and returns its Cost.
+func Measure(fn func()) Cost {
+	stop := sampleHeap()
+	start := cpuTime()
+	fn()
+	cpu := cpuTime() - start
+	return Cost{CPU: time.Duration(cpu), Heap: stop()}
+}

@@ -1,0 +1,814 @@
+package savedmodel
+
+import (
+	"errors"
+	"math"
+	"unicode/utf8"
+	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
+	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
+	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+)
+
+// A binary model is decoded here rather than by proto.Unmarshal, into the
+// same generated messages and with the same result (wire_test.go checks
+// both decoders against each other, fuzzed), at a fraction of the cost:
+//
+//   - A Const's tensor_content of aliasMin bytes or more is not copied: it
+//     stays in the file's buffer, which the model keeps, and is decoded
+//     (into numbers) only by whoever reads it: shape inference for a
+//     shape operand, the executor, Write. On a model with large constants
+//     the copy is most of what a full unmarshal costs in memory.
+//   - The messages a graph is made of (NodeDef, AttrValue, TensorProto,
+//     TensorShapeProto and their lists) are cut from slabs, their strings
+//     from a string arena, and op names, devices and attr names interned:
+//     a handful of allocations per thousand nodes instead of about twenty
+//     per node.
+//   - Only the graph is decoded by hand: every other field (signatures,
+//     saver, object graph, versions, function signatures and returns,
+//     unknown fields) is collected in field order and handed to
+//     proto.Unmarshal with Merge, which gives the same message as decoding
+//     in place since those fields are disjoint from the ones decoded here.
+//
+// Anything a canonical encoder does not write (an attr value's oneof set
+// twice, a map entry out of order, a nested message repeated, unusual
+// nesting) makes the decoder give up on that NodeDef and decode it with
+// proto.Unmarshal, and any error (truncation, a bad tag, invalid UTF-8)
+// makes it decode the whole file with proto.Unmarshal, so that the result
+// and the error are proto.Unmarshal's own.
+//
+// Unreachable function bodies are decoded too: inspect counts their nodes
+// and ops, TensorFlow's import refuses bad ones whether or not a signature
+// reaches them, and scan lists them in the unreachable phase.
+
+// aliasMin is the smallest tensor_content kept in the file's buffer rather
+// than copied. Smaller ones are copied into a byte arena, so that a model
+// without large constants does not keep its whole file alive.
+const aliasMin = 1 << 10
+
+// errFallback makes the decoder give up on the current NodeDef (or file)
+// and let proto.Unmarshal decode it.
+var errFallback = errors.New("not canonical")
+
+// maxFastDepth bounds the nesting of messages (attr values holding lists
+// of functions with attrs of lists...) that the decoder follows itself;
+// deeper ones fall back to proto.Unmarshal, which applies its own
+// recursion limit. Depths count as proto.Unmarshal counts them: the file's
+// message is 0, and a map entry is a level of its own.
+const maxFastDepth = 64
+
+// decodeProto decodes b as the message kind into a new message, with the
+// result and error of proto.Unmarshal.
+func decodeProto(kind protoKind, b []byte) (proto.Message, error) {
+	if msg, _, err := fastDecode(kind, b); err == nil {
+		return msg, nil
+	}
+	msg := newMessage(kind)
+	return msg, proto.Unmarshal(b, msg)
+}
+
+// fastDecode decodes b as the message kind, with errFallback where
+// proto.Unmarshal must decode the whole file; fallbacks counts the
+// NodeDefs left to proto.Unmarshal.
+func fastDecode(kind protoKind, b []byte) (msg proto.Message, fallbacks int, err error) {
+	d := newWireDecoder()
+	switch kind {
+	case kindSavedModel:
+		m := &mgpb.SavedModel{}
+		msg, err = m, d.savedModel(b, m)
+	case kindMetaGraph:
+		m := &mgpb.MetaGraphDef{}
+		msg, err = m, d.metaGraph(b, m, 0)
+	default:
+		m := &gpb.GraphDef{}
+		msg, err = m, d.graphDef(b, m, 0)
+	}
+	return msg, d.fallbacks, err
+}
+
+// wireDecoder holds the slabs and arenas of one file's decode.
+type wireDecoder struct {
+	fallbacks int
+
+	nodes    slab[nodepb.NodeDef]
+	attrs    slab[attrpb.AttrValue]
+	tensors  slab[tensorpb.TensorProto]
+	shapes   slab[shapepb.TensorShapeProto]
+	dims     slab[shapepb.TensorShapeProto_Dim]
+	lists    slab[attrpb.AttrValue_ListValue]
+	funcs    slab[attrpb.NameAttrList]
+	vType    slab[attrpb.AttrValue_Type]
+	vS       slab[attrpb.AttrValue_S]
+	vI       slab[attrpb.AttrValue_I]
+	vF       slab[attrpb.AttrValue_F]
+	vB       slab[attrpb.AttrValue_B]
+	vShape   slab[attrpb.AttrValue_Shape]
+	vTensor  slab[attrpb.AttrValue_Tensor]
+	vList    slab[attrpb.AttrValue_List]
+	vFunc    slab[attrpb.AttrValue_Func]
+	vPlace   slab[attrpb.AttrValue_Placeholder]
+	dimPtrs  slab[*shapepb.TensorShapeProto_Dim]
+	strSlice slab[string]
+
+	text   []byte // string arena: the current chunk's free space
+	bytes  []byte // byte arena for small bytes fields
+	intern map[string]string
+}
+
+func newWireDecoder() *wireDecoder {
+	return &wireDecoder{intern: make(map[string]string, 256)}
+}
+
+// slab hands out zeroed values from arrays allocated in growing chunks.
+type slab[T any] struct{ free []T }
+
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, 256)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
+}
+
+// take returns a slice of n zeroed values (length and capacity n).
+func (s *slab[T]) take(n int) []T {
+	if n > 256 {
+		return make([]T, n)
+	}
+	if len(s.free) < n {
+		s.free = make([]T, 1024)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
+}
+
+// str returns v as a string from the arena, after proto3's UTF-8 check.
+func (d *wireDecoder) str(v []byte) (string, error) {
+	if !utf8.Valid(v) {
+		return "", errFallback
+	}
+	if len(v) == 0 {
+		return "", nil
+	}
+	if len(v) > 256 {
+		return string(v), nil
+	}
+	if len(d.text) < len(v) {
+		d.text = make([]byte, 16<<10)
+	}
+	n := copy(d.text, v)
+	s := unsafe.String(&d.text[0], n)
+	d.text = d.text[n:]
+	return s, nil
+}
+
+// name returns v as an interned string: op names, devices and attr names
+// repeat across a graph.
+func (d *wireDecoder) name(v []byte) (string, error) {
+	if s, ok := d.intern[string(v)]; ok {
+		return s, nil
+	}
+	s, err := d.str(v)
+	if err != nil {
+		return "", err
+	}
+	d.intern[s] = s
+	return s, nil
+}
+
+// copyBytes copies a small bytes field into the byte arena; empty stays
+// empty but not nil, as proto.Unmarshal leaves it.
+func (d *wireDecoder) copyBytes(v []byte) []byte {
+	if len(v) > 256 {
+		return append([]byte{}, v...)
+	}
+	if len(d.bytes) < len(v) || len(d.bytes) == 0 {
+		d.bytes = make([]byte, 16<<10)
+	}
+	out := d.bytes[:len(v):len(v)]
+	copy(out, v)
+	d.bytes = d.bytes[len(v):]
+	return out
+}
+
+// field is one field record: its number and wire type, its value (for a
+// bytes field the payload, else the encoded value), its varint when typ is
+// VarintType, and the whole record (tag included) for passing on.
+type field struct {
+	num    protowire.Number
+	typ    protowire.Type
+	val    []byte
+	varint uint64
+	record []byte
+}
+
+// next reads the field record at the start of b and returns the rest.
+func next(b []byte) (field, []byte, error) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		return field{}, nil, errFallback
+	}
+	f := field{num: num, typ: typ}
+	var m int
+	switch typ {
+	case protowire.BytesType:
+		f.val, m = protowire.ConsumeBytes(b[n:])
+	case protowire.VarintType:
+		f.varint, m = protowire.ConsumeVarint(b[n:])
+	default:
+		m = protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m >= 0 {
+			f.val = b[n : n+m]
+		}
+	}
+	if m < 0 {
+		return field{}, nil, errFallback
+	}
+	f.record = b[:n+m]
+	return f, b[n+m:], nil
+}
+
+// rest collects the records of fields the decoder leaves to
+// proto.Unmarshal, for one message at nesting level depth.
+type rest struct {
+	buf   []byte
+	depth int
+}
+
+func (r *rest) add(f field) { r.buf = append(r.buf, f.record...) }
+
+// into merges the collected fields into m as proto.Unmarshal would have,
+// with the recursion budget left at m's level.
+func (r *rest) into(m proto.Message) error {
+	if len(r.buf) == 0 {
+		return nil
+	}
+	err := proto.UnmarshalOptions{Merge: true, RecursionLimit: protowireLimit - r.depth}.Unmarshal(r.buf, m)
+	if err != nil {
+		return errFallback
+	}
+	return nil
+}
+
+// protowireLimit is proto.Unmarshal's default recursion limit.
+const protowireLimit = protowire.DefaultRecursionLimit
+
+func (d *wireDecoder) savedModel(b []byte, m *mgpb.SavedModel) error {
+	r := rest{}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if f.num == 2 && f.typ == protowire.BytesType {
+			mg := &mgpb.MetaGraphDef{}
+			if err := d.metaGraph(f.val, mg, 1); err != nil {
+				return err
+			}
+			m.MetaGraphs = append(m.MetaGraphs, mg)
+			continue
+		}
+		r.add(f)
+	}
+	return r.into(m)
+}
+
+func (d *wireDecoder) metaGraph(b []byte, m *mgpb.MetaGraphDef, depth int) error {
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if f.num == 2 && f.typ == protowire.BytesType {
+			if m.GraphDef != nil {
+				return errFallback // a second graph_def merges into the first
+			}
+			m.GraphDef = &gpb.GraphDef{}
+			if err := d.graphDef(f.val, m.GraphDef, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		r.add(f)
+	}
+	return r.into(m)
+}
+
+func (d *wireDecoder) graphDef(b []byte, g *gpb.GraphDef, depth int) error {
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		switch {
+		case f.num == 1 && f.typ == protowire.BytesType:
+			n, err := d.nodeDef(f.val, depth+1)
+			if err != nil {
+				return err
+			}
+			g.Node = append(g.Node, n)
+		case f.num == 2 && f.typ == protowire.BytesType:
+			if g.Library != nil {
+				return errFallback
+			}
+			g.Library = &fpb.FunctionDefLibrary{}
+			if err := d.library(f.val, g.Library, depth+1); err != nil {
+				return err
+			}
+		default:
+			r.add(f)
+		}
+	}
+	return r.into(g)
+}
+
+func (d *wireDecoder) library(b []byte, l *fpb.FunctionDefLibrary, depth int) error {
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if f.num == 1 && f.typ == protowire.BytesType {
+			fd := &fpb.FunctionDef{}
+			if err := d.functionDef(f.val, fd, depth+1); err != nil {
+				return err
+			}
+			l.Function = append(l.Function, fd)
+			continue
+		}
+		r.add(f)
+	}
+	return r.into(l)
+}
+
+func (d *wireDecoder) functionDef(b []byte, fd *fpb.FunctionDef, depth int) error {
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if f.num == 3 && f.typ == protowire.BytesType {
+			n, err := d.nodeDef(f.val, depth+1)
+			if err != nil {
+				return err
+			}
+			fd.NodeDef = append(fd.NodeDef, n)
+			continue
+		}
+		r.add(f)
+	}
+	return r.into(fd)
+}
+
+// nodeDef decodes one NodeDef at nesting level depth; one the decoder does
+// not follow is decoded by proto.Unmarshal.
+func (d *wireDecoder) nodeDef(b []byte, depth int) (*nodepb.NodeDef, error) {
+	n := d.nodes.new()
+	err := d.fastNodeDef(b, n, depth)
+	if err == nil {
+		return n, nil
+	}
+	d.fallbacks++
+	opts := proto.UnmarshalOptions{RecursionLimit: protowireLimit - depth}
+	if opts.Unmarshal(b, n) != nil {
+		return nil, errFallback
+	}
+	return n, nil
+}
+
+func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error {
+	// Count inputs and attrs first, so that each is one allocation.
+	inputs, attrs := 0, 0
+	for p := b; len(p) > 0; {
+		f, tail, err := next(p)
+		if err != nil {
+			return err
+		}
+		p = tail
+		if f.typ == protowire.BytesType {
+			switch f.num {
+			case 3:
+				inputs++
+			case 5:
+				attrs++
+			}
+		}
+	}
+	if inputs > 0 {
+		n.Input = d.strSlice.take(inputs)[:0]
+	}
+	if attrs > 0 {
+		n.Attr = make(map[string]*attrpb.AttrValue, attrs)
+	}
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if f.typ != protowire.BytesType || f.num < 1 || f.num > 5 {
+			r.add(f)
+			continue
+		}
+		switch f.num {
+		case 1:
+			n.Name, err = d.str(f.val)
+		case 2:
+			n.Op, err = d.name(f.val)
+		case 3:
+			var s string
+			s, err = d.str(f.val)
+			n.Input = append(n.Input, s)
+		case 4:
+			n.Device, err = d.name(f.val)
+		case 5:
+			err = d.attrEntry(f.val, n.Attr, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return r.into(n)
+}
+
+// attrEntry decodes one map<string, AttrValue> entry (at depth) into m: the
+// key, then the value, as every encoder writes them (anything else falls
+// back).
+func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth int) error {
+	k, b, err := next(b)
+	if err != nil || k.num != 1 || k.typ != protowire.BytesType {
+		return errFallback
+	}
+	v, b, err := next(b)
+	if err != nil || v.num != 2 || v.typ != protowire.BytesType || len(b) != 0 {
+		return errFallback
+	}
+	key, err := d.name(k.val)
+	if err != nil {
+		return err
+	}
+	a := d.attrs.new()
+	if err := d.attrValue(v.val, a, depth+1); err != nil {
+		return err
+	}
+	m[key] = a
+	return nil
+}
+
+func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error {
+	if depth > maxFastDepth {
+		return errFallback
+	}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		if a.Value != nil {
+			return errFallback // a oneof set twice: replaced or merged
+		}
+		switch {
+		case f.num == 1 && f.typ == protowire.BytesType:
+			l := d.lists.new()
+			if err := d.listValue(f.val, l, depth+1); err != nil {
+				return err
+			}
+			v := d.vList.new()
+			v.List = l
+			a.Value = v
+		case f.num == 2 && f.typ == protowire.BytesType:
+			v := d.vS.new()
+			v.S = d.copyBytes(f.val)
+			a.Value = v
+		case f.num == 3 && f.typ == protowire.VarintType:
+			v := d.vI.new()
+			v.I = int64(f.varint)
+			a.Value = v
+		case f.num == 4 && f.typ == protowire.Fixed32Type:
+			v := d.vF.new()
+			v.F = math.Float32frombits(fixed32le(f.val))
+			a.Value = v
+		case f.num == 5 && f.typ == protowire.VarintType:
+			v := d.vB.new()
+			v.B = f.varint != 0
+			a.Value = v
+		case f.num == 6 && f.typ == protowire.VarintType:
+			v := d.vType.new()
+			v.Type = tpb.DataType(int32(f.varint))
+			a.Value = v
+		case f.num == 7 && f.typ == protowire.BytesType:
+			s, err := d.shape(f.val)
+			if err != nil {
+				return err
+			}
+			v := d.vShape.new()
+			v.Shape = s
+			a.Value = v
+		case f.num == 8 && f.typ == protowire.BytesType:
+			t, err := d.tensor(f.val, depth+1)
+			if err != nil {
+				return err
+			}
+			v := d.vTensor.new()
+			v.Tensor = t
+			a.Value = v
+		case f.num == 9 && f.typ == protowire.BytesType:
+			s, err := d.str(f.val)
+			if err != nil {
+				return err
+			}
+			v := d.vPlace.new()
+			v.Placeholder = s
+			a.Value = v
+		case f.num == 10 && f.typ == protowire.BytesType:
+			fn, err := d.nameAttrList(f.val, depth+1)
+			if err != nil {
+				return err
+			}
+			v := d.vFunc.new()
+			v.Func = fn
+			a.Value = v
+		default:
+			return errFallback // unknown fields
+		}
+	}
+	return nil
+}
+
+func (d *wireDecoder) listValue(b []byte, l *attrpb.AttrValue_ListValue, depth int) error {
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return err
+		}
+		b = tail
+		switch f.num {
+		case 2:
+			if f.typ != protowire.BytesType {
+				return errFallback
+			}
+			l.S = append(l.S, d.copyBytes(f.val))
+		case 3:
+			l.I, err = appendVarints(l.I, f, func(v uint64) int64 { return int64(v) })
+		case 4:
+			l.F, err = appendFixed32s(l.F, f)
+		case 5:
+			l.B, err = appendVarints(l.B, f, func(v uint64) bool { return v != 0 })
+		case 6:
+			l.Type, err = appendVarints(l.Type, f, func(v uint64) tpb.DataType { return tpb.DataType(int32(v)) })
+		case 7:
+			if f.typ != protowire.BytesType {
+				return errFallback
+			}
+			var s *shapepb.TensorShapeProto
+			if s, err = d.shape(f.val); err == nil {
+				l.Shape = append(l.Shape, s)
+			}
+		case 8:
+			if f.typ != protowire.BytesType {
+				return errFallback
+			}
+			var t *tensorpb.TensorProto
+			if t, err = d.tensor(f.val, depth+1); err == nil {
+				l.Tensor = append(l.Tensor, t)
+			}
+		case 9:
+			if f.typ != protowire.BytesType {
+				return errFallback
+			}
+			var fn *attrpb.NameAttrList
+			if fn, err = d.nameAttrList(f.val, depth+1); err == nil {
+				l.Func = append(l.Func, fn)
+			}
+		default:
+			return errFallback
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *wireDecoder) nameAttrList(b []byte, depth int) (*attrpb.NameAttrList, error) {
+	if depth > maxFastDepth {
+		return nil, errFallback
+	}
+	l := d.funcs.new()
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return nil, err
+		}
+		b = tail
+		switch {
+		case f.num == 1 && f.typ == protowire.BytesType:
+			if l.Name, err = d.name(f.val); err != nil {
+				return nil, err
+			}
+		case f.num == 2 && f.typ == protowire.BytesType:
+			if l.Attr == nil {
+				l.Attr = map[string]*attrpb.AttrValue{}
+			}
+			if err := d.attrEntry(f.val, l.Attr, depth+1); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errFallback
+		}
+	}
+	return l, nil
+}
+
+func (d *wireDecoder) shape(b []byte) (*shapepb.TensorShapeProto, error) {
+	s := d.shapes.new()
+	dims := 0
+	for p := b; len(p) > 0; {
+		f, tail, err := next(p)
+		if err != nil {
+			return nil, err
+		}
+		p = tail
+		if f.num == 2 {
+			dims++
+		}
+	}
+	if dims > 0 {
+		s.Dim = d.dimPtrs.take(dims)[:0]
+	}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return nil, err
+		}
+		b = tail
+		switch {
+		case f.num == 2 && f.typ == protowire.BytesType:
+			dim, err := d.dim(f.val)
+			if err != nil {
+				return nil, err
+			}
+			s.Dim = append(s.Dim, dim)
+		case f.num == 3 && f.typ == protowire.VarintType:
+			s.UnknownRank = f.varint != 0
+		default:
+			return nil, errFallback
+		}
+	}
+	return s, nil
+}
+
+func (d *wireDecoder) dim(b []byte) (*shapepb.TensorShapeProto_Dim, error) {
+	dim := d.dims.new()
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return nil, err
+		}
+		b = tail
+		switch {
+		case f.num == 1 && f.typ == protowire.VarintType:
+			dim.Size = int64(f.varint)
+		case f.num == 2 && f.typ == protowire.BytesType:
+			if dim.Name, err = d.str(f.val); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errFallback
+		}
+	}
+	return dim, nil
+}
+
+// tensor decodes a TensorProto: dtype, shape, version and tensor_content
+// (kept in the file's buffer from aliasMin bytes on) and the common typed
+// value lists; the rarer fields go through proto.Unmarshal.
+func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error) {
+	t := d.tensors.new()
+	r := rest{depth: depth}
+	for len(b) > 0 {
+		f, tail, err := next(b)
+		if err != nil {
+			return nil, err
+		}
+		b = tail
+		switch {
+		case f.num == 1 && f.typ == protowire.VarintType:
+			t.Dtype = tpb.DataType(int32(f.varint))
+		case f.num == 2 && f.typ == protowire.BytesType:
+			if t.TensorShape != nil {
+				return nil, errFallback
+			}
+			if t.TensorShape, err = d.shape(f.val); err != nil {
+				return nil, err
+			}
+		case f.num == 3 && f.typ == protowire.VarintType:
+			t.VersionNumber = int32(f.varint)
+		case f.num == 4 && f.typ == protowire.BytesType:
+			switch {
+			case len(f.val) == 0:
+				t.TensorContent = nil
+			case len(f.val) >= aliasMin:
+				t.TensorContent = f.val[:len(f.val):len(f.val)]
+			default:
+				t.TensorContent = d.copyBytes(f.val)
+			}
+		case f.num == 5:
+			t.FloatVal, err = appendFixed32s(t.FloatVal, f)
+		case f.num == 7:
+			t.IntVal, err = appendVarints(t.IntVal, f, func(v uint64) int32 { return int32(v) })
+		case f.num == 10:
+			t.Int64Val, err = appendVarints(t.Int64Val, f, func(v uint64) int64 { return int64(v) })
+		case f.num == 11:
+			t.BoolVal, err = appendVarints(t.BoolVal, f, func(v uint64) bool { return v != 0 })
+		case f.num == 13:
+			t.HalfVal, err = appendVarints(t.HalfVal, f, func(v uint64) int32 { return int32(v) })
+		case f.num == 8 && f.typ == protowire.BytesType:
+			t.StringVal = append(t.StringVal, d.copyBytes(f.val))
+		default:
+			r.add(f)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := r.into(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func fixed32le(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// appendVarints appends a repeated varint field's values, packed or not, as
+// proto.Unmarshal does.
+func appendVarints[T any](out []T, f field, conv func(uint64) T) ([]T, error) {
+	switch f.typ {
+	case protowire.VarintType:
+		return append(out, conv(f.varint)), nil
+	case protowire.BytesType:
+		n := 0
+		for _, c := range f.val {
+			if c < 0x80 {
+				n++
+			}
+		}
+		if out == nil {
+			out = make([]T, 0, n)
+		}
+		for b := f.val; len(b) > 0; {
+			v, m := protowire.ConsumeVarint(b)
+			if m < 0 {
+				return nil, errFallback
+			}
+			out = append(out, conv(v))
+			b = b[m:]
+		}
+		return out, nil
+	}
+	return nil, errFallback
+}
+
+// appendFixed32s appends a repeated float field's values, packed or not.
+func appendFixed32s(out []float32, f field) ([]float32, error) {
+	switch f.typ {
+	case protowire.Fixed32Type:
+		return append(out, math.Float32frombits(fixed32le(f.val))), nil
+	case protowire.BytesType:
+		if len(f.val)%4 != 0 {
+			return nil, errFallback
+		}
+		if out == nil {
+			out = make([]float32, 0, len(f.val)/4)
+		}
+		for b := f.val; len(b) > 0; b = b[4:] {
+			out = append(out, math.Float32frombits(fixed32le(b)))
+		}
+		return out, nil
+	}
+	return nil, errFallback
+}
