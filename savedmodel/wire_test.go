@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -46,16 +47,15 @@ func sameAsUnmarshal(t *testing.T, b []byte, kinds ...protoKind) {
 }
 
 // canonicalFiles are the binary models the project has: generated, the
-// hostile ones and the corpus's. (The benchmark model, which takes seconds
-// to generate, is decoded by the benchmarks, and Ratio fails on an error.)
+// hostile ones and every corpus model, the text and TF.js ones marshaled
+// to binary. (The benchmark model, which takes seconds to generate, is
+// decoded by the benchmarks, and Ratio fails on an error.)
 func canonicalFiles(t *testing.T) map[string][]byte {
 	files := map[string][]byte{}
 	gen, err := modelgen.Files()
 	require.NoError(t, err)
 	for _, f := range gen {
-		if !strings.HasSuffix(f.Path, "txt") {
-			files[f.Path] = f.Data
-		}
+		files[f.Path] = asBinary(t, f.Path, f.Data)
 	}
 	for _, h := range modelgen.HostileModels() {
 		b, err := h.Bytes()
@@ -65,16 +65,59 @@ func canonicalFiles(t *testing.T) map[string][]byte {
 	chain, err := modelgen.CallChainBytes(300)
 	require.NoError(t, err)
 	files["chain"] = chain
-	corpus, _ := filepath.Glob(filepath.Join(sharedDir(t, "corpus", "tf"), "*", "*.pb"))
-	require.NotEmpty(t, corpus)
-	for _, p := range corpus {
+	for _, p := range corpusModels(t) {
+		if filepath.Base(p) == "model.json" {
+			m, err := Load(p)
+			require.NoError(t, err, p)
+			b, err := proto.Marshal(m.MetaGraphs[0].Def.GetGraphDef())
+			require.NoError(t, err, p)
+			files[p] = b
+			continue
+		}
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
-		if !isText(b) {
-			files[p] = b
+		if kind, _ := sniffText(b); isText(b) && kind == kindUnknown {
+			continue // gd_malformed: not a model (TestWireDecodeCorpusBytes)
 		}
+		files[p] = asBinary(t, p, b)
 	}
 	return files
+}
+
+// corpusModels is every model file of the shared corpus (README.md there
+// lists them): TensorFlow's and TF.js's.
+func corpusModels(t *testing.T) []string {
+	tf, tfjs := sharedDir(t, "corpus", "tf"), sharedDir(t, "corpus", "tfjs")
+	var paths []string
+	for _, pat := range []string{filepath.Join(tf, "*", "*.pb"), filepath.Join(tf, "*", "*.pbtxt"), filepath.Join(tfjs, "*", "model.json")} {
+		m, _ := filepath.Glob(pat)
+		paths = append(paths, m...)
+	}
+	require.GreaterOrEqual(t, len(paths), 16, "the corpus README lists 16 models")
+	return paths
+}
+
+// asBinary is b, a binary or text model, as binary.
+func asBinary(t *testing.T, name string, b []byte) []byte {
+	if !isText(b) {
+		return b
+	}
+	kind, _ := sniffText(b)
+	msg := newMessage(kind)
+	require.NoError(t, prototext.Unmarshal(b, msg), name)
+	out, err := proto.Marshal(msg)
+	require.NoError(t, err, name)
+	return out
+}
+
+// The corpus files' own bytes, text and JSON included, give the same
+// message or the same error as proto.Unmarshal gives.
+func TestWireDecodeCorpusBytes(t *testing.T) {
+	for _, p := range corpusModels(t) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) { sameAsUnmarshal(t, b) })
+	}
 }
 
 // Every binary model the project has decodes to exactly what
