@@ -264,120 +264,93 @@ func (r *rest) into(m proto.Message) error {
 // protowireLimit is proto.Unmarshal's default recursion limit.
 const protowireLimit = protowire.DefaultRecursionLimit
 
-func (d *wireDecoder) savedModel(b []byte, m *mgpb.SavedModel) error {
-	r := rest{}
+// message decodes the fields of m at nesting level depth: take decodes the
+// ones the decoder follows (and says so), and the others go to
+// proto.Unmarshal.
+func message(b []byte, m proto.Message, depth int, take func(f field) (bool, error)) error {
+	r := rest{depth: depth}
 	for len(b) > 0 {
 		f, tail, err := next(b)
 		if err != nil {
 			return err
 		}
 		b = tail
-		if f.num == 2 && f.typ == protowire.BytesType {
-			mg := &mgpb.MetaGraphDef{}
-			if err := d.metaGraph(f.val, mg, 1); err != nil {
+		if f.typ == protowire.BytesType {
+			taken, err := take(f)
+			if err != nil {
 				return err
 			}
-			m.MetaGraphs = append(m.MetaGraphs, mg)
-			continue
+			if taken {
+				continue
+			}
 		}
 		r.add(f)
 	}
 	return r.into(m)
+}
+
+func (d *wireDecoder) savedModel(b []byte, m *mgpb.SavedModel) error {
+	return message(b, m, 0, func(f field) (bool, error) {
+		if f.num != 2 {
+			return false, nil
+		}
+		mg := &mgpb.MetaGraphDef{}
+		m.MetaGraphs = append(m.MetaGraphs, mg)
+		return true, d.metaGraph(f.val, mg, 1)
+	})
 }
 
 func (d *wireDecoder) metaGraph(b []byte, m *mgpb.MetaGraphDef, depth int) error {
-	r := rest{depth: depth}
-	for len(b) > 0 {
-		f, tail, err := next(b)
-		if err != nil {
-			return err
+	return message(b, m, depth, func(f field) (bool, error) {
+		if f.num != 2 {
+			return false, nil
 		}
-		b = tail
-		if f.num == 2 && f.typ == protowire.BytesType {
-			if m.GraphDef != nil {
-				return errFallback // a second graph_def merges into the first
-			}
-			m.GraphDef = &gpb.GraphDef{}
-			if err := d.graphDef(f.val, m.GraphDef, depth+1); err != nil {
-				return err
-			}
-			continue
+		if m.GraphDef != nil {
+			return true, errFallback // a second graph_def merges into the first
 		}
-		r.add(f)
-	}
-	return r.into(m)
+		m.GraphDef = &gpb.GraphDef{}
+		return true, d.graphDef(f.val, m.GraphDef, depth+1)
+	})
 }
 
 func (d *wireDecoder) graphDef(b []byte, g *gpb.GraphDef, depth int) error {
-	r := rest{depth: depth}
-	for len(b) > 0 {
-		f, tail, err := next(b)
-		if err != nil {
-			return err
-		}
-		b = tail
-		switch {
-		case f.num == 1 && f.typ == protowire.BytesType:
+	return message(b, g, depth, func(f field) (bool, error) {
+		switch f.num {
+		case 1:
 			n, err := d.nodeDef(f.val, depth+1)
-			if err != nil {
-				return err
-			}
 			g.Node = append(g.Node, n)
-		case f.num == 2 && f.typ == protowire.BytesType:
+			return true, err
+		case 2:
 			if g.Library != nil {
-				return errFallback
+				return true, errFallback
 			}
 			g.Library = &fpb.FunctionDefLibrary{}
-			if err := d.library(f.val, g.Library, depth+1); err != nil {
-				return err
-			}
-		default:
-			r.add(f)
+			return true, d.library(f.val, g.Library, depth+1)
 		}
-	}
-	return r.into(g)
+		return false, nil
+	})
 }
 
 func (d *wireDecoder) library(b []byte, l *fpb.FunctionDefLibrary, depth int) error {
-	r := rest{depth: depth}
-	for len(b) > 0 {
-		f, tail, err := next(b)
-		if err != nil {
-			return err
+	return message(b, l, depth, func(f field) (bool, error) {
+		if f.num != 1 {
+			return false, nil
 		}
-		b = tail
-		if f.num == 1 && f.typ == protowire.BytesType {
-			fd := &fpb.FunctionDef{}
-			if err := d.functionDef(f.val, fd, depth+1); err != nil {
-				return err
-			}
-			l.Function = append(l.Function, fd)
-			continue
-		}
-		r.add(f)
-	}
-	return r.into(l)
+		fd := &fpb.FunctionDef{}
+		l.Function = append(l.Function, fd)
+		return true, d.functionDef(f.val, fd, depth+1)
+	})
 }
 
 func (d *wireDecoder) functionDef(b []byte, fd *fpb.FunctionDef, depth int) error {
-	r := rest{depth: depth}
-	for len(b) > 0 {
-		f, tail, err := next(b)
-		if err != nil {
-			return err
+	return message(b, fd, depth, func(f field) (bool, error) {
+		if f.num != 3 {
+			return false, nil
 		}
-		b = tail
-		if f.num == 3 && f.typ == protowire.BytesType {
-			n, err := d.nodeDef(f.val, depth+1)
-			if err != nil {
-				return err
-			}
-			fd.NodeDef = append(fd.NodeDef, n)
-			continue
-		}
-		r.add(f)
-	}
-	return r.into(fd)
+		n, err := d.nodeDef(f.val, depth+1)
+		fd.NodeDef = append(fd.NodeDef, n)
+		return true, err
+	})
 }
 
 // nodeDef decodes one NodeDef at nesting level depth; one the decoder does
