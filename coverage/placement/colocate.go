@@ -46,11 +46,15 @@ func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	s.sup = make([][]int, n)
 	s.matches = make([][]coverage.Match, n)
+	nd := len(s.devs)
+	sups, matches := make([]int, n*nd), make([]coverage.Match, n*nd)
 	for i, p := range s.nodes {
 		if p.ghost {
 			continue
 		}
-		s.sup[i], s.matches[i] = s.kernelsFor(p, p.look, nil)
+		sup, ms := sups[i*nd:(i+1)*nd:(i+1)*nd], matches[i*nd:(i+1)*nd:(i+1)*nd]
+		s.kernelsInto(p, p.look, nil, sup, ms)
+		s.sup[i], s.matches[i] = sup, ms
 	}
 }
 
@@ -59,6 +63,12 @@ func (s *sim) lookupKernels() {
 func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) ([]int, []coverage.Match) {
 	sup := make([]int, len(s.devs))
 	ms := make([]coverage.Match, len(s.devs))
+	s.kernelsInto(p, look, override, sup, ms)
+	return sup, ms
+}
+
+// kernelsInto is kernelsFor into sup and ms (one entry per device, zero).
+func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher, sup []int, ms []coverage.Match) {
 	if p.op == "_Arg" || p.op == "_Retval" {
 		// System kernels exist on every device (function_ops.cc:91-172).
 		for d := range sup {
@@ -70,7 +80,7 @@ func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) 
 				}
 			}
 		}
-		return sup, ms
+		return
 	}
 	for d, m := range s.matchers {
 		if override != nil && d == s.tgt {
@@ -98,7 +108,6 @@ func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) 
 			sup[d] = -1
 		}
 	}
-	return sup, ms
 }
 
 func hostType(t tpb.DataType) bool {
@@ -126,7 +135,10 @@ func (p *pnode) resourceGenerator() bool {
 func (s *sim) colocate() {
 	n := len(s.nodes)
 	s.parent = make([]int, n)
-	s.groups = make(map[int]*group, n)
+	s.groups = make([]*group, n)
+	// The groups and their device priorities, one allocation each.
+	slab := make([]group, n)
+	prios := make([]int, n*len(s.devs))
 	s.mergeNote = make([]string, n)
 	s.reasons = make([][]string, n)
 	for i, p := range s.nodes {
@@ -141,7 +153,10 @@ func (s *sim) colocate() {
 			}
 			continue
 		}
-		g := &group{assigned: -1, pinned: -1, dflt: p.dflt, prio: append([]int(nil), s.sup[i]...), lacks: -1}
+		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
+		copy(prio, s.sup[i])
+		g := &slab[i]
+		*g = group{assigned: -1, pinned: -1, dflt: p.dflt, prio: prio, lacks: -1}
 		if s.sup[i][s.tgt] < 0 {
 			g.lacks = i
 		}
@@ -417,7 +432,7 @@ func (s *sim) union(x, y int) error {
 	}
 	g.candsOK, g.cands = false, nil
 	s.parent[other] = root
-	delete(s.groups, other)
+	s.groups[other] = nil
 	return nil
 }
 

@@ -128,6 +128,7 @@ const (
 
 type builder struct {
 	s      *sim
+	slab   []pnode
 	queue  []func()
 	budget int
 	frames int
@@ -196,6 +197,17 @@ func onStack(st []*graph.Function, f *graph.Function) bool {
 		}
 	}
 	return false
+}
+
+// pnode is a new node from the builder's slab: a graph's nodes are
+// allocated a thousand at a time.
+func (b *builder) pnode() *pnode {
+	if len(b.slab) == 0 {
+		b.slab = make([]pnode, 1024)
+	}
+	p := &b.slab[0]
+	b.slab = b.slab[1:]
+	return p
 }
 
 func (b *builder) newNode(inst *instance, p *pnode) int {
@@ -327,7 +339,8 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	}
 	req, bad := b.reqFor(inst, gn)
 	name := inst.prefix + gn.Name
-	p := &pnode{src: gn, look: gn, name: name, op: gn.Op,
+	p := b.pnode()
+	*p = pnode{src: gn, look: gn, name: name, op: gn.Op,
 		inTypes: gn.InputTypes, outTypes: gn.OutputTypes, req: req, dflt: inst.dflt,
 		assigned: -1, ghostOf: -1, frameHint: inst.frame, badDevice: bad}
 	p.rin, p.rctrl = b.inputRefs(inst, gn)

@@ -95,11 +95,11 @@ func (s *sim) fusions() []Fusion {
 		default:
 			continue
 		}
-		src := s.fusedCovered(s.opts.Source, fused, t)
+		src := s.fusedCovered(onSource, fused, t)
 		if s.opts.Source != nil && !src {
 			continue
 		}
-		if s.tfRemapsOnTarget() && s.fusedCovered(s.matchers[s.tgt], fused, t) {
+		if s.tfRemapsOnTarget() && s.fusedCovered(onTarget, fused, t) {
 			continue
 		}
 		ops := make([]string, len(chain))
@@ -129,11 +129,42 @@ func (s *sim) fusions() []Fusion {
 	return out
 }
 
-// fusedCovered asks m for the fused op with dtype t.
-func (s *sim) fusedCovered(m coverage.Matcher, op string, t tpb.DataType) bool {
+// Whom fusedCovered asks: the source (Options.Source) or the target.
+const (
+	onSource = iota
+	onTarget
+)
+
+// fusedCovered asks the source or the target (on) for the fused op with
+// dtype t; true when there is no source.
+func (s *sim) fusedCovered(on int, op string, t tpb.DataType) bool {
+	m := s.matchers[s.tgt]
+	if on == onSource {
+		m = s.opts.Source
+	}
 	if m == nil {
 		return true
 	}
+	k := fusedKey{on, op, t}
+	if v, ok := s.fused[k]; ok {
+		return v
+	}
+	if s.fused == nil {
+		s.fused = map[fusedKey]bool{}
+	}
+	v := lookupFused(s, m, op, t)
+	s.fused[k] = v
+	return v
+}
+
+type fusedKey struct {
+	on int
+	op string
+	t  tpb.DataType
+}
+
+// lookupFused is fusedCovered's lookup.
+func lookupFused(s *sim, m coverage.Matcher, op string, t tpb.DataType) bool {
 	attrs := map[string]*attrpb.AttrValue{"T": typeAttr(t)}
 	if op == "_FusedBatchNormEx" {
 		attrs["U"] = typeAttr(tpb.DataType_DT_FLOAT)
@@ -183,7 +214,7 @@ func (s *sim) vendorFuses(ops []string, t tpb.DataType) bool {
 		for k, step := range f.Chain {
 			match = match && slices.Contains(step, ops[k])
 		}
-		if match && s.fusedCovered(s.matchers[s.tgt], f.Fused, t) {
+		if match && s.fusedCovered(onTarget, f.Fused, t) {
 			return true
 		}
 	}

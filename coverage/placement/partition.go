@@ -143,13 +143,43 @@ type xfer struct {
 func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	outs := s.outEdges()
 	out := map[xferKey]*xfer{}
-	memo := map[int][2][]bool{}
+	// Memory types by node, read only: every port of a node on CPU (or
+	// fed by the client) is in host memory, and those share one slice.
+	var allHost []bool
+	var memo map[int][2][]bool
+	var memoAll [][2][]bool
+	if srcs == nil {
+		memoAll = make([][2][]bool, len(s.nodes))
+	} else {
+		memo = map[int][2][]bool{}
+	}
 	mem := func(i int) ([]bool, []bool) {
+		if memoAll != nil && memoAll[i][0] != nil {
+			return memoAll[i][0], memoAll[i][1]
+		}
 		if m, ok := memo[i]; ok {
 			return m[0], m[1]
 		}
-		a, b := s.memTypes(i, s.dev[i])
-		memo[i] = [2][]bool{a, b}
+		var a, b []bool
+		if p := s.nodes[i]; s.dev[i] == s.cpu || p.io {
+			if n := max(len(p.inTypes), len(p.outTypes)); len(allHost) < n {
+				allHost = make([]bool, max(n, 64))
+				for j := range allHost {
+					allHost[j] = true
+				}
+			}
+			a, b = allHost[:len(p.inTypes):len(p.inTypes)], allHost[:len(p.outTypes):len(p.outTypes)]
+		} else {
+			a, b = s.memTypes(i, s.dev[i])
+		}
+		if memoAll != nil {
+			if a == nil {
+				a = []bool{}
+			}
+			memoAll[i] = [2][]bool{a, b}
+		} else {
+			memo[i] = [2][]bool{a, b}
+		}
 		return a, b
 	}
 	visit := func(si int) {

@@ -35,7 +35,9 @@ type sim struct {
 	dev     []int
 	reasons [][]string
 	parent  []int
-	groups  map[int]*group
+	// groups holds each colocation group at its root's index (nil
+	// elsewhere).
+	groups []*group
 	// mergeNote is why a node joined its group (first merge).
 	mergeNote []string
 
@@ -48,6 +50,9 @@ type sim struct {
 	topFetches []fetchRef
 	fetchNodes []int
 	outs       [][]outEdge
+	// fused memoizes fusedCovered: the lookups of a fused op repeat for
+	// every chain in the graph.
+	fused map[fusedKey]bool
 	// whatIf overrides node matches during a what-if re-placement.
 	whatIf map[int][]coverage.Match
 }

@@ -219,7 +219,7 @@ func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members 
 		oldDev[i] = s.dev[i]
 		oldReasons[i] = s.reasons[i]
 		r := s.find(i)
-		if g, ok := s.groups[r]; ok {
+		if g := s.groups[r]; g != nil {
 			if _, seen := roots[r]; !seen {
 				roots[r] = *g
 			}

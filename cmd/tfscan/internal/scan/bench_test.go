@@ -85,3 +85,47 @@ func BenchmarkCoverage200k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlacement200k measures, for each target, the placement
+// simulation with its what-if wishlist on the 210,000-node model (as a
+// scan runs it: the step's nodes counted), against loading the same model
+// (reading, decoding and building its graph: what `tfscan inspect` costs)
+// in the same run. Goal (issue #14 item 1): Place/TARGET within 1x the
+// load's CPU time ("Place-T/Load-cpu" at most 1) and 1.5x its peak heap
+// ("Place-T/Load-heap" at most 1.5). NoWishlist is the simulation alone,
+// so that the wishlist's share shows.
+// Run: go test -bench Placement200k -run '^$' ./cmd/tfscan/internal/scan/
+func BenchmarkPlacement200k(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchmodel.WriteDir(dir); err != nil {
+		b.Fatal(err)
+	}
+	ts, err := ResolveTargets([]string{"intel-xpu", "musa", "cuda"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counted, _ := ParsePhases(nil)
+	_, g, err := Load(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	nodes := PrepareNodes(g, nil, ts.List).WithPhases(g.Phases(""), counted)
+	steps := []benchmodel.Step{{Name: "Load", Run: func() {
+		if _, _, err := Load(dir, nil); err != nil {
+			b.Fatal(err)
+		}
+	}}}
+	placeStep := func(name string, t Target, noWishlist bool) benchmodel.Step {
+		return benchmodel.Step{Name: name, Run: func() {
+			res, err := place(g, nodes, t, ts, Options{}, nil, noWishlist)
+			if err != nil || res == nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+		}}
+	}
+	for _, t := range ts.List {
+		steps = append(steps, placeStep("Place-"+t.Name, t, false))
+	}
+	steps = append(steps, placeStep("NoWishlist-"+ts.List[0].Name, ts.List[0], true))
+	benchmodel.Compare(b, steps...)
+}
