@@ -20,14 +20,12 @@ demo: build
 		--format table --format html=out/demo/report.html --format json=out/demo/report.json
 	@echo "reports: out/demo/report.html out/demo/report.json"
 
-# Every fuzz target for FUZZTIME each (on demand, not in CI).
+# Every fuzz target for FUZZTIME each (on demand, not in CI); FUZZ=regexp
+# picks targets by "path:FuzzName".
 FUZZTIME ?= 30s
+FUZZ ?= .
 fuzz-short:
-	@set -e; for spec in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs grep -H -o '^func Fuzz[A-Za-z0-9_]*' | sed 's/:func /:/'); do \
-		file=$${spec%%:*}; fn=$${spec##*:}; pkg=./$$(dirname $$file); \
-		echo "== $$pkg $$fn"; \
-		$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=2s $$pkg; \
-	done
+	GO=$(GO) ./tools/fuzz-short.sh $(FUZZTIME) '$(FUZZ)'
 
 # Speed and memory goals, each against a baseline measured in the same run
 # (on demand, not in CI).
