@@ -20,7 +20,7 @@ for spec in $targets; do
 	pkg=$(dirname "$file")
 	echo "== $pkg $fn"
 	log=$(mktemp)
-	if ! $go test -run='^$' -fuzz="^$fn\$" -fuzztime="$fuzztime" -fuzzminimizetime=2s "$pkg" 2>&1 | tee "$log"; then
+	if ! $go test -run='^$' -fuzz="^$fn\$" -fuzztime="$fuzztime" -fuzzminimizetime=2s -timeout=0 "$pkg" 2>&1 | tee "$log"; then
 		if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
 			echo "   ($fn: the fuzzer stopped on its deadline; no failing input)"
 		else
