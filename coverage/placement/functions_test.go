@@ -144,3 +144,39 @@ func TestS12FunctionalWhile(t *testing.T) {
 	require.NotEmpty(t, r.Warnings)
 	assert.Contains(t, strings.Join(r.Warnings, "\n"), "No registered 'StringToHashBucketFast' OpKernel for 'GPU' devices")
 }
+
+// A variable reaches a function body through a resource argument; the
+// target has a kernel for MatMul only, so the variable's value (read on
+// CPU, beside its handle) is copied to the device. Its size is the
+// variable's: the handle data of the VarHandleOp flows into the body
+// (graph/shape), where before the transfer was of unknown size.
+func TestVariableThroughResourceArgIsSized(t *testing.T) {
+	lib := `library { function {
+	  signature { name: "layer" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "kernel" type: DT_RESOURCE }
+	    output_arg { name: "y" type: DT_FLOAT } is_stateful: true }
+	  node_def { name: "read" op: "ReadVariableOp" input: "kernel" attr { key: "dtype" value { type: DT_FLOAT } } }
+	  node_def { name: "mm" op: "MatMul" input: "x" input: "read:value:0" attr { key: "T" value { type: DT_FLOAT } } }
+	  ret { key: "y" value: "mm:product:0" }
+	  arg_attr { key: 1 value { attr { key: "_output_shapes" value { list { shape { } } } } } }
+	} }`
+	g := buildGraph(t, "graph_def { "+
+		placeholder("x", "DT_FLOAT", 2, 256)+
+		nd("kernel", "VarHandleOp", nil, ta("dtype", "DT_FLOAT"), sha("shape", 256, 128), sa("shared_name", "kernel"))+
+		nd("call", "StatefulPartitionedCall", in("x", "kernel"), tla("Tin", "DT_FLOAT", "DT_RESOURCE"), tla("Tout", "DT_FLOAT"), funcA("f", "layer"))+
+		nd("out", "Identity", in("call"), ta("T", "DT_FLOAT"))+
+		lib+" }", "serving_default=x:0->out:0")
+	r := simulate(t, g, "GPU", cpuOps+"MatMul GPU T=float32\nPlaceholder DEFAULT\n", Options{})
+	d := devices(r)
+	require.Equal(t, "CPU:0", d["read"])
+	require.Equal(t, "GPU:0", d["mm"])
+	var value *Transfer
+	for i, x := range r.TransferList {
+		if strings.HasSuffix(x.Src, "read:0") {
+			value = &r.TransferList[i]
+		}
+	}
+	require.NotNil(t, value, "the variable's value goes to the device")
+	assert.True(t, value.BytesKnown)
+	assert.Equal(t, int64(256*128*4), value.Bytes)
+	assert.Equal(t, 0, r.UnknownBytes)
+}

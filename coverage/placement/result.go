@@ -31,7 +31,7 @@ func (s *sim) inferShapes() {
 			}
 		}
 	}
-	s.shapes = shape.Infer(s.g, inputs, dims)
+	s.shapes = shape.Infer(s.g, shape.Options{Inputs: inputs, Dims: dims})
 }
 
 // result assembles the Result: per-node devices, transfers, islands,

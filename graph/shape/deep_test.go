@@ -21,7 +21,7 @@ func TestInferDeepCallChain(t *testing.T) {
 	mg := &savedmodel.MetaGraph{Def: sm.GetMetaGraphs()[0]}
 	g, err := graph.Build(&savedmodel.Model{File: "chain/saved_model.pb", MetaGraphs: []*savedmodel.MetaGraph{mg}}, mg)
 	require.NoError(t, err)
-	s := Infer(g, map[string][]int64{"serving_default_x": {3}}, nil)
+	s := Infer(g, Options{Inputs: map[string][]int64{"serving_default_x": {3}}})
 	var call *graph.Node
 	for _, n := range g.Nodes[:g.TopLevel] {
 		if n.Name == "StatefulPartitionedCall" {

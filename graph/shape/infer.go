@@ -9,6 +9,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
 // Shapes holds the inferred output of every node and function argument.
@@ -25,25 +26,42 @@ type Shapes struct {
 	g       *graph.Graph
 	inputs  map[string][]int64
 	dims    map[string]int64
+	ckpt    *bundle.Reader
 	assumed map[string]bool
+	// captured is the handle data of the arguments a SavedModel's object
+	// graph binds to each function's captures, by function name.
+	captured map[string][][]ShapeAndType
+}
+
+// Options are what inference knows besides the graph.
+type Options struct {
+	// Inputs gives shapes of fed tensors by tensor name ("x:0") or node
+	// name, with -1 for unknown dimensions.
+	Inputs map[string][]int64
+	// Dims gives values for unknown dimensions by input name, or "batch"
+	// for dimension 0 of every input (default 1).
+	Dims map[string]int64
+	// Checkpoint is the index of the model's checkpoint, nil when it has
+	// none: what it records is ground truth for the tensors restored from
+	// it (checkpoint.go).
+	Checkpoint *bundle.Reader
 }
 
 // Infer walks g (the top-level graph, then every function, each in
-// topological order) and infers output shapes. inputs gives shapes of fed
-// tensors by tensor name ("x:0") or node name, with -1 for unknown
-// dimensions; dims gives values for unknown dimensions by input name, or
-// "batch" for dimension 0 of every input (default 1).
-func Infer(g *graph.Graph, inputs map[string][]int64, dims map[string]int64) *Shapes {
+// topological order) and infers output shapes.
+func Infer(g *graph.Graph, o Options) *Shapes {
 	s := &Shapes{
-		out:     make([][]Tensor, len(g.Nodes)),
-		done:    make([]bool, len(g.Nodes)),
-		args:    map[*graph.Function][]Tensor{},
-		rets:    map[*graph.Function][]Tensor{},
-		busy:    map[*graph.Function]bool{},
-		g:       g,
-		inputs:  inputs,
-		dims:    dims,
-		assumed: map[string]bool{},
+		out:      make([][]Tensor, len(g.Nodes)),
+		done:     make([]bool, len(g.Nodes)),
+		args:     map[*graph.Function][]Tensor{},
+		rets:     map[*graph.Function][]Tensor{},
+		busy:     map[*graph.Function]bool{},
+		g:        g,
+		inputs:   o.Inputs,
+		dims:     o.Dims,
+		ckpt:     o.Checkpoint,
+		assumed:  map[string]bool{},
+		captured: capturedHandles(g),
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
 	s.run(&frame{order: walkOrder(top)})
@@ -54,7 +72,7 @@ func Infer(g *graph.Graph, inputs map[string][]int64, dims map[string]int64) *Sh
 		s.AssumedDims = append(s.AssumedDims, k)
 	}
 	sort.Strings(s.AssumedDims)
-	s.inputs, s.dims = nil, nil
+	s.inputs, s.dims, s.ckpt, s.captured = nil, nil, nil, nil
 	return s
 }
 
@@ -103,7 +121,8 @@ func (s *Shapes) ArgBytes(f *graph.Function, i int) (int64, bool) {
 }
 
 // function infers f's body once; args (from the first caller) win over
-// the arg_attr `_output_shapes`. It returns the results.
+// the arg_attr `_output_shapes` (argHandle says where a resource
+// argument's handle data comes from). It returns the results.
 func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
 	if r, ok := s.rets[f]; ok || s.busy[f] {
 		return r
@@ -164,6 +183,9 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 			if l := aa.GetAttr()["_output_shapes"].GetList().GetShape(); len(l) > 0 {
 				t.Shape, t.Assumed = s.fill(fromProto(l[0]), a.GetName())
 			}
+		}
+		if t.Handle == nil {
+			t.Handle = s.argHandle(f, i)
 		}
 		in[i] = t
 	}

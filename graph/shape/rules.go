@@ -8,6 +8,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // unaryOps keep their first input's shape.
@@ -27,6 +28,17 @@ var unaryOps = map[string]bool{
 	"Bitcast": false, "L2Loss": false, "PlaceholderWithDefault": true, "ReadVariableOp": false,
 	"Atan": true, "Asin": true, "Acos": true, "Tan": true, "Sinh": true, "Cosh": true,
 	"Expm1": true, "Mish": true, "Gelu": true, "Swish": true, "HardSwish": true,
+	// shape_inference::UnchangedShape in TF 2.15 (tensorflow/core/ops/):
+	// math_ops.cc:2123 Bucketize; string_ops.cc:52 StaticRegexReplace,
+	// :71 StaticRegexFullMatch, :77 StringToHashBucketFast,
+	// :83 _TensorToHashBucketFast, :98 StringToHashBucketStrong,
+	// :105 StringToHashBucket, :129 AsString, :232 StringLower,
+	// :238 StringUpper, :244 StringStrip, :249 StringLength;
+	// parsing_ops.cc:498 StringToNumber.
+	"Bucketize": true, "StringToHashBucketFast": true, "StringToHashBucketStrong": true,
+	"StringToHashBucket": true, "_TensorToHashBucketFast": true, "AsString": true,
+	"StringLower": true, "StringUpper": true, "StringStrip": true, "StringLength": true,
+	"StaticRegexReplace": true, "StaticRegexFullMatch": true, "StringToNumber": true,
 }
 
 var binaryOps = map[string]bool{
@@ -57,12 +69,15 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 		}
 	}
 	a := n.Attrs
-	if s.callRule(n, ins, outs) {
+	if s.callRule(n, ins, outs) || s.resourceRule(n, ins, outs) || s.checkpointRule(n, ins, outs) {
 		return
 	}
 	switch op := n.Op; {
 	case op == "Const" || op == "HostConst":
 		sh, val := constTensor(a["value"].GetTensor(), a["dtype"].GetType())
+		if w := s.tfjsWeight(n); w != nil {
+			sh, val = weightTensor(w)
+		}
 		set(0, sh)
 		if len(outs) > 0 {
 			outs[0].Value = val
@@ -79,17 +94,8 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 		if len(outs) > 0 {
 			outs[0].Assumed = assumed
 		}
-	case op == "VarHandleOp" || op == "VariableV2" || op == "Variable":
-		if op != "VarHandleOp" {
-			set(0, attrShape(a["shape"]))
-		} else {
-			set(0, known())
-		}
-	case op == "ReadVariableOp":
-		// the variable's shape: follow the handle to its VarHandleOp
-		if len(n.Inputs) > 0 && n.Inputs[0].Node != nil && n.Inputs[0].Node.Op == "VarHandleOp" {
-			set(0, attrShape(n.Inputs[0].Node.Attrs["shape"]))
-		}
+	case op == "VariableV2" || op == "Variable":
+		set(0, attrShape(a["shape"]))
 	case unaryOps[op]:
 		for i := range outs {
 			if op == "Merge" && i == 1 {
@@ -408,6 +414,22 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 			set(0, Shape{Dims: d})
 			set(1, Shape{Dims: d})
 		}
+	case op == "StringJoin":
+		// string_ops.cc:171-193: a scalar when every input is, else the
+		// merge of the inputs of known non-zero rank.
+		sh, scalar := unknownRank(), true
+		for _, t := range ins {
+			scalar = scalar && t.Shape.Rank() == 0
+			if t.Shape.Rank() > 0 {
+				sh = merge(sh, t.Shape)
+			}
+		}
+		if scalar {
+			sh = known()
+		}
+		set(0, sh)
+	case op == "ParseExample":
+		s.parseExample(n, in(0), outs)
 	case op == "IteratorGetNext" || op == "OptionalGetValue" || op == "IteratorGetNextSync":
 		for i, sp := range a["output_shapes"].GetList().GetShape() {
 			set(i, fromProto(sp))
@@ -903,6 +925,72 @@ func constTensor(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
 
 type tensorProto = tensorpb.TensorProto
 
+// tfjsWeight is the TF.js weight that gives a top-level Const its value:
+// a TF.js graph model keeps its constants in the weight shards, not in
+// the Const nodes (savedmodel.Model.Weights).
+func (s *Shapes) tfjsWeight(n *graph.Node) *savedmodel.Weight {
+	if n.Func != nil || s.g.Model == nil || s.g.Model.Weights == nil {
+		return nil
+	}
+	return s.g.Model.Weights[n.Name]
+}
+
+// weightTensor is a TF.js weight's shape and, for a small int32 one
+// (TF.js has no int64 weights), its values.
+func weightTensor(w *savedmodel.Weight) (Shape, []int64) {
+	sh := Shape{Dims: clampAll(w.Shape)}
+	n, ok := sh.NumElements()
+	if !ok || n > maxValue || w.DType != tpb.DataType_DT_INT32 || int64(len(w.Data)) != 4*n {
+		return sh, nil
+	}
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(int32(binary.LittleEndian.Uint32(w.Data[4*i:])))
+	}
+	return sh, v
+}
+
+// parseExample follows ParseExample's shape fn (parsing_ops.cc:162-176,
+// AddSparseOutputShapes and AddDenseOutputShapes at :32-62): serialized
+// is a vector of examples, the batch; sparse outputs have unknown sizes,
+// each dense value is the batch followed by its dense_shapes entry. A
+// serialized input of unknown size that is fed (a Placeholder) has its
+// batch assumed as every fed input's dimension 0 is.
+func (s *Shapes) parseExample(n *graph.Node, x Tensor, outs []Tensor) {
+	b := x.Shape
+	if b.UnknownRank {
+		b = known(Unknown)
+	}
+	if b.Rank() != 1 || len(n.Inputs) == 0 {
+		return // TensorFlow refuses it
+	}
+	assumed := x.Assumed
+	if src := n.Inputs[0].Node; b.Dims[0] < 0 && src != nil && (src.Op == "Placeholder" || src.Op == "PlaceholderV2") {
+		var a bool
+		b, a = s.fill(b, src.Name)
+		assumed = assumed || a
+	}
+	ns := int(n.Attrs["Nsparse"].GetI())
+	dense := n.Attrs["dense_shapes"].GetList().GetShape()
+	if ns < 0 || 3*ns+len(dense) != len(outs) {
+		return
+	}
+	for i := 0; i < ns; i++ {
+		outs[i].Shape = known(Unknown, 2) // sparse_indices
+		outs[ns+i].Shape = known(Unknown) // sparse_values
+		outs[2*ns+i].Shape = known(2)     // sparse_shapes
+	}
+	for i, d := range dense {
+		sh := fromProto(d)
+		if sh.UnknownRank {
+			continue
+		}
+		o := &outs[3*ns+i]
+		o.Shape = Shape{Dims: append(append([]int64(nil), b.Dims...), sh.Dims...)}
+		o.Assumed = assumed
+	}
+}
+
 // call is one function body a call node takes its outputs from, and the
 // arguments it passes.
 type call struct {
@@ -995,6 +1083,7 @@ func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
 		for i := range outs {
 			if i < len(ins) {
 				outs[i].Shape = ins[i].Shape
+				outs[i].Handle = ins[i].Handle
 			}
 		}
 		return true
@@ -1004,6 +1093,7 @@ func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
 			outs[i].Shape = rets[i].Shape
 			outs[i].Value = rets[i].Value
 			outs[i].Assumed = rets[i].Assumed
+			outs[i].Handle = rets[i].Handle
 		}
 	}
 	return true

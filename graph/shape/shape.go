@@ -41,6 +41,18 @@ type Tensor struct {
 	// Value holds the contents of small integer tensors when known (a Const
 	// shape operand, the output of Shape), else nil.
 	Value []int64
+	// Handle is what a resource tensor refers to, when known: TensorFlow's
+	// handle data (InferenceContext::output_handle_shapes_and_types,
+	// tensorflow/core/framework/shape_inference.h). A variable's handle
+	// has one entry, its value's shape and dtype; a lookup table's has
+	// two, its keys' and its values'.
+	Handle []ShapeAndType
+}
+
+// ShapeAndType is one entry of a resource's handle data.
+type ShapeAndType struct {
+	Shape Shape
+	DType tpb.DataType
 }
 
 // unknownRank is the shape of nothing known.

@@ -118,7 +118,7 @@ func TestRules(t *testing.T) {
 	cast := gb.add("cast", "Cast", nil, []tpb.DataType{tpb.DataType_DT_HALF}, conv)
 	size := gb.add("size", "Size", nil, i32, conv)
 
-	sh := Infer(gb.graph(), nil, map[string]int64{"batch": 4})
+	sh := Infer(gb.graph(), Options{Dims: map[string]int64{"batch": 4}})
 	for _, tc := range []struct {
 		n    *graph.Node
 		want []int64
@@ -168,7 +168,7 @@ func TestDefaultBatchAndNamedDims(t *testing.T) {
 	var gb g
 	x := gb.ph("x", -1, -1, 3)
 	y := gb.ph("y", -1, 5)
-	sh := Infer(gb.graph(), map[string][]int64{"y:0": {-1, 5}}, map[string]int64{"x": 7})
+	sh := Infer(gb.graph(), Options{Inputs: map[string][]int64{"y:0": {-1, 5}}, Dims: map[string]int64{"x": 7}})
 	assert.Equal(t, []int64{7, 7, 3}, dims(t, sh, x))
 	assert.Equal(t, []int64{1, 5}, dims(t, sh, y))
 	assert.Equal(t, []string{"x: dim 0 = 7 (--dim x)", "x: dim 1 = 7 (--dim x)", "y: dim 0 = 1 (default batch)"}, sh.AssumedDims)
@@ -183,7 +183,7 @@ func TestOverflowSaturates(t *testing.T) {
 	fill := gb.add("fill", "Fill", nil, f32, gb.add("d", "Const", A{"dtype": ty(tpb.DataType_DT_INT64), "value": {Value: &attrpb.AttrValue_Tensor{Tensor: &tensorpb.TensorProto{
 		Dtype: tpb.DataType_DT_INT64, TensorShape: shapeAttr(3).GetShape(), Int64Val: []int64{1 << 62, 1 << 62, -5}}}}}, []tpb.DataType{tpb.DataType_DT_INT64}), gb.cf("v"))
 	mm := gb.add("mm", "MatMul", nil, f32, x, x)
-	sh := Infer(gb.graph(), nil, nil)
+	sh := Infer(gb.graph(), Options{})
 	_, ok := sh.Bytes(x, 0)
 	assert.False(t, ok)
 	_, ok = sh.Bytes(tile, 0)
@@ -215,7 +215,7 @@ func TestFunctionArgsFromCaller(t *testing.T) {
 	gr := gb.graph()
 	gr.Nodes = append(gr.Nodes, relu)
 	gr.Functions = []*graph.Function{f}
-	sh := Infer(gr, nil, nil)
+	sh := Infer(gr, Options{})
 	assert.Equal(t, []int64{2, 9}, dims(t, sh, relu))
 	assert.Equal(t, []int64{2, 9}, dims(t, sh, call))
 	nb, ok := sh.ArgBytes(f, 0)
@@ -242,7 +242,7 @@ func FuzzInfer(f *testing.F) {
 			"new_axis_mask": i(mask >> 6 & 3), "ellipsis_mask": i(mask >> 8 & 3)}, f32, rs, gb.ci("b", b0, 0), gb.ci("e", e0, -1), gb.ci("s", 1, -1))
 		gb.add("pad", "Pad", nil, f32, x, gb.ci("p", b0, e0, r0, r1))
 		gb.add("tile", "Tile", nil, f32, x, gb.ci("m", r0, r1))
-		sh := Infer(gb.graph(), nil, nil)
+		sh := Infer(gb.graph(), Options{})
 		for _, n := range gb.nodes {
 			if o, ok := sh.Output(n, 0); ok {
 				o.Bytes()
