@@ -14,6 +14,7 @@ package placement
 import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
 // Options tune a simulation. The zero value is TensorFlow 2's default for
@@ -69,6 +70,10 @@ type Options struct {
 	// compiled cluster for a session adapter without mix_compile_mode, and
 	// the vendor optimizer's fusions. nil: none.
 	Stack *coverage.StackConfig
+	// Checkpoint is the index of the model's checkpoint (shape.OpenCheckpoint),
+	// nil when it has none: the shapes it records size what is restored
+	// from it.
+	Checkpoint *bundle.Reader
 }
 
 // Precision profiles accepted by Options.Precision.

@@ -31,7 +31,7 @@ func (s *sim) inferShapes() {
 			}
 		}
 	}
-	s.shapes = shape.Infer(s.g, shape.Options{Inputs: inputs, Dims: dims})
+	s.shapes = shape.Infer(s.g, shape.Options{Inputs: inputs, Dims: dims, Checkpoint: s.opts.Checkpoint})
 }
 
 // result assembles the Result: per-node devices, transfers, islands,

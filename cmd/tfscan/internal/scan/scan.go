@@ -18,8 +18,10 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/savedmodel/bundle"
 	"github.com/tfscan/tfscan/security"
 	"github.com/tfscan/tfscan/tflog"
 )
@@ -77,6 +79,9 @@ type Options struct {
 	// onGraph, when set, is handed each model's graph once it is built
 	// (ScanModel).
 	onGraph func(*graph.Graph)
+	// checkpoint is the model's checkpoint index (scanModel opens it once
+	// for every target's placement).
+	checkpoint *bundle.Reader
 }
 
 // UsageError is a problem with what was asked (an unknown target, a bad
@@ -516,6 +521,9 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	}
 	if opts.onGraph != nil {
 		opts.onGraph(g)
+	}
+	if !opts.Placement.Disabled {
+		opts.checkpoint = shape.OpenCheckpoint(m.VariablesPrefix)
 	}
 	scope, err := signatureScope(g, opts.Signature)
 	if err != nil {

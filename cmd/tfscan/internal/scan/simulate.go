@@ -67,6 +67,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		Fetches:         fetches,
 		ClearDevices:    opts.Placement.ClearDevices,
 		Stack:           t.Index.Stack(),
+		Checkpoint:      opts.checkpoint,
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts

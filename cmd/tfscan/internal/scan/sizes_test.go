@@ -1,0 +1,226 @@
+package scan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/internal/testutil"
+)
+
+// sizeTargets are the targets whose transfer sizes are measured.
+var sizeTargets = []string{"cuda", "rocm", "musa", "intel-xpu", "ascend"}
+
+// sizeModels are the loadable corpus models and the generated ones, each
+// with the nodes every transfer of unknown size must trace back to (by
+// name): what static shape inference truly cannot know.
+var sizeModels = []struct {
+	path  string
+	roots []string
+}{
+	{"tf/sm_half_plus_two_v1", nil},
+	{"tf/sm_half_plus_two_pbtxt", nil},
+	{"tf/sm_simple_while_loop", nil},
+	// the signature's input "word" has an unknown rank
+	{"tf/sm_static_hashtable", []string{"serving_default_word"}},
+	{"tf/sm_x_plus_y_debuginfo", nil},
+	// Placeholders a and b have no shape
+	{"tf/gd_if_op", []string{"a", "b"}},
+	{"tf/gd_lstm_layer_inference", nil},
+	// the image input _Arg has no _output_shapes
+	{"tf/gd_keras_imagenet_train", []string{"input_1_1"}},
+	// an op no registry knows
+	{"tf/gd_unknown_op", []string{"z"}},
+	{"tf/mg_text_in_dot_pb", nil},
+	{"tfjs/emotion", nil},
+	{"tfjs/meet", nil},
+	{"tfjs/mobilefacenet", nil},
+	{"tfjs/centernet", nil},
+	{"gen/convnet.meta", nil},
+	{"gen/convnet_frozen.pb", nil},
+	{"gen/convnet_saved_model", nil},
+	{"gen/keras_pinned_frozen.pb", nil},
+	// no variables/ beside it: nothing tells what the saver restores
+	{"gen/keras_saved_model", []string{"RestoreV2"}},
+	{"gen/resource_vars.pbtxt", nil},
+	{"gen/string_ops_meta.pbtxt", nil},
+	{"gen/tf2_while_saved_model", nil},
+}
+
+func sizeModelPath(t *testing.T, p string) string {
+	if rest, ok := strings.CutPrefix(p, "gen/"); ok {
+		return filepath.Join(testutil.RepoRoot(), "testdata", "models", rest)
+	}
+	return filepath.Join(testutil.Corpus(t), p)
+}
+
+// unknownTransfer is one transfer of unknown size and the node it traces
+// back to.
+type unknownTransfer struct {
+	target, phase, src, op string
+	io                     bool
+	root                   *graph.Node
+}
+
+// placementSizes places a model on every size target, counting the step
+// and then every phase, and returns each placement's counts and the
+// transfers of unknown size.
+func placementSizes(t *testing.T, path string) (rows []string, unknown []unknownTransfer) {
+	ts, err := ResolveTargets(sizeTargets, nil)
+	require.NoError(t, err)
+	paths, _, err := ExpandPaths([]string{path})
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	_, g, err := Load(paths[0], nil)
+	require.NoError(t, err)
+	opts := Options{checkpoint: shape.OpenCheckpoint(g.Model.VariablesPrefix)}
+	sh := shape.Infer(g, shape.Options{Checkpoint: opts.checkpoint})
+	byPath := map[string]*graph.Node{}
+	for _, n := range g.Nodes {
+		byPath[n.Path()] = n
+	}
+	for _, phase := range []string{"step", "all"} {
+		counted, err := ParsePhases([]string{phase})
+		require.NoError(t, err)
+		nodes := PrepareNodes(g, nil, ts.withFrom()).WithPhases(g.Phases(""), counted)
+		for _, tg := range ts.List {
+			res, err := place(g, nodes, tg, ts, opts, nil, true)
+			require.NoError(t, err)
+			ops := map[string]int{}
+			for _, x := range res.TransferList {
+				if x.BytesKnown {
+					continue
+				}
+				i := strings.LastIndex(x.Src, ":")
+				n := byPath[x.Src[:i]]
+				require.NotNil(t, n, x.Src)
+				port := 0
+				fmt.Sscanf(x.Src[i+1:], "%d", &port)
+				u := unknownTransfer{target: tg.Name, phase: phase, src: x.Src, op: n.Op + x.Src[i:], io: x.IO, root: rootCause(sh, n, port, map[*graph.Node]bool{})}
+				unknown = append(unknown, u)
+				k := u.op
+				if u.io {
+					k += "(io)"
+				}
+				ops[k]++
+			}
+			var keys []string
+			for k, v := range ops {
+				keys = append(keys, fmt.Sprintf("%s=%d", k, v))
+			}
+			sort.Strings(keys)
+			rows = append(rows, fmt.Sprintf("%-4s %-10s unknown %3d of %3d transfers + %2d io, %d bytes  %s",
+				phase, tg.Name, res.UnknownBytes, res.Transfers, res.IOTransfers, res.TransferBytes, strings.Join(keys, " ")))
+		}
+	}
+	return rows, unknown
+}
+
+// TestUnknownSizeTransfersHaveKnownCauses places every corpus and
+// generated model on five targets (step, and every phase) and checks that
+// each transfer left of unknown size traces back to what no shape rule can
+// know: an input without a shape, an op no registry knows, a restore with
+// no checkpoint. TFSCAN_MEASURE=1 prints the counts per model and target.
+func TestUnknownSizeTransfersHaveKnownCauses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("places 22 models 10 times each")
+	}
+	var report strings.Builder
+	for _, m := range sizeModels {
+		t.Run(m.path, func(t *testing.T) {
+			rows, unknown := placementSizes(t, sizeModelPath(t, m.path))
+			for _, r := range rows {
+				fmt.Fprintf(&report, "%-30s %s\n", m.path, r)
+			}
+			roots := map[string]bool{}
+			for _, u := range unknown {
+				name := u.root.Name
+				if u.root.Op == "RestoreV2" {
+					name = "RestoreV2"
+				}
+				roots[name] = true
+				assert.Contains(t, m.roots, name, "%s %s: %s (%s) traces to %s (%s)", u.target, u.phase, u.src, u.op, u.root.Path(), u.root.Op)
+			}
+			for _, r := range m.roots {
+				assert.True(t, roots[r], "%s no longer leaves a transfer of unknown size: update sizeModels", r)
+			}
+		})
+	}
+	if os.Getenv("TFSCAN_MEASURE") != "" {
+		t.Log("\n" + report.String())
+	}
+}
+
+// inputShape is what inference knows of input i of n.
+func inputShape(sh *shape.Shapes, n *graph.Node, i int) shape.Shape {
+	in := n.Inputs[i]
+	var t shape.Tensor
+	ok := false
+	if in.Node == nil {
+		t, ok = sh.Arg(n.Func, in.Arg)
+	} else {
+		t, ok = sh.Output(in.Node, in.Output)
+	}
+	if !ok {
+		return shape.Shape{UnknownRank: true}
+	}
+	return t.Shape
+}
+
+// rootCause is the first node up output port of n's data inputs
+// (resources aside, whose handles are not what is missing) whose output
+// is not fully known while its inputs' are, through function calls: into
+// a callee's result, out of an argument to its first caller's input.
+func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]bool) *graph.Node {
+	seen[n] = true
+	if len(n.Calls) > 0 {
+		f := n.Calls[0]
+		if outs := f.Def.GetSignature().GetOutputArg(); port < len(outs) {
+			ret := f.Def.GetRet()[outs[port].GetName()]
+			name, rest, _ := strings.Cut(ret, ":")
+			for _, b := range f.Nodes {
+				if b.Name == name && !seen[b] {
+					p := 0
+					if _, idx, ok := strings.Cut(rest, ":"); ok {
+						fmt.Sscanf(idx, "%d", &p)
+					}
+					return rootCause(sh, b, p, seen)
+				}
+			}
+		}
+	}
+	for i, in := range n.Inputs {
+		if inputShape(sh, n, i).FullyKnown() || (i < len(n.InputTypes) && graph.BaseType(n.InputTypes[i]) == tpb.DataType_DT_RESOURCE) {
+			continue
+		}
+		for in.Node == nil && n.Func != nil && len(n.Func.Callers) > 0 {
+			// an argument: what the first caller passes
+			c := n.Func.Callers[0]
+			k := in.Arg
+			if c.Op == "If" || c.Op == "StatelessIf" || c.Op == "Case" || c.Op == "StatelessCase" {
+				k++
+			}
+			if k < 0 || k >= len(c.Inputs) {
+				break
+			}
+			n, in = c, c.Inputs[k]
+		}
+		if in.Node == nil {
+			continue
+		}
+		if seen[in.Node] {
+			continue
+		}
+		return rootCause(sh, in.Node, in.Output, seen)
+	}
+	return n
+}
