@@ -18,17 +18,15 @@ import (
 // (kernels/save_restore_v2_ops.cc, BundleReader::Lookup).
 
 // OpenCheckpoint opens the index of the checkpoint at prefix (a
-// SavedModel's DIR/variables/variables); nil when there is none or it
-// cannot be read, in which case nothing restored from it gets a size.
-func OpenCheckpoint(prefix string) *bundle.Reader {
+// SavedModel's DIR/variables/variables); nil and no error when prefix is
+// "" (no checkpoint). An index that cannot be read is an error naming the
+// file; the caller goes on without it (Options.Checkpoint nil), and
+// nothing restored from it gets a size.
+func OpenCheckpoint(prefix string) (*bundle.Reader, error) {
 	if prefix == "" {
-		return nil
+		return nil, nil
 	}
-	r, err := bundle.Open(prefix)
-	if err != nil {
-		return nil
-	}
-	return r
+	return bundle.Open(prefix)
 }
 
 // checkpointRule infers what is read from a checkpoint; it reports whether

@@ -302,7 +302,8 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	g, err := graph.Build(m, mg)
 	require.NoError(t, err)
-	ckpt := OpenCheckpoint(m.VariablesPrefix)
+	ckpt, err := OpenCheckpoint(m.VariablesPrefix)
+	require.NoError(t, err)
 	require.NotNil(t, ckpt)
 	for _, tc := range []struct {
 		opts  Options
@@ -320,8 +321,12 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 			}
 		}
 	}
-	assert.Nil(t, OpenCheckpoint(""))
-	assert.Nil(t, OpenCheckpoint(filepath.Join(t.TempDir(), "none")))
+	none, err := OpenCheckpoint("")
+	assert.Nil(t, none)
+	assert.NoError(t, err)
+	missing := filepath.Join(t.TempDir(), "none")
+	_, err = OpenCheckpoint(missing)
+	assert.ErrorContains(t, err, missing+".index")
 
 	// The same checkpoint, names it holds with the wrong dtype or it
 	// does not hold: no size.

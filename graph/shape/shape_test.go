@@ -1,9 +1,12 @@
 package shape
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
@@ -12,6 +15,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testutil"
 )
 
 // g is a tiny hand-built graph: nodes are added in order and wired by
@@ -230,11 +234,17 @@ func TestDTypeSize(t *testing.T) {
 	assert.Equal(t, int64(0), DTypeSize(tpb.DataType_DT_STRING))
 }
 
-// FuzzInfer feeds arbitrary dims, reshape targets and strided-slice specs.
+// FuzzInfer feeds arbitrary dims, reshape targets and strided-slice
+// specs, the shape attrs of variables, tables and parsed examples, a
+// RestoreV2 shape-and-slice spec, and a checkpoint index of arbitrary
+// bytes (read by OpenCheckpoint: an error, or entries that size the
+// restore). The seed index is half_plus_two's when the corpus is there.
 func FuzzInfer(f *testing.F) {
-	f.Add(int64(2), int64(3), int64(-1), int64(6), int64(1), int64(0), int64(5))
-	f.Add(int64(1)<<62, int64(1)<<62, int64(-1), int64(-1), int64(-3), int64(1<<40), int64(0))
-	f.Fuzz(func(t *testing.T, d0, d1, r0, r1, b0, e0, mask int64) {
+	seed, _ := os.ReadFile(filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "tf", "sm_half_plus_two_v1", "variables", "variables.index"))
+	f.Add(int64(2), int64(3), int64(-1), int64(6), int64(1), int64(0), int64(5), "10 20 0,5:-", seed)
+	f.Add(int64(1)<<62, int64(1)<<62, int64(-1), int64(-1), int64(-3), int64(1<<40), int64(0), "4 -", []byte{})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, d0, d1, r0, r1, b0, e0, mask int64, spec string, index []byte) {
 		var gb g
 		x := gb.ph("x", d0, d1)
 		rs := gb.add("rs", "Reshape", nil, f32, x, gb.ci("t", r0, r1))
@@ -242,11 +252,61 @@ func FuzzInfer(f *testing.F) {
 			"new_axis_mask": i(mask >> 6 & 3), "ellipsis_mask": i(mask >> 8 & 3)}, f32, rs, gb.ci("b", b0, 0), gb.ci("e", e0, -1), gb.ci("s", 1, -1))
 		gb.add("pad", "Pad", nil, f32, x, gb.ci("p", b0, e0, r0, r1))
 		gb.add("tile", "Tile", nil, f32, x, gb.ci("m", r0, r1))
-		sh := Infer(gb.graph(), Options{})
+		res := []tpb.DataType{tpb.DataType_DT_RESOURCE}
+		v := gb.add("v", "VarHandleOp", A{"dtype": ty(tpb.DataType_DT_FLOAT), "shape": shapeAttr(d0, r0, d1)}, res)
+		gb.add("g", "ResourceGather", A{"dtype": ty(tpb.DataType_DT_FLOAT), "batch_dims": i(mask >> 10 & 3)}, f32, v, gb.ci("ix", b0, e0))
+		gb.add("vs", "VariableShape", nil, i32, v)
+		tbl := gb.add("tbl", "MutableDenseHashTableV2", A{"key_dtype": ty(tpb.DataType_DT_FLOAT), "value_dtype": ty(tpb.DataType_DT_FLOAT),
+			"value_shape": shapeAttr(r1, d1)}, res, rs, rs)
+		gb.add("find", "LookupTableFindV2", A{"Tout": ty(tpb.DataType_DT_FLOAT)}, f32, tbl, x, x)
+		ns := mask >> 12 & 3
+		outs := make([]tpb.DataType, 3*ns+2)
+		for k := range outs {
+			outs[k] = tpb.DataType_DT_INT64
+		}
+		gb.add("pe", "ParseExample", A{"Nsparse": i(ns), "dense_shapes": shapes(shapeAttr(r0), shapeAttr(d0, r1))}, outs, gb.cs("ser", nil, "e"))
+		names := gb.cs("names", []int64{2}, "a", "b")
+		gb.add("restore", "RestoreV2", A{"dtypes": types(tpb.DataType_DT_FLOAT, tpb.DataType_DT_FLOAT)}, []tpb.DataType{tpb.DataType_DT_FLOAT, tpb.DataType_DT_FLOAT},
+			gb.cs("prefix", nil, "ckpt"), names, gb.cs("specs", []int64{2}, spec, ""))
+		opts := Options{}
+		if len(index) > 0 {
+			prefix := filepath.Join(dir, "ckpt")
+			require.NoError(t, os.WriteFile(prefix+".index", index, 0o644))
+			ck, err := OpenCheckpoint(prefix)
+			if err != nil {
+				require.Nil(t, ck)
+				require.Contains(t, err.Error(), prefix+".index")
+			}
+			opts.Checkpoint = ck
+		}
+		sh := Infer(gb.graph(), opts)
 		for _, n := range gb.nodes {
-			if o, ok := sh.Output(n, 0); ok {
-				o.Bytes()
+			for k := range n.OutputTypes {
+				if o, ok := sh.Output(n, k); ok {
+					o.Bytes()
+				}
 			}
 		}
 	})
+}
+
+// cs is a string Const of the given shape (nil: a scalar).
+func (b *g) cs(name string, shape []int64, vals ...string) *graph.Node {
+	tp := &tensorpb.TensorProto{Dtype: tpb.DataType_DT_STRING, TensorShape: shapeAttr(shape...).GetShape()}
+	for _, v := range vals {
+		tp.StringVal = append(tp.StringVal, []byte(v))
+	}
+	return b.add(name, "Const", A{"dtype": ty(tpb.DataType_DT_STRING), "value": {Value: &attrpb.AttrValue_Tensor{Tensor: tp}}}, []tpb.DataType{tpb.DataType_DT_STRING})
+}
+
+func shapes(v ...*attrpb.AttrValue) *attrpb.AttrValue {
+	l := &attrpb.AttrValue_ListValue{}
+	for _, a := range v {
+		l.Shape = append(l.Shape, a.GetShape())
+	}
+	return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
+}
+
+func types(v ...tpb.DataType) *attrpb.AttrValue {
+	return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{Type: v}}}
 }

@@ -80,8 +80,10 @@ type Options struct {
 	// (ScanModel).
 	onGraph func(*graph.Graph)
 	// checkpoint is the model's checkpoint index (scanModel opens it once
-	// for every target's placement).
-	checkpoint *bundle.Reader
+	// for every target's placement); checkpointNote, when it could not be
+	// read, says so in every placement's warnings.
+	checkpoint     *bundle.Reader
+	checkpointNote string
 }
 
 // UsageError is a problem with what was asked (an unknown target, a bad
@@ -523,7 +525,12 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 		opts.onGraph(g)
 	}
 	if !opts.Placement.Disabled {
-		opts.checkpoint = shape.OpenCheckpoint(m.VariablesPrefix)
+		// A checkpoint that cannot be read only costs the sizes of what is
+		// restored from it: the scan goes on and every placement says so.
+		var err error
+		if opts.checkpoint, err = shape.OpenCheckpoint(m.VariablesPrefix); err != nil {
+			opts.checkpointNote = fmt.Sprintf("checkpoint not read (%v): what the model restores from it has no size", err)
+		}
 	}
 	scope, err := signatureScope(g, opts.Signature)
 	if err != nil {

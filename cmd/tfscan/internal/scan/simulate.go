@@ -83,6 +83,9 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
 	}
+	if opts.checkpointNote != "" {
+		res.Warnings = append(res.Warnings, opts.checkpointNote)
+	}
 	return res, nil
 }
 

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/internal/testutil"
+	"github.com/tfscan/tfscan/reports"
 )
 
 // sizeTargets are the targets whose transfer sizes are measured.
@@ -82,7 +84,9 @@ func placementSizes(t *testing.T, path string) (rows []string, unknown []unknown
 	require.Len(t, paths, 1)
 	_, g, err := Load(paths[0], nil)
 	require.NoError(t, err)
-	opts := Options{checkpoint: shape.OpenCheckpoint(g.Model.VariablesPrefix)}
+	ckpt, err := shape.OpenCheckpoint(g.Model.VariablesPrefix)
+	require.NoError(t, err)
+	opts := Options{checkpoint: ckpt}
 	sh := shape.Infer(g, shape.Options{Checkpoint: opts.checkpoint})
 	byPath := map[string]*graph.Node{}
 	for _, n := range g.Nodes {
@@ -223,4 +227,76 @@ func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]b
 		return rootCause(sh, in.Node, in.Output, seen)
 	}
 	return n
+}
+
+// scanPlacement scans one model on cuda (no --from) and returns its
+// placement.
+func scanPlacement(t *testing.T, path string, phases ...string) *reports.Placement {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"cuda"}, From: "none", Phases: phases, Jobs: 1, Version: "test"})
+	require.NoError(t, err)
+	require.Empty(t, rep.Errors)
+	require.Len(t, rep.Models, 1)
+	require.Len(t, rep.Models[0].Targets, 1)
+	pl := rep.Models[0].Targets[0].Placement
+	require.NotNil(t, pl)
+	return pl
+}
+
+// Corpus models whose byte figures come from real shapes. centernet and
+// meet are TF.js graph models: their constants (Reshape targets, Mean
+// axes) are in the weight shards, and before those were read every
+// transfer had an unknown size. Their outputs go back to the host: the
+// io_bytes are the outputs' sizes as TensorFlow.js itself computes them
+// running the models (../shared/oracle/run_model.js, batch 1): centernet
+// wh 1x128x128x4, keypoints 1x128x128x80 and detections 1x100x6 float32;
+// meet segment 1x144x256x2 float32. sm_half_plus_two_v1's signatures
+// parse tf.Examples (ParseExample's dense x of shape [1], batch assumed
+// 1) and its saver restores three float32 scalars, whose sizes its
+// checkpoint records.
+func TestCorpusTransferSizes(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	for _, tc := range []struct {
+		model   string
+		phases  []string
+		ioBytes int64
+	}{
+		{"tfjs/centernet", nil, 4 * (128*128*4 + 128*128*80 + 100*6)},
+		{"tfjs/meet", nil, 4 * 144 * 256 * 2},
+		{"tf/sm_half_plus_two_v1", nil, 2 * 4},
+		{"tf/sm_half_plus_two_v1", []string{"all"}, 2 * 4},
+	} {
+		t.Run(tc.model+fmt.Sprint(tc.phases), func(t *testing.T) {
+			pl := scanPlacement(t, filepath.Join(corpus, tc.model), tc.phases...)
+			assert.Equal(t, 0, pl.UnknownSizeTransfers)
+			assert.Equal(t, tc.ioBytes, pl.IOBytes)
+			if tc.phases == nil {
+				assert.Empty(t, pl.Warnings)
+			}
+		})
+	}
+}
+
+// A checkpoint index that cannot be read does not stop the scan: every
+// placement says it was not read (naming the file), and what the saver
+// restores from it has no size, where the intact checkpoint gives every
+// transfer one.
+func TestUnreadableCheckpointIsNoted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(testutil.Corpus(t), "tf", "sm_half_plus_two_v1"))))
+	index := filepath.Join(dir, "variables", "variables.index")
+	require.NoError(t, os.Chmod(index, 0o644))
+
+	pl := scanPlacement(t, dir, "all")
+	require.Equal(t, 0, pl.UnknownSizeTransfers)
+	require.Empty(t, pl.Warnings)
+
+	b, err := os.ReadFile(index)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(index, b[:len(b)/2], 0o644)) // cut short: no footer
+	pl = scanPlacement(t, dir, "all")
+	assert.Positive(t, pl.UnknownSizeTransfers)
+	require.Len(t, pl.Warnings, 1)
+	assert.Contains(t, pl.Warnings[0], "checkpoint not read ("+index+": ")
+	assert.Contains(t, pl.Warnings[0], "what the model restores from it has no size")
 }
