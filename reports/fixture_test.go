@@ -190,6 +190,7 @@ func fixtureDelta(t *Target, source string, sourceBytes int64) {
 	d := &Delta{Source: source}
 	if t.Placement != nil {
 		d.TransferBytesDelta = t.Placement.TransferBytes - sourceBytes
+		d.TransferBytesPartial = t.Placement.TransferBytesPartial()
 	}
 	for i := range t.Nodes {
 		n := &t.Nodes[i]

@@ -388,6 +388,10 @@ func EvaluateGate(r *Report, p Policy, baseline *Report, today time.Time) *Gate 
 					}
 					if th.MaxTransferBytes != nil && t.Placement.TransferBytes > *th.MaxTransferBytes {
 						fail(m, t.Target, "max_transfer_bytes", "%d bytes cross between devices, more than the maximum %d", t.Placement.TransferBytes, *th.MaxTransferBytes)
+					} else if th.MaxTransferBytes != nil && t.Placement.TransferBytesPartial() {
+						// The known sizes are a lower bound: below the maximum,
+						// they do not show that the model stays below it.
+						g.Warnings = append(g.Warnings, fmt.Sprintf("%s on %s: %d transfer(s) of unknown size are not in the %d bytes checked against max_transfer_bytes", m.Path, t.Target, t.Placement.UnknownSizeTransfers-t.Placement.UnknownSizeIOTransfers, t.Placement.TransferBytes))
 					}
 				}
 			}

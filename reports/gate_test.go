@@ -66,6 +66,9 @@ func TestGateThresholds(t *testing.T) {
 		{"partitions and bytes, warning where no placement",
 			Policy{Thresholds: Thresholds{MaxPartitions: ptr(2), MaxTransferBytes: ptr(int64(1 << 20))}},
 			[]string{"ascend-910b:max_partitions", "ascend-910b:max_transfer_bytes"}, 5},
+		// ascend's 3 MiB leave out a transfer of unknown size: within the
+		// maximum, they do not show the model is; a warning says so.
+		{"bytes within the maximum but partly unknown", Policy{Thresholds: Thresholds{MaxTransferBytes: ptr(int64(4 << 20))}}, nil, 6},
 		{"fail_on", Policy{Thresholds: Thresholds{FailOn: []string{ReasonLabelMismatch, KindUnsafeOp}}},
 			[]string{":fail_on", "musa:fail_on"}, 0},
 		{"override relaxes one model", Policy{Thresholds: Thresholds{MinCoverage: ptr(90.0)},
@@ -263,4 +266,26 @@ func TestGateNewFallback(t *testing.T) {
 	// The message names the source and the nodes.
 	g := EvaluateGate(gateFixture(), Policy{Thresholds: Thresholds{MaxNewFallbackNodes: ptr(0)}}, nil, today)
 	require.Contains(t, g.Failures[0].Message, "2 node(s) fall back to CPU here but not on cuda, more than the maximum 0: model/block_1/div, model/block_1/erf")
+}
+
+// max_transfer_bytes checks a lower bound where sizes are unknown: above
+// the maximum it fails, within it the gate says what it could not check.
+func TestGateTransferBytesPartlyUnknown(t *testing.T) {
+	p := Policy{Thresholds: Thresholds{MaxTransferBytes: ptr(int64(4 << 20))}}
+	g := EvaluateGate(gateFixture(), p, nil, today)
+	require.True(t, g.Pass)
+	require.Contains(t, g.Warnings, "models/resnet on ascend-910b: 1 transfer(s) of unknown size are not in the 3145728 bytes checked against max_transfer_bytes")
+
+	r := gateFixture()
+	for _, m := range r.Models {
+		for _, tg := range m.Targets {
+			if tg.Placement != nil {
+				tg.Placement.UnknownSizeTransfers = 0
+			}
+		}
+	}
+	g = EvaluateGate(r, p, nil, today)
+	for _, w := range g.Warnings {
+		require.NotContains(t, w, "unknown size")
+	}
 }

@@ -85,7 +85,7 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 				parts, bytes := "-", "-"
 				if t.Placement != nil {
 					parts = strconv.Itoa(t.Placement.Partitions)
-					bytes = formatBytes(t.Placement.TransferBytes)
+					bytes = bytesAtLeast(t.Placement.TransferBytes, t.Placement.TransferBytesPartial())
 				}
 				delta := ""
 				if vs != "" {

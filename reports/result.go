@@ -121,6 +121,10 @@ type Delta struct {
 	// TransferBytesDelta is the target's transfer bytes per step less the
 	// source's (0 when either has no placement).
 	TransferBytesDelta int64 `json:"transfer_bytes_delta"`
+	// TransferBytesPartial is set when the target's or the source's
+	// transfer_bytes leaves out transfers of unknown size: the delta is
+	// then between the sizes known on each side, not a bound.
+	TransferBytesPartial bool `json:"transfer_bytes_partial,omitempty"`
 	// NewFallbackOps groups the new fallbacks by op, dtypes and reason,
 	// most nodes first.
 	NewFallbackOps []DeltaOp `json:"new_fallback_ops"`
@@ -227,6 +231,10 @@ type Placement struct {
 	// UnknownSizeTransfers counts transfers whose size could not be told
 	// (unknown shapes, strings, variants); their bytes are not in the sums.
 	UnknownSizeTransfers int `json:"unknown_size_transfers,omitempty"`
+	// UnknownSizeIOTransfers are the io transfers among them. io_bytes is
+	// a lower bound when it is above 0, transfer_bytes when
+	// UnknownSizeTransfers is above it (TransferBytesPartial).
+	UnknownSizeIOTransfers int `json:"unknown_size_io_transfers,omitempty"`
 	// Warnings are messages TensorFlow would log (resources moved, bodies
 	// that will fail at run time).
 	Warnings []string `json:"warnings,omitempty"`
@@ -438,3 +446,12 @@ type GateFailure struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 }
+
+// TransferBytesPartial reports whether TransferBytes leaves out transfers
+// of unknown size (it is then a lower bound).
+func (p *Placement) TransferBytesPartial() bool {
+	return p != nil && p.UnknownSizeTransfers > p.UnknownSizeIOTransfers
+}
+
+// IOBytesPartial reports whether IOBytes leaves out copies of unknown size.
+func (p *Placement) IOBytesPartial() bool { return p != nil && p.UnknownSizeIOTransfers > 0 }

@@ -197,13 +197,27 @@ func deltaPhrase(d *Delta) string {
 	case d.BetterOnTargetNodes > 0:
 		parts = append(parts, fmt.Sprintf("−%d on CPU", d.BetterOnTargetNodes))
 	}
-	if b := d.TransferBytesDelta; b != 0 {
+	switch b := d.TransferBytesDelta; {
+	case d.TransferBytesPartial && b != 0:
+		parts = append(parts, signedBytes(b)+" (sizes partly unknown)")
+	case d.TransferBytesPartial:
+		parts = append(parts, "bytes: sizes partly unknown")
+	case b != 0:
 		parts = append(parts, signedBytes(b))
 	}
 	if len(parts) == 0 {
 		return "no change"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// bytesAtLeast is a byte count that leaves out sizes not known (partial)
+// as the lower bound it is: "≥1.5 MiB".
+func bytesAtLeast(n int64, partial bool) string {
+	if partial {
+		return "≥" + formatBytes(n)
+	}
+	return formatBytes(n)
 }
 
 // signedBytes is a byte difference with its sign.
@@ -269,7 +283,7 @@ func writeSummary(p *printer, r *Report, v *tableView, verbose bool) {
 			parts, bytes := "-", "-"
 			if t.Placement != nil {
 				parts = strconv.Itoa(t.Placement.Partitions)
-				bytes = formatBytes(t.Placement.TransferBytes)
+				bytes = bytesAtLeast(t.Placement.TransferBytes, t.Placement.TransferBytesPartial())
 			}
 			total, _ := t.CountedNodes()
 			row := []string{name}
@@ -646,7 +660,7 @@ func writeTargetLines(p *printer, m *Model, v *tableView, verbose bool) {
 		}
 		worse := t.Delta == nil && t.FallbackNodes() > 0 || t.Delta != nil && t.Delta.NewFallbackNodes > 0
 		if pl := t.Placement; pl != nil && (verbose || worse && len(t.Islands) > 0) {
-			parts = append(parts, fmt.Sprintf("%d island(s) · %d partitions · %s/step", len(t.Islands), pl.Partitions, formatBytes(pl.TransferBytes)))
+			parts = append(parts, fmt.Sprintf("%d island(s) · %d partitions · %s/step", len(t.Islands), pl.Partitions, bytesAtLeast(pl.TransferBytes, pl.TransferBytesPartial())))
 		}
 		if len(t.Wishlist) > 0 && worse {
 			w := t.Wishlist[0]
@@ -705,8 +719,8 @@ func writeVerboseTargets(p *printer, m *Model) {
 			}
 			p.grid([]column{{head: "soft placement"}, {head: "partitions", right: true}, {head: "transfers", right: true},
 				{head: "bytes", right: true}, {head: "per iteration", right: true}, {head: "io transfers", right: true}, {head: "io bytes", right: true}},
-				[][]string{{soft, strconv.Itoa(pl.Partitions), strconv.Itoa(pl.Transfers), formatBytes(pl.TransferBytes),
-					strconv.Itoa(pl.TransfersPerIteration), strconv.Itoa(pl.IOTransfers), formatBytes(pl.IOBytes)}})
+				[][]string{{soft, strconv.Itoa(pl.Partitions), strconv.Itoa(pl.Transfers), bytesAtLeast(pl.TransferBytes, pl.TransferBytesPartial()),
+					strconv.Itoa(pl.TransfersPerIteration), strconv.Itoa(pl.IOTransfers), bytesAtLeast(pl.IOBytes, pl.IOBytesPartial())}})
 			if len(pl.AssumedDims) > 0 {
 				p.line("assumed dims: %s", strings.Join(pl.AssumedDims, ", "))
 			}

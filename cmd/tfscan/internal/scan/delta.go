@@ -14,6 +14,7 @@ func applyDelta(t, src *reports.Target) {
 	d := &reports.Delta{Source: src.Target, NewFallbackOps: []reports.DeltaOp{}}
 	if t.Placement != nil && src.Placement != nil {
 		d.TransferBytesDelta = t.Placement.TransferBytes - src.Placement.TransferBytes
+		d.TransferBytesPartial = t.Placement.TransferBytesPartial() || src.Placement.TransferBytesPartial()
 	}
 	type key struct{ op, dtypes, reason string }
 	groups := map[key]int{} // index into d.NewFallbackOps

@@ -28,6 +28,11 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		Warnings:              append([]string(nil), res.Warnings...),
 		ClearedDevices:        res.ClearedDevices,
 	}
+	for _, x := range res.TransferList {
+		if x.IO && !x.BytesKnown {
+			p.UnknownSizeIOTransfers++
+		}
+	}
 	for _, e := range res.PartitionEdges {
 		p.PartitionEdges = append(p.PartitionEdges, reports.PartitionEdge{From: e.From, To: e.To, Transfers: e.Transfers, Bytes: e.Bytes})
 	}

@@ -300,3 +300,29 @@ func TestUnreadableCheckpointIsNoted(t *testing.T) {
 	assert.Contains(t, pl.Warnings[0], "checkpoint not read ("+index+": ")
 	assert.Contains(t, pl.Warnings[0], "what the model restores from it has no size")
 }
+
+// Where sizes are unknown the report says which sums leave them out:
+// gd_if_op's Placeholders a and b have no shape, so their copies to the
+// device (io) and the If's results have no size; transfer_bytes and
+// io_bytes are lower bounds, and so the delta against cuda is between
+// partial sums.
+func TestPartialSizesAreMarked(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Paths: []string{filepath.Join(testutil.Corpus(t), "tf", "gd_if_op")},
+		Targets: []string{"musa"}, From: "cuda", Jobs: 1, Version: "test"})
+	require.NoError(t, err)
+	require.Empty(t, rep.Errors)
+	tg := rep.Models[0].Targets[0]
+	pl := tg.Placement
+	require.NotNil(t, pl)
+	assert.Equal(t, 2, pl.UnknownSizeIOTransfers)
+	assert.Equal(t, 4, pl.UnknownSizeTransfers)
+	assert.True(t, pl.TransferBytesPartial())
+	assert.True(t, pl.IOBytesPartial())
+	require.NotNil(t, tg.Delta)
+	assert.True(t, tg.Delta.TransferBytesPartial)
+
+	// sizes all known: no mark
+	pl = scanPlacement(t, filepath.Join(testutil.Corpus(t), "tfjs", "meet"))
+	assert.False(t, pl.TransferBytesPartial())
+	assert.False(t, pl.IOBytesPartial())
+}
