@@ -270,13 +270,19 @@ func (s *sim) candidates(i int) ([]int, error) {
 // sortCands orders candidates: default device first, then kernel priority,
 // then device-type priority, then name (device_set.cc:116-140).
 func (s *sim) sortCands(out []int, g *group) {
-	sort.SliceStable(out, func(a, b int) bool {
-		da, db := out[a], out[b]
+	less := func(da, db int) bool {
 		if g.dflt >= 0 && (da == g.dflt) != (db == g.dflt) {
 			return da == g.dflt
 		}
 		return s.less(da, db, g.prio)
-	})
+	}
+	// A stable insertion sort: there are as many candidates as devices
+	// (two), and sort.SliceStable costs an allocation per node.
+	for k := 1; k < len(out); k++ {
+		for j := k; j > 0 && less(out[j], out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
 }
 
 // sortedDevices lists the full device names sorted, as the "available

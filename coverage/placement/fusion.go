@@ -50,9 +50,15 @@ func (s *sim) fusions() []Fusion {
 		if p.ghost || p.src == nil || s.dev[i] != s.tgt || s.firstOf[p.src.ID] != i {
 			continue
 		}
-		t := p.look.Attrs["T"].GetType()
 		var fused string
 		var chain []int
+		var t tpb.DataType
+		switch p.op {
+		case "Conv2D", "MatMul", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3":
+			t = p.look.Attrs["T"].GetType()
+		default:
+			continue
+		}
 		switch p.op {
 		case "Conv2D":
 			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF {

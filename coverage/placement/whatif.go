@@ -91,14 +91,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 		}
 		return keys[a].dtype < keys[b].dtype
 	})
-	// members of every group, once
-	members := map[int][]int{}
-	for i, p := range s.nodes {
-		if !p.ghost {
-			r := s.find(i)
-			members[r] = append(members[r], i)
-		}
-	}
+	members := s.groupMembers()
 	comp := s.cpuComponents()
 	compNodes := map[int][]int{}
 	for i, c := range comp {
@@ -126,7 +119,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 			}
 			if r := s.find(i); !rootDone[r] {
 				rootDone[r] = true
-				stack = append(stack, members[r]...)
+				stack = append(stack, members.of(r)...)
 			}
 		}
 		w := s.whatIfRegion(k, nodes, region, members)
@@ -149,6 +142,38 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 }
 
 func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+
+// members lists the nodes of every colocation group, in index order:
+// those of the group rooted at r are idx[start[r]:start[r+1]].
+type members struct{ start, idx []int }
+
+func (m members) of(r int) []int { return m.idx[m.start[r]:m.start[r+1]] }
+
+// groupMembers lists the members of every group, once for the wishlist.
+func (s *sim) groupMembers() members {
+	n := len(s.nodes)
+	root := make([]int, n)
+	m := members{start: make([]int, n+1)}
+	for i, p := range s.nodes {
+		root[i] = -1
+		if !p.ghost {
+			root[i] = s.find(i)
+			m.start[root[i]+1]++
+		}
+	}
+	for r := 0; r < n; r++ {
+		m.start[r+1] += m.start[r]
+	}
+	m.idx = make([]int, m.start[n])
+	next := append([]int(nil), m.start[:n]...)
+	for i, r := range root {
+		if r >= 0 {
+			m.idx[next[r]] = i
+			next[r]++
+		}
+	}
+	return m
+}
 
 // cpuComponents labels connected components of CPU-placed nodes.
 func (s *sim) cpuComponents() []int {
@@ -191,7 +216,7 @@ func (s *sim) cpuComponents() []int {
 
 // whatIfRegion re-places region with k's kernel present and returns the
 // transfer delta; all state is restored afterwards.
-func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members map[int][]int) Wish {
+func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members members) Wish {
 	idx := make([]int, 0, len(region))
 	for i := range region {
 		idx = append(idx, i)
@@ -237,7 +262,7 @@ func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members 
 	for r := range roots {
 		g := s.groups[r]
 		var prio []int
-		for _, m := range members[r] {
+		for _, m := range members.of(r) {
 			if prio == nil {
 				prio = append([]int(nil), s.sup[m]...)
 				continue
