@@ -203,10 +203,5 @@ func (t *Target) LeavesDevice(n *NodeResult) bool {
 
 func isCPUDevice(dev string) bool {
 	// "CPU", "CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"
-	d := strings.ToLower(dev)
-	if j := strings.LastIndex(d, "device:"); j >= 0 {
-		d = d[j+len("device:"):]
-	}
-	d = strings.TrimPrefix(d, "/")
-	return d == "cpu" || strings.HasPrefix(d, "cpu:")
+	return strings.EqualFold(deviceType(dev), "cpu")
 }

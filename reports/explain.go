@@ -9,9 +9,8 @@ import (
 )
 
 // ExplainReport is the output of `tfscan explain`: the messages of a real
-// run's log, each mapped to the model and to what tfscan knows about it. It
-// shares SchemaVersion with Report; reports/schema/explain.schema.json
-// describes it.
+// run's log, each mapped to the model and to what tfscan knows about it
+// (ExplainSchemaVersion); reports/schema/explain.schema.json describes it.
 type ExplainReport struct {
 	SchemaVersion int           `json:"schema_version"`
 	Tool          Tool          `json:"tool"`

@@ -168,11 +168,12 @@ func fixture() *Report {
 	for _, t := range modelA.Targets {
 		fixtureDelta(t, "cuda", 1<<20)
 	}
-	return &Report{
+	r := &Report{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: "tfscan", Version: "0.1.0-test"},
 		Options: &Options{Targets: []string{"ascend-910b", "musa", "cpu"}, From: "cuda", Phases: []string{PhaseStep},
-			Registries: []string{"sha256:" + strings.Repeat("ab", 32)}, Dims: map[string]int64{"batch": 8}, Precision: "mixed_float16"},
+			Registries: []string{"sha256:" + strings.Repeat("ab", 32)}, Dims: map[string]int64{"batch": 8}, Precision: "mixed_float16",
+			Nodes: NodesAll},
 		Models: []*Model{modelB, modelA},
 		Gate: &Gate{Pass: false,
 			Failures: []GateFailure{
@@ -181,6 +182,13 @@ func fixture() *Report {
 			},
 			Warnings: []string{"ignore entry 1 (op Erf) expired on 2026-01-01 and no longer applies"}},
 	}
+	// a producer counts the ops of the counted nodes (scan.Coverage)
+	for _, m := range r.Models {
+		for _, t := range m.Targets {
+			t.Ops = t.CountOps()
+		}
+	}
+	return r
 }
 
 // fixtureDelta fills t.Delta and each node's SourceDevice and Change as if

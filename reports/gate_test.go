@@ -214,7 +214,7 @@ func TestReadJSON(t *testing.T) {
 	require.Equal(t, b.String(), again.String(), "a baseline reads back to the same report")
 
 	for name, content := range map[string]string{
-		"v2.json":    `{"schema_version": 2, "tool": {"name": "tfscan", "version": "9"}, "models": []}`,
+		"v3.json":    `{"schema_version": 3, "tool": {"name": "tfscan", "version": "9"}, "models": []}`,
 		"junk.json":  `not json`,
 		"array.json": `[1, 2]`,
 	} {

@@ -69,6 +69,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 		CSS:    template.CSS(css),
 		JS:     template.JS(js),
 		Nodes:  template.JS(nodes),
+		// reports of producers that record no options list every node
+		Attention: r.Options != nil && r.Options.Nodes == NodesAttention,
 	}
 	for i, m := range r.Models {
 		v.Models = append(v.Models, buildModelView(i, m))
@@ -84,7 +86,10 @@ type htmlView struct {
 	CSS    template.CSS
 	JS     template.JS
 	Nodes  template.JS
-	Models []modelView
+	// Attention: the node table has only the nodes that need attention
+	// (Options.Nodes).
+	Attention bool
+	Models    []modelView
 	// Source is the --from pack every delta is against ("" for none);
 	// Phases the phases the figures count.
 	Source, Phases string
@@ -219,19 +224,20 @@ func buildModelView(i int, m *Model) modelView {
 }
 
 // coverageSegments splits the bar by category, counting the nodes the
-// figures count (Target.Counts) by their reason (or, when a producer listed
-// no nodes, every node by ByReason), in the fixed order covered, default,
-// fallback, unknown.
+// figures count (Target.Ops, exact whatever Nodes lists; or, when a
+// producer filled neither, every node by ByReason), in the fixed order
+// covered, default, fallback, unknown.
 func coverageSegments(t *Target) []barSegment {
 	counts := map[string]int{}
 	total := 0
-	for i := range t.Nodes {
-		if t.Counts(&t.Nodes[i]) {
-			counts[Category(t.Nodes[i].Reason)]++
-			total++
+	ops := t.opCounts()
+	for _, o := range ops {
+		for reason, n := range o.ByReason {
+			counts[Category(reason)] += n
+			total += n
 		}
 	}
-	if len(t.Nodes) == 0 {
+	if len(ops) == 0 {
 		for reason, n := range t.Coverage.ByReason {
 			counts[Category(reason)] += n
 			total += n
@@ -290,21 +296,18 @@ func buildMatrix(m *Model) matrixView {
 	}
 	for ti, t := range m.Targets {
 		mv.Targets = append(mv.Targets, t.Target)
-		if len(t.Nodes) > 0 {
-			for i := range t.Nodes {
-				n := &t.Nodes[i]
-				if !t.Counts(n) {
-					continue // the matrix is of the counted phases
-				}
-				a := get(n.Op)
-				if ti == 0 {
-					a.count++
-				}
-				mergeCell(a.cells, t.Target, n.Reason, 1)
+		ops := t.opCounts() // the counted phases, exact whatever Nodes lists
+		for _, o := range ops {
+			a := get(o.Op)
+			if ti == 0 {
+				a.count += o.Nodes
+			}
+			for reason, n := range o.ByReason {
+				mergeCell(a.cells, t.Target, reason, n)
 			}
 		}
 		for _, u := range t.Uncovered {
-			if len(t.Nodes) == 0 && t.CountsPhase(u.Phase) {
+			if len(ops) == 0 && t.CountsPhase(u.Phase) {
 				a := get(u.Op)
 				if ti == 0 {
 					a.count += u.Count

@@ -13,7 +13,7 @@ import (
 )
 
 // InspectReport is the output of `tfscan inspect`: what is in each model,
-// before any target is considered. It shares SchemaVersion with Report.
+// before any target is considered (InspectSchemaVersion).
 type InspectReport struct {
 	SchemaVersion int             `json:"schema_version"`
 	Models        []*InspectModel `json:"models"`

@@ -50,7 +50,7 @@ func inspectFixture() *InspectReport {
 		OpDefs:      "TensorFlow 2.15.0",
 		Diagnostics: []InspectDiagnostic{},
 	}
-	return &InspectReport{SchemaVersion: SchemaVersion, Models: []*InspectModel{big, small}}
+	return &InspectReport{SchemaVersion: InspectSchemaVersion, Models: []*InspectModel{big, small}}
 }
 
 func TestInspectGolden(t *testing.T) {

@@ -1,38 +1,150 @@
 package reports
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
-// WriteJSON writes r as indented JSON (schema version 1, see Schema). The
-// output is deterministic: Normalize orders everything and maps are written
-// with sorted keys.
+// WriteJSON writes r as indented JSON (schema version 2, see Schema), each
+// entry of a target's nodes[] on one line: a report stays a fraction of the
+// size (a model's nodes are most of it), a node is one line to grep, and a
+// diff of two reports shows a changed node as one changed line. Reindented,
+// the bytes are those of encoding/json's indented encoding of r
+// (TestWriteJSONIsEncodingJSON). The output is deterministic: Normalize
+// orders everything and maps are written with sorted keys. It is written as
+// it is rendered, model by model, target by target and node by node, so
+// that the whole document is never held in memory.
 func WriteJSON(w io.Writer, r *Report) error {
 	r.Normalize()
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	head := *r
+	head.Models = []*Model{}
+	err := streamField(bw, &head, "", "models", func(prefix string) error {
+		return streamArray(bw, r.Models, prefix, writeModelJSON)
+	})
+	if err != nil {
+		return err
+	}
+	if err := bw.WriteByte('\n'); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
-// ReadJSON reads a JSON report written by WriteJSON, e.g. a baseline. It
-// rejects reports of another schema version, since a baseline comparison
-// across versions would be meaningless.
+func writeModelJSON(w *bufio.Writer, m *Model, prefix string) error {
+	head := *m
+	head.Targets = []*Target{}
+	return streamField(w, &head, prefix, "targets", func(prefix string) error {
+		return streamArray(w, m.Targets, prefix, writeTargetJSON)
+	})
+}
+
+func writeTargetJSON(w *bufio.Writer, t *Target, prefix string) error {
+	head := *t
+	head.Nodes = []NodeResult{}
+	return streamField(w, &head, prefix, "nodes", func(prefix string) error {
+		return streamArray(w, t.Nodes, prefix, func(w *bufio.Writer, n NodeResult, prefix string) error {
+			b, err := json.Marshal(n)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		})
+	})
+}
+
+// streamField writes v, indented at prefix, with the value of its field
+// key, which v holds as an empty array, written by body instead (at the
+// field's indentation). The field's key can only occur once at v's first
+// level: keys inside deeper objects are indented further, and a quote
+// inside a string value is escaped.
+func streamField(w *bufio.Writer, v any, prefix, key string, body func(prefix string) error) error {
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		return err
+	}
+	field := prefix + "  "
+	marker := []byte("\n" + field + `"` + key + `": []`)
+	if bytes.Count(b, marker) != 1 {
+		return fmt.Errorf("json: field %q not found once in its object", key)
+	}
+	i := bytes.Index(b, marker)
+	at := i + len(marker) - len("[]")
+	if _, err := w.Write(b[:at]); err != nil {
+		return err
+	}
+	if err := body(field); err != nil {
+		return err
+	}
+	_, err = w.Write(b[at+len("[]"):])
+	return err
+}
+
+// streamArray writes items as encoding/json indents an array whose
+// brackets are at prefix.
+func streamArray[E any](w *bufio.Writer, items []E, prefix string, write func(*bufio.Writer, E, string) error) error {
+	if len(items) == 0 {
+		_, err := w.WriteString("[]")
+		return err
+	}
+	w.WriteByte('[')
+	inner := prefix + "  "
+	for i, it := range items {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteByte('\n')
+		w.WriteString(inner)
+		if err := write(w, it, inner); err != nil {
+			return err
+		}
+	}
+	w.WriteByte('\n')
+	w.WriteString(prefix)
+	return w.WriteByte(']')
+}
+
+// ReadJSON reads a JSON report written by WriteJSON of this schema version,
+// e.g. the merged results `check --results` gates or a shard's report. A
+// report of another version is refused: its shape differs.
 func ReadJSON(file string) (*Report, error) {
+	return readJSON(file, "reports", SchemaVersion)
+}
+
+// ReadAnyVersion reads a report of any schema version this tfscan knows,
+// for callers that judge the version themselves: a baseline for the gate
+// (version 1 lists every node, so the gate finds in it all it compares:
+// uncovered nodes and ops, fallback counts, bytes), and the reports
+// `tfscan merge` refuses to mix with a message of its own.
+func ReadAnyVersion(file string) (*Report, error) {
+	return readJSON(file, "reports", SchemaVersion1, SchemaVersion)
+}
+
+// readJSON reads a report of one of the versions; what names the kind of
+// report in the refusal.
+func readJSON(file, what string, versions ...int) (*Report, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var r Report
-	dec := json.NewDecoder(io.LimitReader(f, 1<<31))
+	dec := json.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, 1<<31), 1<<16))
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a tfscan JSON report: %v", file, err)
 	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: report schema version %d, this tfscan reads version %d", file, r.SchemaVersion, SchemaVersion)
+	if !slices.Contains(versions, r.SchemaVersion) {
+		want := fmt.Sprint(versions[0])
+		if len(versions) > 1 {
+			want = fmt.Sprintf("%d to %d", versions[0], versions[len(versions)-1])
+		}
+		return nil, fmt.Errorf("%s: report schema version %d; this tfscan reads %s of version %s (rescan with this tfscan)", file, r.SchemaVersion, what, want)
 	}
 	r.Normalize()
 	return &r, nil

@@ -26,6 +26,13 @@ func Merge(in []Named) (*Report, error) {
 	}
 	first := in[0]
 	for _, r := range in {
+		if v := r.Report.SchemaVersion; v != first.Report.SchemaVersion {
+			return nil, fmt.Errorf("%s is report schema version %d and %s version %d: merge reports of one schema version (rescan with one tfscan)",
+				first.Name, first.Report.SchemaVersion, r.Name, v)
+		}
+		if r.Report.SchemaVersion != SchemaVersion {
+			return nil, fmt.Errorf("%s is report schema version %d; this tfscan merges version %d: rescan with it", r.Name, r.Report.SchemaVersion, SchemaVersion)
+		}
 		if r.Report.Options == nil {
 			return nil, fmt.Errorf("%s records no scan options (written by an older tfscan, or not by scan, check or baseline): rescan to merge it", r.Name)
 		}
@@ -39,6 +46,10 @@ func Merge(in []Named) (*Report, error) {
 		if !slices.Equal(a.Targets, b.Targets) {
 			return nil, fmt.Errorf("%s scanned targets %s and %s targets %s: merge reports of the same targets",
 				first.Name, strings.Join(a.Targets, ","), r.Name, strings.Join(b.Targets, ","))
+		}
+		if a.Nodes != b.Nodes {
+			return nil, fmt.Errorf("%s lists nodes %q and %s nodes %q (--nodes): merge reports that list the same nodes",
+				first.Name, a.Nodes, r.Name, b.Nodes)
 		}
 		if !a.SameResults(b) {
 			return nil, fmt.Errorf("%s and %s were scanned with different options (%s): merge reports scanned the same way",

@@ -74,6 +74,12 @@ func TestMerge(t *testing.T) {
 			"b.json is a shard but a.json is not"},
 		{"no options", []Named{{"a.json", rep(opts(nil), "x")}, {"old.json", rep(nil, "y")}},
 			"old.json records no scan options"},
+		{"schema versions", []Named{{"a.json", rep(opts(nil), "x")}, {"old.json", func() *Report { r := rep(opts(nil), "y"); r.SchemaVersion = SchemaVersion1; return r }()}},
+			"a.json is report schema version 2 and old.json version 1: merge reports of one schema version"},
+		{"old schema", []Named{{"old.json", func() *Report { r := rep(opts(nil), "y"); r.SchemaVersion = SchemaVersion1; return r }()}},
+			"old.json is report schema version 1; this tfscan merges version 2"},
+		{"nodes modes", []Named{{"a.json", rep(opts(nil, func(o *Options) { o.Nodes = NodesAttention }), "x")}, {"b.json", rep(opts(nil, func(o *Options) { o.Nodes = NodesAll }), "y")}},
+			`a.json lists nodes "attention" and b.json nodes "all" (--nodes): merge reports that list the same nodes`},
 		{"nothing", nil, "no reports to merge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,6 +109,13 @@ func (t *Target) normalize() {
 				cmp.Compare(strings.Join(a.DTypes, ","), strings.Join(b.DTypes, ",")), cmp.Compare(a.Reason, b.Reason))
 		})
 	}
+	t.Ops = nonNil(t.Ops)
+	for i := range t.Ops {
+		if t.Ops[i].ByReason == nil {
+			t.Ops[i].ByReason = map[string]int{}
+		}
+	}
+	slices.SortStableFunc(t.Ops, func(a, b OpCoverage) int { return cmp.Compare(a.Op, b.Op) })
 	t.Nodes = nonNil(t.Nodes)
 	slices.SortStableFunc(t.Nodes, func(a, b NodeResult) int { return cmp.Compare(a.Path, b.Path) })
 }

@@ -40,6 +40,9 @@ type Options struct {
 	StackOptions  map[string]string `json:"stack_options,omitempty"`
 	// CompareLog is the content hash of the --compare-log file.
 	CompareLog string `json:"compare_log,omitempty"`
+	// Nodes is which nodes Target.Nodes lists: "attention" (those that
+	// need it, Target.NeedsAttention) or "all".
+	Nodes string `json:"nodes"`
 	// Shard is the share of the models found that this run scanned
 	// (--shard); absent when it scanned them all, and in a merged report.
 	Shard *Shard `json:"shard,omitempty"`

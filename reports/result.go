@@ -1,11 +1,26 @@
-// Package reports holds tfscan's result model (JSON schema version 1) and
+// Package reports holds tfscan's result model (JSON schema version 2) and
 // the writers that render it: table, JSON, HTML, Markdown, SARIF and JUnit.
 // Writers are pure functions of the model; nothing here reads models or flags.
 package reports
 
 // SchemaVersion is the version of the JSON report. Within a version, changes
-// are additive only.
-const SchemaVersion = 1
+// are additive only. Version 2 lists per node only the nodes that need
+// attention (Target.NeedsAttention) unless the scan asked for all
+// (Options.Nodes), and counts every op in Target.Ops.
+const SchemaVersion = 2
+
+// SchemaVersion1 is the version before: every node listed. Baselines of
+// version 1 are read (the gate finds in them what it needs); merge and
+// check --results refuse them.
+const SchemaVersion1 = 1
+
+// InspectSchemaVersion and ExplainSchemaVersion are the versions of
+// `tfscan inspect` and `tfscan explain` JSON, which version 2 of the report
+// left unchanged.
+const (
+	InspectSchemaVersion = 1
+	ExplainSchemaVersion = 1
+)
 
 // Report is the result of one tfscan scan, check or parity run.
 type Report struct {
@@ -100,8 +115,21 @@ type Target struct {
 	Parity   *Parity   `json:"parity,omitempty"`
 	// Delta is what changes against the GPU the model runs on today
 	// (--from, cuda by default); absent with --from none.
-	Delta *Delta       `json:"delta,omitempty"`
+	Delta *Delta `json:"delta,omitempty"`
+	// Ops counts the nodes the figures count (Counts) per op and reason:
+	// the op × target matrix, exact whatever Nodes lists. Sorted by op.
+	Ops []OpCoverage `json:"ops"`
+	// Nodes are the nodes that need attention (NeedsAttention), or every
+	// node when the scan asked for all (Options.Nodes), by path. It must
+	// stay the last field: the JSON writer streams it.
 	Nodes []NodeResult `json:"nodes"`
+}
+
+// OpCoverage is how the counted nodes of one op fare on a target.
+type OpCoverage struct {
+	Op       string         `json:"op"`
+	Nodes    int            `json:"nodes"`
+	ByReason map[string]int `json:"by_reason"`
 }
 
 // Delta compares a target with the source the model runs on today, over

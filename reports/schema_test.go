@@ -49,7 +49,7 @@ func TestSchemaRejectsBadReports(t *testing.T) {
 	require.NoError(t, WriteJSON(&good, fixture()))
 	require.NoError(t, validate(t, s, good.Bytes()))
 	for name, mutate := range map[string]func(m map[string]any){
-		"wrong version":   func(m map[string]any) { m["schema_version"] = 2 },
+		"wrong version":   func(m map[string]any) { m["schema_version"] = 1 },
 		"null models":     func(m map[string]any) { m["models"] = nil },
 		"missing tool":    func(m map[string]any) { delete(m, "tool") },
 		"null uncovered":  func(m map[string]any) { target(m)["uncovered"] = nil },

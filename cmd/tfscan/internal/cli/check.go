@@ -178,7 +178,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	var base *reports.Report
 	if s.baseline != "" {
-		if base, err = reports.ReadJSON(s.baseline); err != nil {
+		if base, err = reports.ReadAnyVersion(s.baseline); err != nil {
 			return inputError(fmt.Errorf("baseline: %w", err))
 		}
 	}

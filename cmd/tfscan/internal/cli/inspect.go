@@ -35,7 +35,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return usageErrorf("inspect: no model path given (tfscan inspect PATH... [--format table|json])")
 	}
-	rep := &reports.InspectReport{SchemaVersion: reports.SchemaVersion, Models: []*reports.InspectModel{}}
+	rep := &reports.InspectReport{SchemaVersion: reports.InspectSchemaVersion, Models: []*reports.InspectModel{}}
 	failed := func(path string, err error) {
 		rep.Errors = append(rep.Errors, reports.ScanError{Path: path, Message: err.Error(), Class: reports.ErrorClassModel})
 	}

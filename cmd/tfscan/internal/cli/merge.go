@@ -33,7 +33,7 @@ func runMerge(_ context.Context, e *env, args []string) error {
 		if !isAbs(path) {
 			path = joinWD(e, path)
 		}
-		r, err := reports.ReadJSON(path)
+		r, err := reports.ReadAnyVersion(path) // Merge refuses other versions, exit 2
 		if err != nil {
 			return inputError(err)
 		}

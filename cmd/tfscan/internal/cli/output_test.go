@@ -41,7 +41,7 @@ func TestWriteReports(t *testing.T) {
 	require.True(t, strings.HasPrefix(stdout.String(), "## tfscan report"))
 	data, err := os.ReadFile(filepath.Join(dir, "sub", "r.json"))
 	require.NoError(t, err)
-	require.Contains(t, string(data), `"schema_version": 1`)
+	require.Contains(t, string(data), `"schema_version": 2`)
 
 	// A file that cannot be written is an error and nothing is half written.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))

@@ -34,6 +34,7 @@ type scanFlags struct {
 	verbose    bool
 	shard      string
 	cache      string
+	nodes      string
 	stack      stackFlags
 }
 
@@ -75,6 +76,7 @@ func (f *scanFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "table view: every section of every model, nothing cut to the terminal width")
 	fs.StringVar(&f.from, "from", "cuda", "compare every target with the pack `NAME` the model runs on today (built-in or --registry); none: no comparison")
 	f.stack.register(fs)
+	fs.StringVar(&f.nodes, "nodes", reports.NodesAttention, "which nodes the JSON and HTML reports list one by one: `attention` (not covered, off the device, lower precision, changed against --from, flagged) or all; every count is exact either way")
 	fs.StringVar(&f.cache, "cache", "", "reuse the results of models unchanged since a run stored them in `DIR` (keyed by the model's files, tfscan, the packs and the options), and store the others")
 	fs.StringVar(&f.shard, "shard", "", "scan only share `I/N` of the models found (1 ≤ I ≤ N), chosen by a hash of each model's path relative to the path given; 'tfscan merge' combines the shards' JSON reports")
 }
@@ -111,6 +113,9 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 	if err != nil {
 		return scan.Options{}, err
 	}
+	if f.nodes != reports.NodesAttention && f.nodes != reports.NodesAll {
+		return scan.Options{}, usageErrorf("--nodes %q: want attention or all", f.nodes)
+	}
 	var shard *reports.Shard
 	if f.shard != "" {
 		s, err := scan.ParseShard(f.shard)
@@ -133,6 +138,7 @@ func (f *scanFlags) options(paths []string) (scan.Options, error) {
 		Phases:     f.phases,
 		From:       f.from,
 		Shard:      shard,
+		AllNodes:   f.nodes == reports.NodesAll,
 		Cache:      f.cache,
 		Placement: scan.PlacementOptions{
 			Disabled:        f.noPlace,

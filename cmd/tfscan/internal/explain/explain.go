@@ -135,7 +135,7 @@ func Run(ctx context.Context, log *Log, opts Options) (*reports.ExplainReport, e
 	}
 	x := newExplainer(g, rm.Targets[0], opts)
 	rep := &reports.ExplainReport{
-		SchemaVersion: reports.SchemaVersion,
+		SchemaVersion: reports.ExplainSchemaVersion,
 		Tool:          reports.Tool{Name: "tfscan", Version: opts.Version},
 		Log: reports.ExplainLog{Path: log.Path, SHA256: log.SHA256, Lines: log.Lines,
 			CutLines: log.CutLines, UnparsedAt: log.UnparsedLines, Dropped: log.Dropped},

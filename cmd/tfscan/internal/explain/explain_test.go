@@ -213,7 +213,7 @@ func TestLearnedPackChangesPrediction(t *testing.T) {
 
 func scanProbs(t *testing.T, registries []string) reports.NodeResult {
 	t.Helper()
-	rep, err := scan.Run(context.Background(), scan.Options{Paths: []string{models("convnet_frozen.pb")}, Targets: []string{"intel-xpu"}, Registries: registries, Jobs: 1})
+	rep, err := scan.Run(context.Background(), scan.Options{Paths: []string{models("convnet_frozen.pb")}, Targets: []string{"intel-xpu"}, Registries: registries, Jobs: 1, AllNodes: true})
 	require.NoError(t, err)
 	for _, n := range rep.Models[0].Targets[0].Nodes {
 		if n.Path == "probs" {

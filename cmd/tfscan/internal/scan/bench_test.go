@@ -1,11 +1,13 @@
 package scan
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/internal/benchmodel"
+	"github.com/tfscan/tfscan/reports"
 )
 
 // BenchmarkCoverage200k measures matching a 210,000-node model against every
@@ -128,4 +130,66 @@ func BenchmarkPlacement200k(b *testing.B) {
 	}
 	steps = append(steps, placeStep("NoWishlist-"+ts.List[0].Name, ts.List[0], true))
 	benchmodel.Compare(b, steps...)
+}
+
+// BenchmarkReport200k measures what the report of the 210,000-node model
+// against 7 targets without placement costs (issue #14 item 2): the whole
+// scan (Run: load, coverage of the 7 targets and of the cuda source, the
+// delta, the nodes listed) and its JSON, written to a counter, with
+// --nodes attention (the default) and --nodes all, interleaved with
+// loading the same model (benchmodel.Compare). Metrics: attention/load-heap
+// and all/load-heap, the peak heap over the load's; the -cpu ratios; and
+// attention-json-MB and all-json-MB, the reports' sizes. Goals with
+// attention: at most 10 MB of JSON and 1.5x the load's heap.
+// Run: go test -bench Report200k -run '^$' -benchtime 3x ./cmd/tfscan/internal/scan/
+func BenchmarkReport200k(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchmodel.WriteDir(dir); err != nil {
+		b.Fatal(err)
+	}
+	size := map[string]countingWriter{}
+	scanJSON := func(nodes string) benchmodel.Step {
+		opts := Options{
+			Paths:     []string{dir},
+			Targets:   []string{"ascend", "cpu", "directml", "intel-xpu", "musa", "rocm", "xla"},
+			From:      "cuda",
+			Version:   "bench",
+			AllNodes:  nodes == reports.NodesAll,
+			Placement: PlacementOptions{Disabled: true},
+		}
+		return benchmodel.Step{Name: nodes, Run: func() {
+			rep, err := Run(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(rep.Errors) > 0 {
+				b.Fatal(rep.Errors[0].Message)
+			}
+			var w countingWriter
+			if err := reports.WriteJSON(&w, rep); err != nil {
+				b.Fatal(err)
+			}
+			size[nodes] = w
+		}}
+	}
+	benchmodel.Compare(b,
+		benchmodel.Step{Name: "load", Run: func() {
+			if _, _, err := Load(dir, nil); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		scanJSON(reports.NodesAttention),
+		scanJSON(reports.NodesAll),
+	)
+	for nodes, w := range size {
+		b.ReportMetric(float64(w)/1e6, nodes+"-json-MB")
+	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int64
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -96,6 +97,15 @@ func (s byPath) Swap(i, j int) {
 // Coverage matches every prepared node against one target. An op counts as
 // covered when every node of it is covered.
 func Coverage(ns *Nodes, t Target) *reports.Target {
+	return coverageInto(ns, t, nil)
+}
+
+// coverageInto is Coverage listing the nodes in buf's array when it holds
+// them all: a scan reuses one array for the targets it lists in part.
+func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target {
+	if cap(buf) < len(ns.list) {
+		buf = make([]reports.NodeResult, 0, len(ns.list))
+	}
 	p := t.Index.Pack()
 	rt := &reports.Target{
 		Target: t.Name,
@@ -112,7 +122,7 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		Stack:     stackInfo(t.Index.Stack()),
 		Coverage:  reports.Coverage{ByReason: map[string]int{}},
 		Uncovered: []reports.Uncovered{},
-		Nodes:     make([]reports.NodeResult, 0, len(ns.list)),
+		Nodes:     buf[:0],
 	}
 	if ns.phases != nil {
 		rt.Coverage.Phases = ns.counted.Names()
@@ -121,6 +131,7 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}
 	opCovered := map[string]bool{}
+	ops := map[string]*reports.OpCoverage{}
 	lowered, rejected := map[int]coverage.Match{}, map[int]coverage.Match{}
 	for i, n := range ns.list {
 		m := t.Index.MatchKeyed(n, ns.keys[i])
@@ -176,6 +187,15 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 		if prev, ok := opCovered[n.Op]; counts && (!ok || prev) {
 			opCovered[n.Op] = covered
 		}
+		if counts {
+			o := ops[n.Op]
+			if o == nil {
+				o = &reports.OpCoverage{Op: n.Op, ByReason: map[string]int{}}
+				ops[n.Op] = o
+			}
+			o.Nodes++
+			o.ByReason[string(m.Reason)]++
+		}
 		if covered {
 			continue
 		}
@@ -196,6 +216,11 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 	if len(rejected) > 0 {
 		modeErrors(rt, t.Index.Stack(), rejected)
 	}
+	rt.Ops = make([]reports.OpCoverage, 0, len(ops))
+	for _, o := range ops {
+		rt.Ops = append(rt.Ops, *o)
+	}
+	slices.SortFunc(rt.Ops, func(a, b reports.OpCoverage) int { return cmp.Compare(a.Op, b.Op) })
 	rt.Coverage.OpsTotal = len(opCovered)
 	for _, ok := range opCovered {
 		if ok {

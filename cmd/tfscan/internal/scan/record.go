@@ -27,6 +27,10 @@ func recordOptions(opts Options, ts *Targets, counted PhaseSet) (*reports.Option
 		ClearDevices:    opts.Placement.ClearDevices,
 		Precision:       opts.Placement.Precision,
 		PrecisionMode:   opts.Stack.PrecisionMode,
+		Nodes:           reports.NodesAttention,
+	}
+	if opts.AllNodes {
+		o.Nodes = reports.NodesAll
 	}
 	if len(opts.Stack.Options) > 0 {
 		o.StackOptions = maps.Clone(opts.Stack.Options)

@@ -64,6 +64,9 @@ type Options struct {
 	// Stack are the stack settings (precision mode, stack options) for the
 	// targets whose packs declare them.
 	Stack coverage.StackSettings
+	// AllNodes lists every node of every target in the report; by default
+	// only those that need attention (reports.Target.NeedsAttention).
+	AllNodes bool
 	// Shard, when set, scans only that share of the models found
 	// (ParseShard, inShard).
 	Shard *reports.Shard
@@ -516,6 +519,21 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	return m, g, nil
 }
 
+// targetOrder is the order scanModel computes n targets in: the one that
+// is the --from source first (first < 0: none is), then the others.
+func targetOrder(n, first int) []int {
+	order := make([]int, 0, n)
+	if first >= 0 {
+		order = append(order, first)
+	}
+	for i := range n {
+		if i != first {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
 func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
 	m, g, err := Load(path, opts.Tags)
 	if err != nil {
@@ -558,28 +576,41 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 		}
 	}
 	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted)
-	for _, t := range ts.List {
-		rt := Coverage(nodes, t)
-		if err := simulate(rt, g, nodes, t, ts, opts, fetches, log); err != nil {
+	// The source comes first, since every target's delta reads it; what
+	// the deltas need of it is taken (sourceOf), and each target is
+	// finished (its delta, the nodes it lists) before the next is
+	// computed, so that one whole node list at a time is alive. The source
+	// costs one more coverage and placement (no wishlist), shared by every
+	// target; none when it is one of the targets.
+	var src *source
+	var spare []reports.NodeResult // the array of the last whole list, reused
+	fromIdx := ts.fromTarget()
+	if fromIdx < 0 && ts.From != nil {
+		st := Coverage(nodes, *ts.From)
+		if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
-		rm.Targets = append(rm.Targets, rt)
+		src = sourceOf(st)
+		spare = st.Nodes[:0]
+		clear(st.Nodes)
 	}
-	if ts.From != nil {
-		// The source costs one more coverage and placement (no wishlist),
-		// shared by every target; none when it is one of the targets.
-		var src *reports.Target
-		if i := ts.fromTarget(); i >= 0 {
-			src = rm.Targets[i]
-		} else {
-			src = Coverage(nodes, *ts.From)
-			if err := simulateSource(src, g, nodes, *ts.From, ts, opts, fetches); err != nil {
-				return nil, &ModelError{Path: path, Err: err}
-			}
+	rm.Targets = make([]*reports.Target, len(ts.List))
+	for _, i := range targetOrder(len(ts.List), fromIdx) {
+		rt := coverageInto(nodes, ts.List[i], spare)
+		spare = nil
+		if err := simulate(rt, g, nodes, ts.List[i], ts, opts, fetches, log); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
 		}
-		for _, rt := range rm.Targets {
+		if i == fromIdx {
+			src = sourceOf(rt)
+		}
+		if src != nil {
 			applyDelta(rt, src)
 		}
+		if !opts.AllNodes {
+			spare = rt.KeepAttention(rm.Findings)
+		}
+		rm.Targets[i] = rt
 	}
 	return rm, nil
 }

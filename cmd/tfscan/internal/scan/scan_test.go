@@ -149,8 +149,11 @@ func TestCorpusAgainstEveryPack(t *testing.T) {
 			targets = append(targets, p.Name)
 		}
 	}
-	rep, err := Run(context.Background(), Options{Paths: corpusModels(t), Targets: targets, Jobs: 2})
+	rep, err := Run(context.Background(), Options{Paths: corpusModels(t), Targets: targets, Jobs: 2, AllNodes: true})
 	require.NoError(t, err)
+	att, err := Run(context.Background(), Options{Paths: corpusModels(t), Targets: targets, Jobs: 2})
+	require.NoError(t, err)
+	checkAttention(t, rep, att)
 	hostOnly := map[string]bool{
 		"StringJoin": true, "LookupTableFindV2": true, "HashTableV2": true,
 		"LookupTableImportV2": true, "ParseExample": true,
@@ -217,4 +220,59 @@ func TestRunPhases(t *testing.T) {
 	var ue *UsageError
 	require.True(t, errors.As(err, &ue), "got %v", err)
 	assert.Contains(t, err.Error(), `--phase "steps"`)
+}
+
+// checkAttention compares a scan that lists every node (all) with the same
+// scan listing only the nodes that need attention (att): everything but
+// the list and the recorded --nodes is the same, the list is all's nodes
+// that need attention, and Ops counts every counted node of all's.
+func checkAttention(t *testing.T, all, att *reports.Report) {
+	t.Helper()
+	require.Equal(t, reports.NodesAll, all.Options.Nodes)
+	require.Equal(t, reports.NodesAttention, att.Options.Nodes)
+	require.Len(t, att.Models, len(all.Models))
+	listed, total := 0, 0
+	for i, m := range all.Models {
+		am := att.Models[i]
+		require.Equal(t, m.Path, am.Path)
+		for j, tg := range m.Targets {
+			at := am.Targets[j]
+			var want []reports.NodeResult
+			for k := range tg.Nodes {
+				if tg.NeedsAttention(&tg.Nodes[k], attentionFlags(m, tg)) {
+					want = append(want, tg.Nodes[k])
+				}
+			}
+			require.Equal(t, want, nonNilNodes(at.Nodes), "%s on %s", m.Path, tg.Target)
+			require.Equal(t, tg.CountOps(), tg.Ops, "%s on %s: Ops counts the counted nodes", m.Path, tg.Target)
+			a, b := *tg, *at
+			a.Nodes, b.Nodes = nil, nil
+			require.Equal(t, a, b, "%s on %s: only the list differs", m.Path, tg.Target)
+			listed += len(at.Nodes)
+			total += len(tg.Nodes)
+		}
+	}
+	require.Less(t, listed, total/2, "the corpus is mostly fine: most nodes need no attention")
+}
+
+// attentionFlags are the paths a finding names or AMP converts, as
+// KeepAttention flags them.
+func attentionFlags(m *reports.Model, tg *reports.Target) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range append(append([]reports.Finding{}, m.Findings...), tg.Findings...) {
+		out[f.Path] = true
+	}
+	if tg.Placement != nil {
+		for _, a := range tg.Placement.AMP {
+			out[a.Path] = true
+		}
+	}
+	return out
+}
+
+func nonNilNodes(ns []reports.NodeResult) []reports.NodeResult {
+	if len(ns) == 0 {
+		return nil
+	}
+	return ns
 }

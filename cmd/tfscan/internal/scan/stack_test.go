@@ -23,7 +23,7 @@ func convnet() string {
 
 func scanConvnet(t *testing.T, target string, s coverage.StackSettings) *reports.Target {
 	t.Helper()
-	rep, err := Run(context.Background(), Options{Paths: []string{convnet()}, Targets: []string{target}, Stack: s})
+	rep, err := Run(context.Background(), Options{Paths: []string{convnet()}, Targets: []string{target}, Stack: s, AllNodes: true})
 	require.NoError(t, err)
 	return rep.Models[0].Targets[0]
 }

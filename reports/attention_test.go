@@ -1,0 +1,154 @@
+package reports
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNeedsAttention(t *testing.T) {
+	npu, cpu := "/device:NPU:0", "/device:CPU:0"
+	placed := func(soft bool) *Target {
+		return &Target{Target: "ascend", Registry: RegistryInfo{DeviceType: "NPU"}, Placement: &Placement{SoftPlacement: soft}}
+	}
+	unplaced := &Target{Target: "musa", Registry: RegistryInfo{DeviceType: "MUSA"}}
+	flagged := map[string]bool{"flagged": true}
+	for _, tc := range []struct {
+		name string
+		t    *Target
+		n    NodeResult
+		want bool
+	}{
+		{"covered on the device", placed(true), NodeResult{Path: "a", Reason: ReasonCovered, Device: npu}, false},
+		{"default kernel on the device", placed(true), NodeResult{Path: "a", Reason: ReasonCoveredDefault, Device: npu}, false},
+		{"no kernel", placed(true), NodeResult{Path: "a", Reason: ReasonNoKernel, Device: cpu}, true},
+		{"unknown op, no placement", unplaced, NodeResult{Path: "a", Reason: ReasonUnknownOp}, true},
+		{"covered, no placement", unplaced, NodeResult{Path: "a", Reason: ReasonCovered}, false},
+		{"lower precision", placed(true), NodeResult{Path: "a", Reason: ReasonCoveredLowerPrecision, Device: npu}, true},
+		{"covered but placed on CPU by its colocation group", placed(true), NodeResult{Path: "a", Reason: ReasonCovered, Device: cpu}, true},
+		{"changed against the source", placed(true), NodeResult{Path: "a", Reason: ReasonCovered, Device: npu, Change: ChangeBetterOnTarget}, true},
+		{"named by a finding", placed(true), NodeResult{Path: "flagged", Reason: ReasonCovered, Device: npu}, true},
+		{"pinned to GPU, soft placement moves it", placed(true), NodeResult{Path: "a", Reason: ReasonCovered, Device: npu, RequestedDevice: "/device:GPU:0"}, false},
+		{"pinned to GPU, soft placement off", placed(false), NodeResult{Path: "a", Reason: ReasonCovered, Device: npu, RequestedDevice: "/device:GPU:0"}, true},
+		{"pinned to its own device, soft placement off", placed(false), NodeResult{Path: "a", Reason: ReasonCovered, Device: npu, RequestedDevice: "/job:localhost/replica:0/task:0/device:NPU:0"}, false},
+		{"pinned to CPU", placed(true), NodeResult{Path: "a", Reason: ReasonCovered, Device: cpu, RequestedDevice: "/cpu:0"}, true},
+		{"on a CPU target", &Target{Target: "cpu", Registry: RegistryInfo{DeviceType: "CPU"}, Placement: &Placement{SoftPlacement: true}},
+			NodeResult{Path: "a", Reason: ReasonCovered, Device: cpu}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, tc.t.NeedsAttention(&tc.n, flagged))
+		})
+	}
+}
+
+func TestDeviceType(t *testing.T) {
+	for dev, want := range map[string]string{
+		"":              "",
+		"/device:GPU:0": "GPU",
+		"/job:localhost/replica:0/task:0/device:XPU:1": "XPU",
+		"/gpu:0": "gpu",
+		"CPU:0":  "CPU",
+		"CPU":    "CPU",
+	} {
+		require.Equal(t, want, deviceType(dev), dev)
+	}
+}
+
+// attentionFixture is fixture() as a scan with the default --nodes writes
+// it: the same figures, only the nodes that need attention listed.
+func attentionFixture() *Report {
+	r := fixture()
+	r.Options.Nodes = NodesAttention
+	for _, m := range r.Models {
+		for _, t := range m.Targets {
+			t.KeepAttention(m.Findings)
+		}
+	}
+	return r
+}
+
+// What the list drops changes no figure: every writer but JSON and HTML
+// (which list the nodes) writes the same bytes, the HTML's charts and
+// matrix are the same, and the gate decides the same, with and without a
+// baseline of either kind.
+func TestAttentionKeepsAggregates(t *testing.T) {
+	all, att := fixture(), attentionFixture()
+	dropped := 0
+	for i, m := range all.Models {
+		for j, t := range m.Targets {
+			dropped += len(t.Nodes) - len(att.Models[i].Targets[j].Nodes)
+		}
+	}
+	require.Positive(t, dropped, "the fixture has nodes that need no attention")
+	require.Equal(t, []NodeResult{}, att.Models[0].Targets[1].Nodes, "tiny.pbtxt is covered everywhere, nothing to list")
+
+	for _, format := range []string{"table", "markdown", "sarif", "junit"} {
+		w, err := Writer(format)
+		require.NoError(t, err)
+		var a, b bytes.Buffer
+		require.NoError(t, w(&a, fixture()))
+		require.NoError(t, w(&b, attentionFixture()))
+		require.Equal(t, a.String(), b.String(), format)
+	}
+	for i, m := range all.Models {
+		am := att.Models[i]
+		require.Equal(t, buildMatrix(m), buildMatrix(am), m.Path)
+		for j, t0 := range m.Targets {
+			require.Equal(t, coverageSegments(t0), coverageSegments(am.Targets[j]), "%s on %s", m.Path, t0.Target)
+			require.Equal(t, t0.FallbackNodes(), am.Targets[j].FallbackNodes())
+		}
+	}
+
+	policies := map[string]Policy{
+		"none":     {},
+		"coverage": {Thresholds: Thresholds{MinCoverage: ptr(90.0)}},
+		"fallback": {Thresholds: Thresholds{MaxFallbackNodes: ptr(0), MaxNewFallbackNodes: ptr(1)}},
+		"fail_on":  {Thresholds: Thresholds{FailOn: []string{ReasonLabelMismatch, ReasonNoKernel, ReasonCoveredDefault, KindUnsafeOp, ChangeNewFallback}}},
+		"ignores": {Thresholds: Thresholds{MinCoverage: ptr(80.0), MaxNewFallbackNodes: ptr(0)},
+			Ignore: []IgnoreRule{{Op: "Erf"}, {Node: "model/pool/*", Target: "musa"}}},
+	}
+	for name, p := range policies {
+		for _, base := range []struct {
+			name     string
+			all, att *Report
+		}{{"no baseline", nil, nil}, {"baseline", gateFixture(), attentionGateFixture()}} {
+			want := EvaluateGate(fixture(), p, base.all, today)
+			require.Equal(t, want, EvaluateGate(attentionFixture(), p, base.att, today), "%s, %s", name, base.name)
+			if base.all != nil {
+				require.Equal(t, want, EvaluateGate(attentionFixture(), p, base.all, today), "%s, a baseline listing every node", name)
+			}
+		}
+	}
+}
+
+func attentionGateFixture() *Report {
+	r := attentionFixture()
+	for _, m := range r.Models {
+		for _, t := range m.Targets {
+			if t.Placement != nil {
+				t.Placement.Error = ""
+			}
+		}
+	}
+	return r
+}
+
+// A report that lists only the nodes that need attention validates, and
+// says so.
+func TestAttentionGolden(t *testing.T) {
+	s := compileSchema(t, "report.schema.json", Schema())
+	for _, format := range []string{"json", "html"} {
+		w, err := Writer(format)
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, w(&b, attentionFixture()))
+		checkGolden(t, "attention."+ext(format), b.Bytes())
+		if format == "json" {
+			require.NoError(t, validate(t, s, b.Bytes()))
+			require.Contains(t, b.String(), `"nodes": "attention"`)
+		} else {
+			require.Contains(t, b.String(), "scan with <code>--nodes all</code> to list every node")
+		}
+	}
+}
