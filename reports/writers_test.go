@@ -191,7 +191,7 @@ func TestWriteHTMLExamples(t *testing.T) {
 	if dir == "" {
 		t.Skip("TFSCAN_HTML_OUT not set")
 	}
-	for name, r := range map[string]*Report{"fixture.html": fixture(), "big.html": bigReport(100_000), "errors.html": errorsFixture()} {
+	for name, r := range map[string]*Report{"fixture.html": fixture(), "attention.html": attentionFixture(), "big.html": bigReport(100_000), "errors.html": errorsFixture()} {
 		var b bytes.Buffer
 		require.NoError(t, WriteHTML(&b, r))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644))

@@ -4,6 +4,7 @@
 # locked) and playwright-core (npm ci, pinned in package-lock.json). Renders
 # four reports into out/html-check/ and checks each with check.mjs:
 #   fixture.html  the writers' golden fixture: every element must be present
+#   attention.html  the same listing only the nodes that need attention (--nodes attention)
 #   big.html      100,000 nodes: the node table must stay paged and searchable
 #   errors.html   models that could not be scanned: their table and badge
 #   example.html  a real scan of the bundled models (elements as its data calls for)
@@ -38,6 +39,7 @@ if [ -d "$SHARED/corpus/tfjs/centernet" ]; then examples+=("$SHARED/corpus/tfjs/
 
 check() { node tools/html_check/check.mjs "$@"; }
 check "$OUT/fixture.html" --require changes,newfallbacks,chart,matrix,partition,islands,wishlist,parity,findings,nodes --screenshot "$OUT/fixture.png"
+check "$OUT/attention.html" --require changes,newfallbacks,chart,matrix,partition,islands,wishlist,parity,findings,nodes
 check "$OUT/big.html" --require chart,matrix,nodes --min-rows 100
 check "$OUT/errors.html" --require chart,errors,nodes
 check "$OUT/example.html" --json "$OUT/example.json" --screenshot "$OUT/example.png"
