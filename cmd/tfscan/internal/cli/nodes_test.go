@@ -21,12 +21,7 @@ import (
 func TestNodesModes(t *testing.T) {
 	models := filepath.Join(testutil.RepoRoot(), "testdata", "models")
 	dir := t.TempDir()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.Schema()))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("report.schema.json", doc))
-	schema, err := c.Compile("report.schema.json")
-	require.NoError(t, err)
+	schema := reportSchema(t)
 
 	scan := []string{"baseline", models, "--target", "musa,ascend,intel-xpu", "--dim", "batch=2"}
 	listed := map[string]int{}
@@ -71,4 +66,16 @@ func TestNodesModes(t *testing.T) {
 	require.Equal(t, against, outputs("check", "--results", "attention.json", "--baseline", "all.json"))
 	require.Equal(t, against, outputs("check", "--results", "attention.json", "--baseline", "attention.json"))
 	require.Equal(t, against, outputs("check", "--results", "all.json", "--baseline", "attention.json"))
+}
+
+// reportSchema is the embedded JSON Schema of the report, compiled.
+func reportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.Schema()))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("report.schema.json", doc))
+	s, err := c.Compile("report.schema.json")
+	require.NoError(t, err)
+	return s
 }

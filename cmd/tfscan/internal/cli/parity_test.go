@@ -20,7 +20,6 @@ import (
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
 	"github.com/tfscan/tfscan/kernels/precision"
-	"github.com/tfscan/tfscan/reports"
 )
 
 // parityTestdata is the repository's testdata/parity.
@@ -366,12 +365,7 @@ func TestParityMixedFloat16FollowsAMP(t *testing.T) {
 // TestParityJSONMatchesSchema validates parity reports (with golden
 // entries and infinite errors) against the embedded report schema.
 func TestParityJSONMatchesSchema(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.Schema()))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("report.schema.json", doc))
-	s, err := c.Compile("report.schema.json")
-	require.NoError(t, err)
+	s := reportSchema(t)
 	td := parityTestdata(t)
 	for _, args := range [][]string{
 		{"sum_ones.pbtxt", "--target", "cpu", "--precision", "fp16"},
