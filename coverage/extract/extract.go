@@ -82,7 +82,9 @@ type Result struct {
 	Stack *coverage.Stack
 }
 
-var testFile = regexp.MustCompile(`(_test|_testlib|_test_util|_test_utils|test_util|_benchmark|testutil)\.(cc|cpp|h)$|/testdata/|/tests?/|(^|/)test_`)
+// testFile matches test sources, CUDA ones (gpu_prim_helpers_test.cu.cc)
+// included: no installed TensorFlow has their kernels.
+var testFile = regexp.MustCompile(`(_test|_testlib|_test_util|_test_utils|test_util|_benchmark|testutil)(\.cu)?\.(cc|cpp|h)$|/testdata/|/tests?/|(^|/)test_`)
 
 // Extract preprocesses every kernel file and parses its registrations.
 func Extract(ctx context.Context, o Options) (*Result, error) {
@@ -192,6 +194,11 @@ func Extract(ctx context.Context, o Options) (*Result, error) {
 			}
 			for _, m := range markers {
 				r, s := ParseRegistrations(text, f, m, syms)
+				outs[i].regs = append(outs[i].regs, r...)
+				outs[i].skips = append(outs[i].skips, s...)
+			}
+			if o.Marker == "" && strings.Contains(text, "TF_NewKernelBuilder") {
+				r, s := ParseCAPIRegistrations(text, f, syms)
 				outs[i].regs = append(outs[i].regs, r...)
 				outs[i].skips = append(outs[i].skips, s...)
 			}
