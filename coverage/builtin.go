@@ -118,6 +118,47 @@ func (p *Pack) Ops() []string {
 	return slices.Compact(ops)
 }
 
+// DeviceCPU is TensorFlow's host device type (DEVICE_CPU).
+const DeviceCPU = "CPU"
+
+// HostKernels are the CPU kernels a pack carries for another device type:
+// a live dump's record of the vendor's own TensorFlow build, which is the
+// CPU that soft placement falls back to on that stack. nil for packs
+// without them (then TF 2.15's built-in cpu pack stands in).
+func (p *Pack) HostKernels() []*kdpb.KernelDef {
+	if p.DeviceType == DeviceCPU {
+		return nil
+	}
+	var out []*kdpb.KernelDef
+	for _, k := range p.Kernels {
+		if k.GetDeviceType() == DeviceCPU {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// HostPack is the vendor build's CPU as a pack of its own (its CPU and
+// DEFAULT kernels), or nil when p carries no CPU kernels.
+func (p *Pack) HostPack() *Pack {
+	hk := p.HostKernels()
+	if len(hk) == 0 {
+		return nil
+	}
+	ks := slices.Clone(hk)
+	for _, k := range p.Kernels {
+		if k.GetDeviceType() == DeviceDefault {
+			ks = append(ks, k)
+		}
+	}
+	return &Pack{
+		Name: p.Name + "-cpu", Vendor: p.Vendor, DeviceType: DeviceCPU, Mechanism: MechanismKernel,
+		TFVersion: p.TFVersion, Source: p.Source, Method: p.Method, Date: p.Date,
+		Confidence: "the CPU kernels recorded with " + p.Name, ConfidenceLevel: p.ConfidenceLevel,
+		Kernels: ks,
+	}
+}
+
 // HasDefaultKernels reports whether the pack carries its own DEFAULT
 // kernels (live dumps do; source-extracted vendor packs do not).
 func (p *Pack) HasDefaultKernels() bool {
@@ -141,7 +182,7 @@ func (p *Pack) HasDefaultKernels() bool {
 // stack (Ascend) keeps TensorFlow's DEFAULT ops around its compiled
 // subgraphs, so it gets them (see Index).
 func DefaultKernelsFor(p *Pack) ([]*kdpb.KernelDef, error) {
-	if p.Mechanism == MechanismXLACluster || p.DeviceType == DeviceDefault {
+	if p.RunsAs() == MechanismXLACluster || p.DeviceType == DeviceDefault {
 		return nil, nil
 	}
 	if p.HasDefaultKernels() {

@@ -108,7 +108,7 @@ func LearnFromLog(l *tflog.Log, opts LearnOptions) (*Pack, []Unlearned) {
 		for _, k := range ks {
 			f.devices[k.GetDeviceType()] = true
 			NormalizeKernel(k)
-			key, _ := canonicalKernelJSON(k)
+			key, _ := canonicalJSON(k)
 			f.kernels[string(key)] = k
 		}
 	}
@@ -285,6 +285,6 @@ func sameKernelKey(k *kdpb.KernelDef) string {
 	c := proto.Clone(k).(*kdpb.KernelDef)
 	c.HostMemoryArg, c.Priority = nil, 0
 	NormalizeKernel(c)
-	b, _ := canonicalKernelJSON(c)
+	b, _ := canonicalJSON(c)
 	return string(b)
 }

@@ -71,7 +71,9 @@ type Index struct {
 	constrained map[string][]string
 	unresolved  map[string]bool
 	// stack, when set, applies the pack's precision mode (SetStack).
-	stack  *StackConfig
+	stack *StackConfig
+	// newer are ops whose OpDef postdates the stack's TensorFlow.
+	newer  map[string]bool
 	memoMu sync.Mutex
 	memo   map[string]Match
 }
@@ -84,7 +86,11 @@ func NewIndex(p *Pack, defaults *Pack) *Index {
 		pack:       p,
 		byOp:       map[string][]*kdpb.KernelDef{},
 		defaults:   map[string][]*kdpb.KernelDef{},
-		noDefaults: p.Mechanism == MechanismXLACluster,
+		noDefaults: p.RunsAs() == MechanismXLACluster,
+		newer:      map[string]bool{},
+	}
+	for _, op := range p.NewerThanStack {
+		ix.newer[op] = true
 	}
 	ownDefaults := false
 	for _, k := range p.Kernels {
@@ -259,6 +265,9 @@ func writeAttrKey(b *strings.Builder, a *attrpb.AttrValue) {
 
 // matchKernels is the kernel lookup without the memo and the stack.
 func (ix *Index) matchKernels(n *graph.Node) Match {
+	if ix.newer[n.Op] {
+		return Match{Reason: ReasonOpNewerThanStack}
+	}
 	label := string(n.Attrs["_kernel"].GetS())
 	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
 		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg(), Unverified: ix.unresolved[n.Op]}

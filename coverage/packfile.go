@@ -13,6 +13,7 @@ import (
 
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -39,10 +40,15 @@ type packHeader struct {
 	Method        Method            `json:"method"`
 	Date          string            `json:"date"`
 	Confidence    string            `json:"confidence"`
+	Level         Level             `json:"confidence_level,omitempty"`
+	BuildFlags    []string          `json:"build_flags,omitempty"`
+	Derived       *Derivation       `json:"derived,omitempty"`
+	Newer         []string          `json:"ops_newer_than_stack,omitempty"`
 	UnresolvedOps []string          `json:"unresolved_ops,omitempty"`
 	Precision     string            `json:"precision,omitempty"`
 	Complete      []CompleteOp      `json:"complete_ops,omitempty"`
 	Stack         *Stack            `json:"stack,omitempty"`
+	OpDefs        []json.RawMessage `json:"op_defs,omitempty"`
 	Kernels       []json.RawMessage `json:"kernels"`
 }
 
@@ -70,8 +76,23 @@ func parsePack(data []byte) (*Pack, error) {
 		Name: h.Name, Vendor: h.Vendor, DeviceType: h.DeviceType, Mechanism: h.Mechanism,
 		TFVersion: h.TFVersion, Source: h.Source, Method: h.Method, Date: h.Date,
 		Confidence: h.Confidence, UnresolvedOps: h.UnresolvedOps, Precision: h.Precision,
-		Complete: h.Complete,
-		Stack:    h.Stack,
+		Complete:        h.Complete,
+		Stack:           h.Stack,
+		ConfidenceLevel: h.Level, BuildFlags: h.BuildFlags, Derived: h.Derived, NewerThanStack: h.Newer,
+	}
+	if p.ConfidenceLevel == "" && p.Method == MethodLiveDump {
+		// Packs imported before confidence_level existed.
+		p.ConfidenceLevel = LevelHigh
+	}
+	for i, raw := range h.OpDefs {
+		d := &opdefpb.OpDef{}
+		if err := protojson.Unmarshal(raw, d); err != nil {
+			return nil, fmt.Errorf("op_defs %d: %w", i, err)
+		}
+		if d.GetName() == "" {
+			return nil, fmt.Errorf("op_defs %d: OpDef has no name", i)
+		}
+		p.OpDefs = append(p.OpDefs, d)
 	}
 	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
 	for i, raw := range h.Kernels {
@@ -104,11 +125,29 @@ func (p *Pack) Validate() error {
 	}
 	switch p.Mechanism {
 	case MechanismKernel, MechanismGraphOffload, MechanismXLACluster:
+	case MechanismDerived:
+		d := p.Derived
+		switch {
+		case d == nil || d.Base == "":
+			return fmt.Errorf("derived pack %q does not name its base pack", p.Name)
+		case d.Rule == "" || len(d.Evidence) == 0:
+			return fmt.Errorf("derived pack %q needs a rule and evidence", p.Name)
+		case d.BaseMechanism != MechanismKernel && d.BaseMechanism != MechanismXLACluster && d.BaseMechanism != MechanismGraphOffload:
+			return fmt.Errorf("derived pack %q: unknown base mechanism %q", p.Name, d.BaseMechanism)
+		}
 	default:
 		return fmt.Errorf("pack %q: unknown mechanism %q", p.Name, p.Mechanism)
 	}
+	if p.Mechanism != MechanismDerived && p.Derived != nil {
+		return fmt.Errorf("pack %q has a derivation but mechanism %q", p.Name, p.Mechanism)
+	}
+	switch p.ConfidenceLevel {
+	case "", LevelHigh, LevelMedium, LevelLow:
+	default:
+		return fmt.Errorf("pack %q: confidence_level must be high, medium or low, not %q", p.Name, p.ConfidenceLevel)
+	}
 	switch p.Method {
-	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation, MethodLearnedFromLog:
+	case MethodSourceExtraction, MethodLiveDump, MethodDocumentation, MethodLearnedFromLog, MethodDerived:
 	default:
 		return fmt.Errorf("pack %q: unknown method %q", p.Name, p.Method)
 	}
@@ -175,6 +214,18 @@ func WritePack(w io.Writer, p *Pack) error {
 	field("method", p.Method, true)
 	field("date", p.Date, true)
 	field("confidence", p.Confidence, true)
+	if p.ConfidenceLevel != "" {
+		field("confidence_level", p.ConfidenceLevel, true)
+	}
+	if len(p.BuildFlags) > 0 {
+		field("build_flags", p.BuildFlags, true)
+	}
+	if p.Derived != nil {
+		field("derived", p.Derived, true)
+	}
+	if len(p.NewerThanStack) > 0 {
+		field("ops_newer_than_stack", p.NewerThanStack, true)
+	}
 	if len(p.UnresolvedOps) > 0 {
 		ops := slices.Clone(p.UnresolvedOps)
 		slices.Sort(ops)
@@ -194,9 +245,26 @@ func WritePack(w io.Writer, p *Pack) error {
 		}
 		fmt.Fprintf(bw, "  %q: %s,\n", "stack", b)
 	}
+	if len(p.OpDefs) > 0 {
+		defs := slices.Clone(p.OpDefs)
+		slices.SortFunc(defs, func(a, b *opdefpb.OpDef) int { return strings.Compare(a.GetName(), b.GetName()) })
+		bw.WriteString("  \"op_defs\": [")
+		for i, d := range defs {
+			line, err := canonicalJSON(d)
+			if err != nil {
+				return fmt.Errorf("op_defs %q: %w", d.GetName(), err)
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			bw.Write(line)
+		}
+		bw.WriteString("\n  ],\n")
+	}
 	bw.WriteString("  \"kernels\": [")
 	for i, k := range p.Kernels {
-		line, err := canonicalKernelJSON(k)
+		line, err := canonicalJSON(k)
 		if err != nil {
 			return fmt.Errorf("kernel for op %q: %w", k.GetOp(), err)
 		}
@@ -226,10 +294,10 @@ func WritePackGzip(w io.Writer, p *Pack) error {
 	return zw.Close()
 }
 
-// canonicalKernelJSON is protojson with proto field names, with the
+// canonicalJSON is protojson with proto field names, with the
 // deliberately unstable whitespace of protojson removed.
-func canonicalKernelJSON(k *kdpb.KernelDef) ([]byte, error) {
-	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(k)
+func canonicalJSON(m proto.Message) ([]byte, error) {
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
 	if err != nil {
 		return nil, err
 	}

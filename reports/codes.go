@@ -24,6 +24,7 @@ const (
 	// ReasonPrecisionModeError: the stack's compiler rejects the node under
 	// its precision mode.
 	ReasonPrecisionModeError = "precision_mode_error"
+	ReasonOpNewerThanStack   = "op_newer_than_stack"
 	KindUnsafeOp             = "unsafe_op"
 	// KindModelError is a model that could not be scanned (Report.Errors).
 	KindModelError = "model_error"
@@ -89,6 +90,8 @@ var Rules = []Rule{
 		"The stack's precision mode (e.g. CANN's allow_fp32_to_fp16) runs this float32 node in float16 or bfloat16 on the device. It does not fall back; measure the numeric effect with 'tfscan parity', or choose another precision mode.", "warning"},
 	{"TFS008", ReasonPrecisionModeError, "PrecisionModeError", "The stack's compiler rejects the node under its precision mode.",
 		"Under a mode that keeps float32 (e.g. must_keep_origin_dtype) a node whose device kernel supports only float16 cannot be compiled: the graph fails to build. Choose a precision mode that allows float16, or cast the node.", "error"},
+	{"TFS009", ReasonOpNewerThanStack, "OpNewerThanStack", "The op did not exist yet in the TensorFlow release the target stack ships.",
+		"The target (a derived pack) ships an older TensorFlow than the one the model was written with; no device there can run this op. Re-export the model for that TensorFlow version or replace the op.", "error"},
 }
 
 // RuleFor returns the rule for a reason code. Codes tfscan does not know

@@ -62,7 +62,7 @@ type Policy struct {
 // security finding) and new_fallback (a node that falls back on the target
 // but not on the source).
 var FailOnCodes = []string{ReasonCoveredDefault, ReasonFunctionCall, ReasonLabelMismatch, ReasonNoKernel,
-	ReasonNoKernelForDType, ReasonUnknownOp, KindUnsafeOp, ChangeNewFallback, ReasonPrecisionModeError}
+	ReasonNoKernelForDType, ReasonUnknownOp, ReasonOpNewerThanStack, KindUnsafeOp, ChangeNewFallback, ReasonPrecisionModeError}
 
 const dateLayout = "2006-01-02"
 

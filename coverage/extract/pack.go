@@ -25,6 +25,10 @@ type PackOptions struct {
 	Date       string // the source commit's date
 	Style      string // how it was extracted, for the confidence note
 	Note       string // vendor-specific limits, appended to the confidence note
+	// Level is the pack's confidence level (default medium).
+	Level coverage.Level
+	// BuildFlags are the defines the extraction assumed (Options.Defines).
+	BuildFlags []string
 }
 
 // Stats count what went into a pack; they feed its confidence note.
@@ -72,7 +76,10 @@ func ToPack(res *Result, o PackOptions) (*coverage.Pack, Stats, error) {
 	p := &coverage.Pack{
 		Name: o.Name, Vendor: o.Vendor, DeviceType: o.DeviceType, Mechanism: o.Mechanism,
 		TFVersion: o.TFVersion, Source: o.SourceRef, Method: coverage.MethodSourceExtraction,
-		Date: o.Date, Kernels: ks,
+		Date: o.Date, Kernels: ks, ConfidenceLevel: o.Level, BuildFlags: o.BuildFlags,
+	}
+	if p.ConfidenceLevel == "" {
+		p.ConfidenceLevel = coverage.LevelMedium
 	}
 	if p.Mechanism == "" {
 		p.Mechanism = coverage.MechanismKernel

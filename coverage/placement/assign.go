@@ -410,6 +410,8 @@ func missingWhy(m coverage.Match, typ string) string {
 		return "no kernel on " + typ + " with this _kernel label"
 	case coverage.ReasonUnknownOp:
 		return "unknown op: assumed to need its own library, CPU only"
+	case coverage.ReasonOpNewerThanStack:
+		return "op newer than the TensorFlow " + typ + "'s stack ships: no device there has it (placed on CPU as TF 2.15 would)"
 	}
 	return "no kernel on " + typ
 }

@@ -26,13 +26,18 @@ const registryUsage = `Usage:
   tfscan registry import DUMP --name NAME --vendor V [--device-type T] -o PACK
   tfscan registry extract --source DIR --name NAME --vendor V --device-type T
         [--device-tag TAG]... [--define NAME[=V]]... --source-ref REPO@COMMIT
-        [--date D] [--style tf|xla|dml|ascend] -o PACK
+        [--date D] [--style tf|xla|dml|ascend] [--confidence-level L] -o PACK
+  tfscan registry derive --base PACK --name NAME --vendor V --device-type T
+        --tf-version X --rule TEXT --evidence TEXT... --confidence-level low|medium
+        --version-check TEXT [--known-ops PATH... --recorded-ops PATH...] -o PACK
+  tfscan registry audit --source DIR [--dir D]... --pack DEVICE=PACK...
+        --exclusions FILE
 `
 
 func runRegistry(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, registryUsage)
-		return usageErrorf("registry: no subcommand (list, show, diff, import, extract)")
+		return usageErrorf("registry: no subcommand (list, show, diff, import, extract, derive, audit)")
 	}
 	switch args[0] {
 	case "list":
@@ -45,11 +50,15 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		return registryImport(e, args[1:])
 	case "extract":
 		return registryExtract(ctx, e, args[1:])
+	case "audit":
+		return registryAudit(e, args[1:])
+	case "derive":
+		return registryDerive(e, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(e.stdout, registryUsage)
 		return nil
 	}
-	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, extract)", args[0])
+	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, extract, derive, audit)", args[0])
 }
 
 func checkFormat(f string) error {
@@ -421,6 +430,8 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&po.TFVersion, "tf-version", "", "TensorFlow version the source builds against")
 	fs.StringVar(&po.Note, "note", "", "extra limits for the confidence note")
 	fs.StringVar(&mech, "mechanism", "kernel", "kernel, xla_cluster or graph_offload")
+	var level string
+	fs.StringVar(&level, "confidence-level", "medium", "high, medium or low: how far the pack can be trusted")
 	fs.StringVar(&style, "style", "tf", "tf (REGISTER_KERNEL_BUILDER), xla (REGISTER_XLA_OP), dml (DirectML templates), ascend (CANN parser plugins)")
 	fs.StringVar(&opsFile, "ops", "", "xla and ascend styles: TensorFlow OpList text file (default: tfscan's embedded TF 2.15 OpDefs)")
 	fs.StringVar(&xlaDevice, "xla-device", "XLA_GPU_JIT", "xla style: JIT device")
@@ -466,6 +477,11 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 	}
 	po.DeviceTags = tags
 	po.Mechanism = coverage.Mechanism(mech)
+	po.Level = coverage.Level(level)
+	if po.Level.Rank() == 0 {
+		return usageErrorf("--confidence-level must be high, medium or low, not %q", level)
+	}
+	po.BuildFlags = defines
 
 	var res *extract.Result
 	switch style {
