@@ -11,9 +11,12 @@ import (
 	"unicode/utf8"
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/tfscan/tfscan/graph"
 )
 
 // DumpHeader is what tools/dump_registry.py records about the install a
@@ -25,6 +28,13 @@ type DumpHeader struct {
 	Host      string   `json:"host,omitempty"`
 	Plugins   []string `json:"plugins,omitempty"`
 	Date      string   `json:"date,omitempty"`
+	// DeviceTypes are the device types the install registers: those of
+	// its kernels and of the physical devices TensorFlow found.
+	DeviceTypes []string `json:"device_types,omitempty"`
+	// Packages are "name==version" of the distributions that provide
+	// TensorFlow and the loaded plugins (a vendor build shows its local
+	// version, e.g. tensorflow==2.6.5+corex.3.1.0).
+	Packages []string `json:"packages,omitempty"`
 }
 
 // Dump is a parsed live dump: TensorFlow's KernelList from
@@ -32,7 +42,13 @@ type DumpHeader struct {
 type Dump struct {
 	Header  DumpHeader
 	Kernels []*kdpb.KernelDef
+	// OpDefs are the install's registered ops (TF_GetAllOpList), when the
+	// dump carries them.
+	OpDefs []*opdefpb.OpDef
 }
+
+// opListMarker separates the KernelList from the OpList in a text dump.
+const opListMarker = "# tfscan: op_list"
 
 // DeviceTypes lists the device types in the dump, sorted.
 func (d *Dump) DeviceTypes() []string {
@@ -125,8 +141,19 @@ func (d *Dump) Pack(opts ImportOptions) (*Pack, error) {
 	}
 	var ks []*kdpb.KernelDef
 	for _, k := range d.Kernels {
-		if k.GetDeviceType() == dt || k.GetDeviceType() == DeviceDefault {
+		// The CPU kernels of the vendor's own TensorFlow build are the
+		// fallback device placement uses for this target (HostKernels).
+		if k.GetDeviceType() == dt || k.GetDeviceType() == DeviceDefault || k.GetDeviceType() == DeviceCPU {
 			ks = append(ks, proto.Clone(k).(*kdpb.KernelDef))
+		}
+	}
+	// OpDefs that tfscan's embedded TF 2.15 OpDefs lack: the vendor's
+	// custom ops.
+	var defs []*opdefpb.OpDef
+	known := graph.Default()
+	for _, op := range d.OpDefs {
+		if known.Lookup(op.GetName()) == nil {
+			defs = append(defs, op)
 		}
 	}
 	h := d.Header
@@ -139,8 +166,11 @@ func (d *Dump) Pack(opts ImportOptions) (*Pack, error) {
 		Source:     firstNonEmpty(opts.Source, h.source()),
 		Method:     MethodLiveDump,
 		Date:       firstNonEmpty(opts.Date, h.Date),
-		Confidence: "high: TensorFlow's own registry (get_all_registered_kernels) on the install that made the dump, DEFAULT kernels included",
+		Confidence: "high: TensorFlow's own registry (get_all_registered_kernels) on the install that made the dump, DEFAULT and CPU kernels included",
 		Kernels:    SortKernels(ks),
+		OpDefs:     defs,
+
+		ConfidenceLevel: LevelHigh,
 	}
 	return p, p.Validate()
 }
@@ -155,6 +185,9 @@ func (h DumpHeader) source() string {
 	}
 	if len(h.Plugins) > 0 {
 		parts = append(parts, "plugins "+strings.Join(h.Plugins, ", "))
+	}
+	if len(h.Packages) > 0 {
+		parts = append(parts, "packages "+strings.Join(h.Packages, ", "))
 	}
 	if len(parts) == 0 {
 		return "live dump from an unrecorded host/stack"
@@ -212,14 +245,30 @@ func parseDump(path string, data []byte) (*Dump, error) {
 			}
 			delete(top, "tfscan_dump")
 		}
+		if raw, ok := top["op_list"]; ok {
+			ops := &opdefpb.OpList{}
+			if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(raw, ops); err != nil {
+				return nil, fmt.Errorf("bad op_list: %w", err)
+			}
+			d.OpDefs = ops.GetOp()
+			delete(top, "op_list")
+		}
 		rest, _ := json.Marshal(top)
 		if err := protojson.Unmarshal(rest, list); err != nil {
 			return nil, fmt.Errorf("not a KernelList in JSON form: %w", err)
 		}
 	case isText(data):
 		d.Header = parseTextHeader(data)
-		if err := prototext.Unmarshal(data, list); err != nil {
+		kernels, opList, _ := bytes.Cut(data, []byte("\n"+opListMarker+"\n"))
+		if err := prototext.Unmarshal(kernels, list); err != nil {
 			return nil, fmt.Errorf("not a KernelList in text form: %w", err)
+		}
+		if len(opList) > 0 {
+			ops := &opdefpb.OpList{}
+			if err := (prototext.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(opList, ops); err != nil {
+				return nil, fmt.Errorf("the OpList after %q: %w", opListMarker, err)
+			}
+			d.OpDefs = ops.GetOp()
 		}
 	default:
 		if err := proto.Unmarshal(data, list); err != nil {
@@ -229,6 +278,13 @@ func parseDump(path string, data []byte) (*Dump, error) {
 			if err := json.Unmarshal(meta, &d.Header); err != nil {
 				return nil, fmt.Errorf("%s.meta.json: %w", path, err)
 			}
+		}
+		if raw, err := readFileLimited(path + ".ops.pb"); err == nil {
+			ops := &opdefpb.OpList{}
+			if err := proto.Unmarshal(raw, ops); err != nil {
+				return nil, fmt.Errorf("%s.ops.pb: %w", path, err)
+			}
+			d.OpDefs = ops.GetOp()
 		}
 	}
 	if len(list.GetKernel()) == 0 {
@@ -290,12 +346,23 @@ func parseTextHeader(data []byte) DumpHeader {
 		case "date":
 			h.Date = val
 		case "plugins":
-			for _, p := range strings.Split(val, ",") {
-				if p = strings.TrimSpace(p); p != "" && p != "none" {
-					h.Plugins = append(h.Plugins, p)
-				}
-			}
+			h.Plugins = splitList(val)
+		case "device_types":
+			h.DeviceTypes = splitList(val)
+		case "packages":
+			h.Packages = splitList(val)
 		}
 	}
 	return h
+}
+
+// splitList reads a header's comma-separated list ("none" is empty).
+func splitList(val string) []string {
+	var out []string
+	for _, p := range strings.Split(val, ",") {
+		if p = strings.TrimSpace(p); p != "" && p != "none" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

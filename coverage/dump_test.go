@@ -123,7 +123,10 @@ func TestDumpPackChoosesDevice(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "XPU", p.DeviceType, "the only accelerator type is picked")
 	assert.Equal(t, "itex-live", p.Name)
-	assert.Len(t, p.Kernels, 3, "XPU kernels plus DEFAULT kernels")
+	assert.Len(t, p.Kernels, 4, "XPU kernels plus DEFAULT and CPU kernels")
+	assert.Len(t, p.OwnKernels(), 2)
+	assert.Equal(t, []string{"Relu"}, opsOf(p.HostKernels()), "the dump's CPU kernels are the host fallback")
+	assert.Equal(t, LevelHigh, p.ConfidenceLevel)
 
 	p, err = d.Pack(ImportOptions{Name: "cpu-live", Vendor: "x", DeviceType: "CPU", Source: "my box"})
 	require.NoError(t, err)
@@ -156,4 +159,12 @@ func FuzzParseDump(f *testing.F) {
 			}
 		}
 	})
+}
+
+func opsOf(ks []*kdpb.KernelDef) []string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, k.GetOp())
+	}
+	return out
 }

@@ -201,7 +201,7 @@ func (p *Pack) checkLearned() error {
 // applies.
 func MergeLearned(base *Pack, learned []*Pack, defaults *Pack) *Pack {
 	types := []string{base.DeviceType}
-	if base.Mechanism != MechanismXLACluster && base.DeviceType != DeviceDefault {
+	if base.RunsAs() != MechanismXLACluster && base.DeviceType != DeviceDefault {
 		types = append(types, DeviceDefault)
 	}
 	replace := map[[2]string][]*kdpb.KernelDef{}

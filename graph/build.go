@@ -92,6 +92,12 @@ func sortedSet(xs []string) []string {
 // a *savedmodel.Error naming the file and wrapping an *InvalidGraphError:
 // only a caller that lists the problems should use that graph.
 func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
+	return BuildWith(m, mg, nil)
+}
+
+// BuildWith is Build with extra OpDefs for ops that neither the model's
+// op list nor the embedded registry knows (a live dump's vendor ops).
+func BuildWith(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.OpDef) (*Graph, error) {
 	if m == nil || mg == nil {
 		return nil, errors.New("graph.Build: nil model or meta graph")
 	}
@@ -101,7 +107,7 @@ func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
 	b := &builder{g: &Graph{
 		Model:      m,
 		MetaGraph:  mg,
-		Ops:        NewOpRegistry(mg.Def.GetMetaInfoDef().GetStrippedOpList()),
+		Ops:        NewOpRegistry(mg.Def.GetMetaInfoDef().GetStrippedOpList()).WithExtra(extra),
 		Signatures: mg.Signatures,
 	}}
 	b.names = m.Format != savedmodel.FormatTFJS

@@ -17,6 +17,9 @@ type OpRegistry struct {
 	ops       map[string]*opdefpb.OpDef
 	// own holds the model's stripped_op_list; it wins over ops.
 	own map[string]*opdefpb.OpDef
+	// extra are OpDefs from elsewhere (a live dump's vendor ops): after
+	// own, before the embedded ops.
+	extra map[string]*opdefpb.OpDef
 }
 
 // Lookup returns the OpDef for op, or nil when no registry knows it.
@@ -25,6 +28,9 @@ func (r *OpRegistry) Lookup(op string) *opdefpb.OpDef {
 		return nil
 	}
 	if d, ok := r.own[op]; ok {
+		return d
+	}
+	if d, ok := r.extra[op]; ok {
 		return d
 	}
 	return r.ops[op]
@@ -48,6 +54,13 @@ func (r *OpRegistry) Len() int {
 	n := len(r.ops)
 	for name := range r.own {
 		if _, dup := r.ops[name]; !dup {
+			n++
+		}
+	}
+	for name := range r.extra {
+		_, dup := r.ops[name]
+		_, own := r.own[name]
+		if !dup && !own {
 			n++
 		}
 	}
@@ -102,6 +115,21 @@ func NewOpRegistry(stripped *opdefpb.OpList) *OpRegistry {
 				r.own[op.GetName()] = op
 			}
 		}
+	}
+	return r
+}
+
+// WithExtra adds OpDefs that neither the model nor the embedded registry
+// has (a live dump's vendor ops); ops r already knows are left alone.
+func (r *OpRegistry) WithExtra(defs []*opdefpb.OpDef) *OpRegistry {
+	for _, d := range defs {
+		if d.GetName() == "" || r.Lookup(d.GetName()) != nil {
+			continue
+		}
+		if r.extra == nil {
+			r.extra = map[string]*opdefpb.OpDef{}
+		}
+		r.extra[d.GetName()] = d
 	}
 	return r
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
@@ -271,6 +273,9 @@ func scanError(path string, err error) reports.ScanError {
 type Target struct {
 	Name  string
 	Index *coverage.Index
+	// Host is the CPU of the target's own TensorFlow build when its pack
+	// records one (a live dump); nil means TF 2.15's built-in cpu pack.
+	Host *coverage.Index
 }
 
 // Targets bundles the resolved targets with the source they are compared
@@ -287,6 +292,8 @@ type Targets struct {
 	// packs and the host CPU's (not over the source's).
 	learned []*coverage.Pack
 	host    func() (hostPacks, error)
+	// opDefs are the vendor OpDefs the targets' packs carry (live dumps).
+	opDefs []*opdefpb.OpDef
 }
 
 type hostPacks struct{ cpu, source *coverage.Index }
@@ -296,6 +303,20 @@ func (ts *Targets) CPU() (*coverage.Index, error) {
 	h, err := ts.host()
 	return h.cpu, err
 }
+
+// CPUFor is the CPU that soft placement falls back to on target t: the
+// target's own TensorFlow build's CPU when its pack records it (a live
+// dump), otherwise the built-in cpu pack.
+func (ts *Targets) CPUFor(t Target) (*coverage.Index, error) {
+	if t.Host != nil {
+		return t.Host, nil
+	}
+	return ts.CPU()
+}
+
+// OpDefs are the extra OpDefs the targets' packs carry for ops tfscan's
+// embedded TensorFlow OpDefs lack (vendor custom ops from live dumps).
+func (ts *Targets) OpDefs() []*opdefpb.OpDef { return ts.opDefs }
 
 // Source is the GPU a model is assumed to come from, indexed: the --from
 // pack, else the built-in cuda pack.
@@ -403,7 +424,12 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 			return nil, err
 		}
 		p = coverage.MergeLearned(p, learned, defaults)
-		ts.List = append(ts.List, Target{Name: name, Index: coverage.NewIndex(p, defaults)})
+		t := Target{Name: name, Index: coverage.NewIndex(p, defaults)}
+		if hp := p.HostPack(); hp != nil {
+			t.Host = coverage.NewIndex(coverage.MergeLearned(hp, learned, defaults), defaults)
+		}
+		ts.opDefs = append(ts.opDefs, p.OpDefs...)
+		ts.List = append(ts.List, t)
 	}
 	ts.host = sync.OnceValues(func() (hostPacks, error) {
 		cpu, err := coverage.BuiltinPack("cpu")
@@ -495,6 +521,12 @@ func expandPaths(paths []string) (found []string, keys map[string]string, failed
 
 // Load reads one model and builds the graph of the selected MetaGraph.
 func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
+	return LoadWith(path, tags, nil)
+}
+
+// LoadWith is Load with extra OpDefs for ops that neither the model nor
+// tfscan's embedded registry knows (graph.BuildWith).
+func LoadWith(path string, tags []string, extra []*opdefpb.OpDef) (*savedmodel.Model, *graph.Graph, error) {
 	m, err := savedmodel.Load(path)
 	if errors.Is(err, savedmodel.ErrNoModel) {
 		// A directory holding one model file (a GraphDef, a .meta) is
@@ -512,7 +544,7 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 	if err != nil {
 		return nil, nil, &ModelError{Path: path, Err: err}
 	}
-	g, err := graph.Build(m, mg)
+	g, err := graph.BuildWith(m, mg, extra)
 	if err != nil {
 		return nil, nil, &ModelError{Path: path, Err: err}
 	}
@@ -535,7 +567,7 @@ func targetOrder(n, first int) []int {
 }
 
 func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
-	m, g, err := Load(path, opts.Tags)
+	m, g, err := LoadWith(path, opts.Tags, ts.OpDefs())
 	if err != nil {
 		return nil, err
 	}

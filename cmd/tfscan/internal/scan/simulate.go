@@ -72,7 +72,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
 	}
-	cpu, err := ts.CPU()
+	cpu, err := ts.CPUFor(t)
 	if err != nil {
 		return nil, err
 	}
