@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """Dump TensorFlow's live kernel registry for `tfscan registry import`.
 
-Run it on the machine that has TensorFlow and the vendor's plugin installed
-(the accelerator itself need not be present: kernels are registered when the
-plugin library loads). It writes TensorFlow's KernelList, exactly as
-tensorflow.python.framework.kernels.get_all_registered_kernels() returns it,
-with every device type (CPU, the accelerator, and DEFAULT) included:
+Run it on the machine that has TensorFlow and the vendor's plugin or build
+installed (the accelerator itself need not be present: kernels are
+registered when the library loads). Nothing in it is vendor-specific: it
+works unchanged with Cambricon's, Kunlunxin's, Biren's or any other
+TensorFlow build or PluggableDevice. It writes TensorFlow's KernelList,
+exactly as TF_GetAllRegisteredKernels returns it, with every device type
+(CPU, the accelerator, DEFAULT) included, and the registered OpDefs
+(TF_GetAllOpList) so that a vendor's own ops are known too:
 
-    python3 dump_registry.py -o xpu.pbtxt                  # text proto (default)
-    python3 dump_registry.py --json -o xpu.json            # protojson with a header object
-    python3 dump_registry.py --binary -o xpu.pb            # binary + xpu.pb.meta.json
+    python3 dump_registry.py -o mlu.pbtxt                  # text proto (default)
+    python3 dump_registry.py --json -o mlu.json            # protojson with a header object
+    python3 dump_registry.py --binary -o mlu.pb            # binary + mlu.pb.meta.json + mlu.pb.ops.pb
     python3 dump_registry.py --load /path/libplugin.so     # a PluggableDevice not auto-loaded
     python3 dump_registry.py --import tensorflow_musa      # C++ device packages loaded by import
 
 Then on any machine:
 
-    tfscan registry import xpu.pbtxt --name itex-2.15 --vendor Intel -o itex.json
-    tfscan scan model/ --registry xpu.pbtxt --target XPU
+    tfscan registry import mlu.pbtxt --name cambricon-mlu --vendor Cambricon -o mlu.json
+    tfscan scan model/ --registry mlu.json --target cambricon-mlu
 
-The header records the TensorFlow version, the host, the loaded plugins and
-the date; `tfscan registry import` reads it (its flags override it).
+The header records the TensorFlow version, the device types the install
+registers (from its kernels and the physical devices TensorFlow finds), the
+Python distributions that provide TensorFlow and each loaded plugin with
+their versions, the host and the date; `tfscan registry import` reads it
+(its flags override it).
 
-Only the standard library and TensorFlow (which brings protobuf) are used.
+Only the standard library and TensorFlow (which brings protobuf) are used;
+Python 3.6 and TensorFlow 1.15 or later.
 """
 
 import argparse
@@ -32,47 +39,139 @@ import os
 import platform
 import sys
 
+OP_LIST_MARKER = "# tfscan: op_list"
 
-def plugin_names():
+
+def plugin_libraries():
     """Libraries in site-packages/tensorflow-plugins, which `import
     tensorflow` loads automatically (tensorflow/api_template.__init__.py)."""
-    names = []
+    found = []
     for base in sys.path:
         d = os.path.join(base, "tensorflow-plugins")
         if os.path.isdir(d):
-            names.extend(sorted(f for f in os.listdir(d) if f.endswith((".so", ".dll", ".dylib"))))
-    return names
+            found.extend(os.path.join(d, f) for f in sorted(os.listdir(d))
+                         if f.endswith((".so", ".dll", ".dylib")))
+    return found
+
+
+def distributions():
+    """(name, version, files) of the installed distributions; empty when
+    importlib.metadata (Python 3.8+) is missing."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return []
+    out = []
+    for dist in metadata.distributions():
+        try:
+            name = dist.metadata["Name"]
+            files = [str(f) for f in (dist.files or [])]
+        except Exception:  # a broken install must not stop the dump
+            continue
+        if name:
+            out.append((name, dist.version, files))
+    return out
+
+
+def owning_packages(dists, paths, modules):
+    """name==version of the distributions that install one of paths (files
+    under site-packages) or the top-level modules."""
+    owned = set()
+    for name, version, files in dists:
+        for f in files:
+            top = f.split("/")[0].split("\\")[0]
+            base = os.path.basename(f)
+            if top in modules or top.replace(".py", "") in modules or \
+                    any(os.path.basename(p) == base and "tensorflow-plugins" in f for p in paths):
+                owned.add("%s==%s" % (name, version))
+                break
+    return sorted(owned)
+
+
+def all_kernels():
+    """TensorFlow's KernelList, through whichever binding this version has."""
+    try:
+        from tensorflow.python.framework import kernels
+        return kernels.get_all_registered_kernels()
+    except ImportError:
+        pass
+    from tensorflow.core.framework import kernel_def_pb2
+    from tensorflow.python import pywrap_tensorflow as c_api  # TensorFlow 1.x
+    buf = c_api.TF_GetAllRegisteredKernels()
+    try:
+        kl = kernel_def_pb2.KernelList()
+        kl.ParseFromString(c_api.TF_GetBuffer(buf))
+        return kl
+    finally:
+        c_api.TF_DeleteBuffer(buf)
+
+
+def all_ops():
+    """The registered OpDefs (TF_GetAllOpList), or None when this
+    TensorFlow does not expose them."""
+    from tensorflow.core.framework import op_def_pb2
+    for mod in ("tensorflow.python.client.pywrap_tf_session", "tensorflow.python.pywrap_tensorflow"):
+        try:
+            c_api = importlib.import_module(mod)
+            buf = c_api.TF_GetAllOpList()
+        except (ImportError, AttributeError):
+            continue
+        try:
+            ops = op_def_pb2.OpList()
+            ops.ParseFromString(c_api.TF_GetBuffer(buf))
+            return ops
+        finally:
+            c_api.TF_DeleteBuffer(buf)
+    return None
+
+
+def physical_device_types(tf):
+    """Device types of the physical devices TensorFlow finds (needs the
+    hardware; a PluggableDevice or a fork's device shows up here)."""
+    for get in (lambda: tf.config.list_physical_devices(),
+                lambda: tf.config.experimental.list_physical_devices()):
+        try:
+            return sorted({d.device_type for d in get()})
+        except Exception:
+            continue
+    return []
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", required=True, help="output file")
     fmt = ap.add_mutually_exclusive_group()
-    fmt.add_argument("--binary", action="store_true", help="binary KernelList plus OUTPUT.meta.json")
-    fmt.add_argument("--json", action="store_true", help="protojson KernelList with a tfscan_dump header")
+    fmt.add_argument("--binary", action="store_true", help="binary KernelList plus OUTPUT.meta.json and OUTPUT.ops.pb")
+    fmt.add_argument("--json", action="store_true", help="protojson KernelList with a tfscan_dump header and op_list")
     ap.add_argument("--load", action="append", default=[], metavar="LIB",
                     help="PluggableDevice library to load first (repeatable)")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                     help="Python module that registers a device when imported (repeatable)")
+    ap.add_argument("--no-ops", action="store_true", help="leave the OpDefs out")
     args = ap.parse_args()
 
     import tensorflow as tf
-    from tensorflow.python.framework import kernels, load_library
 
-    loaded = plugin_names()
+    libs = plugin_libraries()
     for lib in args.load:
+        from tensorflow.python.framework import load_library
         load_library.load_pluggable_device_library(lib)
-        loaded.append(os.path.basename(lib))
+        libs.append(lib)
     for mod in args.imports:
         importlib.import_module(mod)
-        loaded.append(mod)
 
-    kernel_list = kernels.get_all_registered_kernels()
+    kernel_list = all_kernels()
+    op_list = None if args.no_ops else all_ops()
+    kernel_types = sorted({k.device_type for k in kernel_list.kernel})
+    device_types = sorted(set(kernel_types) | set(physical_device_types(tf)))
+    packages = owning_packages(distributions(), libs, set(["tensorflow"] + [m.split(".")[0] for m in args.imports]))
     header = {
         "tf_version": tf.__version__,
+        "device_types": device_types,
+        "packages": packages,
         "host": "%s (%s %s, Python %s)" % (platform.node(), platform.system(), platform.machine(),
                                            platform.python_version()),
-        "plugins": loaded,
+        "plugins": [os.path.basename(p) for p in libs] + list(args.imports),
         "date": datetime.date.today().isoformat(),
     }
 
@@ -81,25 +180,45 @@ def main():
             f.write(kernel_list.SerializeToString())
         with open(args.output + ".meta.json", "w") as f:
             json.dump(header, f, indent=2)
+        if op_list is not None:
+            with open(args.output + ".ops.pb", "wb") as f:
+                f.write(op_list.SerializeToString())
     elif args.json:
         from google.protobuf import json_format
         body = json.loads(json_format.MessageToJson(kernel_list, preserving_proto_field_name=True))
-        body = dict([("tfscan_dump", header)] + list(body.items()))
+        items = [("tfscan_dump", header)] + list(body.items())
+        if op_list is not None:
+            items.append(("op_list", json.loads(json_format.MessageToJson(op_list, preserving_proto_field_name=True))))
         with open(args.output, "w") as f:
-            json.dump(body, f, indent=1)
+            json.dump(dict(items), f, indent=1)
     else:
         from google.protobuf import text_format
         with open(args.output, "w") as f:
             f.write("# tfscan live dump (tools/dump_registry.py)\n")
             f.write("# tf_version: %s\n" % header["tf_version"])
+            f.write("# device_types: %s\n" % ", ".join(device_types))
+            f.write("# packages: %s\n" % (", ".join(packages) or "none"))
             f.write("# host: %s\n" % header["host"])
-            f.write("# plugins: %s\n" % (", ".join(loaded) or "none"))
+            f.write("# plugins: %s\n" % (", ".join(header["plugins"]) or "none"))
             f.write("# date: %s\n" % header["date"])
             f.write(text_format.MessageToString(kernel_list))
+            if op_list is not None:
+                f.write("\n%s\n" % OP_LIST_MARKER)
+                f.write(text_format.MessageToString(op_list))
 
-    types = sorted({k.device_type for k in kernel_list.kernel})
-    print("wrote %s: %d kernels; device types: %s" % (args.output, len(kernel_list.kernel), ", ".join(types)),
-          file=sys.stderr)
+    counts = {}
+    for k in kernel_list.kernel:
+        counts[k.device_type] = counts.get(k.device_type, 0) + 1
+    print("wrote %s: %d kernels, %s OpDefs" % (args.output, len(kernel_list.kernel),
+                                               "no" if op_list is None else len(op_list.op)), file=sys.stderr)
+    for t in device_types:
+        print("  device type %s: %d kernels" % (t, counts.get(t, 0)), file=sys.stderr)
+    accel = [t for t in kernel_types if t not in ("CPU", "DEFAULT")]
+    if accel:
+        print("import one with: tfscan registry import %s --name NAME --vendor VENDOR --device-type %s -o NAME.json"
+              % (args.output, accel[0]), file=sys.stderr)
+    else:
+        print("no accelerator kernels: is the vendor's TensorFlow or plugin installed in this Python?", file=sys.stderr)
 
 
 if __name__ == "__main__":
