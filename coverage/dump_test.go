@@ -168,3 +168,48 @@ func opsOf(ks []*kdpb.KernelDef) []string {
 	}
 	return out
 }
+
+// A text dump as tools/dump_registry.py writes it for a Cambricon install:
+// header, KernelList, then the OpList after the marker line.
+const mluDump = `# tfscan live dump (tools/dump_registry.py)
+# tf_version: 2.10.0
+# device_types: CPU, DEFAULT, MLU
+# packages: tensorflow==2.10.0+mlu1.2.3
+# host: box (Linux x86_64, Python 3.8.10)
+# plugins: none
+# date: 2026-11-30
+kernel { op: "Conv2D" device_type: "MLU" constraint { name: "T" allowed_values { list { type: DT_FLOAT } } } }
+kernel { op: "MLUFusedAct" device_type: "MLU" }
+kernel { op: "Conv2D" device_type: "CPU" }
+kernel { op: "Identity" device_type: "DEFAULT" }
+
+# tfscan: op_list
+op { name: "Conv2D" attr { name: "T" type: "type" } }
+op { name: "MLUFusedAct" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+`
+
+func TestDumpOpListAndHeader(t *testing.T) {
+	d, err := ReadDumpFile(writeFile(t, "mlu.pbtxt", []byte(mluDump)))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"CPU", "DEFAULT", "MLU"}, d.Header.DeviceTypes)
+	assert.Equal(t, []string{"tensorflow==2.10.0+mlu1.2.3"}, d.Header.Packages)
+	require.Len(t, d.OpDefs, 2)
+	p, err := d.Pack(ImportOptions{Name: "cambricon-mlu", Vendor: "Cambricon"})
+	require.NoError(t, err)
+	assert.Equal(t, "MLU", p.DeviceType)
+	assert.Contains(t, p.Source, "packages tensorflow==2.10.0+mlu1.2.3")
+	require.Len(t, p.OpDefs, 1, "only the op tfscan's embedded OpDefs lack is kept")
+	assert.Equal(t, "MLUFusedAct", p.OpDefs[0].GetName())
+	assert.Equal(t, []string{"Conv2D"}, opsOf(p.HostKernels()))
+
+	// JSON form: "op_list" next to the KernelList.
+	js := `{"tfscan_dump": {"tf_version": "2.10.0", "packages": ["tensorflow==2.10.0+mlu1.2.3"]},
+	  "kernel": [{"op": "Relu", "device_type": "MLU"}],
+	  "op_list": {"op": [{"name": "MLUFusedAct"}]}}`
+	d, err = ReadDumpFile(writeFile(t, "mlu.json", []byte(js)))
+	require.NoError(t, err)
+	require.Len(t, d.OpDefs, 1)
+
+	_, err = ReadDumpFile(writeFile(t, "bad.pbtxt", []byte(`kernel { op: "A" device_type: "MLU" }`+"\n# tfscan: op_list\nop { name: }\n")))
+	assert.ErrorContains(t, err, "the OpList after")
+}

@@ -75,7 +75,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			total, covered := t.CountedNodes()
 			c := junitCase{Name: t.Target, Classname: m.Path,
 				SystemOut: fmt.Sprintf("coverage %s (%d/%d nodes), %d fallback node(s), %d uncovered group(s)",
-					formatPercent(t.CoveragePercent()), covered, total, t.FallbackNodes(), len(t.Uncovered))}
+					formatCoverage(t), covered, total, t.FallbackNodes(), len(t.Uncovered))}
 			if fs := fails[key{m.Path, t.Target}]; len(fs) > 0 {
 				c.Failure = failureOf(fs)
 				s.Failures++

@@ -92,7 +92,7 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 					delta = " " + mdDelta(t.Delta) + " |"
 				}
 				fmt.Fprintf(&b, "| %s | %s |%s %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target), delta,
-					formatPercent(t.CoveragePercent()), covered, total, t.FallbackNodes(), parts, bytes)
+					formatCoverage(t), covered, total, t.FallbackNodes(), parts, bytes)
 			}
 		}
 	}

@@ -182,6 +182,37 @@ type RegistryInfo struct {
 	// LearnedFrom are the sources of the packs learned from logs that
 	// correct this one (tfscan explain --learn-registry, scan --registry).
 	LearnedFrom []string `json:"learned_from,omitempty"`
+	// ConfidenceLevel is high, medium or low: how far the figures of this
+	// target can be trusted; writers show it next to the coverage figure
+	// unless it is high.
+	ConfidenceLevel string `json:"confidence_level,omitempty"`
+	// Base is the pack a derived pack was built from.
+	Base string `json:"base,omitempty"`
+	// TFVersion is the TensorFlow version of the stack the pack describes.
+	TFVersion string `json:"tf_version,omitempty"`
+}
+
+// CoverageLevel is the confidence to print next to the target's coverage
+// figure: "" for a high-confidence pack, otherwise its level ("unrated"
+// when the pack gives none).
+func (t *Target) CoverageLevel() string {
+	switch t.Registry.ConfidenceLevel {
+	case "high":
+		return ""
+	case "":
+		return "unrated"
+	}
+	return t.Registry.ConfidenceLevel
+}
+
+// formatCoverage is the coverage percentage with the confidence of a pack
+// that is not high next to it: "87.5% (low confidence)".
+func formatCoverage(t *Target) string {
+	s := formatPercent(t.CoveragePercent())
+	if l := t.CoverageLevel(); l != "" {
+		s += " (" + l + " confidence)"
+	}
+	return s
 }
 
 // Coverage counts nodes and distinct ops, all nodes and reachable ones.

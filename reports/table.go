@@ -293,7 +293,7 @@ func writeSummary(p *printer, r *Report, v *tableView, verbose bool) {
 			if v.source != "" {
 				row = append(row, deltaPhrase(t.Delta))
 			}
-			row = append(row, strconv.Itoa(total), formatPercent(t.CoveragePercent()), strconv.Itoa(t.FallbackNodes()))
+			row = append(row, strconv.Itoa(total), formatCoverage(t), strconv.Itoa(t.FallbackNodes()))
 			if verbose {
 				row = append(row, parts)
 			}
@@ -309,10 +309,14 @@ func summaryCell(t *Target) string {
 	if t == nil {
 		return "-"
 	}
-	if d := t.Delta; d != nil {
-		return fmt.Sprintf("+%d %s", d.NewFallbackNodes, formatPercent(t.CoveragePercent()))
+	pct := formatPercent(t.CoveragePercent())
+	if l := t.CoverageLevel(); l != "" {
+		pct += " (" + l + ")" // the pack's confidence, when below high
 	}
-	return fmt.Sprintf("%s %d CPU", formatPercent(t.CoveragePercent()), t.FallbackNodes())
+	if d := t.Delta; d != nil {
+		return fmt.Sprintf("+%d %s", d.NewFallbackNodes, pct)
+	}
+	return fmt.Sprintf("%s %d CPU", pct, t.FallbackNodes())
 }
 
 func targetOf(m *Model, name string) *Target {

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/config"
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/reports"
 )
@@ -23,6 +25,7 @@ type gateFlags struct {
 	failOn           listFlag
 	baseline         string
 	config           string
+	minConfidence    string
 }
 
 func (g *gateFlags) register(fs *flag.FlagSet) {
@@ -33,6 +36,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.maxNewFallback, "max-new-fallback-nodes", "", "fail when more than `N` nodes fall back to CPU on a target but not on the --from source")
 	fs.Var(&g.failOn, "fail-on", "fail on any node with one of these reason `CODES` (e.g. no_kernel,unknown_op,unsafe_op,new_fallback)")
 	fs.StringVar(&g.baseline, "baseline", "", "previous JSON report `FILE`: fail only on regressions against it")
+	fs.StringVar(&g.minConfidence, "min-confidence", "", "refuse (exit 2) to gate on a target whose pack's confidence is below `LEVEL` (low, medium, high)")
 	fs.StringVar(&g.config, "config", "", "configuration `FILE` (default: .tfscan.yaml found from the working directory up to the repository root)")
 }
 
@@ -46,6 +50,8 @@ type checkSetup struct {
 	cfg      *config.File
 	// set holds the flags given on the command line.
 	set map[string]bool
+	// minConfidence is --min-confidence, "" when not given.
+	minConfidence coverage.Level
 }
 
 // setup parses flags, finds and merges the configuration file, and checks
@@ -156,7 +162,73 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	} else if !isAbs(base) {
 		base = joinWD(e, base)
 	}
-	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath, cfg: cfg, set: set}, nil
+	var minConf coverage.Level
+	if set["min-confidence"] {
+		minConf = coverage.Level(gf.minConfidence)
+		if minConf.Rank() == 0 {
+			return nil, usageErrorf("--min-confidence %q: want low, medium or high", gf.minConfidence)
+		}
+	}
+	return &checkSetup{opts: opts, formats: sf.formats, policy: p, baseline: base, cfgPath: cfgPath, cfg: cfg, set: set, minConfidence: minConf}, nil
+}
+
+// checkConfidence refuses, before any model is scanned, to gate on a target
+// whose pack is less trustworthy than --min-confidence: a gate that passes
+// on an estimate would claim more than tfscan knows.
+func checkConfidence(s *checkSetup) error {
+	if s.minConfidence == "" {
+		return nil
+	}
+	ts, err := scan.ResolveTargets(s.opts.Targets, s.opts.Registries)
+	if err != nil {
+		return scanError(err)
+	}
+	var weak []string
+	for _, t := range ts.List {
+		p := t.Index.Pack()
+		weak = s.appendWeak(weak, t.Name, p.ConfidenceLevel, string(p.Mechanism))
+	}
+	return s.refuseWeak(weak)
+}
+
+// checkResultsConfidence is checkConfidence for `check --results`: the
+// confidence each target's pack had when the report was scanned.
+func checkResultsConfidence(s *checkSetup, rep *reports.Report) error {
+	if s.minConfidence == "" {
+		return nil
+	}
+	var weak []string
+	seen := map[string]bool{}
+	for _, m := range rep.Models {
+		for _, t := range m.Targets {
+			if seen[t.Target] {
+				continue
+			}
+			seen[t.Target] = true
+			weak = s.appendWeak(weak, t.Target, coverage.Level(t.Registry.ConfidenceLevel), t.Registry.Mechanism)
+		}
+	}
+	return s.refuseWeak(weak)
+}
+
+// appendWeak adds the target to weak when its level is below --min-confidence.
+func (s *checkSetup) appendWeak(weak []string, target string, level coverage.Level, mech string) []string {
+	if level.Rank() >= s.minConfidence.Rank() {
+		return weak
+	}
+	lvl := string(level)
+	if lvl == "" {
+		lvl = "unrated"
+	}
+	return append(weak, fmt.Sprintf("%s (%s, %s)", target, lvl, mech))
+}
+
+func (s *checkSetup) refuseWeak(weak []string) error {
+	if len(weak) == 0 {
+		return nil
+	}
+	return usageErrorf("--min-confidence %s: refusing to gate on %s; drop the target, lower --min-confidence, or import a live dump of the stack (docs/registries.md)",
+		s.minConfidence, strings.Join(weak, ", "))
 }
 
 // runCheck scans, evaluates the gate, writes the reports and exits 1 when
@@ -175,6 +247,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if err := s.checkResultsUsage(); err != nil {
 			return err
 		}
+	} else if err := checkConfidence(s); err != nil {
+		return err
 	}
 	var base *reports.Report
 	if s.baseline != "" {
@@ -189,6 +263,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	var rep *reports.Report
 	if results != "" {
 		if rep, err = s.readResults(e, results); err != nil {
+			return err
+		}
+		if err := checkResultsConfidence(s, rep); err != nil {
 			return err
 		}
 	} else if rep, err = scan.Run(ctx, s.opts); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -79,27 +80,68 @@ func writeJSON(w io.Writer, v any) error {
 
 // packSummary is one row of `registry list`.
 type packSummary struct {
-	Name          string `json:"name"`
-	Vendor        string `json:"vendor"`
-	DeviceType    string `json:"device_type"`
-	Mechanism     string `json:"mechanism"`
-	Kernels       int    `json:"kernels"`
-	Ops           int    `json:"ops"`
-	UnresolvedOps int    `json:"unresolved_ops"`
-	TFVersion     string `json:"tf_version"`
-	Source        string `json:"source"`
-	Method        string `json:"method"`
-	Date          string `json:"date"`
-	Confidence    string `json:"confidence"`
+	Name            string   `json:"name"`
+	Vendor          string   `json:"vendor"`
+	DeviceType      string   `json:"device_type"`
+	Mechanism       string   `json:"mechanism"`
+	Kernels         int      `json:"kernels"`
+	Ops             int      `json:"ops"`
+	UnresolvedOps   int      `json:"unresolved_ops"`
+	TFVersion       string   `json:"tf_version"`
+	Source          string   `json:"source"`
+	Method          string   `json:"method"`
+	Date            string   `json:"date"`
+	ConfidenceLevel string   `json:"confidence_level"`
+	Confidence      string   `json:"confidence"`
+	BuildFlags      []string `json:"build_flags,omitempty"`
+	Base            string   `json:"base,omitempty"`
+	NextStep        string   `json:"next_step"`
 }
 
 func summarize(p *coverage.Pack) packSummary {
-	return packSummary{
+	s := packSummary{
 		Name: p.Name, Vendor: p.Vendor, DeviceType: p.DeviceType, Mechanism: string(p.Mechanism),
 		Kernels: len(p.OwnKernels()), Ops: len(p.Ops()), UnresolvedOps: len(p.UnresolvedOps),
 		TFVersion: p.TFVersion, Source: p.Source, Method: string(p.Method), Date: p.Date,
-		Confidence: p.Confidence,
+		ConfidenceLevel: string(p.ConfidenceLevel), Confidence: p.Confidence, BuildFlags: p.BuildFlags,
+		NextStep: packNextStep(p),
 	}
+	if p.Derived != nil {
+		s.Base = p.Derived.Base
+	}
+	return s
+}
+
+// packNextStep is what a user does with a pack: use it, or replace an
+// estimate with a live dump.
+func packNextStep(p *coverage.Pack) string {
+	switch {
+	case p.Name == coverage.DefaultPackName && p.DeviceType == coverage.DeviceDefault:
+		return "none: the DEFAULT kernels every non-XLA target falls back to"
+	case p.ConfidenceLevel == coverage.LevelHigh:
+		return "--target " + p.Name
+	case p.Mechanism == coverage.MechanismDerived:
+		return "--target " + p.Name + " as an estimate; for exact results dump the stack (docs/registries.md#" + p.Name + ")"
+	}
+	return "--target " + p.Name + " as an estimate (read its confidence note); a live dump of the stack gives exact results (docs/registries.md)"
+}
+
+// sortByConfidence orders packs high, medium, low (then unrated), by name
+// within a level.
+func sortByConfidence(rows []packSummary) {
+	slices.SortStableFunc(rows, func(a, b packSummary) int {
+		if d := coverage.Level(b.ConfidenceLevel).Rank() - coverage.Level(a.ConfidenceLevel).Rank(); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// dumpRequired is a stack without a pack, as `registry list` shows it.
+type dumpRequired struct {
+	coverage.DumpOnlyStack
+	Mechanism string `json:"mechanism"`
+	NextStep  string `json:"next_step"`
 }
 
 func registryList(e *env, args []string) error {
@@ -123,24 +165,24 @@ func registryList(e *env, args []string) error {
 	for _, p := range packs {
 		rows = append(rows, summarize(p))
 	}
-	dumps := coverage.DumpOnlyStacks()
+	sortByConfidence(rows)
+	var dumps []dumpRequired
+	for _, d := range coverage.DumpOnlyStacks() {
+		dumps = append(dumps, dumpRequired{DumpOnlyStack: d, Mechanism: string(coverage.MechanismDumpRequired), NextStep: d.NextStep()})
+	}
 	if *format == "json" {
 		return writeJSON(e.stdout, struct {
-			Packs        []packSummary            `json:"packs"`
-			DumpRequired []coverage.DumpOnlyStack `json:"dump_required"`
+			Packs        []packSummary  `json:"packs"`
+			DumpRequired []dumpRequired `json:"dump_required"`
 		}{rows, dumps})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVENDOR\tDEVICE\tMECHANISM\tKERNELS\tOPS\tMETHOD\tSOURCE")
+	fmt.Fprintln(tw, "NAME\tVENDOR\tDEVICE\tMECHANISM\tCONFIDENCE\tOPS\tTF\tNEXT STEP")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, r.Vendor, r.DeviceType, r.Mechanism, r.Kernels, r.Ops, r.Method, r.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Name, r.Vendor, r.DeviceType, r.Mechanism, dash(r.ConfidenceLevel), r.Ops, dash(r.TFVersion), r.NextStep)
 	}
 	for _, d := range dumps {
-		dev := d.DeviceType
-		if dev == "" {
-			dev = "?"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t-\t-\t%s\t%s\n", d.Name, d.Vendor, dev, "-", "dump required", d.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t-\t-\t-\t%s\n", d.Name, d.Vendor, dash(d.DeviceType), d.Mechanism, "make a live dump ("+d.Steps+")")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -149,7 +191,10 @@ func registryList(e *env, args []string) error {
 	for _, r := range rows {
 		fmt.Fprintf(e.stdout, "  %s: %s\n", r.Name, r.Confidence)
 	}
-	fmt.Fprintln(e.stdout, "\n\"dump required\": no public kernel source; make a dump on that stack with tools/dump_registry.py and load it with --registry FILE or `tfscan registry import`.")
+	fmt.Fprintln(e.stdout, "\nDump required (no public kernel source and no evidence to derive one from):")
+	for _, d := range dumps {
+		fmt.Fprintf(e.stdout, "  %s: %s. Next: %s\n", d.Name, d.Note, d.NextStep)
+	}
 	return nil
 }
 
@@ -222,14 +267,19 @@ func registryShow(e *env, args []string) error {
 	}
 	type shown struct {
 		packSummary
-		UnresolvedOpsList []string        `json:"unresolved_ops_list,omitempty"`
-		Stack             *coverage.Stack `json:"stack,omitempty"`
-		KernelList        []kernelRow     `json:"kernel_list"`
+		UnresolvedOpsList []string             `json:"unresolved_ops_list,omitempty"`
+		Stack             *coverage.Stack      `json:"stack,omitempty"`
+		Derived           *coverage.Derivation `json:"derived,omitempty"`
+		NewerThanStack    []string             `json:"ops_newer_than_stack,omitempty"`
+		HostKernels       int                  `json:"host_kernels,omitempty"`
+		OpDefs            int                  `json:"op_defs,omitempty"`
+		KernelList        []kernelRow          `json:"kernel_list"`
 	}
 	var out []shown
 	found := false
 	for _, p := range packs {
-		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack}
+		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack, Derived: p.Derived,
+			NewerThanStack: p.NewerThanStack, HostKernels: len(p.HostKernels()), OpDefs: len(p.OpDefs)}
 		for _, k := range p.Kernels {
 			if *op != "" && k.GetOp() != *op {
 				continue
@@ -252,8 +302,14 @@ func registryShow(e *env, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintf(e.stdout, "pack:       %s\nvendor:     %s\ndevice:     %s\nmechanism:  %s\ntf_version: %s\nsource:     %s\nmethod:     %s\ndate:       %s\nconfidence: %s\nkernels:    %d for %d ops\n",
-			s.Name, s.Vendor, s.DeviceType, s.Mechanism, s.TFVersion, s.Source, s.Method, s.Date, s.Confidence, s.Kernels, s.Ops)
+		fmt.Fprintf(e.stdout, "pack:       %s\nvendor:     %s\ndevice:     %s\nmechanism:  %s\ntf_version: %s\nsource:     %s\nmethod:     %s\ndate:       %s\nconfidence: %s (%s)\nkernels:    %d for %d ops\n",
+			s.Name, s.Vendor, s.DeviceType, s.Mechanism, s.TFVersion, s.Source, s.Method, s.Date, dash(s.ConfidenceLevel), s.Confidence, s.Kernels, s.Ops)
+		if len(s.BuildFlags) > 0 {
+			fmt.Fprintf(e.stdout, "build:      %s\n", strings.Join(s.BuildFlags, " "))
+		} else {
+			fmt.Fprintf(e.stdout, "build:      %s\n", buildNote(packs[i]))
+		}
+		writeDerivation(e.stdout, packs[i])
 		if len(s.UnresolvedOpsList) > 0 {
 			fmt.Fprintf(e.stdout, "dtype unverified for %d ops: %s\n", len(s.UnresolvedOpsList), strings.Join(s.UnresolvedOpsList, ", "))
 		}
@@ -399,7 +455,9 @@ func registryImport(e *env, args []string) error {
 	if err := writePackFile(e, *out, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s: %s, %d kernels for %d ops on %s (+%d DEFAULT kernels)\n", *out, p.Name, len(p.OwnKernels()), len(p.Ops()), p.DeviceType, len(p.Kernels)-len(p.OwnKernels()))
+	host := len(p.HostKernels())
+	fmt.Fprintf(e.stderr, "wrote %s: %s, %d kernels for %d ops on %s (+%d DEFAULT kernels, %d CPU kernels of this build, %d vendor OpDefs)\n",
+		*out, p.Name, len(p.OwnKernels()), len(p.Ops()), p.DeviceType, len(p.Kernels)-len(p.OwnKernels())-host, host, len(p.OpDefs))
 	return nil
 }
 
@@ -591,4 +649,38 @@ func loadOpDefs(e *env, path string) (map[string]*opdefpb.OpDef, error) {
 		return nil, inputError(err)
 	}
 	return m, nil
+}
+
+// buildNote says what a pack without recorded build flags assumes.
+func buildNote(p *coverage.Pack) string {
+	switch p.Method {
+	case coverage.MethodLiveDump:
+		return "none assumed: the registry of the install that made the dump"
+	case coverage.MethodDerived:
+		return "those of the base pack"
+	}
+	return "no preprocessor defines recorded"
+}
+
+// writeDerivation prints a derived pack's base, rule, evidence and version
+// check, and a dump's host CPU kernels and vendor OpDefs.
+func writeDerivation(w io.Writer, p *coverage.Pack) {
+	if d := p.Derived; d != nil {
+		fmt.Fprintf(w, "base:       %s (%s, TensorFlow %s; the vendor ships %s)\nrule:       %s\n", d.Base, d.BaseMechanism, d.BaseTFVersion, p.TFVersion, d.Rule)
+		for _, ev := range d.Evidence {
+			fmt.Fprintf(w, "evidence:   %s\n", ev)
+		}
+		if d.VersionCheck != "" {
+			fmt.Fprintf(w, "versions:   %s\n", d.VersionCheck)
+		}
+		if len(p.NewerThanStack) > 0 {
+			fmt.Fprintf(w, "newer than TensorFlow %s (op_newer_than_stack): %d ops: %s\n", p.TFVersion, len(p.NewerThanStack), strings.Join(p.NewerThanStack, ", "))
+		}
+	}
+	if n := len(p.HostKernels()); n > 0 {
+		fmt.Fprintf(w, "host CPU:   %d CPU kernels of this build (placement's fallback device for this target)\n", n)
+	}
+	if n := len(p.OpDefs); n > 0 {
+		fmt.Fprintf(w, "op defs:    %d OpDefs for ops tfscan's embedded TensorFlow 2.15 OpDefs lack\n", n)
+	}
 }

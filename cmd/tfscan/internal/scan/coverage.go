@@ -118,6 +118,9 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target
 			Method:      string(p.Method),
 			Confidence:  p.Confidence,
 			LearnedFrom: p.LearnedFrom,
+
+			ConfidenceLevel: string(p.ConfidenceLevel),
+			TFVersion:       p.TFVersion,
 		},
 		Stack:     stackInfo(t.Index.Stack()),
 		Coverage:  reports.Coverage{ByReason: map[string]int{}},
@@ -127,6 +130,9 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target
 	if ns.phases != nil {
 		rt.Coverage.Phases = ns.counted.Names()
 		rt.Coverage.ByPhase = map[string]reports.PhaseCount{}
+	}
+	if p.Derived != nil {
+		rt.Registry.Base = p.Derived.Base
 	}
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}

@@ -359,7 +359,7 @@ func (ts *Targets) pack(name, what string) (*coverage.Pack, error) {
 	}
 	for _, d := range coverage.DumpOnlyStacks() {
 		if d.Name == name {
-			return nil, &UsageError{fmt.Errorf("%s %q (%s) has no public kernel registry: make a live dump on that stack with tools/dump_registry.py and pass it with --registry FILE (see docs/registries.md)", what, name, d.Vendor)}
+			return nil, &UsageError{fmt.Errorf("%s %q (%s) has no public kernel registry: %s", what, name, d.Vendor, d.NextStep())}
 		}
 	}
 	return nil, &UsageError{fmt.Errorf("unknown %s %q: %v (built-in packs: %s; or pass --registry FILE)", what, name, err, strings.Join(builtinNames(), ", "))}
