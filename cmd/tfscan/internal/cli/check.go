@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/config"
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
 )
 
