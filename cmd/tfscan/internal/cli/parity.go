@@ -299,7 +299,7 @@ func placeNodes(stderr io.Writer, lm *loadedModel, t scan.Target, ts *scan.Targe
 	if err != nil {
 		return err
 	}
-	cpu, err := ts.CPU()
+	cpu, err := ts.CPUFor(t)
 	if err != nil {
 		return err
 	}
