@@ -20,16 +20,21 @@ var builtinExpect = map[string]struct {
 	minOps     int
 	maxOps     int
 	vendorName string
+	level      Level
 }{
-	"cpu":       {"CPU", MechanismKernel, 1200, 1500, "Google"},
-	"cuda":      {"GPU", MechanismKernel, 600, 800, "Google"},
-	"rocm":      {"GPU", MechanismKernel, 600, 800, "Google"},
-	"default":   {"DEFAULT", MechanismKernel, 150, 300, "Google"},
-	"xla":       {"XLA_GPU_JIT", MechanismXLACluster, 400, 600, "Google"},
-	"intel-xpu": {"XPU", MechanismKernel, 700, 850, "Intel"},
-	"directml":  {"GPU", MechanismKernel, 290, 340, "Microsoft"},
-	"musa":      {"MUSA", MechanismKernel, 220, 260, "Moore Threads"},
-	"ascend":    {"NPU", MechanismGraphOffload, 750, 900, "Huawei"},
+	"cpu":       {"CPU", MechanismKernel, 1200, 1500, "Google", LevelHigh},
+	"cuda":      {"GPU", MechanismKernel, 600, 800, "Google", LevelHigh},
+	"rocm":      {"GPU", MechanismKernel, 600, 800, "Google", LevelHigh},
+	"default":   {"DEFAULT", MechanismKernel, 150, 300, "Google", LevelHigh},
+	"xla":       {"XLA_GPU_JIT", MechanismXLACluster, 400, 600, "Google", LevelMedium},
+	"intel-xpu": {"XPU", MechanismKernel, 700, 850, "Intel", LevelHigh},
+	"directml":  {"GPU", MechanismKernel, 290, 340, "Microsoft", LevelMedium},
+	"musa":      {"MUSA", MechanismKernel, 220, 260, "Moore Threads", LevelHigh},
+	"ascend":    {"NPU", MechanismGraphOffload, 750, 900, "Huawei", LevelLow},
+	// Derived packs (issue #12): the base's kernels, relabelled.
+	"iluvatar-corex": {"GPU", MechanismDerived, 600, 800, "Iluvatar CoreX", LevelLow},
+	"hygon-dcu":      {"GPU", MechanismDerived, 600, 800, "Hygon", LevelMedium},
+	"enflame-gcu":    {"XLA_DTU", MechanismDerived, 350, 600, "Enflame", LevelLow},
 }
 
 func TestBuiltinPacksLoadWithProvenance(t *testing.T) {
@@ -51,17 +56,31 @@ func TestBuiltinPacksLoadWithProvenance(t *testing.T) {
 			assert.Equal(t, want.device, p.DeviceType)
 			assert.Equal(t, want.mechanism, p.Mechanism)
 			assert.Equal(t, want.vendorName, p.Vendor)
-			assert.Equal(t, MethodSourceExtraction, p.Method)
+			assert.Equal(t, want.level, p.ConfidenceLevel)
 			assert.NotEmpty(t, p.TFVersion)
 			assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, p.Date, "the source commit date")
-			assert.Regexp(t, `@[0-9a-f]{40}`, p.Source, "repository@commit")
-			assert.Contains(t, p.Confidence, "dtypes known for")
+			assert.Regexp(t, `@[0-9a-f]{7,40}`, p.Source, "repository@commit")
+			if p.Mechanism == MechanismDerived {
+				assert.Equal(t, MethodDerived, p.Method)
+				require.NotNil(t, p.Derived)
+				base, err := BuiltinPack(p.Derived.Base)
+				require.NoError(t, err)
+				assert.Equal(t, base.Mechanism, p.Derived.BaseMechanism)
+				assert.Equal(t, base.TFVersion, p.Derived.BaseTFVersion)
+				assert.NotEqual(t, base.TFVersion, p.TFVersion, "the version the vendor ships is stated")
+				assert.NotEmpty(t, p.Derived.Evidence)
+				assert.NotEmpty(t, p.Derived.VersionCheck)
+				assert.Equal(t, base.BuildFlags, p.BuildFlags)
+			} else {
+				assert.Equal(t, MethodSourceExtraction, p.Method)
+				assert.Contains(t, p.Confidence, "dtypes known for")
+			}
 			ops := len(p.Ops())
 			t.Logf("%s: %d kernels, %d ops, %d dtype-unverified ops", p.Name, len(p.Kernels), ops, len(p.UnresolvedOps))
 			assert.GreaterOrEqual(t, ops, want.minOps)
 			assert.LessOrEqual(t, ops, want.maxOps)
 			for _, k := range p.Kernels {
-				require.Equal(t, p.DeviceType, k.GetDeviceType(), "static packs hold only their own device's kernels (op %s)", k.GetOp())
+				require.Equal(t, p.DeviceType, k.GetDeviceType(), "built-in packs hold only their own device's kernels (op %s)", k.GetOp())
 			}
 		})
 	}
@@ -135,6 +154,22 @@ func TestBuiltinPackFacts(t *testing.T) {
 		{"xla Conv2D has no int32 on GPU", accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_FLOAT) && !accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_INT32)},
 		{"ascend keeps Const off the NPU", !slices.Contains(ops(get("ascend")), "Const")},
 		{"ascend has MatMul", slices.Contains(ops(get("ascend")), "MatMul")},
+		// Issue #11 item 6: the Linux wheel's oneDNN and C API kernels.
+		{"cpu has the oneDNN placeholder QuantizedConv2DAndRelu", slices.Contains(ops(cpu), "QuantizedConv2DAndRelu")},
+		{"cpu has _FusedDepthwiseConv2dNative", accepts(cpu, "_FusedDepthwiseConv2dNative", "T", tpb.DataType_DT_FLOAT)},
+		{"cpu has _FusedBatchNormEx and _FusedConv3D", slices.Contains(ops(cpu), "_FusedBatchNormEx") && slices.Contains(ops(cpu), "_FusedConv3D")},
+		{"cpu has bfloat16 _FusedConv2D (mkl_tmp_bf16_ops.cc)", accepts(cpu, "_FusedConv2D", "T", tpb.DataType_DT_BFLOAT16)},
+		{"cpu has the C API kernels", slices.Contains(ops(cpu), "Bitcast") && slices.Contains(ops(cpu), "ScalarSummary") &&
+			slices.Contains(ops(cpu), "HistogramSummary") && slices.Contains(ops(cpu), "MergeSummary")},
+		{"cpu leaves out the RISC ops no target links", !slices.Contains(ops(cpu), "RiscAdd")},
+		{"cuda has CTCLossV2 (cuDNN >= 7.6.3)", slices.Contains(ops(cuda), "CTCLossV2")},
+		{"cuda has TF-TRT's TRTEngineOp", slices.Contains(ops(cuda), "TRTEngineOp")},
+		{"rocm has SelfAdjointEigV2 (ROCm >= 4.5)", slices.Contains(ops(get("rocm")), "SelfAdjointEigV2")},
+		{"no GPU pack has test kernels", !slices.Contains(ops(cuda), "TestGpuInclusivePrefixSum") && !slices.Contains(ops(get("rocm")), "TestGpuRadixSort")},
+		{"default has the CUDA wheel's int32 Sum", accepts(def, "Sum", "T", tpb.DataType_DT_INT32)},
+		{"cpu states its build flags", slices.Contains(cpu.BuildFlags, "INTEL_MKL") && slices.Contains(cpu.BuildFlags, "ENABLE_ONEDNN_V3")},
+		{"enflame-gcu flags TF 2.x ops", slices.Contains(get("enflame-gcu").NewerThanStack, "BatchMatMulV3") && !slices.Contains(ops(get("enflame-gcu")), "BatchMatMulV3")},
+		{"iluvatar-corex cannot date ops", len(get("iluvatar-corex").NewerThanStack) == 0},
 	}
 	for _, tc := range tests {
 		assert.True(t, tc.ok, tc.name)

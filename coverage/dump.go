@@ -143,7 +143,8 @@ func (d *Dump) Pack(opts ImportOptions) (*Pack, error) {
 	for _, k := range d.Kernels {
 		// The CPU kernels of the vendor's own TensorFlow build are the
 		// fallback device placement uses for this target (HostKernels).
-		if k.GetDeviceType() == dt || k.GetDeviceType() == DeviceDefault || k.GetDeviceType() == DeviceCPU {
+		host := k.GetDeviceType() == DeviceCPU && dt != DeviceDefault
+		if k.GetDeviceType() == dt || k.GetDeviceType() == DeviceDefault || host {
 			ks = append(ks, proto.Clone(k).(*kdpb.KernelDef))
 		}
 	}
@@ -166,7 +167,7 @@ func (d *Dump) Pack(opts ImportOptions) (*Pack, error) {
 		Source:     firstNonEmpty(opts.Source, h.source()),
 		Method:     MethodLiveDump,
 		Date:       firstNonEmpty(opts.Date, h.Date),
-		Confidence: "high: TensorFlow's own registry (get_all_registered_kernels) on the install that made the dump, DEFAULT and CPU kernels included",
+		Confidence: "TensorFlow's own registry (get_all_registered_kernels) on the install that made the dump, DEFAULT and CPU kernels included",
 		Kernels:    SortKernels(ks),
 		OpDefs:     defs,
 

@@ -99,7 +99,7 @@ func fixture() *Report {
 		Targets: []*Target{
 			{
 				Target:   "ascend-910b",
-				Registry: RegistryInfo{Name: "ascend-910b", Vendor: "Huawei", DeviceType: "NPU", Mechanism: "graph_offload", Source: "example/source@abc123", Method: "source_extraction", Confidence: "medium"},
+				Registry: RegistryInfo{Name: "ascend-910b", Vendor: "Huawei", DeviceType: "NPU", Mechanism: "graph_offload", Source: "example/source@abc123", Method: "source_extraction", Confidence: "medium", ConfidenceLevel: "medium"},
 				Coverage: count(ascendNodes),
 				Uncovered: []Uncovered{
 					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Phase: PhaseStep, Nodes: []string{"model/block_1/erf"}},
@@ -136,7 +136,7 @@ func fixture() *Report {
 			},
 			{
 				Target:   "musa",
-				Registry: RegistryInfo{Name: "musa", Vendor: "Moore Threads", DeviceType: "MUSA", Mechanism: "kernel", Source: "example/musa@def456", Method: "documentation", Confidence: "low"},
+				Registry: RegistryInfo{Name: "musa", Vendor: "Moore Threads", DeviceType: "MUSA", Mechanism: "kernel", Source: "example/musa@def456", Method: "documentation", Confidence: "low", ConfidenceLevel: "low"},
 				Coverage: count(musaNodes),
 				Uncovered: []Uncovered{
 					{Op: "Erf", DTypes: []string{"DT_FLOAT"}, Reason: ReasonNoKernel, Count: 1, Phase: PhaseStep, Nodes: []string{"model/block_1/erf"}},
@@ -147,7 +147,7 @@ func fixture() *Report {
 			},
 			{
 				Target:    "cpu",
-				Registry:  RegistryInfo{Name: "cpu", DeviceType: "CPU", Mechanism: "kernel", Source: "tensorflow/tensorflow@v2.15.0", Method: "source_extraction", Confidence: "high"},
+				Registry:  RegistryInfo{Name: "cpu", DeviceType: "CPU", Mechanism: "kernel", Source: "tensorflow/tensorflow@v2.15.0", Method: "source_extraction", Confidence: "high", ConfidenceLevel: "high"},
 				Coverage:  count(cpuNodes),
 				Uncovered: []Uncovered{{Op: "MyCustomOp", DTypes: []string{"DT_FLOAT"}, Reason: ReasonUnknownOp, Count: 1, Phase: PhaseStep, Nodes: []string{"model/head/custom"}}},
 				Nodes:     cpuNodes,

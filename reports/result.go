@@ -193,14 +193,11 @@ type RegistryInfo struct {
 }
 
 // CoverageLevel is the confidence to print next to the target's coverage
-// figure: "" for a high-confidence pack, otherwise its level ("unrated"
-// when the pack gives none).
+// figure: the pack's level when it is below high, "" for a high-confidence
+// pack or a report written before levels existed.
 func (t *Target) CoverageLevel() string {
-	switch t.Registry.ConfidenceLevel {
-	case "high":
+	if t.Registry.ConfidenceLevel == "high" {
 		return ""
-	case "":
-		return "unrated"
 	}
 	return t.Registry.ConfidenceLevel
 }

@@ -55,28 +55,131 @@ func golden(t *testing.T, name, got string) {
 func TestRegistryList(t *testing.T) {
 	code, out, _ := runRegistryCLI(t, t.TempDir(), "list")
 	require.Equal(t, ExitOK, code)
-	for _, name := range []string{"cpu", "cuda", "rocm", "default", "xla", "intel-xpu", "directml", "musa", "ascend", "cambricon-mlu", "hygon-dcu", "dump required"} {
-		assert.Contains(t, out, name)
+	// Every stack issue #12 names, with its mechanism.
+	for _, want := range []string{
+		`(?m)^musa +Moore Threads +MUSA +kernel +high`,
+		`(?m)^ascend +Huawei +NPU +graph_offload +low`,
+		`(?m)^xla +Google +XLA_GPU_JIT +xla_cluster +medium`,
+		`(?m)^iluvatar-corex +Iluvatar CoreX +GPU +derived +low`,
+		`(?m)^hygon-dcu +Hygon +GPU +derived +medium`,
+		`(?m)^enflame-gcu +Enflame +XLA_DTU +derived +low`,
+		`(?m)^cambricon-mlu +Cambricon +MLU +dump_required .*docs/registries.md#cambricon-mlu`,
+		`(?m)^kunlunxin +Kunlunxin +- +dump_required`,
+		`(?m)^biren +Biren +- +dump_required`,
+	} {
+		assert.Regexp(t, want, out)
 	}
 
 	code, out, _ = runRegistryCLI(t, t.TempDir(), "list", "--format", "json")
 	require.Equal(t, ExitOK, code)
 	var got struct {
-		Packs        []packSummary            `json:"packs"`
-		DumpRequired []coverage.DumpOnlyStack `json:"dump_required"`
+		Packs        []packSummary  `json:"packs"`
+		DumpRequired []dumpRequired `json:"dump_required"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.NotEmpty(t, got.Packs)
+	prev := 4
 	for _, p := range got.Packs {
 		assert.Positive(t, p.Kernels, p.Name)
 		assert.Positive(t, p.Ops, p.Name)
 		assert.NotEmpty(t, p.Source, p.Name)
 		assert.NotEmpty(t, p.Confidence, p.Name)
+		assert.NotEmpty(t, p.NextStep, p.Name)
+		r := coverage.Level(p.ConfidenceLevel).Rank()
+		assert.Positive(t, r, "%s has a confidence level", p.Name)
+		assert.LessOrEqual(t, r, prev, "packs are sorted by confidence, high first (%s)", p.Name)
+		prev = r
+		if p.Mechanism == string(coverage.MechanismDerived) {
+			assert.NotEmpty(t, p.Base, p.Name)
+		}
 	}
-	assert.Len(t, got.DumpRequired, len(coverage.DumpOnlyStacks()))
+	require.Len(t, got.DumpRequired, len(coverage.DumpOnlyStacks()))
+	for _, d := range got.DumpRequired {
+		assert.Equal(t, "dump_required", d.Mechanism)
+		assert.Contains(t, d.NextStep, "tools/dump_registry.py")
+	}
 
 	code, _, _ = runRegistryCLI(t, t.TempDir(), "list", "--format", "xml")
 	assert.Equal(t, ExitUsage, code)
+}
+
+func TestRegistryShowBuildFlagsAndDerivation(t *testing.T) {
+	code, out, _ := runRegistryCLI(t, t.TempDir(), "show", "cpu", "--op", "QuantizedConv2DAndRelu")
+	require.Equal(t, ExitOK, code)
+	assert.Regexp(t, `(?m)^build: .*INTEL_MKL.*ENABLE_ONEDNN_V3`, out, "the CPU pack says it is the oneDNN build")
+	assert.Regexp(t, `(?m)^QuantizedConv2DAndRelu +CPU `, out)
+
+	code, out, _ = runRegistryCLI(t, t.TempDir(), "show", "enflame-gcu", "--op", "Relu")
+	require.Equal(t, ExitOK, code)
+	assert.Regexp(t, `(?m)^base: +xla \(xla_cluster, TensorFlow 2.15.0; the vendor ships 1.x\)`, out)
+	assert.Regexp(t, `(?m)^evidence: +EnflameTechnology/ModelZoo training/tensorflow/vision/resnet/run_classify.py`, out)
+	assert.Regexp(t, `(?m)^newer than TensorFlow 1.x \(op_newer_than_stack\): \d+ ops: .*BatchMatMulV3`, out)
+}
+
+func TestRegistryDerive(t *testing.T) {
+	wd := t.TempDir()
+	code, _, errs := runRegistryCLI(t, wd, "derive", "--base", "cuda", "--name", "corex-test", "--vendor", "Iluvatar CoreX",
+		"--device-type", "GPU", "--tf-version", "2.6.5", "--confidence-level", "low", "--rule", "TF's CUDA kernels",
+		"--evidence", "Deep-Spark/DeepSparkHub README.md: tensorflow-2.6.5+corex", "--version-check", "none possible", "-o", "corex.json")
+	require.Equal(t, ExitOK, code, errs)
+	assert.Contains(t, errs, "corex-test derived from cuda")
+	packs, err := coverage.LoadRegistryFile(filepath.Join(wd, "corex.json"))
+	require.NoError(t, err)
+	assert.Equal(t, coverage.MechanismDerived, packs[0].Mechanism)
+	assert.Equal(t, "cuda", packs[0].Derived.Base)
+
+	hist := filepath.Join(wd, "hist")
+	require.NoError(t, os.MkdirAll(filepath.Join(hist, "v1"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(hist, "v2"), 0o755))
+	for _, f := range []string{"v1/Relu.pbtxt", "v2/Relu.pbtxt", "v2/BatchMatMulV3.pbtxt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(hist, f), []byte("op { name: \"x\" }\n"), 0o644))
+	}
+	code, _, errs = runRegistryCLI(t, wd, "derive", "--base", "cuda", "--name", "old", "--vendor", "v", "--device-type", "GPU",
+		"--tf-version", "1.15", "--confidence-level", "low", "--rule", "r", "--evidence", "e", "--version-check", "v1 history",
+		"--known-ops", "hist/v1", "--recorded-ops", "hist/v2", "-o", "old.json")
+	require.Equal(t, ExitOK, code, errs)
+	packs, err = coverage.LoadRegistryFile(filepath.Join(wd, "old.json"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"BatchMatMulV3"}, packs[0].NewerThanStack)
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"derive", "--base", "cuda"}, ExitUsage, "needs --base, --name"},
+		{[]string{"derive", "--base", "cuda", "--name", "x", "--vendor", "v", "--device-type", "GPU", "--tf-version", "1", "--rule", "r", "--evidence", "e", "--confidence-level", "high", "--version-check", "v", "-o", "x.json"}, ExitUsage, "low or medium"},
+		{[]string{"derive", "--base", "hygon-dcu", "--name", "x", "--vendor", "v", "--device-type", "GPU", "--tf-version", "1", "--rule", "r", "--evidence", "e", "--confidence-level", "low", "--version-check", "v", "-o", "x.json"}, ExitUsage, "is itself derived"},
+		{[]string{"derive", "--base", "cuda", "--name", "x", "--vendor", "v", "--device-type", "GPU", "--tf-version", "1", "--rule", "r", "--evidence", "e", "--confidence-level", "low", "--version-check", "v", "--known-ops", "hist/v1", "-o", "x.json"}, ExitUsage, "go together"},
+		{[]string{"derive", "--base", "cuda", "--name", "x", "--vendor", "v", "--device-type", "GPU", "--tf-version", "1", "--rule", "r", "--evidence", "e", "--confidence-level", "low", "--version-check", "v", "--known-ops", "nope", "--recorded-ops", "hist/v2", "-o", "x.json"}, ExitInput, "nope"},
+	} {
+		code, _, errs := runRegistryCLI(t, wd, tc.args...)
+		assert.Equal(t, tc.code, code, tc.args)
+		assert.Contains(t, errs, tc.want, tc.args)
+	}
+}
+
+func TestRegistryAudit(t *testing.T) {
+	wd := t.TempDir()
+	src := filepath.Join(wd, "src", "tensorflow", "core", "kernels")
+	require.NoError(t, os.MkdirAll(src, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "a.cc"), []byte(`REGISTER_KERNEL_BUILDER(Name("Relu").Device(DEVICE_CPU), X);
+REGISTER_KERNEL_BUILDER(Name("NoSuchKernelAnywhere").Device(DEVICE_CPU), X);
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "excl.txt"), []byte("# none\n"), 0o644))
+	code, out, errs := runRegistryCLI(t, wd, "audit", "--source", "src", "--exclusions", "excl.txt", "--pack", "CPU=cpu")
+	assert.Equal(t, ExitGate, code)
+	assert.Contains(t, out, "audit: 2 literal registrations in 1 files: 1 in a pack, 0 excluded, 1 missing")
+	assert.Contains(t, out, "missing: tensorflow/core/kernels/a.cc:2: NoSuchKernelAnywhere on CPU")
+	assert.Contains(t, errs, "1 registrations in no pack")
+
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "excl.txt"), []byte("op=NoSuchKernelAnywhere : a test\n"), 0o644))
+	code, _, errs = runRegistryCLI(t, wd, "audit", "--source", "src", "--exclusions", "excl.txt", "--pack", "CPU=cpu")
+	assert.Equal(t, ExitOK, code, errs)
+
+	code, _, errs = runRegistryCLI(t, wd, "audit", "--source", "src", "--exclusions", "excl.txt", "--pack", "cpu")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errs, "want DEVICE=PACKFILE")
 }
 
 func TestRegistryShow(t *testing.T) {
@@ -125,7 +228,7 @@ func TestRegistryImportAndDiff(t *testing.T) {
 	wd := fixtures(t)
 	code, _, errs := runRegistryCLI(t, wd, "import", "a.pbtxt", "--name", "itex-live", "--vendor", "Intel", "-o", "a.json")
 	require.Equal(t, ExitOK, code, errs)
-	assert.Contains(t, errs, "3 kernels for 3 ops on XPU (+1 DEFAULT kernels)")
+	assert.Contains(t, errs, "3 kernels for 3 ops on XPU (+1 DEFAULT kernels, 1 CPU kernels of this build, 0 vendor OpDefs)")
 	packs, err := coverage.LoadRegistryFile(filepath.Join(wd, "a.json"))
 	require.NoError(t, err)
 	require.Len(t, packs, 1)
