@@ -121,7 +121,7 @@ func packNextStep(p *coverage.Pack) string {
 	case p.ConfidenceLevel == coverage.LevelHigh:
 		return "--target " + p.Name
 	case p.Mechanism == coverage.MechanismDerived:
-		return "--target " + p.Name + " as an estimate; for exact results dump the stack (docs/registries.md#" + p.Name + ")"
+		return "--target " + p.Name + " as an estimate; for exact results dump the stack (docs/registries.md#derived-packs)"
 	}
 	return "--target " + p.Name + " as an estimate (read its confidence note); a live dump of the stack gives exact results (docs/registries.md)"
 }
