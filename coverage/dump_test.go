@@ -148,6 +148,7 @@ func FuzzParseDump(f *testing.F) {
 	f.Add(text)
 	f.Add(bin)
 	f.Add(js)
+	f.Add([]byte(mluDump))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := parseDump("fuzz", data)
 		if err != nil {
