@@ -97,11 +97,14 @@ def all_kernels():
         pass
     from tensorflow.core.framework import kernel_def_pb2
     from tensorflow.python import pywrap_tensorflow as c_api  # TensorFlow 1.x
-    buf = c_api.TF_GetAllRegisteredKernels()
+    return read_buffer(c_api, c_api.TF_GetAllRegisteredKernels(), kernel_def_pb2.KernelList())
+
+
+def read_buffer(c_api, buf, message):
+    """Parses a TF_Buffer the C API returned into message, and frees it."""
     try:
-        kl = kernel_def_pb2.KernelList()
-        kl.ParseFromString(c_api.TF_GetBuffer(buf))
-        return kl
+        message.ParseFromString(c_api.TF_GetBuffer(buf))
+        return message
     finally:
         c_api.TF_DeleteBuffer(buf)
 
@@ -116,12 +119,7 @@ def all_ops():
             buf = c_api.TF_GetAllOpList()
         except (ImportError, AttributeError):
             continue
-        try:
-            ops = op_def_pb2.OpList()
-            ops.ParseFromString(c_api.TF_GetBuffer(buf))
-            return ops
-        finally:
-            c_api.TF_DeleteBuffer(buf)
+        return read_buffer(c_api, buf, op_def_pb2.OpList())
     return None
 
 
