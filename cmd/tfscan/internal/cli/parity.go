@@ -212,7 +212,12 @@ func runParity(ctx context.Context, e *env, args []string) error {
 			name = t.Index.Pack().Precision
 		}
 		if name == "" {
-			name = precision.DefaultFor(t.Name, t.Index.DeviceType()).Profile
+			// A derived pack's stack computes like its base (hygon-dcu like rocm).
+			like := t.Name
+			if d := t.Index.Pack().Derived; d != nil {
+				like = d.Base
+			}
+			name = precision.DefaultFor(like, t.Index.DeviceType()).Profile
 		}
 		prof, err := precision.Lookup(name, *ftz)
 		if err != nil {
