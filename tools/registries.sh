@@ -22,8 +22,11 @@ cd "$(dirname "$0")/.."
 TF_SRC=${TF_SRC:-$(go env GOMODCACHE)/github.com/tensorflow/tensorflow@v2.15.0+incompatible}
 SRC=${SRC:-/tmp/src}
 if [[ -z "${TFSCAN:-}" ]]; then
-  go build -o "$out/.tfscan" ./cmd/tfscan
-  TFSCAN=$out/.tfscan
+  # Built outside OUTDIR, and removed however the script ends.
+  bin=$(mktemp -d)
+  trap 'rm -rf "$bin"' EXIT
+  go build -o "$bin/tfscan" ./cmd/tfscan
+  TFSCAN=$bin/tfscan
 fi
 for d in "$TF_SRC/tensorflow/core/kernels"; do
   [[ -d $d ]] || { echo "missing TensorFlow source at $TF_SRC" >&2; exit 2; }
@@ -174,4 +177,3 @@ NO_OP_DATES="not possible for a TensorFlow 2.x stack from the TF 2.15 tree: the 
 "$TFSCAN" registry audit --source "$TF_SRC" --exclusions tools/registries-exclusions.txt \
   --pack CPU="$out/cpu.json.gz" --pack GPU="$out/cuda.json.gz" --pack GPU="$out/rocm.json.gz" \
   --pack DEFAULT="$out/default.json.gz" --pack XLA="$out/xla.json.gz"
-rm -f "$out/.tfscan"
