@@ -129,7 +129,9 @@ func learnRegistry(e *env, log *explain.Log, out, target string, registries []st
 			return scanError(err)
 		}
 		p := ts.List[0].Index.Pack()
-		devType, mech = p.DeviceType, p.Mechanism
+		// A derived target runs its base's way; a learned pack has no
+		// derivation of its own (coverage.Pack.Validate).
+		devType, mech = p.DeviceType, p.RunsAs()
 	}
 	p, skipped := explain.LearnPack(log, devType, mech)
 	var buf bytes.Buffer
