@@ -52,6 +52,11 @@ type Options struct {
 	Source coverage.Matcher
 	// NoWishlist skips the what-if re-simulations.
 	NoWishlist bool
+	// WhatIfCovered are groups of graph nodes to ask the wishlist's
+	// question about: what if these nodes (every instance of them) had a
+	// kernel on the target? Result.WhatIf answers each group in order.
+	// `tfscan rewrite` asks it of the nodes a rule would make covered.
+	WhatIfCovered [][]*graph.Node
 	// Count selects the graph nodes whose work counts in partitions,
 	// transfers, islands and the wishlist (e.g. the nodes of the step
 	// phase, graph.Phases); nil counts every node. Every node is still
@@ -125,7 +130,10 @@ type Result struct {
 
 	Islands  []Island
 	Wishlist []Wish
-	Fusions  []Fusion
+	// WhatIf answers Options.WhatIfCovered, one entry per group (Op and
+	// DType empty; Nodes the group's size).
+	WhatIf  []Wish
+	Fusions []Fusion
 	// AMP lists the nodes auto mixed precision would convert and whether the
 	// target has the half-precision kernel (empty without Options.Precision).
 	AMP []AMPNode

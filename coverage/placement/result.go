@@ -107,6 +107,7 @@ func (s *sim) result() *Result {
 	if !s.opts.NoWishlist {
 		r.Wishlist = s.wishlist(all)
 	}
+	r.WhatIf = s.whatIfCovered()
 	r.Fusions = s.fusions()
 	r.AMP = s.ampResult()
 	r.Warnings = dedupStrings(s.warnings)

@@ -91,38 +91,11 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 		}
 		return keys[a].dtype < keys[b].dtype
 	})
-	members := s.groupMembers()
-	comp := s.cpuComponents()
-	compNodes := map[int][]int{}
-	for i, c := range comp {
-		if c >= 0 {
-			compNodes[c] = append(compNodes[c], i)
-		}
-	}
+	rg := s.newRegions()
 	var out []Wish
 	for _, k := range keys {
 		nodes := byKey[k]
-		region := map[int]bool{}
-		compDone := map[int]bool{}
-		rootDone := map[int]bool{}
-		stack := append([]int(nil), nodes...)
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if region[i] {
-				continue
-			}
-			region[i] = true
-			if c := comp[i]; c >= 0 && !compDone[c] {
-				compDone[c] = true
-				stack = append(stack, compNodes[c]...)
-			}
-			if r := s.find(i); !rootDone[r] {
-				rootDone[r] = true
-				stack = append(stack, members.of(r)...)
-			}
-		}
-		w := s.whatIfRegion(k, nodes, region, members)
+		w := s.whatIfRegion(WithKernel(s.matchers[s.tgt], k.op, k.dtype), nodes, rg.around(nodes), rg.members)
 		w.Op, w.DType, w.Nodes = k.op, dtName(k.dtype), len(nodes)
 		out = append(out, w)
 	}
@@ -175,6 +148,100 @@ func (s *sim) groupMembers() members {
 	return m
 }
 
+// regions finds what a what-if must re-place around some nodes: their
+// CPU components and colocation groups, closed under both.
+type regions struct {
+	s         *sim
+	members   members // the nodes of each colocation group
+	comp      []int   // CPU component of each node, -1 if none
+	compNodes map[int][]int
+}
+
+func (s *sim) newRegions() *regions {
+	rg := &regions{s: s, members: s.groupMembers(), compNodes: map[int][]int{}}
+	rg.comp = s.cpuComponents()
+	for i, c := range rg.comp {
+		if c >= 0 {
+			rg.compNodes[c] = append(rg.compNodes[c], i)
+		}
+	}
+	return rg
+}
+
+// around is the region of nodes: the nodes, every node of their CPU
+// components and colocation groups, and so on until closed.
+func (rg *regions) around(nodes []int) map[int]bool {
+	region := map[int]bool{}
+	compDone := map[int]bool{}
+	rootDone := map[int]bool{}
+	stack := append([]int(nil), nodes...)
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if region[i] {
+			continue
+		}
+		region[i] = true
+		if c := rg.comp[i]; c >= 0 && !compDone[c] {
+			compDone[c] = true
+			stack = append(stack, rg.compNodes[c]...)
+		}
+		if r := rg.s.find(i); !rootDone[r] {
+			rootDone[r] = true
+			stack = append(stack, rg.members.of(r)...)
+		}
+	}
+	return region
+}
+
+// whatIfCovered answers Options.WhatIfCovered: for each group of graph
+// nodes, the transfers removed if every instance of them had a kernel on
+// the target (what `tfscan rewrite` gets when it makes them covered).
+func (s *sim) whatIfCovered() []Wish {
+	if len(s.opts.WhatIfCovered) == 0 {
+		return nil
+	}
+	out := make([]Wish, len(s.opts.WhatIfCovered))
+	if s.tgt == s.cpu {
+		return out
+	}
+	rg := s.newRegions()
+	for gi, group := range s.opts.WhatIfCovered {
+		set := make(map[int]bool, len(group))
+		for _, n := range group {
+			set[n.ID] = true
+		}
+		var nodes []int
+		for i, p := range s.nodes {
+			if !p.ghost && !p.io && p.src != nil && set[p.src.ID] {
+				nodes = append(nodes, i)
+			}
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		w := s.whatIfRegion(&coveredMatcher{Matcher: s.matchers[s.tgt], nodes: set}, nodes, rg.around(nodes), rg.members)
+		w.Nodes = len(group)
+		out[gi] = w
+	}
+	return out
+}
+
+// coveredMatcher answers "covered" for a set of graph nodes (by ID, so
+// that auto mixed precision's lookup copies count too) and asks the
+// wrapped matcher for the rest.
+type coveredMatcher struct {
+	coverage.Matcher
+	nodes map[int]bool
+}
+
+func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
+	if n.ID >= 0 && c.nodes[n.ID] {
+		return coverage.Match{Reason: coverage.ReasonCovered, Kernel: &kdpb.KernelDef{Op: n.Op, DeviceType: c.DeviceType()}}
+	}
+	return c.Matcher.Match(n)
+}
+
 // cpuComponents labels connected components of CPU-placed nodes.
 func (s *sim) cpuComponents() []int {
 	outs := s.outEdges()
@@ -214,9 +281,9 @@ func (s *sim) cpuComponents() []int {
 	return comp
 }
 
-// whatIfRegion re-places region with k's kernel present and returns the
-// transfer delta; all state is restored afterwards.
-func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members members) Wish {
+// whatIfRegion re-places region with the target matcher override for
+// nodes and returns the transfer delta; all state is restored afterwards.
+func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[int]bool, members members) Wish {
 	idx := make([]int, 0, len(region))
 	for i := range region {
 		idx = append(idx, i)
@@ -250,7 +317,6 @@ func (s *sim) whatIfRegion(k wishKey, nodes []int, region map[int]bool, members 
 			}
 		}
 	}
-	override := WithKernel(s.matchers[s.tgt], k.op, k.dtype)
 	s.whatIf = map[int][]coverage.Match{}
 	for _, i := range nodes {
 		oldSup[i] = s.sup[i]
