@@ -255,12 +255,18 @@ func roundHalfEven(x float64) float64 { return math.RoundToEven(x) }
 
 func identityT[T any](x T) T { return x }
 
-// softplus64 follows tensorflow/core/kernels/softplus_op.h: thresholds at
-// log(epsilon)+2 so that large inputs pass through and small ones use exp.
-// For half and bfloat16 Eigen rounds exp(x) to the storage type before
-// log1p; rnd (nil for float/double) reproduces that.
+// softplus64 follows tensorflow/core/kernels/softplus_op.h:30-57:
+// thresholds at log(epsilon)+2 so that large inputs pass through and small
+// ones use exp. The kernel computes in the op's dtype: the threshold is a
+// static const T (log(epsilon) rounded to T, plus 2 rounded to T), and
+// exp(x) is rounded to T before log1p; rnd (nil for double) reproduces
+// both, so that Softplus equals its decomposition into Greater, Less, Exp,
+// Log1p and SelectV2 (rewrite's decompose-softplus) bit for bit.
 func softplusFor(eps float64, rnd func(float32) float32) func(float64) float64 {
 	threshold := math.Log(eps) + 2
+	if rnd != nil {
+		threshold = float64(rnd(rnd(float32(math.Log(eps))) + 2))
+	}
 	return func(x float64) float64 {
 		switch {
 		case x > -threshold:
@@ -339,7 +345,7 @@ func init() {
 	// softplus_op.cc and softsign_op.cc: TF_CALL_FLOAT_TYPES (half, bfloat16,
 	// float, double). The threshold uses the dtype's own epsilon.
 	reg("Softplus", unaryFns{
-		f32:  f32(softplusFor(float64(math.Nextafter32(1, 2)-1), nil)),
+		f32:  f32(softplusFor(float64(math.Nextafter32(1, 2)-1), func(v float32) float32 { return v })),
 		f64:  softplusFor(math.Nextafter(1, 2)-1, nil),
 		h:    f32(softplusFor(1.0/1024, RoundFloat16)),
 		bh:   f32(softplusFor(1.0/128, RoundBFloat16)),

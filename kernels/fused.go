@@ -48,6 +48,25 @@ func init() {
 				return fusedConvOp(c, func() (*convResult[float64], error) { return depthwiseCompute[float64](c, c.Inputs[0], c.Inputs[1]) })
 			})
 	})
+	// _FusedConv3D (ops/mkl_nn_ops.cc:131-148; oneDNN's kernel only): a
+	// Conv3D of the input padded by padding_list (the Pad that remapper
+	// fused, remapper.cc:3441-3490), then the fused ops.
+	Register("_FusedConv3D", func(ctx *Context) ([]*Tensor, error) {
+		if err := nnInputs(ctx, 2); err != nil {
+			return nil, err
+		}
+		x, err := padByList(ctx, ctx.Inputs[0])
+		if err != nil {
+			return nil, err
+		}
+		return byFloat(ctx, x.DType, allFloats,
+			func(c *Context) ([]*Tensor, error) {
+				return fusedConvOp(c, func() (*convResult[float32], error) { return convCompute[float32](c, x, c.Inputs[1], 3) })
+			},
+			func(c *Context) ([]*Tensor, error) {
+				return fusedConvOp(c, func() (*convResult[float64], error) { return convCompute[float64](c, x, c.Inputs[1], 3) })
+			})
+	})
 	Register("_FusedMatMul", func(ctx *Context) ([]*Tensor, error) {
 		if err := nnInputs(ctx, 2); err != nil {
 			return nil, err
@@ -55,6 +74,50 @@ func init() {
 		return byFloat(ctx, ctx.Inputs[0].DType, allFloats, fusedMatMulOp[float32], fusedMatMulOp[float64])
 	})
 }
+
+// padByList pads x with zeros by the padding_list attr (before/after
+// pairs per dimension), as a Pad node would; x itself when it is unset.
+func padByList(ctx *Context, x *Tensor) (*Tensor, error) {
+	if !ctx.HasAttr("padding_list") {
+		return x, nil
+	}
+	list, err := ctx.AttrInts("padding_list")
+	if err != nil || len(list) == 0 {
+		return x, err
+	}
+	if len(list) != 2*len(x.Shape) {
+		return nil, ctx.Errorf("padding_list has %d values for a rank-%d input", len(list), len(x.Shape))
+	}
+	maps := make([][]int, len(x.Shape))
+	for d, dim := range x.Shape {
+		lo, hi := int(list[2*d]), int(list[2*d+1])
+		if lo < 0 || hi < 0 || lo+dim+hi > maxPadded {
+			return nil, ctx.Errorf("padding_list %v is out of range", list)
+		}
+		m := make([]int, lo+dim+hi)
+		for j := range m {
+			if k := j - lo; k >= 0 && k < dim {
+				m[j] = k
+			} else {
+				m[j] = -1
+			}
+		}
+		maps[d] = m
+	}
+	fill, err := NewTensor(BaseType(x.DType), []int{})
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	out, err := gatherDims(x, maps, fill)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	return out, nil
+}
+
+// maxPadded bounds one padded dimension, so that a hostile padding_list
+// cannot make the kernel allocate without bound.
+const maxPadded = 1 << 24
 
 // fusedEpilogue is a parsed fused_ops list with its operands.
 type fusedEpilogue[T nnFloat] struct {

@@ -165,6 +165,19 @@ type targetView struct {
 	Disagree []ComparedNode
 	// PlacementNotes is set when the placement has something to list.
 	PlacementNotes bool
+	// Rewrite is the before → after table, the rules and the notes of a
+	// `tfscan rewrite` (nil otherwise).
+	Rewrite *rewriteView
+	// RewriteRemoves is check's count of fallbacks rewrite would remove.
+	RewriteRemoves int
+}
+
+// rewriteView is what the HTML shows of a rewrite.
+type rewriteView struct {
+	Output string
+	Rows   [][]string // what, before, after
+	Rules  [][]string // rule, ops, nodes, exactness, checks, error seen
+	Notes  []string
 }
 
 // barSegment is one part of a target's stacked coverage bar.
@@ -183,6 +196,12 @@ func buildModelView(i int, m *Model) modelView {
 		total, covered := t.CountedNodes()
 		tv := targetView{ID: fmt.Sprintf("m%d-t%d", i, j), T: t, Percent: t.CoveragePercent(), Total: total, Covered: covered, Fallback: t.FallbackNodes()}
 		tv.Segments = coverageSegments(t)
+		if n := t.RewriteRemovesFallback; n != nil {
+			tv.RewriteRemoves = *n
+		}
+		if rw := t.Rewrite; rw != nil {
+			tv.Rewrite = &rewriteView{Output: rw.Output, Rows: rewriteRows(rw), Rules: rewriteRuleRows(rw), Notes: rewriteNotes(rw)}
+		}
 		tv.Uncovered = t.Uncovered[:min(len(t.Uncovered), htmlUncoveredGroups)]
 		tv.MoreUnc = len(t.Uncovered) - len(tv.Uncovered)
 		if p := t.Placement; p != nil {

@@ -147,6 +147,14 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 				}
 			}
 		}
+		for _, t := range m.Targets {
+			if t.Rewrite != nil {
+				writeRewriteMarkdown(&sec, t)
+			}
+			if n := t.RewriteRemovesFallback; n != nil && *n > 0 {
+				fmt.Fprintf(&sec, "\n**%s** — `tfscan rewrite` would remove %d fallback node(s)\n", mdCell(t.Target), *n)
+			}
+		}
 		if len(m.Findings) > 0 {
 			fmt.Fprintf(&sec, "\n**Security findings**: %d\n\n", len(m.Findings))
 			for _, f := range m.Findings {

@@ -116,6 +116,12 @@ type Target struct {
 	// Delta is what changes against the GPU the model runs on today
 	// (--from, cuda by default); absent with --from none.
 	Delta *Delta `json:"delta,omitempty"`
+	// Rewrite is what `tfscan rewrite` did for this target.
+	Rewrite *Rewrite `json:"rewrite,omitempty"`
+	// RewriteRemovesFallback is, in `tfscan check`, how many fallback
+	// nodes `tfscan rewrite` would remove on this target (nil when not
+	// asked).
+	RewriteRemovesFallback *int `json:"rewrite_removes_fallback_nodes,omitempty"`
 	// Ops counts the nodes the figures count (Counts) per op and reason:
 	// the op × target matrix, exact whatever Nodes lists. Sorted by op.
 	Ops []OpCoverage `json:"ops"`

@@ -29,6 +29,7 @@ const (
 	tableAttentionOps   = 6  // op rows per model section
 	tableTopWarnings    = 1  // placement warnings per target
 	tableAssumedOutputs = 10 // assumed outputs listed
+	tableRewriteSkipped = 6  // rules not applied, per target (tfscan rewrite)
 	// tableLines is what the default view aims to fit in: two screens.
 	// Model sections stop where they would go past it (the summary and the
 	// gate are always whole); the models left out are named.
@@ -536,15 +537,16 @@ func lostFusions(m *Model, verbose bool) []string {
 // writeSections prints a section per model that needs attention (all
 // models with -v) while the view stays within tableLines, leaving room for
 // the gate; the models whose section did not fit are named at the end.
-// Parity results (tfscan parity) always get a section.
+// Parity results (tfscan parity) and rewrites (tfscan rewrite) always get a
+// section.
 func writeSections(p *printer, r *Report, v *tableView, verbose bool) {
 	budget := tableLines - p.lines - gateLines(r) - 2
 	var skipped []string
 	for _, m := range r.Models {
 		ops := attentionOps(m)
 		warns := modelWarnings(m, verbose)
-		parity := slices.ContainsFunc(m.Targets, func(t *Target) bool { return t.Parity != nil })
-		if !verbose && len(ops) == 0 && len(warns) == 0 && !parity {
+		ran := slices.ContainsFunc(m.Targets, func(t *Target) bool { return t.Parity != nil || t.Rewrite != nil })
+		if !verbose && len(ops) == 0 && len(warns) == 0 && !ran {
 			continue
 		}
 		var buf bytes.Buffer
@@ -562,6 +564,9 @@ func writeSections(p *printer, r *Report, v *tableView, verbose bool) {
 			for _, t := range m.Targets {
 				if t.Parity != nil {
 					writeParityTable(sp, t)
+				}
+				if t.Rewrite != nil {
+					writeRewriteTable(sp, t)
 				}
 			}
 		}
@@ -674,6 +679,11 @@ func writeTargetLines(p *printer, m *Model, v *tableView, verbose bool) {
 			p.line("%s: %s", t.Target, strings.Join(parts, "; "))
 		}
 	}
+	for _, t := range m.Targets {
+		if n := t.RewriteRemovesFallback; n != nil && *n > 0 {
+			p.line("%s: tfscan rewrite would remove %d fallback node(s) (tfscan rewrite %s --target %s -o OUT)", t.Target, *n, m.Path, t.Target)
+		}
+	}
 }
 
 // changedOps names the ops of a target's nodes with one change, most nodes
@@ -760,6 +770,9 @@ func writeVerboseTargets(p *printer, m *Model) {
 		}
 		if t.Parity != nil {
 			writeParityTable(p, t)
+		}
+		if t.Rewrite != nil {
+			writeRewriteTable(p, t)
 		}
 	}
 	if total := phaseTotals(m); total != "" {

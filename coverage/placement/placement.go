@@ -205,6 +205,10 @@ type Wish struct {
 	Nodes            int
 	TransfersRemoved int
 	BytesRemoved     int64
+	// IOBytesRemoved is the part of BytesRemoved that is copies of fed
+	// inputs and fetched outputs (Result.IOBytes, apart from
+	// TransferBytes).
+	IOBytesRemoved int64
 }
 
 // Fusion is a Grappler remapper fusion that applies on the source GPU but

@@ -376,6 +376,9 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		}
 		w.TransfersRemoved++
 		w.BytesRemoved += x.Bytes
+		if x.IO {
+			w.IOBytesRemoved += x.Bytes
+		}
 	}
 	for _, x := range after {
 		if !s.countedXfer(x) {
@@ -383,6 +386,9 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		}
 		w.TransfersRemoved--
 		w.BytesRemoved -= x.Bytes
+		if x.IO {
+			w.IOBytesRemoved -= x.Bytes
+		}
 	}
 	return w
 }

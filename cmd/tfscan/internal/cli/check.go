@@ -262,13 +262,19 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	var rep *reports.Report
 	if results != "" {
+		// A report read back has no rewrite preview unless the run that
+		// wrote it was a check.
 		if rep, err = s.readResults(e, results); err != nil {
 			return err
 		}
 		if err := checkResultsConfidence(s, rep); err != nil {
 			return err
 		}
-	} else if rep, err = scan.Run(ctx, s.opts); err != nil {
+	} else {
+		s.opts.RewritePreview = true
+		rep, err = scan.Run(ctx, s.opts)
+	}
+	if err != nil {
 		return scanError(err)
 	}
 	rep.Gate = reports.EvaluateGate(rep, s.policy, base, today)

@@ -74,6 +74,8 @@ func dispatch(ctx context.Context, e *env, args []string) error {
 		return runVectors(ctx, e, rest)
 	case "explain":
 		return runExplain(ctx, e, rest)
+	case "rewrite":
+		return runRewrite(ctx, e, rest)
 	case "version", "--version":
 		fmt.Fprintf(e.stdout, "tfscan %s\n", Version)
 		return nil
@@ -103,6 +105,7 @@ Usage:
   tfscan parity PATH --target T [--precision P] [--inputs in.npz] [--golden out.npz]
   tfscan vectors PATH --target T -o DIR
   tfscan explain LOG --model PATH --target T [--format table|json|markdown] [--learn-registry PACK]
+  tfscan rewrite PATH --target T -o OUT [--inputs in.npz] [--rules LIST] [--allow-lower-precision] [--clear-devices]
   tfscan version
 
 Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error,

@@ -67,7 +67,9 @@ func newResultCache(dir string, opts Options, recorded *reports.Options) (*resul
 		Executable string
 		Builtin    map[string]string
 		Options    reports.Options
-	}{opts.Version, executableHash(), builtin, o})
+		// check's rewrite preview adds a figure a scan does not have.
+		RewritePreview bool
+	}{opts.Version, executableHash(), builtin, o, opts.RewritePreview})
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,10 @@ type Options struct {
 	Cache     string
 	CacheDone func(CacheStats)
 
+	// RewritePreview asks, per model and target, how many fallback nodes
+	// `tfscan rewrite` would remove (check's mention of it).
+	RewritePreview bool
+
 	Placement PlacementOptions
 
 	// onGraph, when set, is handed each model's graph once it is built
@@ -571,6 +575,11 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	if err != nil {
 		return nil, err
 	}
+	return scanLoaded(path, m, g, ts, counted, opts, log)
+}
+
+// scanLoaded scans the loaded model m, whose selected meta graph is g.
+func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
 	if opts.onGraph != nil {
 		opts.onGraph(g)
 	}
@@ -632,6 +641,13 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 		spare = nil
 		if err := simulate(rt, g, nodes, ts.List[i], ts, opts, fetches, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
+		}
+		if opts.RewritePreview && !opts.Placement.Disabled {
+			n, err := rewritePreview(context.Background(), m, g, ts, ts.List[i], counted, opts)
+			if err != nil {
+				return nil, &ModelError{Path: path, Err: fmt.Errorf("rewrite preview for %s: %w", ts.List[i].Name, err)}
+			}
+			rt.RewriteRemovesFallback = &n
 		}
 		if i == fromIdx {
 			src = sourceOf(rt)

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
+)
+
+// runRewrite implements `tfscan rewrite MODEL --target T -o OUT
+// [--inputs in.npz] [--rules LIST] [--allow-lower-precision]
+// [--clear-devices] [--signature KEY] [--tags T] [--seed N] [--dim N]
+// [--input-dim NAME=V]... [--registry FILE]... [--format FORMAT[=FILE]]...`:
+// it rewrites the nodes the target cannot run into nodes it can, proves
+// on the executor that the rewritten model computes what the original does,
+// writes it in the format it came in, and reports before → after. A failed
+// proof writes nothing and exits 1; usage problems (an unknown rule or
+// target, an output that exists) exit 2 before the model is read; a model or
+// input that cannot be read or run exits 3.
+func runRewrite(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("rewrite", e.stderr)
+	var targets listFlag
+	var registries, formats, dims repeatFlag
+	var tags, rules listFlag
+	fs.Var(&targets, "target", "the target registry `NAME` to rewrite for (see 'tfscan registry list')")
+	out := fs.String("o", "", "write the rewritten model to `PATH` (must not exist, or be an empty directory)")
+	inputs := fs.String("inputs", "", "`FILE`.npz of inputs the proof also runs on (keys: signature input keys or tensor names)")
+	fs.Var(&rules, "rules", "rewrite only with `RULES` (names or kinds: unfuse, decompose, fold, cast, unpin; default: all but cast and unpin)")
+	lower := fs.Bool("allow-lower-precision", false, "let the cast rule run float32 nodes in the target's float16 kernels (cast-float16)")
+	clear := fs.Bool("clear-devices", false, "drop the top-level nodes' device fields, as an import with clear_devices=True does (rule unpin)")
+	signature := fs.String("signature", "", "the signature `KEY` the figures and --inputs are about (default: serving_default, else the first)")
+	fs.Var(&tags, "tags", "MetaGraph `TAGS` the figures are about (default: serve, else the first); every meta graph is rewritten")
+	fs.Var(&registries, "registry", "registry `FILE`: a pack file or a raw kernel dump (repeatable)")
+	fs.Var(&formats, "format", "report `FORMAT[=FILE]`: table, json, html, markdown (repeatable; default table)")
+	fs.Var(&dims, "dim", "value for an unknown dimension in the placement's byte counts, `NAME=VALUE` (as scan's --dim)")
+	seed := fs.Uint("seed", 1, "seed of the proof's generated inputs")
+	inputDim := fs.Int("input-dim", 128, "size of unknown non-batch dimensions of the proof's generated inputs")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(paths) != 1:
+		return usageErrorf("rewrite: want exactly one model PATH (tfscan rewrite MODEL --target T -o OUT)")
+	case len(targets) != 1:
+		return usageErrorf("rewrite: want exactly one --target")
+	case *out == "":
+		return usageErrorf("rewrite: -o PATH is required")
+	case *seed > 1<<32-1:
+		return usageErrorf("rewrite: --seed must fit in 32 bits")
+	case *inputDim <= 0:
+		return usageErrorf("rewrite: --input-dim must be positive")
+	}
+	for _, f := range formats {
+		name, _, _ := strings.Cut(f, "=")
+		if name == "sarif" || name == "junit" {
+			return usageErrorf("rewrite: --format %s is for scan and check; use table, json, html or markdown", name)
+		}
+	}
+	placeDims := map[string]int64{}
+	for _, d := range dims {
+		name, v, ok := strings.Cut(d, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || name == "" || err != nil || n < 0 || n > maxDim {
+			return usageErrorf("--dim %q: want NAME=VALUE with a non-negative integer VALUE", d)
+		}
+		placeDims[name] = n
+	}
+	if _, err := parseFormats(formats); err != nil {
+		return err
+	}
+	opts := scan.RewriteOptions{
+		Path: joinIfRel(e.wd, paths[0]), Target: targets[0], Output: joinIfRel(e.wd, *out),
+		Registries: registries, Tags: tags, Signature: *signature,
+		Rules: rules, AllowLowerPrecision: *lower, ClearDevices: *clear,
+		Seed: uint32(*seed), Dim: *inputDim, Dims: placeDims, Version: Version, From: "none",
+	}
+	if *inputs != "" {
+		opts.Inputs = joinIfRel(e.wd, *inputs)
+	}
+	rep, err := scan.Rewrite(ctx, opts)
+	if err != nil {
+		var pf *scan.ProofFailedError
+		if errors.As(err, &pf) {
+			return &exitError{code: ExitGate, err: err}
+		}
+		return scanError(err)
+	}
+	rep.Models[0].Path = paths[0]
+	if rw := rep.Models[0].Targets[0].Rewrite; rw != nil {
+		rw.Output = *out
+	}
+	return writeReports(e, formats, rep)
+}

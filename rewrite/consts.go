@@ -1,0 +1,203 @@
+package rewrite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+
+	"github.com/tfscan/tfscan/executor"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// Constants: what Grappler's constant folding would compute before the
+// graph runs (grappler/optimizers/constant_folding.cc). A node is constant
+// when it is a Const, or foldable (MaybeFoldable, constant_folding.cc:
+// 1053-1140) with data inputs that are all constant (IsFoldable 955-1051;
+// control inputs do not matter there). Values come from running the
+// original graph in the executor, which prunes a fetch to its ancestors:
+// the Consts and the foldable ops between them.
+
+// isConst says whether n's output is a constant (top-level nodes only).
+func (p *planner) isConst(n *graph.Node) bool {
+	if n == nil || n.Func != nil {
+		return false
+	}
+	switch p.constness[n] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	p.constness[n] = -1 // a cycle is not constant
+	ok := false
+	if n.Op == "Const" {
+		ok = true
+	} else if why := unfoldable(n); why == "" && len(n.Inputs) > 0 {
+		ok = true
+		for _, in := range n.Inputs {
+			if in.Node == nil || !p.isConst(in.Node) {
+				ok = false
+				break
+			}
+		}
+	}
+	if ok {
+		p.constness[n] = 1
+	}
+	return ok
+}
+
+// unfoldable says why Grappler does not fold n ("" when it may):
+// MaybeFoldable's conditions.
+func unfoldable(n *graph.Node) string {
+	def := n.OpDef
+	switch {
+	case def == nil:
+		return "its op is not registered"
+	case def.GetIsStateful():
+		return "it is stateful"
+	case n.Op == "Placeholder" || n.Op == "PlaceholderWithDefault" || n.Op == "FakeParam":
+		return "it is a placeholder"
+	case n.Op == "Enter" || n.Op == "RefEnter" || n.Op == "Exit" || n.Op == "RefExit" || n.Op == "NextIteration" ||
+		n.Op == "RefNextIteration" || n.Op == "LoopCond" || n.Op == "Switch" || n.Op == "RefSwitch" ||
+		n.Op == "Merge" || n.Op == "RefMerge" || n.Op == "AccumulateNV2":
+		return "it is control flow"
+	case strings.Contains(n.Op, "Save") || strings.Contains(n.Op, "Restore") || strings.Contains(n.Op, "Reader"),
+		strings.Contains(n.Op, "Quantized") || strings.HasPrefix(n.Op, "Sparse"):
+		return "Grappler does not fold " + n.Op
+	case len(def.GetOutputArg()) == 0:
+		return "it has no outputs"
+	}
+	for _, a := range def.GetOutputArg() {
+		if a.GetType() == tpb.DataType_DT_VARIANT {
+			return "it outputs a variant"
+		}
+	}
+	for _, t := range n.OutputTypes {
+		if graph.IsRef(t) || t == tpb.DataType_DT_RESOURCE {
+			return "it outputs a reference"
+		}
+	}
+	return ""
+}
+
+// constInput is the value of n's data input i when it is a constant.
+func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
+	if n.Func != nil || n.ID < 0 || i >= len(n.Inputs) {
+		return nil
+	}
+	in := n.Inputs[i]
+	if in.Node == nil || !p.isConst(in.Node) {
+		return nil
+	}
+	t, err := p.eval(in.Node, in.Output)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// eval runs the original graph for output i of the top-level node n.
+func (p *planner) eval(n *graph.Node, i int) (*kernels.Tensor, error) {
+	if i == 0 {
+		if t, ok := p.consts[n]; ok {
+			return t, nil
+		}
+	}
+	if p.ex == nil && p.exErr == nil {
+		p.ex, p.exErr = executor.New(p.g, p.opts.Weights, executor.Options{})
+	}
+	if p.exErr != nil {
+		return nil, p.exErr
+	}
+	name := fmt.Sprintf("%s:%d", n.Name, i)
+	out, err := p.ex.Run(context.Background(), nil, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	t := out[name]
+	if t == nil {
+		return nil, fmt.Errorf("%s was not computed", name)
+	}
+	if i == 0 {
+		p.consts[n] = t
+	}
+	return t, nil
+}
+
+// evalNodes builds a small graph of nodes and runs it for fetch, with the
+// executor's kernels: the arithmetic a folded constant is computed with.
+func evalNodes(ops *graph.OpRegistry, nodes []*nodepb.NodeDef, fetch string) (*kernels.Tensor, error) {
+	m := &savedmodel.Model{Format: savedmodel.FormatGraphDef, File: "(folded constant)"}
+	mg := &savedmodel.MetaGraph{Def: &mgpb.MetaGraphDef{GraphDef: &gpb.GraphDef{Node: nodes}}}
+	m.MetaGraphs = []*savedmodel.MetaGraph{mg}
+	g, err := graph.Build(m, mg)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := executor.New(g, nil, executor.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out, err := ex.Run(context.Background(), nil, []string{fetch})
+	if err != nil {
+		return nil, err
+	}
+	return out[fetch], nil
+}
+
+// constNode is a Const NodeDef holding t.
+func constNode(name string, t *kernels.Tensor) *nodepb.NodeDef {
+	p, err := kernels.ToProto(t)
+	if err != nil {
+		p = &tensorpb.TensorProto{Dtype: t.DType}
+	}
+	return &nodepb.NodeDef{Name: name, Op: "Const", Attr: map[string]*attrpb.AttrValue{
+		"dtype": typeAttr(t.DType),
+		"value": {Value: &attrpb.AttrValue_Tensor{Tensor: p}},
+	}}
+}
+
+// int32Tensor is an int32 TensorProto.
+func int32Tensor(shape []int, vals []int32) *tensorpb.TensorProto {
+	p, _ := kernels.ToProto(kernels.Int32Tensor(shape, vals))
+	return p
+}
+
+// reshapeProto is t as a TensorProto, reshaped to bshape (with its one -1
+// taking the rest) when bshape is set.
+func reshapeProto(t *kernels.Tensor, bshape []int32) *tensorpb.TensorProto {
+	c := *t
+	if bshape != nil {
+		n := t.NumElements()
+		c.Shape = make([]int, len(bshape))
+		for i, d := range bshape {
+			if d < 0 {
+				c.Shape[i] = n
+			} else {
+				c.Shape[i] = int(d)
+			}
+		}
+	}
+	p, _ := kernels.ToProto(&c)
+	return p
+}
+
+// isInt says whether t is an integer dtype.
+func isInt(t tpb.DataType) bool {
+	switch t {
+	case tpb.DataType_DT_INT8, tpb.DataType_DT_INT16, tpb.DataType_DT_INT32, tpb.DataType_DT_INT64,
+		tpb.DataType_DT_UINT8, tpb.DataType_DT_UINT16, tpb.DataType_DT_UINT32, tpb.DataType_DT_UINT64:
+		return true
+	}
+	return false
+}

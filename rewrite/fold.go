@@ -1,0 +1,65 @@
+package rewrite
+
+import (
+	"fmt"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+
+	"github.com/tfscan/tfscan/kernels"
+)
+
+// maxFoldBytes is Grappler's constant folding limit: a node whose output
+// is larger than its inputs and than kMaxConstantSize (100 KiB,
+// grappler/optimizers/constant_folding.cc:67, checked at 1040) is not
+// folded.
+const maxFoldBytes = 100 * 1024
+
+// ruleFold replaces a node the target has no kernel for, whose data inputs
+// are all constants, by a Const of its value — what Grappler's constant
+// folding does before the graph is placed (IsFoldable and MaybeFoldable,
+// constant_folding.cc:955-1140), computed with tfscan's executor. Only
+// top-level nodes, as the executor fetches top-level tensors; the nodes
+// that fed it stay (the placement no longer counts those nothing else
+// needs).
+var ruleFold = &Rule{
+	Name: "fold-constants", Kind: KindFold,
+	Exactness: Exactness{Exact: true, Claim: "bit-identical: the Const holds the value the node computes from its constant inputs with tfscan's kernel"},
+	Semantics: "tensorflow/core/grappler/optimizers/constant_folding.cc:67, 955-1140",
+	expand: func(x *expander) error {
+		n := x.n
+		if n.Func != nil {
+			return skip("it is in a function body")
+		}
+		if why := unfoldable(n); why != "" {
+			return skip("%s", why)
+		}
+		if x.numIn() == 0 {
+			return skip("it has no inputs")
+		}
+		in := int64(0)
+		for i := 0; i < x.numIn(); i++ {
+			v := x.consts(i)
+			if v == nil {
+				return skip("input %d is not a constant", i)
+			}
+			in += int64(v.NumElements() * kernels.DTypeSize(v.DType))
+		}
+		v, err := x.value()
+		if err != nil {
+			return skip("the executor cannot compute it: %v", err)
+		}
+		size := int64(v.NumElements() * kernels.DTypeSize(v.DType))
+		if size > in && size > maxFoldBytes {
+			return skip("its value would be %d bytes, over Grappler's %d-byte folding limit", size, maxFoldBytes)
+		}
+		p, err := kernels.ToProto(v)
+		if err != nil {
+			return fmt.Errorf("encoding the folded value: %w", err)
+		}
+		x.finish("Const", nil, map[string]*attrpb.AttrValue{
+			"dtype": typeAttr(v.DType),
+			"value": {Value: &attrpb.AttrValue_Tensor{Tensor: p}},
+		})
+		return nil
+	},
+}
