@@ -194,3 +194,26 @@ func TestSelectRules(t *testing.T) {
 	_, err = SelectRules([]string{"unpin"}, false, false)
 	assert.ErrorContains(t, err, "needs --clear-devices")
 }
+
+// TestSuggest answers explain's question for one node: the rules that
+// would make it covered, chains included; none for a covered node.
+func TestSuggest(t *testing.T) {
+	m := modelOf(ph("x", f32, 1, 5, 5, 3), cst("w", kernels.FloatTensor([]int{3, 3, 3, 4}, values(108))), cst("b", kernels.FloatTensor([]int{4}, values(4))),
+		node("y", "_FusedConv2D", []string{"x", "w", "b"}, conv2DAttrs([]string{"BiasAdd", "Relu6"}, 1, nil)))
+	g, err := graph.Build(m, m.MetaGraphs[0])
+	require.NoError(t, err)
+	var y *graph.Node
+	for _, n := range g.Nodes {
+		if n.Name == "y" {
+			y = n
+		}
+	}
+	ss := Suggest(g, y, fakeTarget{deny: set("_FusedConv2D", "Relu6")})
+	require.Len(t, ss, 1)
+	assert.Equal(t, "unfuse-conv2d", ss[0].Rule.Name)
+	require.Len(t, ss[0].Chained, 1)
+	assert.Equal(t, "decompose-relu6", ss[0].Chained[0].Name)
+	assert.Equal(t, []string{"Conv2D", "BiasAdd", "Relu", "Const", "Minimum"}, ss[0].Ops)
+	assert.True(t, ss[0].Exactness.Exact)
+	assert.Empty(t, Suggest(g, y, fakeTarget{}), "covered: nothing to suggest")
+}

@@ -43,10 +43,16 @@ func writeTFJSModel(m *Model, dir string) error {
 	if err != nil {
 		return fileErrorf(src, "re-reading model.json: %v", err)
 	}
+	// The manifest is kept as written (every field of every group, which
+	// the loader's structs do not all hold); a group is appended.
 	var groups []tfjsWeightGroup
+	var rawGroups []json.RawMessage
 	for i, k := range keys {
 		if k == "weightsManifest" {
 			if err := json.Unmarshal(vals[i], &groups); err != nil {
+				return fileErrorf(src, "re-reading weightsManifest: %v", err)
+			}
+			if err := json.Unmarshal(vals[i], &rawGroups); err != nil {
 				return fileErrorf(src, "re-reading weightsManifest: %v", err)
 			}
 		}
@@ -59,7 +65,11 @@ func writeTFJSModel(m *Model, dir string) error {
 	}
 	if len(specs) > 0 {
 		name := newShardName(groups)
-		groups = append(groups, tfjsWeightGroup{Paths: []string{name}, Weights: specs})
+		g, err := json.Marshal(newWeightGroup{Paths: []string{name}, Weights: specs})
+		if err != nil {
+			return fmt.Errorf("encoding the new weight group: %v", err)
+		}
+		rawGroups = append(rawGroups, g)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return &Error{File: dir, Err: unwrapPathError(err)}
 		}
@@ -71,7 +81,10 @@ func writeTFJSModel(m *Model, dir string) error {
 	if err != nil {
 		return fmt.Errorf("encoding modelTopology: %v", err)
 	}
-	manifest, err := json.Marshal(groups)
+	if rawGroups == nil {
+		rawGroups = []json.RawMessage{}
+	}
+	manifest, err := json.Marshal(rawGroups)
 	if err != nil {
 		return fmt.Errorf("encoding weightsManifest: %v", err)
 	}
@@ -112,7 +125,7 @@ func writeTFJSModel(m *Model, dir string) error {
 		return err
 	}
 	srcDir := filepath.Dir(src)
-	for _, g := range groups[:len(groups)-min(1, len(specs))] {
+	for _, g := range groups {
 		for _, p := range g.Paths {
 			if !filepath.IsLocal(filepath.FromSlash(p)) {
 				return fileErrorf(src, "weight shard path %q is not inside the model directory", p)
@@ -127,6 +140,21 @@ func writeTFJSModel(m *Model, dir string) error {
 		}
 	}
 	return nil
+}
+
+// newWeightGroup is the manifest group of the constants a rewrite adds:
+// plain float32/int32/bool weights, no quantization (TF.js reads a
+// "quantization" key, even null, as quantized: tfjs-core io_utils.ts
+// getWeightBytelength).
+type newWeightGroup struct {
+	Paths   []string         `json:"paths"`
+	Weights []newWeightEntry `json:"weights"`
+}
+
+type newWeightEntry struct {
+	Name  string  `json:"name"`
+	Shape []int64 `json:"shape"`
+	DType string  `json:"dtype"`
 }
 
 // orderedObject splits a JSON object into its keys and raw values, in order.
@@ -192,9 +220,9 @@ func newShardName(groups []tfjsWeightGroup) string {
 // moveConstants takes the values of the top-level Consts that no manifest
 // weight holds out of gd into one shard, leaving each Const's dtype and
 // shape as the converter does, and returns the shard and its weight specs.
-func moveConstants(m *Model, gd *gpb.GraphDef) ([]byte, []tfjsWeightEntry, error) {
+func moveConstants(m *Model, gd *gpb.GraphDef) ([]byte, []newWeightEntry, error) {
 	var shard []byte
-	var specs []tfjsWeightEntry
+	var specs []newWeightEntry
 	for _, n := range gd.GetNode() {
 		if n.GetOp() != "Const" {
 			continue
@@ -217,7 +245,7 @@ func moveConstants(m *Model, gd *gpb.GraphDef) ([]byte, []tfjsWeightEntry, error
 		if shape == nil {
 			shape = []int64{}
 		}
-		specs = append(specs, tfjsWeightEntry{Name: n.GetName(), Shape: shape, DType: name})
+		specs = append(specs, newWeightEntry{Name: n.GetName(), Shape: shape, DType: name})
 		shard = append(shard, data...)
 		stripped := &tensorpb.TensorProto{Dtype: val.GetDtype(), TensorShape: val.GetTensorShape()}
 		n.Attr["value"] = &attrpb.AttrValue{Value: &attrpb.AttrValue_Tensor{Tensor: stripped}}

@@ -136,6 +136,8 @@ func TestWriteTFJSNewConstants(t *testing.T) {
 		assert.Equal(t, w, back.Weights[name], name)
 	}
 	assertSameFile(t, filepath.Join(src, "emotion.bin"), filepath.Join(out, "emotion.bin"))
+	// TF.js reads a "quantization" key, even null, as a quantized weight.
+	assert.NotContains(t, string(mustRead(t, filepath.Join(out, "model.json"))), `"quantization": null`)
 	assert.FileExists(t, filepath.Join(out, tfjsNewShard+".bin"))
 	// The Const nodes keep dtype and shape, not the values.
 	for _, n := range back.MetaGraphs[0].Def.GetGraphDef().GetNode() {

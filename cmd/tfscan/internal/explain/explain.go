@@ -41,10 +41,10 @@ type Options struct {
 	// Stack are the target stack's settings the run used (--precision-mode,
 	// --stack-option); empty: the pack's defaults.
 	Stack coverage.StackSettings
-	// RewriteFixes, when set, names the `tfscan rewrite` rules (issue #13)
-	// that would make node run on the target; each becomes a fix of kind
-	// reports.FixRewrite. It is nil until rewrite exists.
-	RewriteFixes func(node *graph.Node, target string) []reports.Fix
+	// RewriteFixes, when set, names the `tfscan rewrite` rules that would
+	// make node (of g) run on the target; each becomes a fix of kind
+	// reports.FixRewrite (scan.RewriteFixes).
+	RewriteFixes func(g *graph.Graph, node *graph.Node, target string) []reports.Fix
 }
 
 // LogError is a log that could not be read.

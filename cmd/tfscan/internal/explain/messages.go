@@ -420,12 +420,12 @@ func (x *explainer) lowered(ns []*graph.Node) *graph.Node {
 	return nil
 }
 
-// rewriteFix asks the rewrite hook (issue #13) for rules that apply.
+// rewriteFix asks the rewrite hook for rules that apply.
 func (x *explainer) rewriteFix(e *reports.Explanation, n *graph.Node) {
 	if x.opts.RewriteFixes == nil {
 		return
 	}
-	for _, f := range x.opts.RewriteFixes(n, x.opts.Target) {
+	for _, f := range x.opts.RewriteFixes(x.g, n, x.opts.Target) {
 		f.Kind = reports.FixRewrite
 		e.Fixes = append(e.Fixes, f)
 	}

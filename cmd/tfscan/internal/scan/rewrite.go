@@ -300,3 +300,41 @@ func contains(xs []string, s string) bool {
 
 var _ = fmt.Sprintf
 var _ = strings.Join
+
+// RewriteFixes is explain's hook into rewrite: for a node a target has no
+// kernel for, the rules that would replace it by nodes the target covers
+// (rewrite.Suggest), as fixes. Targets resolve as --target does, with the
+// registry files given; a target that does not resolve gives no fixes.
+func RewriteFixes(registries []string) func(g *graph.Graph, n *graph.Node, target string) []reports.Fix {
+	cache := map[string]*Targets{}
+	return func(g *graph.Graph, n *graph.Node, target string) []reports.Fix {
+		ts, ok := cache[target]
+		if !ok {
+			ts, _ = ResolveTargets([]string{target}, registries)
+			cache[target] = ts
+		}
+		if ts == nil || len(ts.List) == 0 {
+			return nil
+		}
+		var fixes []reports.Fix
+		for _, s := range rewrite.Suggest(g, n, ts.List[0].Index) {
+			name, list := s.Rule.Name, s.Rule.Name
+			for _, c := range s.Chained {
+				name += "+" + c.Name
+				list += "," + c.Name
+			}
+			flags := "--rules " + list
+			if s.Rule.Kind == rewrite.KindCast {
+				flags += " --allow-lower-precision"
+			}
+			how := "bit-identical in the op's dtype"
+			if !s.Exactness.Exact {
+				how = "within a declared bound: " + s.Exactness.Claim
+			}
+			fixes = append(fixes, reports.Fix{Rule: s.Rule.Name,
+				Text: fmt.Sprintf("tfscan rewrite MODEL --target %s -o OUT %s replaces it by %s, which %s has kernels for (%s, %s; proven on the executor before it writes)",
+					target, flags, strings.Join(s.Ops, ", "), target, name, how)})
+		}
+		return fixes
+	}
+}

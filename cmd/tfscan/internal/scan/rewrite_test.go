@@ -1,0 +1,140 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/internal/testutil"
+	"github.com/tfscan/tfscan/reports"
+)
+
+// rewriteCorpus are the shared corpus's readable models.
+var rewriteCorpus = []string{
+	"tf/gd_if_op/if_op.pbtxt", "tf/gd_keras_imagenet_train/keras_imagenet_main.pbtxt",
+	"tf/gd_lstm_layer_inference/lstm_layer_inference.pbtxt", "tf/gd_unknown_op/test_graph_tfunknownop.pbtxt",
+	"tf/mg_text_in_dot_pb/metrics_export_meta_graph.pb", "tf/sm_half_plus_two_pbtxt", "tf/sm_half_plus_two_v1",
+	"tf/sm_simple_while_loop", "tf/sm_static_hashtable", "tf/sm_x_plus_y_debuginfo",
+	"tfjs/emotion", "tfjs/meet", "tfjs/mobilefacenet", "tfjs/centernet",
+}
+
+// fallbackNodes counts, in a scan, the counted nodes without a kernel on
+// the target that the placement puts on CPU: the figure rewrite must not
+// make worse, read through the scan's own report rather than the planner.
+func fallbackNodes(t *reports.Target) int {
+	n := 0
+	for i := range t.Nodes {
+		nd := &t.Nodes[i]
+		if t.Counts(nd) && !reports.IsCovered(nd.Reason) && t.LeavesDevice(nd) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRewriteCorpus rewrites every corpus model for musa, rocm, intel-xpu
+// and ascend: the model is written, tfscan loads and scans it, it has no
+// more fallback nodes than the original, and the proof held (Rewrite
+// fails otherwise). On rocm, centernet loses its 62 _FusedConv2D nodes.
+func TestRewriteCorpus(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	for _, model := range rewriteCorpus {
+		for _, target := range []string{"musa", "rocm", "intel-xpu", "ascend"} {
+			t.Run(model+"/"+target, func(t *testing.T) {
+				if testing.Short() && (strings.Contains(model, "centernet") || strings.Contains(model, "keras_imagenet")) {
+					t.Skip("seconds per target; skipped with -short")
+				}
+				path := filepath.Join(corpus, model)
+				out := filepath.Join(t.TempDir(), filepath.Base(model))
+				rep, err := Rewrite(context.Background(), RewriteOptions{Path: path, Target: target, Output: out, Seed: 1, Dim: 8, From: "none"})
+				require.NoError(t, err)
+				rw := rep.Models[0].Targets[0].Rewrite
+				require.NotNil(t, rw)
+				assert.LessOrEqual(t, rw.After.FallbackNodes, rw.Before.FallbackNodes)
+				assert.LessOrEqual(t, rw.After.TransferBytes, rw.Before.TransferBytes+boolInt(rw.Before.UnplaceableNodes > rw.After.UnplaceableNodes)*rw.After.TransferBytes)
+				assert.GreaterOrEqual(t, rw.After.CoveragePercent, rw.Before.CoveragePercent)
+				for _, r := range rw.Rules {
+					if r.Exactness == "exact" {
+						assert.Zero(t, r.MaxAbsError, r.Rule)
+					}
+				}
+				for _, run := range rw.Proof.Runs {
+					assert.NotEmpty(t, run.Name)
+				}
+				// The written model loads, builds and scans; the scan agrees.
+				orig, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{target}})
+				require.NoError(t, err)
+				again, err := Run(context.Background(), Options{Paths: []string{out}, Targets: []string{target}})
+				require.NoError(t, err)
+				require.Empty(t, again.Errors)
+				before, after := fallbackNodes(orig.Models[0].Targets[0]), fallbackNodes(again.Models[0].Targets[0])
+				assert.LessOrEqual(t, after, before, "fallback nodes in a scan of the written model")
+				if model == "tfjs/centernet" && target == "rocm" {
+					assert.Equal(t, 62, countOp(orig.Models[0].Targets[0], "_FusedConv2D"))
+					assert.Zero(t, countOp(again.Models[0].Targets[0], "_FusedConv2D"), "centernet on rocm loses its _FusedConv2D fallbacks")
+					assert.Zero(t, after)
+				}
+			})
+		}
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func countOp(t *reports.Target, op string) int {
+	n := 0
+	for _, nd := range t.Nodes {
+		if nd.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRewriteBadInput: usage problems before anything is read, a model
+// that cannot be read, and nothing written on any of them.
+func TestRewriteBadInput(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(testutil.RepoRoot(), "testdata", "models", "convnet_frozen.pb")
+	full := filepath.Join(dir, "full")
+	require.NoError(t, os.MkdirAll(full, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(full, "x"), nil, 0o644))
+	for _, tt := range []struct {
+		name  string
+		opts  RewriteOptions
+		usage bool
+		msg   string
+	}{
+		{"unknown rule", RewriteOptions{Path: model, Target: "musa", Rules: []string{"nope"}}, true, `unknown rewrite rule "nope"`},
+		{"unknown target", RewriteOptions{Path: model, Target: "nope"}, true, `unknown target "nope"`},
+		{"dump-only target", RewriteOptions{Path: model, Target: "cambricon-mlu"}, true, "has no public kernel registry"},
+		{"output not empty", RewriteOptions{Path: model, Target: "musa", Output: full}, true, "output path exists and is not empty"},
+		{"unreadable model", RewriteOptions{Path: filepath.Join(dir, "missing.pb"), Target: "musa"}, false, "missing.pb"},
+		{"unreadable inputs", RewriteOptions{Path: model, Target: "musa", Inputs: filepath.Join(dir, "missing.npz")}, false, "missing.npz"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.Output == "" {
+				tt.opts.Output = filepath.Join(dir, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
+			}
+			_, err := Rewrite(context.Background(), tt.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.msg)
+			var ue *UsageError
+			assert.Equal(t, tt.usage, errors.As(err, &ue), "%v", err)
+			if tt.opts.Output != full {
+				assert.NoFileExists(t, tt.opts.Output)
+			}
+		})
+	}
+}
