@@ -152,6 +152,9 @@ func rewriteNotes(rw *Rewrite) []string {
 	if n := len(rw.Proof.NotExercised); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d rewritten node(s) did not run in the proof (%s): their exactness is argued from TensorFlow's source, not measured here", n, rw.Proof.NotExercised[0]))
 	}
+	if len(rw.Proof.Runs) == 0 && rw.UnpinnedNodes > 0 && len(rw.Rules) == 1 {
+		notes = append(notes, "proof: only device fields changed, which no kernel reads: nothing to run")
+	}
 	for _, run := range rw.Proof.Runs {
 		state := "bit-identical outputs"
 		if !run.Identical {

@@ -173,6 +173,16 @@ func TestUnpin(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, pr.Runs)
 	assert.True(t, pr.Runs[0].Identical)
+
+	// Only the pins dropped: nothing to run.
+	nodes[3] = node("c", "Conv2D", []string{"x", "w"}, attrs{"T": typeAttr(f32), "strides": intsAttr([]int64{1, 1, 1, 1}), "padding": strAttr("SAME")})
+	nodes[3].Device = "/device:CPU:0"
+	r = plan(t, nodes, nil, true)
+	assert.Empty(t, r.Applications)
+	assert.Equal(t, 2, r.Unpinned)
+	pr, err = Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+	require.NoError(t, err)
+	assert.Empty(t, pr.Runs)
 }
 
 func TestSelectRules(t *testing.T) {

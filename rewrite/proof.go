@@ -107,13 +107,15 @@ func (e *RunError) Error() string {
 func (e *RunError) Unwrap() error { return e.Err }
 
 // Prove runs the original graph (res.Base, which computes what the model's
-// graph does) and the rewritten graph (res.Graph) as described above. With
-// no applications and no unpinned device, there is nothing to prove and no
-// run is made.
+// graph does) and the rewritten graph (res.Graph) as described above.
+// Without applications there is nothing to prove and no run is made: the
+// unpin rule changes device fields only.
 func Prove(ctx context.Context, res *Result, opts ProofOptions) (*Proof, error) {
 	orig := res.Base
 	pr := &Proof{}
-	if len(res.Applications) == 0 && res.Unpinned == 0 {
+	if len(res.Applications) == 0 {
+		// Nothing computes differently: dropping device fields (unpin)
+		// changes where nodes run, never what a kernel reads.
 		return pr, nil
 	}
 	st := newProofState(orig, res)

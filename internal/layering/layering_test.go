@@ -15,7 +15,7 @@ func TestDomainPackagesDoNotImportReportsOrCmd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	for _, pkg := range []string{"savedmodel", "graph", "coverage", "kernels", "executor", "security", "dtype", "tflog"} {
+	for _, pkg := range []string{"savedmodel", "graph", "coverage", "kernels", "executor", "rewrite", "security", "dtype", "tflog"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/tfscan/tfscan/"+pkg+"/...").CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		for _, dep := range strings.Fields(string(out)) {
