@@ -156,37 +156,36 @@ func rewriteNotes(rw *Rewrite) []string {
 		notes = append(notes, "proof: only device fields changed, which no kernel reads: nothing to run")
 	}
 	for _, run := range rw.Proof.Runs {
-		state := "bit-identical outputs"
+		state := "bit-identical"
 		if !run.Identical {
-			state = fmt.Sprintf("outputs within bounds (max abs %s, max rel %s)", formatErr(run.MaxAbsError), formatErr(run.MaxRelError))
+			state = fmt.Sprintf("within bounds (max abs %s, max rel %s)", formatErr(run.MaxAbsError), formatErr(run.MaxRelError))
 		}
-		notes = append(notes, fmt.Sprintf("proof: %s: %d output(s), %s", run.Name, run.Outputs, state))
+		notes = append(notes, fmt.Sprintf("proof: %s, %d output(s): %s", state, run.Outputs, run.Name))
 	}
 	return notes
 }
 
-// writeRewriteTable is the terminal view of a rewrite.
+// writeRewriteTable is the terminal view of a rewrite. A rule is a line
+// that starts with its name, so that a narrow terminal cuts the figures
+// after it rather than the name --rules takes.
 func writeRewriteTable(p *printer, t *Target) {
 	rw := t.Rewrite
 	p.section(fmt.Sprintf("Rewrite for %s → %s", t.Target, rw.Output))
-	p.table([]string{"", "before", "after"}, rewriteRows(rw))
-	if len(rw.Rules) > 0 {
-		p.table([]string{"rule", "ops", "nodes", "exactness", "checks", "error seen"}, rewriteRuleRows(rw))
-	} else {
-		p.printf("no rule applied: the model is written as it was\n")
+	p.grid([]column{{head: ""}, {head: "before", right: true}, {head: "after", right: true}}, rewriteRows(rw))
+	if len(rw.Rules) == 0 {
+		p.line("no rule applied: the model is written as it was")
+	}
+	for _, r := range rewriteRuleRows(rw) {
+		p.line("rule %s: %s, %s; %s %s node(s), %s checked", r[0], r[3], r[5], r[2], r[1], r[4])
 	}
 	for _, n := range rewriteNotes(rw) {
-		p.printf("%s\n", n)
+		p.line("%s", n)
 	}
-	if len(rw.Skipped) > 0 {
-		var rows [][]string
-		for _, s := range rw.Skipped[:min(len(rw.Skipped), tableRewriteSkipped)] {
-			rows = append(rows, []string{s.Rule, s.Op, strconv.Itoa(s.Nodes), s.Reason})
-		}
-		p.table([]string{"not applied", "op", "nodes", "why"}, rows)
-		if n := len(rw.Skipped) - tableRewriteSkipped; n > 0 {
-			p.printf("... and %d more in the JSON report\n", n)
-		}
+	for _, s := range rw.Skipped[:min(len(rw.Skipped), tableRewriteSkipped)] {
+		p.line("not applied: %s on %d %s node(s): %s (%s)", s.Rule, s.Nodes, s.Op, s.Reason, s.Example)
+	}
+	if n := len(rw.Skipped) - tableRewriteSkipped; n > 0 {
+		p.line("… and %d more not applied (JSON)", n)
 	}
 }
 
