@@ -176,7 +176,8 @@ func writeRewriteTable(p *printer, t *Target) {
 		p.line("no rule applied: the model is written as it was")
 	}
 	for _, r := range rewriteRuleRows(rw) {
-		p.line("rule %s: %s, %s; %s %s node(s), %s checked", r[0], r[3], r[5], r[2], r[1], r[4])
+		nodes := strings.TrimSpace(r[2] + " " + r[1])
+		p.line("rule %s: %s, %s; %s node(s), %s checked", r[0], r[3], r[5], nodes, r[4])
 	}
 	for _, n := range rewriteNotes(rw) {
 		p.line("%s", n)

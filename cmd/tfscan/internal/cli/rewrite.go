@@ -11,8 +11,9 @@ import (
 
 // runRewrite implements `tfscan rewrite MODEL --target T -o OUT
 // [--inputs in.npz] [--rules LIST] [--allow-lower-precision]
-// [--clear-devices] [--signature KEY] [--tags T] [--seed N] [--dim N]
-// [--input-dim NAME=V]... [--registry FILE]... [--format FORMAT[=FILE]]...`:
+// [--clear-devices] [--precision-mode MODE] [--stack-option KEY=VALUE]...
+// [--signature KEY] [--tags T] [--seed N] [--dim N]
+// [--input-dim N] [--dim NAME=V]... [--registry FILE]... [--format FORMAT[=FILE]]... [-v]`:
 // it rewrites the nodes the target cannot run into nodes it can, proves
 // on the executor that the rewritten model computes what the original does,
 // writes it in the format it came in, and reports before → after. A failed
@@ -37,6 +38,9 @@ func runRewrite(ctx context.Context, e *env, args []string) error {
 	fs.Var(&dims, "dim", "value for an unknown dimension in the placement's byte counts, `NAME=VALUE` (as scan's --dim)")
 	seed := fs.Uint("seed", 1, "seed of the proof's generated inputs")
 	inputDim := fs.Int("input-dim", 128, "size of unknown non-batch dimensions of the proof's generated inputs")
+	var stack stackFlags
+	stack.register(fs)
+	fs.BoolVar(&e.verbose, "v", false, "table view: every section, nothing cut to the terminal width")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -71,11 +75,15 @@ func runRewrite(ctx context.Context, e *env, args []string) error {
 	if _, err := parseFormats(formats); err != nil {
 		return err
 	}
+	settings, err := stack.settings()
+	if err != nil {
+		return err
+	}
 	opts := scan.RewriteOptions{
 		Path: joinIfRel(e.wd, paths[0]), Target: targets[0], Output: joinIfRel(e.wd, *out),
 		Registries: registries, Tags: tags, Signature: *signature,
 		Rules: rules, AllowLowerPrecision: *lower, ClearDevices: *clear,
-		Seed: uint32(*seed), Dim: *inputDim, Dims: placeDims, Version: Version, From: "none",
+		Seed: uint32(*seed), Dim: *inputDim, Dims: placeDims, Version: Version, From: "none", Stack: settings,
 	}
 	if *inputs != "" {
 		opts.Inputs = joinIfRel(e.wd, *inputs)

@@ -9,6 +9,7 @@ import (
 
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -44,6 +45,9 @@ type RewriteOptions struct {
 	Version string
 	// From is the --from source of the original model's scan.
 	From string
+	// Stack are the target stack's settings (--precision-mode,
+	// --stack-option), as scan takes them.
+	Stack coverage.StackSettings
 }
 
 // ProofFailedError is a rewrite the proof refuted: nothing was written.
@@ -72,6 +76,9 @@ func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) 
 	if err := ts.SetFrom(opts.From); err != nil {
 		return nil, err
 	}
+	if err := ts.ConfigureStacks(opts.Stack); err != nil {
+		return nil, err
+	}
 	rules, err := rewrite.SelectRules(opts.Rules, opts.AllowLowerPrecision, opts.ClearDevices)
 	if err != nil {
 		return nil, &UsageError{err}
@@ -91,7 +98,7 @@ func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) 
 	}
 	counted, _ := ParsePhases(nil)
 	sopts := Options{Targets: []string{opts.Target}, Signature: opts.Signature, Tags: opts.Tags, Version: opts.Version,
-		Placement: PlacementOptions{Dims: opts.Dims}}
+		Placement: PlacementOptions{Dims: opts.Dims}, Stack: opts.Stack}
 	rm, err := scanLoaded(opts.Path, m, g, ts, counted, sopts, nil)
 	if err != nil {
 		return nil, err
@@ -158,7 +165,8 @@ func planOptions(ts *Targets, t Target, counted PhaseSet, opts Options, rules re
 	sig := opts.Signature
 	return rewrite.Options{
 		Rules: rules, Target: t.Index, CPU: cpu,
-		Placement: placement.Options{Signature: sig, Dims: opts.Placement.Dims, Source: src, Precision: opts.Placement.Precision},
+		Placement: placement.Options{Signature: sig, Dims: opts.Placement.Dims, Source: src, Precision: opts.Placement.Precision,
+			Stack: t.Index.Stack()},
 		Count: func(g *graph.Graph) func(*graph.Node) bool {
 			if counted.All() {
 				return func(*graph.Node) bool { return true }
