@@ -8,13 +8,8 @@ var ruleSelu = &Rule{
 	Exactness: Exactness{Exact: true, Claim: "bit-identical: the kernel's formula and constants (scale 1.0507009873554804934193349852946, scale*alpha 1.7580993408473768599402175208123) in the op's dtype"},
 	Semantics: "tensorflow/core/kernels/relu_op_functor.h:174-193",
 	expand: func(x *expander) error {
-		t := x.dtype()
-		in := x.in(0)
-		zero := x.scalar("zero", t, 0)
-		neg := x.add("negative", "Less", []string{in, zero}, tAttrs(t))
-		exp := x.add("exp", "Exp", []string{in}, tAttrs(t))
-		one := x.scalar("one", t, 1)
-		em1 := x.add("expm1", "Sub", []string{exp, one}, tAttrs(t))
+		t, in := x.dtype(), x.in(0)
+		neg, em1 := x.negativeAndExpMinusOne(in, t)
 		sa := x.scalar("scale_alpha", t, 1.7580993408473768599402175208123)
 		low := x.add("negative_part", "Mul", []string{sa, em1}, tAttrs(t))
 		sc := x.scalar("scale", t, 1.0507009873554804934193349852946)

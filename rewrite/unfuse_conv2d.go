@@ -54,13 +54,9 @@ var ruleUnfuseDepthwise = &Rule{
 	expand: func(x *expander) error {
 		t := x.dtype()
 		format := string(x.attr("data_format").GetS())
-		n := int(x.attr("num_args").GetI())
-		if 2+n != x.numIn() {
-			return skip("num_args is %d but the node has %d args", n, x.numIn()-2)
-		}
-		var args []string
-		for i := 2; i < 2+n; i++ {
-			args = append(args, x.in(i))
+		args, err := x.fusedArgs()
+		if err != nil {
+			return err
 		}
 		attrs := x.copyAttrs(nil, "strides", "padding", "explicit_paddings", "data_format", "dilations")
 		attrs["T"] = typeAttr(t)
@@ -81,13 +77,9 @@ var ruleUnfuseConv3D = &Rule{
 	expand: func(x *expander) error {
 		t := x.dtype()
 		format := string(x.attr("data_format").GetS())
-		n := int(x.attr("num_args").GetI())
-		if 2+n != x.numIn() {
-			return skip("num_args is %d but the node has %d args", n, x.numIn()-2)
-		}
-		var args []string
-		for i := 2; i < 2+n; i++ {
-			args = append(args, x.in(i))
+		args, err := x.fusedArgs()
+		if err != nil {
+			return err
 		}
 		in := x.in(0)
 		if pl := x.attr("padding_list").GetList().GetI(); len(pl) > 0 {
@@ -124,13 +116,9 @@ var ruleUnfuseMatMul = &Rule{
 	Semantics: "tensorflow/core/ops/math_ops.cc:981-1012; kernels/matmul_op_fused.cc:607-630; inverts grappler/optimizers/remapper.cc:760-905",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		n := int(x.attr("num_args").GetI())
-		if 2+n != x.numIn() {
-			return skip("num_args is %d but the node has %d args", n, x.numIn()-2)
-		}
-		var args []string
-		for i := 2; i < 2+n; i++ {
-			args = append(args, x.in(i))
+		args, err := x.fusedArgs()
+		if err != nil {
+			return err
 		}
 		attrs := x.copyAttrs(nil, "transpose_a", "transpose_b")
 		attrs["T"] = typeAttr(t)
