@@ -50,6 +50,21 @@ func CheckOutput(out string) error {
 	return &Error{File: out, Err: ErrOutputExists}
 }
 
+// CheckOutputFor is CheckOutput, and for a model that is a directory
+// (SavedModel, TF.js) also that out is not inside it: Write copies the
+// directory's files.
+func CheckOutputFor(m *Model, out string) error {
+	if err := CheckOutput(out); err != nil {
+		return err
+	}
+	if m.Format == FormatSavedModel || m.Format == FormatSavedModelText || m.Format == FormatTFJS {
+		if src := filepath.Dir(m.File); inside(out, src) {
+			return &Error{File: out, Err: fmt.Errorf("output is inside the model directory %s", src)}
+		}
+	}
+	return nil
+}
+
 // Write writes m to out in the format it was read from: a SavedModel
 // directory (saved_model.pb or .pbtxt with every MetaGraphDef, the files
 // beside it — variables/, assets/, debug/ — copied unchanged, fingerprint.pb
@@ -66,13 +81,8 @@ func Write(m *Model, out string) error {
 	if m == nil || len(m.MetaGraphs) == 0 {
 		return errors.New("savedmodel.Write: no model")
 	}
-	if err := CheckOutput(out); err != nil {
+	if err := CheckOutputFor(m, out); err != nil {
 		return err
-	}
-	if m.Format == FormatSavedModel || m.Format == FormatSavedModelText || m.Format == FormatTFJS {
-		if src := filepath.Dir(m.File); inside(out, src) {
-			return &Error{File: out, Err: fmt.Errorf("output is inside the model directory %s", src)}
-		}
 	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -89,12 +90,19 @@ func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) 
 	var inputs map[string]*kernels.Tensor
 	if opts.Inputs != "" {
 		if inputs, err = npz.Read(opts.Inputs); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
 			return nil, &ModelError{Path: opts.Inputs, Err: err}
 		}
 	}
 	m, g, err := Load(opts.Path, opts.Tags)
 	if err != nil {
 		return nil, err
+	}
+	if err := savedmodel.CheckOutputFor(m, opts.Output); err != nil {
+		return nil, &UsageError{err}
 	}
 	counted, _ := ParsePhases(nil)
 	sopts := Options{Targets: []string{opts.Target}, Signature: opts.Signature, Tags: opts.Tags, Version: opts.Version,

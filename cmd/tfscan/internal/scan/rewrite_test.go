@@ -107,6 +107,9 @@ func countOp(t *reports.Target, op string) int {
 func TestRewriteBadInput(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(testutil.RepoRoot(), "testdata", "models", "convnet_frozen.pb")
+	// A copy: were the check missing, the rewrite would write into it.
+	saved := filepath.Join(dir, "saved")
+	require.NoError(t, os.CopyFS(saved, os.DirFS(filepath.Join(testutil.RepoRoot(), "testdata", "models", "convnet_saved_model"))))
 	full := filepath.Join(dir, "full")
 	require.NoError(t, os.MkdirAll(full, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(full, "x"), nil, 0o644))
@@ -120,8 +123,9 @@ func TestRewriteBadInput(t *testing.T) {
 		{"unknown target", RewriteOptions{Path: model, Target: "nope"}, true, `unknown target "nope"`},
 		{"dump-only target", RewriteOptions{Path: model, Target: "cambricon-mlu"}, true, "has no public kernel registry"},
 		{"output not empty", RewriteOptions{Path: model, Target: "musa", Output: full}, true, "output path exists and is not empty"},
+		{"output inside the model", RewriteOptions{Path: saved, Target: "musa", Output: filepath.Join(saved, "rewritten")}, true, "output is inside the model directory"},
 		{"unreadable model", RewriteOptions{Path: filepath.Join(dir, "missing.pb"), Target: "musa"}, false, "missing.pb"},
-		{"unreadable inputs", RewriteOptions{Path: model, Target: "musa", Inputs: filepath.Join(dir, "missing.npz")}, false, "missing.npz"},
+		{"unreadable inputs", RewriteOptions{Path: model, Target: "musa", Inputs: filepath.Join(dir, "missing.npz")}, false, "missing.npz: no such file or directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.opts.Output == "" {
