@@ -675,7 +675,7 @@ func (p *planner) inputShape(n *graph.Node, i int) []int64 {
 		return nil
 	}
 	if p.shapes == nil {
-		p.shapes = shape.Infer(p.g, nil, nil)
+		p.shapes = shape.Infer(p.g, shape.Options{})
 	}
 	src := n.Inputs[i]
 	t, ok := p.shapes.Output(src.Node, src.Output)

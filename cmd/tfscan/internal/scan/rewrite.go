@@ -13,6 +13,7 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
 	"github.com/tfscan/tfscan/reports"
@@ -112,6 +113,10 @@ func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) 
 		return nil, err
 	}
 	t := ts.List[0]
+	// The plan sizes what is restored from the checkpoint as the scan
+	// does; one that cannot be read leaves those sizes unknown (the
+	// scan's placement says so).
+	sopts.checkpoint, _ = shape.OpenCheckpoint(m.VariablesPrefix)
 	ropts, err := planOptions(ts, t, counted, sopts, rules)
 	if err != nil {
 		return nil, &ModelError{Path: opts.Path, Err: err}
@@ -174,7 +179,7 @@ func planOptions(ts *Targets, t Target, counted PhaseSet, opts Options, rules re
 	return rewrite.Options{
 		Rules: rules, Target: t.Index, CPU: cpu,
 		Placement: placement.Options{Signature: sig, Dims: opts.Placement.Dims, Source: src, Precision: opts.Placement.Precision,
-			Stack: t.Index.Stack()},
+			Stack: t.Index.Stack(), Checkpoint: opts.checkpoint},
 		Count: func(g *graph.Graph) func(*graph.Node) bool {
 			if counted.All() {
 				return func(*graph.Node) bool { return true }
