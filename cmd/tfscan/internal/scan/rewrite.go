@@ -179,7 +179,10 @@ func planOptions(ts *Targets, t Target, counted PhaseSet, opts Options, rules re
 	return rewrite.Options{
 		Rules: rules, Target: t.Index, CPU: cpu,
 		Placement: placement.Options{Signature: sig, Dims: opts.Placement.Dims, Source: src, Precision: opts.Placement.Precision,
-			Stack: t.Index.Stack(), Checkpoint: opts.checkpoint},
+			Stack: t.Index.Stack(), Checkpoint: opts.checkpoint,
+			// check's preview places as check does; rewrite's own scan
+			// leaves both off (its --clear-devices is the unpin rule).
+			NoSoftPlacement: opts.Placement.NoSoftPlacement, ClearDevices: opts.Placement.ClearDevices},
 		Count: func(g *graph.Graph) func(*graph.Node) bool {
 			if counted.All() {
 				return func(*graph.Node) bool { return true }

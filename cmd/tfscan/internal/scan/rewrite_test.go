@@ -148,3 +148,26 @@ func TestRewriteBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRewritePreviewPlacesAsCheck: check's preview places the model as
+// check itself does. Centernet pins its 15 _FusedDepthwiseConv2dNative
+// nodes to CPU, where unfusing them gains nothing; with --clear-devices
+// they come loose and the preview counts them, as `tfscan rewrite
+// --clear-devices` removes them (docs/rewrite.md).
+func TestRewritePreviewPlacesAsCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds; skipped with -short")
+	}
+	path := filepath.Join(testutil.Corpus(t), "tfjs/centernet")
+	for _, c := range []struct {
+		clear bool
+		want  int
+	}{{false, 62}, {true, 77}} {
+		rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"rocm"}, From: "none",
+			RewritePreview: true, Placement: PlacementOptions{ClearDevices: c.clear}})
+		require.NoError(t, err)
+		got := rep.Models[0].Targets[0].RewriteRemovesFallback
+		require.NotNil(t, got)
+		assert.Equal(t, c.want, *got, "clear devices: %v", c.clear)
+	}
+}
