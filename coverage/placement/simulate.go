@@ -548,6 +548,49 @@ func (p *pnode) isNextIteration() bool {
 	return p.op == "NextIteration" || p.op == "RefNextIteration"
 }
 
+// components labels the connected components, over data, control and
+// out edges taken both ways, of the nodes k for which in(seed, k) holds,
+// seed being the lowest-numbered node of the component being grown.
+// comp[i] is the component's number (in order of their seeds) or -1, and
+// sizes[c] the number of nodes in component c.
+func (s *sim) components(in func(seed, k int) bool) (comp, sizes []int) {
+	outs := s.outEdges()
+	comp = make([]int, len(s.nodes))
+	for i := range comp {
+		comp[i] = -1
+	}
+	for i := range s.nodes {
+		if comp[i] >= 0 || !in(i, i) {
+			continue
+		}
+		id := len(sizes)
+		sizes = append(sizes, 0)
+		stack := []int{i}
+		comp[i] = id
+		visit := func(k int) {
+			if k >= 0 && comp[k] < 0 && in(i, k) {
+				comp[k] = id
+				stack = append(stack, k)
+			}
+		}
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			sizes[id]++
+			for _, q := range s.nodes[j].in {
+				visit(q.n)
+			}
+			for _, c := range s.nodes[j].ctrl {
+				visit(c)
+			}
+			for _, e := range outs[j] {
+				visit(e.dst)
+			}
+		}
+	}
+	return comp, sizes
+}
+
 // topo returns node indices in a topological order (back edges from
 // NextIteration ignored), ties by index; nodes on cycles last.
 func (s *sim) topo() []int {

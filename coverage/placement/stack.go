@@ -26,40 +26,7 @@ func (s *sim) oneCluster() {
 		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.tgt
 	}
 	outs := s.outEdges()
-	comp := make([]int, len(s.nodes))
-	for i := range comp {
-		comp[i] = -1
-	}
-	var sizes []int
-	for i := range s.nodes {
-		if !on(i) || comp[i] >= 0 {
-			continue
-		}
-		id := len(sizes)
-		sizes = append(sizes, 0)
-		stack := []int{i}
-		comp[i] = id
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			sizes[id]++
-			visit := func(k int) {
-				if k >= 0 && on(k) && comp[k] < 0 {
-					comp[k] = id
-					stack = append(stack, k)
-				}
-			}
-			for _, q := range s.nodes[j].in {
-				visit(q.n)
-			}
-			for _, k := range s.nodes[j].ctrl {
-				visit(k)
-			}
-			for _, e := range outs[j] {
-				visit(e.dst)
-			}
-		}
-	}
+	comp, sizes := s.components(func(_, k int) bool { return on(k) })
 	if len(sizes) < 2 {
 		return
 	}

@@ -242,42 +242,11 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 	return c.Matcher.Match(n)
 }
 
-// cpuComponents labels connected components of CPU-placed nodes.
+// cpuComponents labels connected components of CPU-placed nodes, each
+// within one function-call unit.
 func (s *sim) cpuComponents() []int {
-	outs := s.outEdges()
-	comp := make([]int, len(s.nodes))
-	for i := range comp {
-		comp[i] = -1
-	}
-	onCPU := func(i int) bool { return i >= 0 && !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
-	id := 0
-	for i := range s.nodes {
-		if !onCPU(i) || comp[i] >= 0 {
-			continue
-		}
-		stack := []int{i}
-		comp[i] = id
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			visit := func(k int) {
-				if onCPU(k) && comp[k] < 0 && s.nodes[k].unit == s.nodes[i].unit {
-					comp[k] = id
-					stack = append(stack, k)
-				}
-			}
-			for _, q := range s.nodes[j].in {
-				visit(q.n)
-			}
-			for _, c := range s.nodes[j].ctrl {
-				visit(c)
-			}
-			for _, e := range outs[j] {
-				visit(e.dst)
-			}
-		}
-		id++
-	}
+	onCPU := func(i int) bool { return !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
+	comp, _ := s.components(func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
 	return comp
 }
 
