@@ -71,7 +71,7 @@ func writeTFJSModel(m *Model, dir string) error {
 		}
 		rawGroups = append(rawGroups, g)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &Error{File: dir, Err: unwrapPathError(err)}
+			return outputError(dir, err)
 		}
 		if err := writeNew(filepath.Join(dir, name), shard); err != nil {
 			return err

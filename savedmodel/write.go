@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
@@ -15,9 +16,34 @@ import (
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 )
 
-// ErrOutputExists is wrapped by the error Write returns when the output
-// path exists and is not an empty directory: Write never overwrites.
-var ErrOutputExists = errors.New("output path exists and is not empty")
+// ErrOutputExists is wrapped by the error Write and CheckOutput return when
+// the output path exists and is not an empty directory: Write never
+// overwrites. The message says what is there (a file, a directory that is
+// not empty, a link).
+var ErrOutputExists = errors.New("output path exists")
+
+// OutputError is a problem with the path Write writes to, not with the
+// model: it exists, or it cannot be created or written (a parent that is a
+// file, a directory without write permission, a read-only file system).
+// It is the user's argument that is wrong, so callers report it apart from
+// a model that cannot be read. Its message is one line, "PATH: problem".
+type OutputError struct {
+	Path string
+	Err  error
+}
+
+func (e *OutputError) Error() string { return oneLine(e.Path) + ": " + oneLine(e.Err.Error()) }
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// outputError is an *OutputError for path, err without its *fs.PathError
+// (the message names path once).
+func outputError(path string, err error) error {
+	var oe *OutputError
+	if errors.As(err, &oe) {
+		return err
+	}
+	return &OutputError{Path: path, Err: unwrapPathError(err)}
+}
 
 // fingerprintPb is the SavedModel fingerprint TensorFlow writes beside
 // saved_model.pb (tensorflow/cc/saved_model/constants.h:78). It hashes the
@@ -28,26 +54,70 @@ var ErrOutputExists = errors.New("output path exists and is not empty")
 const fingerprintPb = "fingerprint.pb"
 
 // CheckOutput reports whether Write may write to out: out must not exist,
-// or be an empty directory. The error names out.
+// or be an empty directory, and where it does not exist it must be
+// creatable: its nearest existing ancestor must be a directory Write can
+// create entries in. That is tried, not guessed from permission bits: an
+// empty directory is made there and removed at once, so out is unchanged.
+// Every error is an *OutputError naming out.
 func CheckOutput(out string) error {
 	fi, err := os.Lstat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	switch {
+	case err == nil:
+		return checkExisting(out, fi)
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return outputError(out, err)
 	}
+	// out does not exist: find the directory it would be created in.
+	anc := filepath.Dir(out)
+	for {
+		fi, err := os.Stat(anc)
+		if err == nil {
+			if !fi.IsDir() {
+				return &OutputError{Path: out, Err: fmt.Errorf("cannot be created: %s is a file, not a directory", anc)}
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return &OutputError{Path: out, Err: fmt.Errorf("cannot be created: %s: %v", anc, unwrapPathError(err))}
+		}
+		up := filepath.Dir(anc)
+		if up == anc {
+			break
+		}
+		anc = up
+	}
+	probe, err := os.MkdirTemp(anc, "."+filepath.Base(out)+".probe-")
 	if err != nil {
-		return &Error{File: out, Err: unwrapPathError(err)}
+		return &OutputError{Path: out, Err: fmt.Errorf("cannot be created in %s: %v", anc, unwrapPathError(err))}
 	}
-	if fi.IsDir() {
-		f, err := os.Open(out)
-		if err != nil {
-			return &Error{File: out, Err: unwrapPathError(err)}
-		}
-		defer f.Close()
-		if _, err := f.Readdirnames(1); err == io.EOF {
-			return nil
-		}
+	if err := os.Remove(probe); err != nil {
+		return outputError(probe, err)
 	}
-	return &Error{File: out, Err: ErrOutputExists}
+	return nil
+}
+
+// checkExisting is CheckOutput for an out that exists (fi, not followed):
+// only an empty directory will do.
+func checkExisting(out string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode().IsRegular():
+		return &OutputError{Path: out, Err: fmt.Errorf("%w and is a file (it must not exist, or be an empty directory)", ErrOutputExists)}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &OutputError{Path: out, Err: fmt.Errorf("%w and is a symbolic link (it must not exist, or be an empty directory)", ErrOutputExists)}
+	case !fi.IsDir():
+		return &OutputError{Path: out, Err: fmt.Errorf("%w and is not a regular file or directory (it must not exist, or be an empty directory)", ErrOutputExists)}
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return outputError(out, err)
+	}
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err == io.EOF {
+		return nil
+	} else if err != nil {
+		return outputError(out, err)
+	}
+	return &OutputError{Path: out, Err: fmt.Errorf("%w and is a directory that is not empty (it must not exist, or be an empty directory)", ErrOutputExists)}
 }
 
 // CheckOutputFor is CheckOutput, and for a model that is a directory
@@ -59,7 +129,7 @@ func CheckOutputFor(m *Model, out string) error {
 	}
 	if m.Format == FormatSavedModel || m.Format == FormatSavedModelText || m.Format == FormatTFJS {
 		if src := filepath.Dir(m.File); inside(out, src) {
-			return &Error{File: out, Err: fmt.Errorf("output is inside the model directory %s", src)}
+			return &OutputError{Path: out, Err: fmt.Errorf("output is inside the model directory %s", src)}
 		}
 	}
 	return nil
@@ -85,12 +155,19 @@ func Write(m *Model, out string) error {
 		return err
 	}
 	parent := filepath.Dir(out)
+	created := missingAncestor(parent)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return &Error{File: parent, Err: unwrapPathError(err)}
+		return outputError(parent, err)
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			removeCreated(parent, created)
+		}
+	}()
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
 	if err != nil {
-		return &Error{File: parent, Err: unwrapPathError(err)}
+		return outputError(parent, err)
 	}
 	defer os.RemoveAll(tmp)
 	var built string // the path inside tmp that becomes out
@@ -111,19 +188,57 @@ func Write(m *Model, out string) error {
 		err = fmt.Errorf("cannot write format %q", m.Format)
 	}
 	if err != nil {
+		var oe *OutputError
+		if errors.As(err, &oe) {
+			// Writing into the temporary folder failed: a problem of
+			// out's file system, named by the path the user gave.
+			return &OutputError{Path: out, Err: oe.Err}
+		}
 		return wrapFile(out, err)
 	}
 	if fi, err := os.Lstat(out); err == nil && fi.IsDir() {
 		// An empty directory (CheckOutput): os.Rename will not replace a
 		// directory, and os.Remove removes only an empty one.
 		if err := os.Remove(out); err != nil {
-			return &Error{File: out, Err: unwrapPathError(err)}
+			return outputError(out, err)
 		}
 	}
 	if err := os.Rename(built, out); err != nil {
-		return &Error{File: out, Err: unwrapPathError(err)}
+		return outputError(out, err)
 	}
+	ok = true
 	return nil
+}
+
+// missingAncestor is the topmost directory of dir and its ancestors that
+// does not exist ("" when dir exists): what MkdirAll(dir) creates.
+func missingAncestor(dir string) string {
+	top := ""
+	for d := dir; ; {
+		if _, err := os.Lstat(d); err == nil {
+			return top
+		}
+		top = d
+		up := filepath.Dir(d)
+		if up == d {
+			return top
+		}
+		d = up
+	}
+}
+
+// removeCreated removes the directories from dir up to top that a failed
+// Write created, each only if empty, so that a failure leaves the parents
+// of out as they were.
+func removeCreated(dir, top string) {
+	if top == "" {
+		return
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if os.Remove(d) != nil || d == top || filepath.Dir(d) == d {
+			return
+		}
+	}
 }
 
 // writeSavedModel writes the export directory dir: saved_model.pb (or
@@ -170,14 +285,14 @@ func writeProto(file string, msg proto.Message, text bool) error {
 func writeNew(file string, data []byte) error {
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return &Error{File: file, Err: unwrapPathError(err)}
+		return outputError(file, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return &Error{File: file, Err: unwrapPathError(err)}
+		return outputError(file, err)
 	}
 	if err := f.Close(); err != nil {
-		return &Error{File: file, Err: unwrapPathError(err)}
+		return outputError(file, err)
 	}
 	return nil
 }
@@ -188,7 +303,7 @@ func writeNew(file string, data []byte) error {
 // model directory cannot make Write read outside it.
 func copyTree(src, dst string, keep func(rel string) bool) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return &Error{File: dst, Err: unwrapPathError(err)}
+		return outputError(dst, err)
 	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -209,7 +324,7 @@ func copyTree(src, dst string, keep func(rel string) bool) error {
 		switch {
 		case d.IsDir():
 			if err := os.Mkdir(to, 0o755); err != nil {
-				return &Error{File: to, Err: unwrapPathError(err)}
+				return outputError(to, err)
 			}
 			return nil
 		case d.Type().IsRegular():
@@ -228,14 +343,14 @@ func copyFile(from, to string) error {
 	defer in.Close()
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return &Error{File: to, Err: unwrapPathError(err)}
+		return outputError(to, err)
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
 		return &Error{File: to, Err: fmt.Errorf("copying %s: %v", from, unwrapPathError(err))}
 	}
 	if err := out.Close(); err != nil {
-		return &Error{File: to, Err: unwrapPathError(err)}
+		return outputError(to, err)
 	}
 	return nil
 }

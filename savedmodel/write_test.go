@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,11 +195,18 @@ func TestWriteRefuses(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(full, "x"), []byte("x"), 0o644))
 	err = Write(m, full)
 	assert.True(t, errors.Is(err, ErrOutputExists), "%v", err)
-	assert.Contains(t, err.Error(), full+": output path exists and is not empty")
+	assert.Contains(t, err.Error(), full+": output path exists and is a directory that is not empty")
 
 	file := filepath.Join(dir, "file.pb")
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
 	assert.ErrorIs(t, Write(m, file), ErrOutputExists)
+	// A file is refused as a file, even an empty one, and left as it was.
+	zero := filepath.Join(dir, "zero")
+	require.NoError(t, os.WriteFile(zero, nil, 0o644))
+	err = Write(m, zero)
+	assert.ErrorIs(t, err, ErrOutputExists)
+	assert.EqualError(t, err, zero+": output path exists and is a file (it must not exist, or be an empty directory)")
+	assert.Empty(t, mustRead(t, zero))
 
 	// An empty directory is replaced.
 	empty := filepath.Join(dir, "empty")
@@ -231,7 +239,13 @@ func TestWriteRefuses(t *testing.T) {
 	bad := filepath.Join(dir, "bad")
 	err = Write(tj, bad)
 	assert.ErrorContains(t, err, `Const "i64": TF.js weights cannot hold INT64 values`)
+	var oe *OutputError
+	assert.False(t, errors.As(err, &oe), "a model that cannot be written is not the output's problem: %v", err)
 	assert.NoFileExists(t, bad)
+	// ... nor the parent folders Write made for it.
+	err = Write(tj, filepath.Join(dir, "new", "sub", "bad"))
+	assert.ErrorContains(t, err, `TF.js weights cannot hold INT64 values`)
+	assert.NoDirExists(t, filepath.Join(dir, "new"))
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {
@@ -261,3 +275,69 @@ func TestWriteDropsFingerprint(t *testing.T) {
 }
 
 func compactJSON(dst *bytes.Buffer, b []byte) error { return json.Compact(dst, b) }
+
+// TestCheckOutput covers every kind of output path: what may be written,
+// and for the rest an *OutputError naming the path and what is wrong, with
+// the path left as it was.
+func TestCheckOutput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	full := filepath.Join(dir, "full")
+	require.NoError(t, os.MkdirAll(filepath.Join(full, "x"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "empty"), 0o755))
+	require.NoError(t, os.Symlink(full, filepath.Join(dir, "link")))
+	for _, tc := range []struct {
+		out  string // relative to dir
+		want string // the error after "PATH: "; "" when out may be written
+		is   error
+	}{
+		{out: "new"},
+		{out: "new/deeper/still"},
+		{out: "empty"},
+		{out: "file", want: "output path exists and is a file (it must not exist, or be an empty directory)", is: ErrOutputExists},
+		{out: "full", want: "output path exists and is a directory that is not empty (it must not exist, or be an empty directory)", is: ErrOutputExists},
+		{out: "link", want: "output path exists and is a symbolic link (it must not exist, or be an empty directory)", is: ErrOutputExists},
+		{out: "file/out", want: "cannot be created: " + file + " is a file, not a directory"},
+		{out: "file/a/b", want: "cannot be created: " + file + " is a file, not a directory"},
+	} {
+		t.Run(tc.out, func(t *testing.T) {
+			out := filepath.Join(dir, filepath.FromSlash(tc.out))
+			before := listDir(t, dir)
+			err := CheckOutput(out)
+			assert.Equal(t, before, listDir(t, dir), "CheckOutput changed the folder")
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var oe *OutputError
+			require.True(t, errors.As(err, &oe), "%v", err)
+			assert.EqualError(t, err, out+": "+tc.want)
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
+			}
+		})
+	}
+	t.Run("not writable", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root may write into a read-only directory")
+		}
+		ro := filepath.Join(dir, "ro")
+		require.NoError(t, os.Mkdir(ro, 0o555))
+		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		err := CheckOutput(filepath.Join(ro, "out"))
+		assert.EqualError(t, err, filepath.Join(ro, "out")+": cannot be created in "+ro+": permission denied")
+		assert.Empty(t, listDir(t, ro))
+	})
+}
+
+// listDir is every path under dir, for checks that nothing changed.
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		paths = append(paths, p)
+		return err
+	}))
+	return paths
+}

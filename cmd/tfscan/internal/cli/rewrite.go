@@ -18,8 +18,8 @@ import (
 // on the executor that the rewritten model computes what the original does,
 // writes it in the format it came in, and reports before → after. A failed
 // proof writes nothing and exits 1; usage problems (an unknown rule or
-// target, an output that exists) exit 2 before the model is read; a model or
-// input that cannot be read or run exits 3.
+// target, an output that exists or cannot be created) exit 2 before the
+// model is read; a model or input that cannot be read or run exits 3.
 func runRewrite(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("rewrite", e.stderr)
 	var targets listFlag

@@ -64,7 +64,8 @@ func (e *ProofFailedError) Unwrap() error { return e.Err }
 // rewrite on the executor and writes the model to opts.Output: the report
 // holds the original model's scan with a rewrite section (rules, figures
 // before and after, the proof). Usage problems (an unknown target or rule,
-// an output that exists) are UsageErrors found before the model is read;
+// an output that exists or cannot be created: savedmodel.OutputError) are
+// UsageErrors found before the model is read;
 // a model or input that cannot be read or run is a ModelError; a proof
 // that fails is a ProofFailedError, and nothing is written then.
 func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) {
@@ -155,6 +156,12 @@ func Rewrite(ctx context.Context, opts RewriteOptions) (*reports.Report, error) 
 		proofs = append(proofs, pr)
 	}
 	if err := savedmodel.Write(res.Model, opts.Output); err != nil {
+		var oe *savedmodel.OutputError
+		if errors.As(err, &oe) {
+			// The output cannot be written (a race with CheckOutput, a
+			// full disk): the user's -o, not the model.
+			return nil, &UsageError{err}
+		}
 		return nil, &ModelError{Path: opts.Output, Err: err}
 	}
 	rt := rm.Targets[0]

@@ -119,6 +119,8 @@ func TestRewriteBadInput(t *testing.T) {
 	full := filepath.Join(dir, "full")
 	require.NoError(t, os.MkdirAll(full, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(full, "x"), nil, 0o644))
+	zero := filepath.Join(dir, "zero")
+	require.NoError(t, os.WriteFile(zero, nil, 0o644))
 	for _, tt := range []struct {
 		name  string
 		opts  RewriteOptions
@@ -128,7 +130,9 @@ func TestRewriteBadInput(t *testing.T) {
 		{"unknown rule", RewriteOptions{Path: model, Target: "musa", Rules: []string{"nope"}}, true, `unknown rewrite rule "nope"`},
 		{"unknown target", RewriteOptions{Path: model, Target: "nope"}, true, `unknown target "nope"`},
 		{"dump-only target", RewriteOptions{Path: model, Target: "cambricon-mlu"}, true, "has no public kernel registry"},
-		{"output not empty", RewriteOptions{Path: model, Target: "musa", Output: full}, true, "output path exists and is not empty"},
+		{"output not empty", RewriteOptions{Path: model, Target: "musa", Output: full}, true, "output path exists and is a directory that is not empty"},
+		{"output an empty file", RewriteOptions{Path: model, Target: "musa", Output: zero}, true, "output path exists and is a file"},
+		{"output under a file", RewriteOptions{Path: model, Target: "musa", Output: filepath.Join(zero, "out")}, true, zero + " is a file, not a directory"},
 		{"output inside the model", RewriteOptions{Path: saved, Target: "musa", Output: filepath.Join(saved, "rewritten")}, true, "output is inside the model directory"},
 		{"unreadable model", RewriteOptions{Path: filepath.Join(dir, "missing.pb"), Target: "musa"}, false, "missing.pb"},
 		{"unreadable inputs", RewriteOptions{Path: model, Target: "musa", Inputs: filepath.Join(dir, "missing.npz")}, false, "missing.npz: no such file or directory"},
@@ -142,7 +146,12 @@ func TestRewriteBadInput(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.msg)
 			var ue *UsageError
 			assert.Equal(t, tt.usage, errors.As(err, &ue), "%v", err)
-			if tt.opts.Output != full {
+			switch {
+			case tt.opts.Output == zero:
+				fi, err := os.Stat(zero)
+				require.NoError(t, err)
+				assert.Zero(t, fi.Size(), "the empty file was written to")
+			case tt.opts.Output != full:
 				assert.NoFileExists(t, tt.opts.Output)
 			}
 		})
