@@ -29,7 +29,12 @@ import (
 // node's own function and name. No model of TensorFlow's own nests calls
 // that deep (Keras models nest a handful), so real paths are never
 // shortened; "…" and spaces cannot occur in a TensorFlow node name.
-func (n *Node) Path() string { return string(n.AppendPath(nil)) }
+func (n *Node) Path() string {
+	if n.Func == nil && n.dup <= 1 {
+		return n.Name // a top-level node's path is its name
+	}
+	return string(n.AppendPath(nil))
+}
 
 // Path shortening (see Node.Path).
 const (

@@ -352,7 +352,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	g := s.groups[s.find(i)]
 	own := s.sup[i]
 	if d == s.tgt && s.tgt != s.cpu {
-		m := s.matches[i][d]
+		m := *s.match(i, d)
 		switch m.Reason {
 		case coverage.ReasonCoveredDefault:
 			return dn + ": DEFAULT kernel on " + s.types[d] + " (op_kernel.cc:1419-1452)"
@@ -376,7 +376,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		return dn + ": the only device"
 	}
 	// CPU while a target exists.
-	tm := s.matches[i][s.tgt]
+	tm := *s.match(i, s.tgt)
 	switch {
 	case own[s.tgt] < 0:
 		return dn + ": " + missingWhy(tm, s.types[s.tgt])
@@ -388,7 +388,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		if via == "" {
 			via = "its colocation group"
 		}
-		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op, c.name, missingWhy(s.matches[g.lacks][s.tgt], s.types[s.tgt]), via)
+		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op, c.name, missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
 	case g.req.typ == "CPU" && g.req.hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
@@ -45,17 +46,68 @@ func (s *sim) assignedSpec(g *group) devSpec {
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	s.sup = make([][]int, n)
-	s.matches = make([][]coverage.Match, n)
 	nd := len(s.devs)
-	sups, matches := make([]int, n*nd), make([]coverage.Match, n*nd)
+	sups := make([]int, n*nd)
+	s.midx = make([]int32, n*nd)
+	// Matches repeat (one per kernel lookup key, not per node): each
+	// distinct one is kept once, and the nodes hold its index.
+	seen := map[matchID]int32{}
+	ms := make([]coverage.Match, nd)
 	for i, p := range s.nodes {
 		if p.ghost {
+			for d := 0; d < nd; d++ {
+				s.midx[i*nd+d] = -1
+			}
 			continue
 		}
-		sup, ms := sups[i*nd:(i+1)*nd:(i+1)*nd], matches[i*nd:(i+1)*nd:(i+1)*nd]
+		sup := sups[i*nd : (i+1)*nd : (i+1)*nd]
+		clear(ms)
 		s.kernelsInto(p, p.look, nil, sup, ms)
-		s.sup[i], s.matches[i] = sup, ms
+		s.sup[i] = sup
+		for d := range ms {
+			id := idOf(&ms[d])
+			k, ok := seen[id]
+			if !ok {
+				k = int32(len(s.mtab))
+				s.mtab = append(s.mtab, ms[d])
+				seen[id] = k
+			}
+			s.midx[i*nd+d] = k
+		}
 	}
+}
+
+// matchID identifies a Match by its values, its slices by their arrays
+// (a memoized Match shares them), so that equal matches intern alike.
+type matchID struct {
+	reason                  coverage.Reason
+	kernel                  *kdpb.KernelDef
+	hostMemory, supported   *string
+	nHost, nSupported       int
+	hint, lowered, stackErr string
+	unverified, loweredIns  bool
+}
+
+func idOf(m *coverage.Match) matchID {
+	id := matchID{reason: m.Reason, kernel: m.Kernel, nHost: len(m.HostMemory), nSupported: len(m.Supported),
+		hint: m.Hint, lowered: m.Lowered, stackErr: m.StackError, unverified: m.Unverified, loweredIns: m.LoweredInputs}
+	if len(m.HostMemory) > 0 {
+		id.hostMemory = &m.HostMemory[0]
+	}
+	if len(m.Supported) > 0 {
+		id.supported = &m.Supported[0]
+	}
+	return id
+}
+
+// match is node i's kernel lookup on device d, as lookupKernels found it
+// (nil for a node that has none: an inlined call or lowered op).
+func (s *sim) match(i, d int) *coverage.Match {
+	k := s.midx[i*len(s.devs)+d]
+	if k < 0 {
+		return nil
+	}
+	return &s.mtab[k]
 }
 
 // kernelsFor computes the supported devices (kernel priority, -1 = none) of
@@ -76,7 +128,7 @@ func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher,
 			if d != s.cpu && look != nil && len(look.OutputTypes)+len(look.InputTypes) > 0 {
 				t := append(append([]tpb.DataType(nil), look.InputTypes...), look.OutputTypes...)[0]
 				if hostType(t) || t == tpb.DataType_DT_INT32 {
-					ms[d].HostMemory = []string{"input", "output"}
+					ms[d].HostMemory = argHostMemory
 				}
 			}
 		}
@@ -109,6 +161,10 @@ func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher,
 		}
 	}
 }
+
+// argHostMemory is an _Arg's or _Retval's host memory for host types,
+// shared (read it, do not modify it).
+var argHostMemory = []string{"input", "output"}
 
 func hostType(t tpb.DataType) bool {
 	t = graph.BaseType(t)

@@ -46,6 +46,11 @@ func (s *sim) fusions() []Fusion {
 	}
 	var out []Fusion
 	seen := map[string]bool{}
+	type reasonKey struct {
+		ops, fused string
+		t          tpb.DataType
+	}
+	reasons := map[reasonKey]string{}
 	for i, p := range s.nodes {
 		if p.ghost || p.src == nil || s.dev[i] != s.tgt || s.firstOf[p.src.ID] != i {
 			continue
@@ -119,12 +124,18 @@ func (s *sim) fusions() []Fusion {
 		for _, j := range chain {
 			f.Nodes = append(f.Nodes, s.nodes[j].label())
 		}
-		how := "by remapper.cc's CUDA rules"
-		if s.opts.Source != nil {
-			how = "on the source " + s.opts.Source.DeviceType()
+		// A model repeats its chains: the reason is built once per kind.
+		rk := reasonKey{strings.Join(ops, "+"), fused, t}
+		f.Reason = reasons[rk]
+		if f.Reason == "" {
+			how := "by remapper.cc's CUDA rules"
+			if s.opts.Source != nil {
+				how = "on the source " + s.opts.Source.DeviceType()
+			}
+			f.Reason = fmt.Sprintf("Grappler's remapper fuses %s into %s %s, but %s: the ops run unfused",
+				rk.ops, fused, how, s.notFusedWhy(fused, t))
+			reasons[rk] = f.Reason
 		}
-		f.Reason = fmt.Sprintf("Grappler's remapper fuses %s into %s %s, but %s: the ops run unfused",
-			strings.Join(ops, "+"), fused, how, s.notFusedWhy(fused, t))
 		key := f.Fused + f.Nodes[0]
 		if !seen[key] {
 			seen[key] = true

@@ -39,9 +39,9 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 	}
 	var hm []string
 	hasKernel := false
-	if ms := s.matchesFor(i); ms != nil && d < len(ms) {
-		hm = ms[d].HostMemory
-		hasKernel = ms[d].Kernel != nil
+	if m := s.matchFor(i, d); m != nil {
+		hm = m.HostMemory
+		hasKernel = m.Kernel != nil
 	}
 	funcCall := callOps[p.op] || p.op == "While" || p.op == "StatelessWhile" || p.op == "SymbolicGradient"
 	if p.op == "_Arg" || p.op == "_Retval" {
@@ -82,13 +82,16 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 	return
 }
 
-func (s *sim) matchesFor(i int) []coverage.Match {
+func (s *sim) matchFor(i, d int) *coverage.Match {
 	if s.whatIf != nil {
 		if ms, ok := s.whatIf[i]; ok {
-			return ms
+			if d < len(ms) {
+				return &ms[d]
+			}
+			return nil
 		}
 	}
-	return s.matches[i]
+	return s.match(i, d)
 }
 
 // markArg expands a host_memory_arg name to port ranges through the OpDef

@@ -14,6 +14,7 @@ package placement
 import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
@@ -79,6 +80,10 @@ type Options struct {
 	// nil when it has none: the shapes it records size what is restored
 	// from it.
 	Checkpoint *bundle.Reader
+	// Shapes, when not nil, are the graph's static shapes from InferShapes
+	// with the same Signature, Dims and Checkpoint: they do not depend on
+	// the target, so a scan of several targets infers them once.
+	Shapes *shape.Shapes
 }
 
 // Precision profiles accepted by Options.Precision.

@@ -7,31 +7,43 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 )
 
-// inferShapes runs static shape inference with the chosen signature's
-// input shapes and the user's dimensions.
+// inferShapes takes the shapes given in the options, or infers them.
 func (s *sim) inferShapes() {
+	if s.opts.Shapes != nil {
+		s.shapes = s.opts.Shapes
+		return
+	}
+	s.shapes = InferShapes(s.g, s.opts)
+}
+
+// InferShapes runs static shape inference on g with the input shapes of
+// the signature opts choose and the user's dimensions (opts.Dims), as a
+// simulation does: pass the result as Options.Shapes to simulate several
+// targets with one inference.
+func InferShapes(g *graph.Graph, opts Options) *shape.Shapes {
 	inputs := map[string][]int64{}
 	dims := map[string]int64{}
-	for k, v := range s.opts.Dims {
+	for k, v := range opts.Dims {
 		dims[k] = v
 	}
-	if sig := s.signature(); sig != nil {
+	if sig := signatureOf(g, opts.Signature); sig != nil {
 		for _, in := range sig.inputs {
 			node, _ := splitTensor(in.name)
 			if !in.unknownRank && in.shape != nil {
 				inputs[in.name] = in.shape
 			}
-			if v, ok := s.opts.Dims[in.key]; ok {
+			if v, ok := opts.Dims[in.key]; ok {
 				if _, set := dims[node]; !set {
 					dims[node] = v
 				}
 			}
 		}
 	}
-	s.shapes = shape.Infer(s.g, shape.Options{Inputs: inputs, Dims: dims, Checkpoint: s.opts.Checkpoint})
+	return shape.Infer(g, shape.Options{Inputs: inputs, Dims: dims, Checkpoint: opts.Checkpoint})
 }
 
 // result assembles the Result: per-node devices, transfers, islands,
@@ -308,7 +320,7 @@ func (s *sim) islandCause(nodes []int) (string, int) {
 	ops := map[string]int{}
 	for _, j := range nodes {
 		if s.sup[j] != nil && s.sup[j][s.tgt] < 0 {
-			ops[s.nodes[j].op+" ("+missingWhy(s.matches[j][s.tgt], s.types[s.tgt])+")"]++
+			ops[s.nodes[j].op+" ("+missingWhy(*s.match(j, s.tgt), s.types[s.tgt])+")"]++
 		}
 	}
 	keys := slices.Sorted(maps.Keys(ops))

@@ -30,8 +30,11 @@ type sim struct {
 	firstOf []int
 
 	// per node
-	sup     [][]int // kernel priority per device, -1 unsupported
-	matches [][]coverage.Match
+	sup [][]int // kernel priority per device, -1 unsupported
+	// mtab holds the distinct kernel lookups; midx is node i's on
+	// device d at i*len(devs)+d (-1: none), see match.
+	mtab    []coverage.Match
+	midx    []int32
 	dev     []int
 	reasons [][]string
 	parent  []int
@@ -373,13 +376,16 @@ func resourceArgDType(f *graph.Function, i int) tpb.DataType {
 func supportedReason(r coverage.Reason) bool { return r.Covered() }
 
 // signature picks the signature whose inputs are fed.
-func (s *sim) signature() *savedSig {
-	sigs := s.g.Signatures
+func (s *sim) signature() *savedSig { return signatureOf(s.g, s.opts.Signature) }
+
+// signatureOf picks g's signature named want ("": serving_default), else
+// its first one.
+func signatureOf(g *graph.Graph, want string) *savedSig {
+	sigs := g.Signatures
 	if len(sigs) == 0 {
 		return nil
 	}
 	pick := sigs[0]
-	want := s.opts.Signature
 	if want == "" {
 		want = "serving_default"
 	}

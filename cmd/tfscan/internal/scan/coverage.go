@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -22,13 +23,21 @@ type Nodes struct {
 	paths  []string
 	dtypes [][]string
 	// keys are each node's coverage.MatchKey over the attrs that any of
-	// the targets' kernels constrain.
-	keys []string
+	// the targets' kernels constrain (attrs, by op); keyByID holds the
+	// same keys by graph.Node.ID ("" for nodes out of scope), for the
+	// placement's lookups.
+	keys    []string
+	keyByID []string
+	attrs   map[string][]string
 	// phases is each node's phase (by graph.Node.ID) and counted the
 	// phases the figures count; phases is nil when they were not computed
 	// (then every node counts and reports name no phase).
 	phases  []graph.Phase
 	counted PhaseSet
+	// shapes are the model's static shapes, inferred by the first
+	// placement and shared by the others (they do not depend on the
+	// target; the options that shape them are the scan's).
+	shapes *shape.Shapes
 }
 
 // WithPhases records the phase of every node (graph.Graph.Phases) and the
@@ -64,7 +73,9 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	sort.Sort(byPath{ns})
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.keys = make([]string, len(ns.list))
+	ns.keyByID = make([]string, len(g.Nodes))
 	attrs := map[string][]string{} // op → attrs constrained on any target
+	ns.attrs = attrs
 	for i, n := range ns.list {
 		ns.dtypes[i] = n.DTypes()
 		names, ok := attrs[n.Op]
@@ -80,6 +91,9 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			attrs[n.Op] = names
 		}
 		ns.keys[i] = coverage.MatchKey(n, names)
+		if n.ID >= 0 && n.ID < len(ns.keyByID) {
+			ns.keyByID[n.ID] = ns.keys[i]
+		}
 	}
 	return ns
 }

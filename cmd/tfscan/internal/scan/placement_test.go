@@ -44,3 +44,35 @@ func TestApplyPlacement(t *testing.T) {
 	require.NotNil(t, rt.Placement.Comparison)
 	assert.Equal(t, 1, rt.Placement.Comparison.Agreed)
 }
+
+// place looks kernels up with the keys PrepareNodes built (keyedMatcher)
+// and shares the shapes between targets: its results must be those of a
+// simulation on the plain indexes, on models with functions, control
+// flow and auto mixed precision (whose node copies keep their IDs but
+// change their attrs, so they must not take the prepared key).
+func TestPlaceKeyedSharedSameResult(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	for _, model := range []string{"tfjs/centernet", "tf/sm_simple_while_loop", "tf/gd_lstm_layer_inference", "tf/gd_keras_imagenet_train"} {
+		for _, precision := range []string{"", placement.PrecisionMixedFloat16} {
+			_, g, err := Load(filepath.Join(corpus, model), nil)
+			require.NoError(t, err, model)
+			ts, err := ResolveTargets([]string{"musa", "rocm", "intel-xpu"}, nil)
+			require.NoError(t, err)
+			// Keys for musa alone: the other indexes' constrained attrs
+			// need not be in them, so their lookups must fall back.
+			ns := PrepareNodes(g, nil, ts.List[:1])
+			opts := Options{Placement: PlacementOptions{Precision: precision}}
+			cpu, err := ts.CPU()
+			require.NoError(t, err)
+			src, err := ts.Source()
+			require.NoError(t, err)
+			for _, tg := range ts.List {
+				got, err := place(g, ns, tg, ts, opts, nil, false)
+				require.NoError(t, err)
+				want, err := placement.Simulate(g, tg.Index, cpu, placement.Options{Precision: precision, Source: src, Stack: tg.Index.Stack()})
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "%s on %s, precision %q", model, tg.Name, precision)
+			}
+		}
+	}
+}

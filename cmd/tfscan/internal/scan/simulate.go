@@ -2,6 +2,9 @@ package scan
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/tfscan/tfscan/coverage"
 
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
@@ -79,7 +82,11 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if popts.Source, err = ts.Source(); err != nil {
 		return nil, err
 	}
-	res, err := placement.Simulate(g, t.Index, cpu, popts)
+	if ns.shapes == nil {
+		ns.shapes = placement.InferShapes(g, popts)
+	}
+	popts.Shapes = ns.shapes
+	res, err := placement.Simulate(g, ns.keyed(g, t.Index), ns.keyed(g, cpu), popts)
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
 	}
@@ -102,4 +109,43 @@ func readPlacementLog(path string) (*tflog.Log, error) {
 		return nil, &UsageError{fmt.Errorf("--compare-log %s: no placement lines found (expected \"name: (Op): /job:.../device:GPU:0\" or \"Executing op Op in device ...\")", path)}
 	}
 	return log, nil
+}
+
+// keyed answers ix's lookups for the model's nodes with the match keys
+// PrepareNodes built, so that the placement, which looks up every node on
+// the target and the CPU, builds no key of its own.
+func (ns *Nodes) keyed(g *graph.Graph, ix *coverage.Index) coverage.Matcher {
+	return &keyedMatcher{Index: ix, g: g, ns: ns, covers: map[string]bool{}}
+}
+
+type keyedMatcher struct {
+	*coverage.Index
+	g  *graph.Graph
+	ns *Nodes
+	// covers tells, by op, whether the prepared keys hold every attr
+	// the index constrains (they were built for the targets, which need
+	// not include this index).
+	covers map[string]bool
+}
+
+func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
+	// A node that is not the graph's own (a synthetic one, or a copy
+	// with other attrs, as auto mixed precision makes) keys itself.
+	if n.ID < 0 || n.ID >= len(k.ns.keyByID) || k.g.Nodes[n.ID] != n || k.ns.keyByID[n.ID] == "" {
+		return k.Index.Match(n)
+	}
+	ok, seen := k.covers[n.Op]
+	if !seen {
+		ok = true
+		for _, a := range k.Index.ConstrainedAttrs(n.Op) {
+			if !slices.Contains(k.ns.attrs[n.Op], a) {
+				ok = false
+			}
+		}
+		k.covers[n.Op] = ok
+	}
+	if !ok {
+		return k.Index.Match(n)
+	}
+	return k.Index.MatchKeyed(n, k.ns.keyByID[n.ID])
 }
