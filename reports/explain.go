@@ -104,8 +104,8 @@ type ExplainPrediction struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Fix kinds. FixRewrite is filled by `tfscan rewrite` rules (issue #13)
-// through the explain orchestrator's RewriteFixes hook.
+// Fix kinds. FixRewrite names the `tfscan rewrite` command that fixes a
+// node (issue #13), planned as rewrite plans (scan.Scanned.RewriteFixes).
 const (
 	FixKernelWishlist = "kernel_wishlist"
 	FixSoftPlacement  = "soft_placement"

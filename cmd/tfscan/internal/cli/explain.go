@@ -90,7 +90,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	rep, err := explain.Run(ctx, log, explain.Options{
 		Model: *model, Target: *target, Registries: registries, Signature: *signature, Tags: tags,
 		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft, ClearDevices: *clearDevs}, Stack: settings,
-		RewriteFixes: scan.RewriteFixes(registries),
+		RewriteFixes: true,
 	})
 	if err != nil {
 		return scanError(err)

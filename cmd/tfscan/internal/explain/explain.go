@@ -41,10 +41,12 @@ type Options struct {
 	// Stack are the target stack's settings the run used (--precision-mode,
 	// --stack-option); empty: the pack's defaults.
 	Stack coverage.StackSettings
-	// RewriteFixes, when set, names the `tfscan rewrite` rules that would
-	// make node (of g) run on the target; each becomes a fix of kind
-	// reports.FixRewrite (scan.RewriteFixes).
-	RewriteFixes func(g *graph.Graph, node *graph.Node, target string) []reports.Fix
+	// RewriteFixes names, for a node without a kernel, the `tfscan
+	// rewrite` command lines that would make it run on the target, planned
+	// with the settings above as rewrite plans (scan.Scanned.RewriteFixes);
+	// each becomes a fix of kind reports.FixRewrite. Planning takes time,
+	// so it is asked for.
+	RewriteFixes bool
 }
 
 // LogError is a log that could not be read.
@@ -123,17 +125,21 @@ func Run(ctx context.Context, log *Log, opts Options) (*reports.ExplainReport, e
 	if err := ts.ConfigureStacks(opts.Stack); err != nil {
 		return nil, err
 	}
-	rm, g, err := scan.ScanModel(opts.Model, ts, scan.Options{
+	sm, err := scan.ScanModel(opts.Model, ts, scan.Options{
 		Targets: []string{opts.Target}, Signature: opts.Signature, Tags: opts.Tags,
-		Version: opts.Version, Placement: opts.Placement,
+		Version: opts.Version, Placement: opts.Placement, Stack: opts.Stack,
 	})
 	if err != nil {
 		return nil, err
 	}
+	rm, g := sm.Model, sm.Graph
 	if len(rm.Targets) != 1 {
 		return nil, fmt.Errorf("internal error: %d target results for one target", len(rm.Targets))
 	}
 	x := newExplainer(g, rm.Targets[0], opts)
+	if opts.RewriteFixes {
+		x.rewriteFixes = sm.RewriteFixes
+	}
 	rep := &reports.ExplainReport{
 		SchemaVersion: reports.ExplainSchemaVersion,
 		Tool:          reports.Tool{Name: "tfscan", Version: opts.Version},
@@ -206,6 +212,9 @@ type explainer struct {
 	result  map[string]*reports.NodeResult
 	// groups are the uncovered groups by op and dtypes, for Supported.
 	groups map[string]*reports.Uncovered
+	// rewriteFixes, when set, names the rewrites that fix a node
+	// (Options.RewriteFixes).
+	rewriteFixes func(*graph.Node) []reports.Fix
 }
 
 func newExplainer(g *graph.Graph, rt *reports.Target, opts Options) *explainer {

@@ -345,9 +345,9 @@ func FuzzExplain(f *testing.F) {
 	}
 	ts, err := scan.ResolveTargets([]string{"ascend"}, nil)
 	require.NoError(f, err)
-	rm, g, err := scan.ScanModel(models("convnet_frozen.pb"), ts, scan.Options{Targets: []string{"ascend"}})
+	sm, err := scan.ScanModel(models("convnet_frozen.pb"), ts, scan.Options{Targets: []string{"ascend"}})
 	require.NoError(f, err)
-	x := newExplainer(g, rm.Targets[0], Options{Model: "m", Target: "ascend"})
+	x := newExplainer(sm.Graph, sm.Model.Targets[0], Options{Model: "m", Target: "ascend"})
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := tflog.Parse(strings.NewReader(s))
 		if err != nil {
@@ -366,4 +366,60 @@ func FuzzExplain(f *testing.F) {
 			x.placement(p, true, &sum)
 		}
 	})
+}
+
+// TestRewriteFixPlansAsRewrite: explain's rewrite fix is planned as
+// `tfscan rewrite` plans, with explain's settings, and its command line
+// carries them. Centernet pins its 15 _FusedDepthwiseConv2dNative nodes to
+// CPU: rewrite leaves them (unfusing adds transfers) unless the pins go,
+// which the run's import with clear_devices=True does (docs/rewrite.md).
+func TestRewriteFixPlansAsRewrite(t *testing.T) {
+	noKernel := func(op, node, dev string) string {
+		return "2024-01-01 00:00:00.000000: E tensorflow/core/common_runtime/executor.cc:1197] No OpKernel was registered to support Op '" + op +
+			"' used by {{node " + node + "}} with these attrs: [T=DT_FLOAT]\nRegistered devices: [CPU, " + dev + "]\nRegistered kernels:\n  device='CPU'; T in [DT_FLOAT]\n"
+	}
+	centernet := filepath.Join(testutil.Shared(t), "corpus", "tfjs", "centernet")
+	for _, tc := range []struct {
+		name, log string
+		opts      Options
+		want      string // the rewrite fix's text, "" for none
+	}{
+		{name: "stack defaults", log: noKernel("_FusedConv2D", "conv", "NPU"),
+			opts: Options{Model: filepath.Join("testdata", "fused.pbtxt"), Target: "ascend"},
+			want: "tfscan rewrite MODEL --target ascend -o OUT replaces it by Conv2D, BiasAdd, Relu6, which ascend has kernels for (unfuse-conv2d, "},
+		{name: "precision mode and stack option", log: noKernel("_FusedConv2D", "conv", "NPU"),
+			opts: Options{Model: filepath.Join("testdata", "fused.pbtxt"), Target: "ascend",
+				Stack: coverage.StackSettings{PrecisionMode: "must_keep_origin_dtype", Options: map[string]string{"soc": "ascend910b"}}},
+			want: "tfscan rewrite MODEL --target ascend -o OUT --precision-mode must_keep_origin_dtype --stack-option soc=ascend910b replaces it by Conv2D, "},
+		{name: "pinned depthwise", log: noKernel("_FusedDepthwiseConv2dNative", "tower_0/MobilenetV3/expanded_conv/depthwise/depthwise", "GPU"),
+			opts: Options{Model: centernet, Target: "rocm"}},
+		{name: "pinned depthwise, pins cleared", log: noKernel("_FusedDepthwiseConv2dNative", "tower_0/MobilenetV3/expanded_conv/depthwise/depthwise", "GPU"),
+			opts: Options{Model: centernet, Target: "rocm", Placement: scan.PlacementOptions{ClearDevices: true}},
+			want: "tfscan rewrite MODEL --target rocm -o OUT --clear-devices replaces it by DepthwiseConv2dNative, BiasAdd, Relu, which rocm has kernels for (unfuse-depthwise, "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "run.log")
+			require.NoError(t, os.WriteFile(file, []byte(tc.log), 0o644))
+			log, err := ReadLog(file, nil)
+			require.NoError(t, err)
+			tc.opts.RewriteFixes = true
+			rep, err := Run(context.Background(), log, tc.opts)
+			require.NoError(t, err)
+			require.Len(t, rep.Explanations, 1)
+			e := rep.Explanations[0]
+			require.Equal(t, "no_kernel", e.Prediction.Reason, "the node lacks a kernel")
+			var got []string
+			for _, f := range e.Fixes {
+				if f.Kind == reports.FixRewrite {
+					got = append(got, f.Text)
+				}
+			}
+			if tc.want == "" {
+				assert.Empty(t, got, "rewrite leaves the node: no rewrite fix")
+				return
+			}
+			require.Len(t, got, 1)
+			assert.True(t, strings.HasPrefix(got[0], tc.want), "%s", got[0])
+		})
+	}
 }

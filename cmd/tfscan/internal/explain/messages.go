@@ -422,10 +422,10 @@ func (x *explainer) lowered(ns []*graph.Node) *graph.Node {
 
 // rewriteFix asks the rewrite hook for rules that apply.
 func (x *explainer) rewriteFix(e *reports.Explanation, n *graph.Node) {
-	if x.opts.RewriteFixes == nil {
+	if x.rewriteFixes == nil {
 		return
 	}
-	for _, f := range x.opts.RewriteFixes(x.g, n, x.opts.Target) {
+	for _, f := range x.rewriteFixes(n) {
 		f.Kind = reports.FixRewrite
 		e.Fixes = append(e.Fixes, f)
 	}

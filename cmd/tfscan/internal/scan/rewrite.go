@@ -329,43 +329,105 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-var _ = fmt.Sprintf
-var _ = strings.Join
-
-// RewriteFixes is explain's hook into rewrite: for a node a target has no
-// kernel for, the rules that would replace it by nodes the target covers
-// (rewrite.Suggest), as fixes. Targets resolve as --target does, with the
-// registry files given; a target that does not resolve gives no fixes.
-func RewriteFixes(registries []string) func(g *graph.Graph, n *graph.Node, target string) []reports.Fix {
-	cache := map[string]*Targets{}
-	return func(g *graph.Graph, n *graph.Node, target string) []reports.Fix {
-		ts, ok := cache[target]
-		if !ok {
-			ts, _ = ResolveTargets([]string{target}, registries)
-			cache[target] = ts
-		}
-		if ts == nil || len(ts.List) == 0 {
-			return nil
-		}
-		var fixes []reports.Fix
-		for _, s := range rewrite.Suggest(g, n, ts.List[0].Index) {
-			name, list := s.Rule.Name, s.Rule.Name
-			for _, c := range s.Chained {
-				name += "+" + c.Name
-				list += "," + c.Name
-			}
-			flags := "--rules " + list
-			if s.Rule.Kind == rewrite.KindCast {
-				flags += " --allow-lower-precision"
-			}
-			how := "bit-identical in the op's dtype"
-			if !s.Exactness.Exact {
-				how = "within a declared bound: " + s.Exactness.Claim
-			}
-			fixes = append(fixes, reports.Fix{Rule: s.Rule.Name,
-				Text: fmt.Sprintf("tfscan rewrite MODEL --target %s -o OUT %s replaces it by %s, which %s has kernels for (%s, %s; proven on the executor before it writes)",
-					target, flags, strings.Join(s.Ops, ", "), target, name, how)})
-		}
-		return fixes
+// RewriteFixes names, for a node the target has no kernel for, the
+// `tfscan rewrite` command line that replaces it by nodes the target
+// covers (explain's fixes). The graph is planned as that command line
+// plans it — its default rules, with the cast rule where the fix needs
+// --allow-lower-precision — and with the scan's settings: the target's
+// stack as configured (--precision-mode, --stack-option), the signature,
+// and the placement's --clear-devices and --no-soft-placement (as check's
+// preview). Only what the plan does to the node is named: a rule that could
+// replace the node alone but that the plan leaves (it would add transfers,
+// say) is no fix. The command carries the settings rewrite takes
+// (--clear-devices, --precision-mode, --stack-option, --signature, --tags).
+func (s *Scanned) RewriteFixes(n *graph.Node) []reports.Fix {
+	if s == nil || s.Graph == nil || len(s.ts.List) != 1 {
+		return nil
 	}
+	t := s.ts.List[0]
+	var fixes []reports.Fix
+	for _, sg := range rewrite.Suggest(s.Graph, n, t.Index) {
+		names := []string{sg.Rule.Name}
+		for _, c := range sg.Chained {
+			names = append(names, c.Name)
+		}
+		lower := sg.Rule.Kind == rewrite.KindCast
+		if !s.planApplies(lower, strings.Join(names, "+"), n) {
+			continue
+		}
+		flags := ""
+		if lower {
+			flags += " --allow-lower-precision"
+		}
+		flags += s.rewriteFlags()
+		how := "bit-identical in the op's dtype"
+		if !sg.Exactness.Exact {
+			how = "within a declared bound: " + sg.Exactness.Claim
+		}
+		fixes = append(fixes, reports.Fix{Rule: sg.Rule.Name,
+			Text: fmt.Sprintf("tfscan rewrite MODEL --target %s -o OUT%s replaces it by %s, which %s has kernels for (%s, %s; proven on the executor before it writes)",
+				t.Name, flags, strings.Join(sg.Ops, ", "), t.Name, strings.Join(names, "+"), how)})
+	}
+	return fixes
+}
+
+// planApplies reports whether rewrite's default plan (with the cast rule
+// when lower) rewrites n with the rule chain named chain. The two plans
+// are made once each: explain asks of many nodes.
+func (s *Scanned) planApplies(lower bool, chain string, n *graph.Node) bool {
+	res, ok := s.plans[lower]
+	if !ok {
+		rules, err := rewrite.SelectRules(nil, lower, false)
+		if err != nil {
+			return false
+		}
+		ropts, err := planOptions(s.ts, s.ts.List[0], s.counted, s.opts, rules)
+		if err != nil {
+			return false
+		}
+		// A plan that fails names no fix (the scan itself went through).
+		res, _ = rewrite.Plan(context.Background(), s.Graph, &mgpb.MetaGraphDef{}, ropts)
+		s.plans[lower] = res
+	}
+	if res == nil {
+		return false
+	}
+	path := n.Path()
+	for _, a := range res.Applications {
+		if a.Path == path && a.ChainName() == chain {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteFlags are the settings of the scan that `tfscan rewrite` takes as
+// flags, for a command line that plans as the scan placed: the stack's, the
+// signature and tags, and --clear-devices (rewrite's unpin rule drops the
+// pins an import with clear_devices=True ignores). --no-soft-placement has
+// no rewrite flag: it is how the rewritten model is run, not written.
+func (s *Scanned) rewriteFlags() string {
+	var b strings.Builder
+	o := s.opts
+	if o.Placement.ClearDevices {
+		b.WriteString(" --clear-devices")
+	}
+	if o.Stack.PrecisionMode != "" {
+		b.WriteString(" --precision-mode " + o.Stack.PrecisionMode)
+	}
+	keys := make([]string, 0, len(o.Stack.Options))
+	for k := range o.Stack.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.WriteString(" --stack-option " + k + "=" + o.Stack.Options[k])
+	}
+	if o.Signature != "" {
+		b.WriteString(" --signature " + o.Signature)
+	}
+	if len(o.Tags) > 0 {
+		b.WriteString(" --tags " + strings.Join(o.Tags, ","))
+	}
+	return b.String()
 }

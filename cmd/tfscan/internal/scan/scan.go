@@ -85,9 +85,9 @@ type Options struct {
 
 	Placement PlacementOptions
 
-	// onGraph, when set, is handed each model's graph once it is built
-	// (ScanModel).
-	onGraph func(*graph.Graph)
+	// onScan, when set, is handed each model's graph once it is built,
+	// with the options its scan runs with (ScanModel).
+	onScan func(*graph.Graph, Options)
 	// checkpoint is the model's checkpoint index (scanModel opens it once
 	// for every target's placement); checkpointNote, when it could not be
 	// read, says so in every placement's warnings.
@@ -580,9 +580,6 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 
 // scanLoaded scans the loaded model m, whose selected meta graph is g.
 func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
-	if opts.onGraph != nil {
-		opts.onGraph(g)
-	}
 	if !opts.Placement.Disabled {
 		// A checkpoint that cannot be read only costs the sizes of what is
 		// restored from it: the scan goes on and every placement says so.
@@ -590,6 +587,9 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		if opts.checkpoint, err = shape.OpenCheckpoint(m.VariablesPrefix); err != nil {
 			opts.checkpointNote = fmt.Sprintf("checkpoint not read (%v): what the model restores from it has no size", err)
 		}
+	}
+	if opts.onScan != nil {
+		opts.onScan(g, opts)
 	}
 	scope, err := signatureScope(g, opts.Signature)
 	if err != nil {
