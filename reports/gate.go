@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -186,7 +187,11 @@ type targetState struct {
 	coverage      float64
 	fallback      int
 	transferBytes int64
-	gaps          []gapItem // counted and not ignored
+	// transferPartial: transferBytes leaves out the unknownTransfers
+	// transfers of unknown size (a lower bound).
+	transferPartial  bool
+	unknownTransfers int
+	gaps             []gapItem // counted and not ignored
 	// newFallbacks are the new fallbacks against the source, not ignored;
 	// nil without a Delta.
 	newFallbacks []fallbackItem
@@ -235,6 +240,8 @@ func (s *ignoreSet) state(t *Target, mark bool) targetState {
 	st := targetState{}
 	if t.Placement != nil {
 		st.transferBytes = t.Placement.TransferBytes
+		st.transferPartial = t.Placement.TransferBytesPartial()
+		st.unknownTransfers = t.Placement.UnknownSizeTransfers - t.Placement.UnknownSizeIOTransfers
 	}
 	var items []gapItem
 	if len(t.Nodes) > 0 {
@@ -509,14 +516,36 @@ func regressions(g *Gate, m, bm *Model, findings []Finding, ign *ignoreSet, fail
 		if cur.fallback > old.fallback {
 			fail(m, t.Target, "more_fallback_nodes", "%d node(s) fall back to CPU, baseline %d", cur.fallback, old.fallback)
 		}
-		if cur.transferBytes > old.transferBytes {
+		switch partial := cur.transferPartial || old.transferPartial; {
+		case cur.transferBytes > old.transferBytes && partial:
+			// Lower bounds: the known sizes grew, which still fails (an
+			// unknown size on the baseline's side may hide as much, but the
+			// gate does not pass a model on a guess); the failure says so.
+			fail(m, t.Target, "more_transfer_bytes", "%s bytes cross between devices, baseline %s (sizes partly unknown: the sums leave out transfers of unknown size)",
+				atLeast(cur.transferBytes, cur.transferPartial), atLeast(old.transferBytes, old.transferPartial))
+			g.Failures[len(g.Failures)-1].TransferBytesPartial = true
+		case cur.transferBytes > old.transferBytes:
 			fail(m, t.Target, "more_transfer_bytes", "%d bytes cross between devices, baseline %d", cur.transferBytes, old.transferBytes)
+		case cur.unknownTransfers > old.unknownTransfers:
+			// Not more by the known sizes, but more transfers of unknown
+			// size than the baseline had: the known sizes do not show
+			// that the bytes did not grow (as max_transfer_bytes warns).
+			g.Warnings = append(g.Warnings, fmt.Sprintf("%s on %s: %d transfer(s) of unknown size (baseline %d) are not in the %d bytes compared with the baseline's %s (more_transfer_bytes; sizes partly unknown)",
+				m.Path, t.Target, cur.unknownTransfers, old.unknownTransfers, cur.transferBytes, atLeast(old.transferBytes, old.transferPartial)))
 		}
 		// Compare at the precision reports show, so that float noise is no regression.
 		if formatPercent(cur.coverage) != formatPercent(old.coverage) && cur.coverage < old.coverage {
 			fail(m, t.Target, "lower_coverage", "coverage %s, baseline %s", formatPercent(cur.coverage), formatPercent(old.coverage))
 		}
 	}
+}
+
+// atLeast is a byte count, "≥N" when it is a lower bound.
+func atLeast(n int64, partial bool) string {
+	if partial {
+		return "≥" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func describeRule(i int, r IgnoreRule) string {
