@@ -211,8 +211,8 @@ func (s *sim) colocate() {
 		}
 		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
 		copy(prio, s.sup[i])
-		g := &slab[i]
-		*g = group{assigned: -1, pinned: -1, dflt: p.dflt, prio: prio, lacks: -1}
+		g := &slab[i] // zeroed: set field by field (see builder.addNode)
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, p.dflt, prio, -1
 		if s.sup[i][s.tgt] < 0 {
 			g.lacks = i
 		}
@@ -394,7 +394,26 @@ type groupKey struct {
 // colocated with that root (ColocateNodeToGroup, lines 1071-1098). Names
 // resolve inside the node's own function instance.
 func (s *sim) colocateClasses() {
-	roots := make(map[groupKey]int, len(s.nodes))
+	// Only names some _class refers to can join a group: the others
+	// need no entry (node names are unique within a unit).
+	wanted := map[groupKey]bool{}
+	for _, p := range s.nodes {
+		if p.ghost || p.src == nil {
+			continue
+		}
+		if cls := p.src.Attrs["_class"].GetList().GetS(); len(cls) > 0 {
+			prefix := strings.TrimSuffix(p.name, p.src.Name)
+			for _, c := range cls {
+				if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
+					wanted[groupKey{p.unit, prefix + name}] = true
+				}
+			}
+		}
+	}
+	if len(wanted) == 0 {
+		return
+	}
+	roots := make(map[groupKey]int, len(wanted))
 	join := func(i int, k groupKey, cls string) {
 		root, ok := roots[k]
 		if !ok {
@@ -432,7 +451,9 @@ func (s *sim) colocateClasses() {
 				}
 			}
 		}
-		join(i, groupKey{p.unit, p.name}, "")
+		if k := (groupKey{p.unit, p.name}); wanted[k] {
+			join(i, k, "")
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ type ref struct {
 // instance is one instantiation of a function body (or the top-level graph).
 type instance struct {
 	fn     *graph.Function
-	nodes  map[*graph.Node]int
+	nodes  nodeIndex
 	args   []ref
 	req    devSpec // requested device given to body nodes without one
 	dflt   int     // default device, -1 for none
@@ -48,6 +48,51 @@ type instance struct {
 	// root is the top-level node this instance was inlined from; nil for
 	// the top-level graph itself and for functions placed on their own.
 	root *graph.Node
+}
+
+// nodeIndex maps an instance's graph nodes to their placement nodes: by
+// position when the nodes' IDs are consecutive (graph.Build numbers a
+// body's nodes so), else through a map.
+type nodeIndex struct {
+	base int
+	pos  []int32 // -1: not placed
+	m    map[*graph.Node]int
+}
+
+func newNodeIndex(nodes []*graph.Node) nodeIndex {
+	for k, n := range nodes {
+		if n.ID != nodes[0].ID+k {
+			return nodeIndex{m: make(map[*graph.Node]int, len(nodes))}
+		}
+	}
+	x := nodeIndex{pos: make([]int32, len(nodes))}
+	if len(nodes) > 0 {
+		x.base = nodes[0].ID
+	}
+	for k := range x.pos {
+		x.pos[k] = -1
+	}
+	return x
+}
+
+func (x *nodeIndex) set(n *graph.Node, idx int) {
+	if x.m != nil {
+		x.m[n] = idx
+		return
+	}
+	x.pos[n.ID-x.base] = int32(idx)
+}
+
+func (x *nodeIndex) get(n *graph.Node) (int, bool) {
+	if x.m != nil {
+		idx, ok := x.m[n]
+		return idx, ok
+	}
+	k := n.ID - x.base
+	if k < 0 || k >= len(x.pos) || x.pos[k] < 0 {
+		return 0, false
+	}
+	return int(x.pos[k]), true
 }
 
 // unitKind tells how a placement unit is run.
@@ -233,7 +278,7 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 // addInstance creates placement nodes for nodes (one function body or the
 // top-level graph) in the order GraphConstructor gives them ids.
 func (b *builder) addInstance(inst *instance, nodes []*graph.Node) {
-	inst.nodes = make(map[*graph.Node]int, len(nodes))
+	inst.nodes = newNodeIndex(nodes)
 	for _, gn := range topoOrder(nodes) {
 		b.addNode(inst, gn)
 	}
@@ -339,10 +384,12 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	}
 	req, bad := b.reqFor(inst, gn)
 	name := inst.prefix + gn.Name
+	// Field by field into the slab's zeroed node: a whole-struct copy
+	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
-	*p = pnode{src: gn, look: gn, name: name, op: gn.Op,
-		inTypes: gn.InputTypes, outTypes: gn.OutputTypes, req: req, dflt: inst.dflt,
-		assigned: -1, ghostOf: -1, frameHint: inst.frame, badDevice: bad}
+	p.src, p.look, p.name, p.op = gn, gn, name, gn.Op
+	p.inTypes, p.outTypes, p.req, p.dflt = gn.InputTypes, gn.OutputTypes, req, inst.dflt
+	p.assigned, p.ghostOf, p.frameHint, p.badDevice = -1, -1, inst.frame, bad
 	p.rin, p.rctrl = b.inputRefs(inst, gn)
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -355,7 +402,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 			return
 		}
 	}
-	inst.nodes[gn] = b.newNode(inst, p)
+	inst.nodes.set(gn, b.newNode(inst, p))
 }
 
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
@@ -378,7 +425,7 @@ func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.
 	p.ghost = true
 	p.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
 	idx := b.newNode(inst, p)
-	inst.nodes[gn] = idx
+	inst.nodes.set(gn, idx)
 	c := b.child(inst, f, p)
 	c.args = p.rin
 	p.alias = b.retRefs(c, f)
@@ -546,7 +593,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 	p.ghost = true
 	p.note = "lowered to Switch/Merge (lower_functional_ops.cc:101-213)"
 	idx := b.newNode(inst, p)
-	inst.nodes[gn] = idx
+	inst.nodes.set(gn, idx)
 	name := inst.prefix + gn.Name
 	if whileOps[gn.Op] {
 		b.lowerWhile(inst, gn, p, name, fns[0], fns[1])
@@ -710,7 +757,7 @@ func (s *sim) resolve(r ref) pin {
 			}
 			r = r.inst.args[r.in.Arg]
 		default:
-			idx, ok := r.inst.nodes[r.in.Node]
+			idx, ok := r.inst.nodes.get(r.in.Node)
 			if !ok {
 				return noPin
 			}
@@ -733,7 +780,7 @@ func (s *sim) resolveAll() {
 				p.ctrl = append(p.ctrl, q.n)
 			} else if r.inst != nil && r.in.Node != nil {
 				// control input on an inlined call: depend on its outputs
-				if idx, ok := r.inst.nodes[r.in.Node]; ok && s.nodes[idx].ghost {
+				if idx, ok := r.inst.nodes.get(r.in.Node); ok && s.nodes[idx].ghost {
 					for _, a := range s.nodes[idx].alias {
 						if q := s.resolve(a); q.n >= 0 {
 							p.ctrl = append(p.ctrl, q.n)

@@ -122,7 +122,7 @@ func (s *sim) fusions() []Fusion {
 		}
 		f := Fusion{Fused: fused}
 		for _, j := range chain {
-			f.Nodes = append(f.Nodes, s.nodes[j].label())
+			f.Nodes = append(f.Nodes, s.label(s.nodes[j]))
 		}
 		// A model repeats its chains: the reason is built once per kind.
 		rk := reasonKey{strings.Join(ops, "+"), fused, t}

@@ -209,7 +209,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
 				if x, ok := out[k]; !ok {
 					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
-						Src: src.label(), Dst: dst.label(), Kind: "control", BytesKnown: true, IO: io,
+						Src: s.label(src), Dst: s.label(dst), Kind: "control", BytesKnown: true, IO: io,
 						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
 				} else if !x.counted {
 					x.counted = s.counted(si) && s.counted(e.dst)
@@ -263,7 +263,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				continue
 			}
 			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
-				Src: fmt.Sprintf("%s:%d", src.label(), e.port), Dst: dst.label(), Kind: kind, IO: io,
+				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
 				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
 			if kind == "host" {
 				x.BytesKnown = true
@@ -306,7 +306,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			return
 		}
 		x := &xfer{key: k, from: sd, to: s.cpu, unit: unitIdx, Transfer: Transfer{From: s.devs[sd], To: s.devs[s.cpu],
-			Src: fmt.Sprintf("%s:%d", src.label(), q.port), Dst: "fetch " + name, Kind: kind, IO: true}, counted: s.counted(q.n)}
+			Src: fmt.Sprintf("%s:%d", s.label(src), q.port), Dst: "fetch " + name, Kind: kind, IO: true}, counted: s.counted(q.n)}
 		if kind == "host" {
 			x.BytesKnown = true
 		} else {
@@ -331,9 +331,11 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	return out
 }
 
-func (p *pnode) label() string {
+// label names a placement node in results: its graph node's path, else
+// its own.
+func (s *sim) label(p *pnode) string {
 	if p.src != nil {
-		return p.src.Path()
+		return s.path(p.src)
 	}
 	if p.path != "" {
 		return p.path
@@ -433,4 +435,12 @@ func sortTransfers(xs []*xfer) {
 		}
 		return !ka.ctrl && kb.ctrl
 	})
+}
+
+// path is gn.Path(), from Options.Paths when the caller rendered it.
+func (s *sim) path(gn *graph.Node) string {
+	if gn.ID >= 0 && gn.ID < len(s.opts.Paths) && s.g.Nodes[gn.ID] == gn && s.opts.Paths[gn.ID] != "" {
+		return s.opts.Paths[gn.ID]
+	}
+	return gn.Path()
 }

@@ -84,6 +84,10 @@ type Options struct {
 	// with the same Signature, Dims and Checkpoint: they do not depend on
 	// the target, so a scan of several targets infers them once.
 	Shapes *shape.Shapes
+	// Paths, when not nil, are the graph nodes' Path() by ID ("" where
+	// not rendered), rendered once for every target (a scan has them for
+	// its report).
+	Paths []string
 }
 
 // Precision profiles accepted by Options.Precision.

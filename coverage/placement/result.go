@@ -174,7 +174,7 @@ func (s *sim) nodeResults() []NodeResult {
 			continue
 		}
 		p := s.nodes[i]
-		nr := NodeResult{ID: gn.ID, Path: gn.Path(), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
+		nr := NodeResult{ID: gn.ID, Path: s.path(gn), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
 		if !p.ghost && p.note == "" && len(others[gn.ID]) == 0 {
 			// The simulation's own reasons, shared: nothing appends to
 			// them past this length.
@@ -297,7 +297,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		cause, pinned := s.islandCause(in.nodes)
 		isl := Island{Transfers: count[id], Bytes: bytes[id], Cause: cause, Pinned: pinned}
 		for _, j := range in.nodes {
-			isl.Nodes = append(isl.Nodes, s.nodes[j].label())
+			isl.Nodes = append(isl.Nodes, s.label(s.nodes[j]))
 		}
 		islands = append(islands, isl)
 	}
@@ -365,7 +365,7 @@ func (s *sim) ampResult() []AMPNode {
 		if p.src == nil || s.firstOf[p.src.ID] != i {
 			continue
 		}
-		out = append(out, AMPNode{Path: p.label(), Op: p.op, DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
+		out = append(out, AMPNode{Path: s.label(p), Op: p.op, DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out

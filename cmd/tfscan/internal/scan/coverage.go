@@ -29,6 +29,9 @@ type Nodes struct {
 	keys    []string
 	keyByID []string
 	attrs   map[string][]string
+	// pathByID are the paths by graph.Node.ID ("" out of scope), for the
+	// placement's results.
+	pathByID []string
 	// phases is each node's phase (by graph.Node.ID) and counted the
 	// phases the figures count; phases is nil when they were not computed
 	// (then every node counts and reports name no phase).
@@ -74,6 +77,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.keys = make([]string, len(ns.list))
 	ns.keyByID = make([]string, len(g.Nodes))
+	ns.pathByID = make([]string, len(g.Nodes))
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
 	for i, n := range ns.list {
@@ -93,6 +97,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		ns.keys[i] = coverage.MatchKey(n, names)
 		if n.ID >= 0 && n.ID < len(ns.keyByID) {
 			ns.keyByID[n.ID] = ns.keys[i]
+			ns.pathByID[n.ID] = ns.paths[i]
 		}
 	}
 	return ns

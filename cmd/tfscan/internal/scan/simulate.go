@@ -85,7 +85,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if ns.shapes == nil {
 		ns.shapes = placement.InferShapes(g, popts)
 	}
-	popts.Shapes = ns.shapes
+	popts.Shapes, popts.Paths = ns.shapes, ns.pathByID
 	res, err := placement.Simulate(g, ns.keyed(g, t.Index), ns.keyed(g, cpu), popts)
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
