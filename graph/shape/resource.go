@@ -150,8 +150,27 @@ func (s *Shapes) resourceRule(n *graph.Node, ins, outs []Tensor) bool {
 			outs[0].Shape = lookup(in(0).Handle, in(1).Shape, a["Tout"].GetType())
 		}
 		return true
+	case op == "LookupTableExportV2" || op == "LookupTableExport":
+		// TensorFlow's shape fns give the v1 op keys of Vector(?) and
+		// values of rank ≥ 1 (lookup_ops.cc:246-257), the V2 op nothing
+		// (:266-281). The kernels export every entry: keys [size] ++ the
+		// key shape, values [size] ++ the value shape
+		// (kernels/lookup_table_op.cc:124-135, :311-323; a dense table its
+		// buckets, :629-660). size is what the table holds when the op
+		// runs, data rather than graph: the ranks are known from the
+		// table's handle data, the sizes and bytes stay unknown.
+		if len(outs) != 2 {
+			return true
+		}
+		outs[0].Shape = known(Unknown)
+		if h := in(0).Handle; len(h) == 2 && !h[0].Shape.UnknownRank && !h[1].Shape.UnknownRank {
+			outs[0].Shape = Shape{Dims: append([]int64{Unknown}, h[0].Shape.Dims...)}
+			outs[1].Shape = Shape{Dims: append([]int64{Unknown}, h[1].Shape.Dims...)}
+		}
+		return true
 	case op == "LookupTableSizeV2" || op == "LookupTableSize":
-		// ScalarAndTwoElementVectorInputsAndScalarOutputs (lookup_ops.cc:45-57).
+		// ScalarAndTwoElementVectorInputsAndScalarOutputs (lookup_ops.cc:45-57)
+		// and, for the v1 op, TwoElementVectorInputsAndScalarOutputs (:32-43).
 		if len(outs) > 0 {
 			outs[0].Shape = known()
 		}

@@ -50,7 +50,8 @@ const (
 	read  = `node { name: "r" op: "ReadVariableOp" input: "v" ` + fl + ` }`
 	keys7 = `node { name: "k" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { shape { dim { size: 7 } } } } }
 	  node { name: "d" op: "Const" attr { key: "dtype" value { type: DT_INT64 } } attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape {} int64_val: -1 } } } }`
-	find = `node { name: "f" op: "LookupTableFindV2" input: "t" input: "k" input: "d" attr { key: "Tin" value { type: DT_STRING } } attr { key: "Tout" value { type: DT_INT64 } } }`
+	find   = `node { name: "f" op: "LookupTableFindV2" input: "t" input: "k" input: "d" attr { key: "Tin" value { type: DT_STRING } } attr { key: "Tout" value { type: DT_INT64 } } }`
+	findV1 = `node { name: "f" op: "LookupTableFind" input: "t" input: "k" input: "d" attr { key: "Tin" value { type: DT_STRING } } attr { key: "Tout" value { type: DT_INT64 } } }`
 )
 
 // TestResourceAndTableRules: one case per shape rule, each the shape
@@ -115,6 +116,22 @@ func TestResourceAndTableRules(t *testing.T) {
 		  node { name: "k" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { shape { unknown_rank: true } } } }
 		  node { name: "d" op: "Const" attr { key: "dtype" value { type: DT_INT64 } } attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape {} int64_val: -1 } } } }` + find, "f", unknown},
 		{"lookup without a table", `node { name: "t" op: "Placeholder" attr { key: "dtype" value { type: DT_RESOURCE } } attr { key: "shape" value { shape { } } } }` + keys7 + find, "f", unknown},
+		// The v1 tables (Ref(string) handles): TwoElementOutput
+		// (lookup_ops.cc:59-62), the same keys and values as V2
+		// (kernels/initializable_lookup_table.h:72-74,
+		// kernels/lookup_table_op.h:142-144, lookup_table_op.cc:330-332).
+		{"HashTable (v1) handle", `node { name: "t" op: "HashTable" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }`, "t", []int64{2}},
+		{"HashTable (v1) lookup", `node { name: "t" op: "HashTable" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }` +
+			keys7 + findV1, "f", []int64{7}},
+		{"MutableHashTable (v1) lookup", `node { name: "t" op: "MutableHashTable" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }` +
+			keys7 + findV1, "f", []int64{7}},
+		{"MutableHashTableOfTensors (v1) lookup", `node { name: "t" op: "MutableHashTableOfTensors" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } }
+		  attr { key: "value_shape" value { shape { dim { size: 3 } } } } }` + keys7 + findV1, "f", []int64{7, 3}},
+		{"v1 lookup through RefIdentity", `node { name: "t0" op: "MutableHashTable" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }
+		  node { name: "t" op: "RefIdentity" input: "t0" attr { key: "T" value { type: DT_STRING } } }` + keys7 + findV1, "f", []int64{7}},
+		// TwoElementVectorInputsAndScalarOutputs (lookup_ops.cc:32-43).
+		{"LookupTableSize (v1)", `node { name: "t" op: "MutableHashTable" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }
+		  node { name: "n" op: "LookupTableSize" input: "t" }`, "n", []int64{}},
 		// ScalarAndTwoElementVectorInputsAndScalarOutputs (lookup_ops.cc:45-57).
 		{"LookupTableSizeV2", `node { name: "t" op: "HashTableV2" attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }
 		  node { name: "n" op: "LookupTableSizeV2" input: "t" }`, "n", []int64{}},
@@ -199,6 +216,113 @@ func TestParseExample(t *testing.T) {
 		assert.Equal(t, w.assumed, o.Assumed, "output %d", i)
 	}
 	assert.Equal(t, []string{"ex: dim 0 = 8 (--dim batch)"}, sh.AssumedDims)
+}
+
+// TestLookupTableExport: an export has every entry the table holds when it
+// runs, so its sizes stay unknown, as in TensorFlow; the ranks come from
+// the table (lookup_ops.cc:240-281, kernels/lookup_table_op.cc:124-135,
+// :311-323).
+func TestLookupTableExport(t *testing.T) {
+	for _, tc := range []struct {
+		table, export string
+		keys, values  []int64
+		valuesRank    bool
+	}{
+		{`op: "MutableHashTable"`, "LookupTableExport", []int64{-1}, []int64{-1}, true},
+		{`op: "MutableHashTableV2"`, "LookupTableExportV2", []int64{-1}, []int64{-1}, true},
+		{`op: "MutableHashTableOfTensors" attr { key: "value_shape" value { shape { dim { size: 3 } } } }`, "LookupTableExport", []int64{-1}, []int64{-1, 3}, true},
+		// Without handle data, TensorFlow's v1 shape fn: keys Vector(?).
+		{`op: "Placeholder" attr { key: "dtype" value { type: DT_STRING_REF } }`, "LookupTableExport", []int64{-1}, nil, false},
+	} {
+		t.Run(tc.table+" "+tc.export, func(t *testing.T) {
+			g := built(t, `graph_def { node { name: "t" `+tc.table+` attr { key: "key_dtype" value { type: DT_STRING } } attr { key: "value_dtype" value { type: DT_INT64 } } }
+			  node { name: "e" op: "`+tc.export+`" input: "t" attr { key: "Tkeys" value { type: DT_STRING } } attr { key: "Tvalues" value { type: DT_INT64 } } } }`)
+			sh := Infer(g, Options{})
+			e := named(t, g, "e")
+			keys, _ := sh.Output(e, 0)
+			values, _ := sh.Output(e, 1)
+			assert.Equal(t, tc.keys, keys.Shape.Dims)
+			assert.Equal(t, !tc.valuesRank, values.Shape.UnknownRank)
+			assert.Equal(t, tc.values, values.Shape.Dims)
+			_, ok := sh.Bytes(e, 1)
+			assert.False(t, ok, "the values' bytes are the table's size: unknown")
+		})
+	}
+}
+
+// TestParseExampleV2: ParseExampleV2's shape fn (parsing_ops.cc:206-227)
+// for a batch of serialized examples, a scalar one and one of unknown
+// rank, with sparse, dense (one of variable length) and ragged features.
+func TestParseExampleV2(t *testing.T) {
+	pe := func(serialized string) string {
+		return `graph_def {
+	  node { name: "ex" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { ` + serialized + ` } } }
+	  node { name: "names" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 0 } } } } } }
+	  node { name: "sk" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "s" } } } }
+	  node { name: "dk" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } } string_val: "x" string_val: "v" } } } }
+	  node { name: "rk" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "r" } } } }
+	  node { name: "dd" op: "Const" ` + fl + ` attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 } } float_val: 0 } } } }
+	  node { name: "dv" op: "Const" attr { key: "dtype" value { type: DT_INT64 } } attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { } int64_val: 0 } } } }
+	  node { name: "pe" op: "ParseExampleV2" input: "ex" input: "names" input: "sk" input: "dk" input: "rk" input: "dd" input: "dv"
+	    attr { key: "num_sparse" value { i: 1 } } attr { key: "sparse_types" value { list { type: DT_INT64 } } }
+	    attr { key: "Tdense" value { list { type: DT_FLOAT type: DT_INT64 } } }
+	    attr { key: "dense_shapes" value { list { shape { dim { size: 2 } dim { size: 3 } } shape { dim { size: -1 } dim { size: 4 } } } } }
+	    attr { key: "ragged_value_types" value { list { type: DT_FLOAT } } } attr { key: "ragged_split_types" value { list { type: DT_INT64 } } } } }`
+	}
+	unknown := []int64(nil)
+	// Outputs: sparse indices, values, shapes; dense x, v; ragged values, row_splits.
+	for _, tc := range []struct {
+		name, serialized string
+		want             [][]int64 // nil: unknown rank
+		known            []bool
+	}{
+		{"batch of 5", `shape { dim { size: 5 } }`,
+			[][]int64{{-1, 2}, {-1}, {2}, {5, 2, 3}, {5, -1, 4}, {-1}, {6}},
+			[]bool{false, false, true, true, false, false, true}},
+		{"fed batch, assumed", `shape { dim { size: -1 } }`,
+			[][]int64{{-1, 2}, {-1}, {2}, {8, 2, 3}, {8, -1, 4}, {-1}, {9}},
+			[]bool{false, false, true, true, false, false, true}},
+		{"one example", `shape { }`,
+			[][]int64{{-1, 1}, {-1}, {1}, {2, 3}, {-1, 4}, {-1}, {-1}},
+			[]bool{false, false, true, true, false, false, false}},
+		{"unknown rank", `shape { unknown_rank: true }`,
+			[][]int64{unknown, unknown, unknown, unknown, unknown, unknown, unknown},
+			[]bool{false, false, false, false, false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := built(t, pe(tc.serialized))
+			sh := Infer(g, Options{Dims: map[string]int64{"batch": 8}})
+			n := named(t, g, "pe")
+			for i, w := range tc.want {
+				o, ok := sh.Output(n, i)
+				require.True(t, ok)
+				assert.Equal(t, w == nil, o.Shape.UnknownRank, "output %d", i)
+				assert.Equal(t, w, o.Shape.Dims, "output %d", i)
+				assert.Equal(t, tc.known[i], o.Shape.FullyKnown(), "output %d", i)
+			}
+		})
+	}
+}
+
+// ParseSingleExample: a scalar example, dense values of their
+// dense_shapes (parsing_ops.cc:242-254).
+func TestParseSingleExample(t *testing.T) {
+	g := built(t, `graph_def {
+	  node { name: "ex" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { shape { } } } }
+	  node { name: "dd" op: "Const" `+fl+` attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: 0 } } } }
+	  node { name: "pe" op: "ParseSingleExample" input: "ex" input: "dd"
+	    attr { key: "num_sparse" value { i: 1 } } attr { key: "sparse_keys" value { list { s: "s" } } } attr { key: "dense_keys" value { list { s: "x" } } }
+	    attr { key: "sparse_types" value { list { type: DT_INT64 } } } attr { key: "Tdense" value { list { type: DT_FLOAT } } }
+	    attr { key: "dense_shapes" value { list { shape { dim { size: 3 } } } } } } }`)
+	sh := Infer(g, Options{})
+	n := named(t, g, "pe")
+	for i, w := range [][]int64{{-1, 1}, {-1}, {1}, {3}} {
+		o, _ := sh.Output(n, i)
+		assert.Equal(t, w, o.Shape.Dims, "output %d", i)
+	}
+	b, ok := sh.Bytes(n, 3)
+	assert.True(t, ok)
+	assert.Equal(t, int64(12), b)
 }
 
 // calledLib: a function that reads the variable passed as its second

@@ -5,6 +5,7 @@ import (
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
+	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
@@ -430,6 +431,10 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 		set(0, sh)
 	case op == "ParseExample":
 		s.parseExample(n, in(0), outs)
+	case op == "ParseExampleV2":
+		s.parseExampleV2(n, in(0), outs)
+	case op == "ParseSingleExample":
+		parseSingleExample(n, outs)
 	case op == "IteratorGetNext" || op == "OptionalGetValue" || op == "IteratorGetNextSync":
 		for i, sp := range a["output_shapes"].GetList().GetShape() {
 			set(i, fromProto(sp))
@@ -961,24 +966,77 @@ func (s *Shapes) parseExample(n *graph.Node, x Tensor, outs []Tensor) {
 	if b.UnknownRank {
 		b = known(Unknown)
 	}
-	if b.Rank() != 1 || len(n.Inputs) == 0 {
+	if b.Rank() != 1 {
 		return // TensorFlow refuses it
 	}
+	b, assumed := s.examplesBatch(n, b, x.Assumed)
+	parseOutputs(b, int(n.Attrs["Nsparse"].GetI()), n.Attrs["dense_shapes"].GetList().GetShape(), 0, assumed, outs)
+}
+
+// parseExampleV2 follows ParseExampleV2's shape fn (parsing_ops.cc:206-227):
+// serialized is a vector of examples (the batch, assumed as ParseExample's
+// when fed) or a scalar, one example whose outputs have no batch
+// dimension. Sparse values and indices and ragged values have as many
+// entries as the examples hold, which only the data tells: their sizes stay
+// unknown, as TensorFlow's do. Each ragged feature's row_splits is a
+// vector of one more than the batch (AddRaggedOutputShapes, :65-85), known
+// only for a vector of examples (:214-217). A serialized input of unknown
+// rank leaves every output unknown: TensorFlow cannot tell a scalar from a
+// batch there either.
+func (s *Shapes) parseExampleV2(n *graph.Node, x Tensor, outs []Tensor) {
+	b := x.Shape
+	if b.UnknownRank || b.Rank() > 1 {
+		return
+	}
 	assumed := x.Assumed
+	if b.Rank() == 1 {
+		b, assumed = s.examplesBatch(n, b, assumed)
+	}
+	ragged := len(n.Attrs["ragged_value_types"].GetList().GetType())
+	if len(n.Attrs["ragged_split_types"].GetList().GetType()) != ragged {
+		return // TensorFlow refuses it (example_proto_helper.cc:431-438)
+	}
+	parseOutputs(b, int(n.Attrs["num_sparse"].GetI()), n.Attrs["dense_shapes"].GetList().GetShape(), ragged, assumed, outs)
+}
+
+// parseSingleExample follows ParseSingleExample's shape fn
+// (parsing_ops.cc:242-254): a scalar serialized example, so the dense
+// values are their dense_shapes and a sparse feature's index has one
+// column.
+func parseSingleExample(n *graph.Node, outs []Tensor) {
+	parseOutputs(known(), len(n.Attrs["sparse_keys"].GetList().GetS()), n.Attrs["dense_shapes"].GetList().GetShape(), 0, false, outs)
+}
+
+// examplesBatch is the batch of a vector of serialized examples, assumed
+// (--dim, else the default batch) when it is a fed input of unknown size.
+func (s *Shapes) examplesBatch(n *graph.Node, b Shape, assumed bool) (Shape, bool) {
+	if len(n.Inputs) == 0 {
+		return b, assumed
+	}
 	if src := n.Inputs[0].Node; b.Dims[0] < 0 && src != nil && (src.Op == "Placeholder" || src.Op == "PlaceholderV2") {
 		var a bool
 		b, a = s.fill(b, src.Name)
 		assumed = assumed || a
 	}
-	ns := int(n.Attrs["Nsparse"].GetI())
-	dense := n.Attrs["dense_shapes"].GetList().GetShape()
-	if ns < 0 || 3*ns+len(dense) != len(outs) {
+	return b, assumed
+}
+
+// parseOutputs sets the outputs of the Parse*Example ops for serialized
+// examples of shape b (a vector: the batch; a scalar: one example), in
+// their order: ns sparse indices, values and shapes (AddSparseOutputShapes,
+// parsing_ops.cc:45-62: indices [?, rank(b)+1], values [?], shapes
+// [rank(b)+1]), one dense value per dense_shapes entry, b followed by the
+// entry (AddDenseOutputShapes, :32-42; a variable-length entry's -1 stays
+// unknown), then ragged values [?] and row_splits [b+1] (:65-85).
+func parseOutputs(b Shape, ns int, dense []*shapepb.TensorShapeProto, ragged int, assumed bool, outs []Tensor) {
+	if ns < 0 || 3*ns+len(dense)+2*ragged != len(outs) {
 		return
 	}
+	r := int64(b.Rank()) + 1
 	for i := 0; i < ns; i++ {
-		outs[i].Shape = known(Unknown, 2) // sparse_indices
+		outs[i].Shape = known(Unknown, r) // sparse_indices
 		outs[ns+i].Shape = known(Unknown) // sparse_values
-		outs[2*ns+i].Shape = known(2)     // sparse_shapes
+		outs[2*ns+i].Shape = known(r)     // sparse_shapes
 	}
 	for i, d := range dense {
 		sh := fromProto(d)
@@ -988,6 +1046,17 @@ func (s *Shapes) parseExample(n *graph.Node, x Tensor, outs []Tensor) {
 		o := &outs[3*ns+i]
 		o.Shape = Shape{Dims: append(append([]int64(nil), b.Dims...), sh.Dims...)}
 		o.Assumed = assumed
+	}
+	splits := int64(Unknown)
+	if b.Rank() == 1 && b.Dims[0] >= 0 {
+		splits = b.Dims[0] + 1
+	}
+	for i := 0; i < ragged; i++ {
+		k := 3*ns + len(dense)
+		outs[k+i].Shape = known(Unknown) // ragged_values
+		o := &outs[k+ragged+i]           // ragged_row_splits
+		o.Shape = known(splits)
+		o.Assumed = assumed && splits >= 0
 	}
 }
 
