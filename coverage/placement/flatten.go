@@ -284,11 +284,55 @@ func (b *builder) addInstance(inst *instance, nodes []*graph.Node) {
 	}
 }
 
+// inOrder tells whether every edge topoOrder follows already runs
+// forward in nodes (as in most GraphDefs): then the sort, which takes the
+// first ready node in position order, keeps the order as it is. It reads
+// positions from the IDs when they are consecutive, else it says no.
+func inOrder(nodes []*graph.Node) bool {
+	if len(nodes) == 0 {
+		return true
+	}
+	base := nodes[0].ID
+	for k, n := range nodes {
+		if n.ID != base+k {
+			return false
+		}
+	}
+	forward := func(src *graph.Node, i int) bool {
+		if src == nil || src.Op == "NextIteration" || src.Op == "RefNextIteration" {
+			return true
+		}
+		j := src.ID - base
+		return j < 0 || j >= len(nodes) || nodes[j] != src || j < i
+	}
+	for i, n := range nodes {
+		for _, in := range n.Inputs {
+			if !forward(in.Node, i) {
+				return false
+			}
+		}
+		for _, c := range n.ControlInputs {
+			if !forward(c, i) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // topoOrder sorts nodes topologically over data and control edges inside
 // the set, ties broken by position (graph_constructor.cc:365, 1181-1190);
 // back edges into Merge from NextIteration are ignored. Nodes on a cycle
 // come last in their original order.
 func topoOrder(nodes []*graph.Node) []*graph.Node {
+	if inOrder(nodes) {
+		return nodes
+	}
+	return topoSort(nodes)
+}
+
+// topoSort is topoOrder without the shortcut.
+func topoSort(nodes []*graph.Node) []*graph.Node {
 	pos := make(map[*graph.Node]int, len(nodes))
 	for i, n := range nodes {
 		pos[n] = i

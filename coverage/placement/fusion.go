@@ -44,11 +44,13 @@ func (s *sim) fusions() []Fusion {
 		}
 		return dst
 	}
+	// Each chain is headed by a first instance of its own graph node, so
+	// no two chains are the same and paths (unique) order them.
 	var out []Fusion
-	seen := map[string]bool{}
 	type reasonKey struct {
-		ops, fused string
-		t          tpb.DataType
+		ops   [3]string
+		fused string
+		t     tpb.DataType
 	}
 	reasons := map[reasonKey]string{}
 	for i, p := range s.nodes {
@@ -120,27 +122,28 @@ func (s *sim) fusions() []Fusion {
 		if s.vendorFuses(ops, t) {
 			continue
 		}
-		f := Fusion{Fused: fused}
-		for _, j := range chain {
-			f.Nodes = append(f.Nodes, s.label(s.nodes[j]))
+		f := Fusion{Fused: fused, Nodes: make([]string, len(chain))}
+		for k, j := range chain {
+			f.Nodes[k] = s.label(s.nodes[j])
 		}
 		// A model repeats its chains: the reason is built once per kind.
-		rk := reasonKey{strings.Join(ops, "+"), fused, t}
-		f.Reason = reasons[rk]
+		rk := reasonKey{fused: fused, t: t}
+		memo := copy(rk.ops[:], ops) == len(ops) // chains of at most 3 ops
+		if memo {
+			f.Reason = reasons[rk]
+		}
 		if f.Reason == "" {
 			how := "by remapper.cc's CUDA rules"
 			if s.opts.Source != nil {
 				how = "on the source " + s.opts.Source.DeviceType()
 			}
 			f.Reason = fmt.Sprintf("Grappler's remapper fuses %s into %s %s, but %s: the ops run unfused",
-				rk.ops, fused, how, s.notFusedWhy(fused, t))
-			reasons[rk] = f.Reason
+				strings.Join(ops, "+"), fused, how, s.notFusedWhy(fused, t))
+			if memo {
+				reasons[rk] = f.Reason
+			}
 		}
-		key := f.Fused + f.Nodes[0]
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, f)
-		}
+		out = append(out, f)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Nodes[0] < out[b].Nodes[0] })
 	return out

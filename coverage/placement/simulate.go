@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -497,6 +498,11 @@ func (s *sim) firstOf2(n *graph.Node) int {
 // frame_name, Exit returns to the parent, other nodes take the frame of
 // their first data input (graph/control_flow.cc BuildControlFlowInfo).
 func (s *sim) computeFrames() {
+	// Without an Enter every node stays in the root frame (0), where
+	// pnodes start.
+	if !slices.ContainsFunc(s.nodes, func(p *pnode) bool { return !p.ghost && (p.op == "Enter" || p.op == "RefEnter") }) {
+		return
+	}
 	order := s.topo()
 	type fr struct {
 		parent int
