@@ -12,9 +12,8 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/kernels"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // sharedDir returns ../shared relative to the repo root; it fails under
@@ -28,12 +27,7 @@ func sharedDir(t testing.TB) string {
 // restoring its checkpoint when it has one.
 func loadExecutor(t testing.TB, rel string, opts executor.Options) *executor.Executor {
 	t.Helper()
-	m, err := savedmodel.Load(filepath.Join(sharedDir(t), "corpus", rel))
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
-	require.NoError(t, err)
+	m, g := testmodel.Load(t, filepath.Join(sharedDir(t), "corpus", rel))
 	var w kernels.WeightSource
 	if m.VariablesPrefix != "" {
 		ck, err := kernels.OpenCheckpoint(m.VariablesPrefix)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
 	"github.com/tfscan/tfscan/savedmodel/modelgen"
@@ -26,13 +27,7 @@ func chainGraph(t testing.TB, depth int) *graph.Graph {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "saved_model.pb"), data, 0o644))
-	m, err := savedmodel.Load(dir)
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
-	require.NoError(t, err)
-	return g
+	return testmodel.Graph(t, dir)
 }
 
 func runChain(t *testing.T, g *graph.Graph, opts executor.Options) (*kernels.Tensor, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/savedmodel"
 )
 
@@ -50,12 +51,7 @@ func TestCorpusCounts(t *testing.T) {
 	dir := corpusDir(t)
 	for _, tt := range corpusCounts {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := savedmodel.Load(filepath.Join(dir, tt.name))
-			require.NoError(t, err)
-			mg, err := graph.SelectMetaGraph(m, nil)
-			require.NoError(t, err)
-			g, err := graph.Build(m, mg)
-			require.NoError(t, err)
+			g := testmodel.Graph(t, filepath.Join(dir, tt.name))
 			fnNodes := 0
 			for _, f := range g.Functions {
 				fnNodes += len(f.Nodes)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/internal/testutil"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 const f32 = `attr { key: "T" value { type: DT_FLOAT } }`
@@ -80,12 +79,7 @@ func TestPossibleOutputsCorpus(t *testing.T) {
 		// A function body written out as a GraphDef: its _Retval nodes.
 		{"tf/gd_if_op/if_op.pbtxt", []string{"main", "main1"}},
 	} {
-		m, err := savedmodel.Load(filepath.Join(dir, tc.file))
-		require.NoError(t, err)
-		mg, err := SelectMetaGraph(m, nil)
-		require.NoError(t, err)
-		g, err := Build(m, mg)
-		require.NoError(t, err)
+		g := load(t, filepath.Join(dir, tc.file))
 		assert.ElementsMatch(t, tc.want, names(g.PossibleOutputs()), tc.file)
 	}
 }

@@ -28,8 +28,10 @@ func rules(g *Gate) []string {
 // gateFixture is the writers' fixture without its placement error, so that
 // the threshold tests see only their own rule (TestGatePlacementError has
 // the error).
-func gateFixture() *Report {
-	r := fixture()
+func gateFixture() *Report { return withoutPlacementErrors(fixture()) }
+
+// withoutPlacementErrors clears r's placement errors and returns r.
+func withoutPlacementErrors(r *Report) *Report {
 	for _, m := range r.Models {
 		for _, t := range m.Targets {
 			if t.Placement != nil {

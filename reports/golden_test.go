@@ -30,6 +30,18 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
+// writeGolden writes r in format, compares it with the golden name.EXT
+// (checkGolden) and returns what it wrote.
+func writeGolden(t *testing.T, format, name string, r *Report) []byte {
+	t.Helper()
+	w, err := Writer(format)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, w(&b, r))
+	checkGolden(t, name+"."+ext(format), b.Bytes())
+	return b.Bytes()
+}
+
 // firstDiff shows the first differing line with a little context, instead of
 // two whole documents.
 func firstDiff(want, got string) string {
@@ -59,14 +71,8 @@ func TestWritersGolden(t *testing.T) {
 			require.NoError(t, w(&b, fixture()))
 			require.Equal(t, a.String(), b.String(), "output must be deterministic")
 			checkGolden(t, "fixture."+ext(format), a.Bytes())
-
-			var e bytes.Buffer
-			require.NoError(t, w(&e, &Report{Tool: Tool{Name: "tfscan", Version: "0.1.0-test"}}))
-			checkGolden(t, "empty."+ext(format), e.Bytes())
-
-			var f bytes.Buffer
-			require.NoError(t, w(&f, errorsFixture()))
-			checkGolden(t, "errors."+ext(format), f.Bytes())
+			writeGolden(t, format, "empty", &Report{Tool: Tool{Name: "tfscan", Version: "0.1.0-test"}})
+			writeGolden(t, format, "errors", errorsFixture())
 		})
 	}
 }

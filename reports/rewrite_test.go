@@ -52,13 +52,9 @@ func TestRewriteGolden(t *testing.T) {
 	s := compileSchema(t, "report.schema.json", Schema())
 	for _, format := range []string{"table", "json", "markdown", "html"} {
 		t.Run(format, func(t *testing.T) {
-			w, err := Writer(format)
-			require.NoError(t, err)
-			var b bytes.Buffer
-			require.NoError(t, w(&b, rewriteFixture()))
-			checkGolden(t, "rewrite."+ext(format), b.Bytes())
+			b := writeGolden(t, format, "rewrite", rewriteFixture())
 			if format == "json" {
-				require.NoError(t, validate(t, s, b.Bytes()))
+				require.NoError(t, validate(t, s, b))
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -420,12 +421,7 @@ func TestHandleThroughWhile(t *testing.T) {
 // does not hold (TF fails that restore) gives no size.
 func TestRestoreFromCheckpoint(t *testing.T) {
 	dir := filepath.Join(testutil.Corpus(t), "tf", "sm_half_plus_two_v1")
-	m, err := savedmodel.Load(dir)
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
-	require.NoError(t, err)
+	m, g := testmodel.Load(t, dir)
 	ckpt, err := OpenCheckpoint(m.VariablesPrefix)
 	require.NoError(t, err)
 	require.NotNil(t, ckpt)

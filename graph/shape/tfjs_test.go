@@ -13,8 +13,8 @@ import (
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/testutil"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // TestTFJSShapesMatchTFJS compares the inferred output 0 of every node of
@@ -30,12 +30,7 @@ func TestTFJSShapesMatchTFJS(t *testing.T) {
 	corpus := testutil.Corpus(t)
 	for _, m := range []string{"emotion", "meet", "mobilefacenet", "centernet"} {
 		t.Run(m, func(t *testing.T) {
-			model, err := savedmodel.Load(filepath.Join(corpus, "tfjs", m))
-			require.NoError(t, err)
-			mg, err := graph.SelectMetaGraph(model, nil)
-			require.NoError(t, err)
-			g, err := graph.Build(model, mg)
-			require.NoError(t, err)
+			g := testmodel.Graph(t, filepath.Join(corpus, "tfjs", m))
 			sh := shape.Infer(g, shape.Options{})
 			byName := map[string]*graph.Node{}
 			for _, n := range g.Nodes[:g.TopLevel] {

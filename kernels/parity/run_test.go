@@ -10,21 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/precision"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // loadGraph builds a test graph from testdata/parity.
 func loadGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
-	m, err := savedmodel.Load(filepath.Join("..", "..", "testdata", "parity", name))
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
-	require.NoError(t, err)
-	return g
+	return testmodel.Graph(t, filepath.Join("..", "..", "testdata", "parity", name))
 }
 
 func profile(t testing.TB, name string) *precision.Profile {

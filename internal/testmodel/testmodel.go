@@ -1,0 +1,35 @@
+// Package testmodel is the load → select → build sequence that tests of
+// several packages share: a model read from disk and the graph of its
+// default meta graph. It is apart from testutil because it imports graph,
+// whose own in-package tests import testutil.
+package testmodel
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+// Load reads the model at path and builds the graph of its default meta
+// graph (serve, else the first, as graph.SelectMetaGraph picks), failing
+// t on any error.
+func Load(t testing.TB, path string) (*savedmodel.Model, *graph.Graph) {
+	t.Helper()
+	m, err := savedmodel.Load(path)
+	require.NoError(t, err)
+	mg, err := graph.SelectMetaGraph(m, nil)
+	require.NoError(t, err)
+	g, err := graph.Build(m, mg)
+	require.NoError(t, err)
+	return m, g
+}
+
+// Graph is Load's graph alone.
+func Graph(t testing.TB, path string) *graph.Graph {
+	t.Helper()
+	_, g := Load(t, path)
+	return g
+}
