@@ -306,24 +306,34 @@ func TestParseExampleV2(t *testing.T) {
 }
 
 // ParseSingleExample: a scalar example, dense values of their
-// dense_shapes (parsing_ops.cc:242-254).
+// dense_shapes (parsing_ops.cc:242-254); a vector TensorFlow refuses.
 func TestParseSingleExample(t *testing.T) {
-	g := built(t, `graph_def {
-	  node { name: "ex" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { shape { } } } }
-	  node { name: "dd" op: "Const" `+fl+` attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: 0 } } } }
-	  node { name: "pe" op: "ParseSingleExample" input: "ex" input: "dd"
-	    attr { key: "num_sparse" value { i: 1 } } attr { key: "sparse_keys" value { list { s: "s" } } } attr { key: "dense_keys" value { list { s: "x" } } }
-	    attr { key: "sparse_types" value { list { type: DT_INT64 } } } attr { key: "Tdense" value { list { type: DT_FLOAT } } }
-	    attr { key: "dense_shapes" value { list { shape { dim { size: 3 } } } } } } }`)
-	sh := Infer(g, Options{})
-	n := named(t, g, "pe")
-	for i, w := range [][]int64{{-1, 1}, {-1}, {1}, {3}} {
-		o, _ := sh.Output(n, i)
-		assert.Equal(t, w, o.Shape.Dims, "output %d", i)
+	for _, tc := range []struct {
+		serialized string
+		want       [][]int64 // sparse indices, values, shapes; dense
+	}{
+		{`shape { }`, [][]int64{{-1, 1}, {-1}, {1}, {3}}},
+		{`shape { dim { size: 2 } }`, [][]int64{nil, nil, nil, nil}},
+	} {
+		g := built(t, `graph_def {
+		  node { name: "ex" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } attr { key: "shape" value { `+tc.serialized+` } } }
+		  node { name: "dd" op: "Const" `+fl+` attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: 0 } } } }
+		  node { name: "pe" op: "ParseSingleExample" input: "ex" input: "dd"
+		    attr { key: "num_sparse" value { i: 1 } } attr { key: "sparse_keys" value { list { s: "s" } } } attr { key: "dense_keys" value { list { s: "x" } } }
+		    attr { key: "sparse_types" value { list { type: DT_INT64 } } } attr { key: "Tdense" value { list { type: DT_FLOAT } } }
+		    attr { key: "dense_shapes" value { list { shape { dim { size: 3 } } } } } } }`)
+		sh := Infer(g, Options{})
+		n := named(t, g, "pe")
+		for i, w := range tc.want {
+			o, _ := sh.Output(n, i)
+			assert.Equal(t, w, o.Shape.Dims, "%s: output %d", tc.serialized, i)
+		}
+		b, ok := sh.Bytes(n, 3)
+		assert.Equal(t, tc.want[3] != nil, ok, tc.serialized)
+		if ok {
+			assert.Equal(t, int64(12), b)
+		}
 	}
-	b, ok := sh.Bytes(n, 3)
-	assert.True(t, ok)
-	assert.Equal(t, int64(12), b)
 }
 
 // calledLib: a function that reads the variable passed as its second

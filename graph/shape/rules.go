@@ -434,7 +434,7 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 	case op == "ParseExampleV2":
 		s.parseExampleV2(n, in(0), outs)
 	case op == "ParseSingleExample":
-		parseSingleExample(n, outs)
+		parseSingleExample(n, in(0), outs)
 	case op == "IteratorGetNext" || op == "OptionalGetValue" || op == "IteratorGetNextSync":
 		for i, sp := range a["output_shapes"].GetList().GetShape() {
 			set(i, fromProto(sp))
@@ -1002,8 +1002,11 @@ func (s *Shapes) parseExampleV2(n *graph.Node, x Tensor, outs []Tensor) {
 // parseSingleExample follows ParseSingleExample's shape fn
 // (parsing_ops.cc:242-254): a scalar serialized example, so the dense
 // values are their dense_shapes and a sparse feature's index has one
-// column.
-func parseSingleExample(n *graph.Node, outs []Tensor) {
+// column. Serialized examples of another rank TensorFlow refuses.
+func parseSingleExample(n *graph.Node, x Tensor, outs []Tensor) {
+	if !x.Shape.UnknownRank && x.Shape.Rank() != 0 {
+		return
+	}
 	parseOutputs(known(), len(n.Attrs["sparse_keys"].GetList().GetS()), n.Attrs["dense_shapes"].GetList().GetShape(), 0, false, outs)
 }
 
