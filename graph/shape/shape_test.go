@@ -265,6 +265,24 @@ func FuzzInfer(f *testing.F) {
 			outs[k] = tpb.DataType_DT_INT64
 		}
 		gb.add("pe", "ParseExample", A{"Nsparse": i(ns), "dense_shapes": shapes(shapeAttr(r0), shapeAttr(d0, r1))}, outs, gb.cs("ser", nil, "e"))
+		// ParseExampleV2 of a scalar or a vector of examples, its
+		// ragged lists of agreeing or disagreeing lengths.
+		nr, ser := mask>>14&3, gb.cs("ser2", nil, "e")
+		if mask>>16&1 == 1 {
+			ser = gb.cs("ser3", []int64{2}, "e", "f")
+		}
+		outs2 := make([]tpb.DataType, 3*ns+2+2*nr)
+		for k := range outs2 {
+			outs2[k] = tpb.DataType_DT_INT64
+		}
+		ragged := make([]tpb.DataType, nr)
+		for k := range ragged {
+			ragged[k] = tpb.DataType_DT_INT64
+		}
+		gb.add("pe2", "ParseExampleV2", A{"num_sparse": i(ns), "dense_shapes": shapes(shapeAttr(r0), shapeAttr(d0, r1)),
+			"ragged_value_types": types(ragged...), "ragged_split_types": types(ragged[:mask>>17&1*int64(len(ragged))]...)}, outs2, ser)
+		gb.add("pse", "ParseSingleExample", A{"dense_shapes": shapes(shapeAttr(d0, r1))}, []tpb.DataType{tpb.DataType_DT_FLOAT}, ser)
+		gb.add("export", "LookupTableExportV2", nil, []tpb.DataType{tpb.DataType_DT_FLOAT, tpb.DataType_DT_FLOAT}, tbl)
 		names := gb.cs("names", []int64{2}, "a", "b")
 		gb.add("restore", "RestoreV2", A{"dtypes": types(tpb.DataType_DT_FLOAT, tpb.DataType_DT_FLOAT)}, []tpb.DataType{tpb.DataType_DT_FLOAT, tpb.DataType_DT_FLOAT},
 			gb.cs("prefix", nil, "ckpt"), names, gb.cs("specs", []int64{2}, spec, ""))
