@@ -114,6 +114,13 @@ func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor,
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = DefaultMaxIterations
 	}
+	// Constants the load left in the model's file (savedmodel/lazy.go)
+	// are read now: a run needs their values.
+	if g.Model != nil {
+		if err := g.Model.Materialize(); err != nil {
+			return nil, err
+		}
+	}
 	e := &Executor{
 		g: g, opts: opts,
 		num:    &kernels.Numerics{Compute: opts.Compute, Emu: opts.Emu},

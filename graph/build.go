@@ -154,6 +154,14 @@ func (b *builder) libraryFunction(fd *fpb.FunctionDef) {
 		return
 	}
 	if prev, dup := g.FunctionByName[name]; dup {
+		// Two copies compare by their constants too, which a lazy load
+		// left in the file (savedmodel/lazy.go).
+		if g.Model != nil {
+			if err := g.Model.Materialize(); err != nil {
+				b.fatalFunc("duplicate_function", rankLibrary, name, "Cannot compare the two definitions of function '%s': %v", name, err)
+				return
+			}
+		}
 		if !sameFunction(prev.Def, fd) {
 			b.fatalFunc("duplicate_function", rankLibrary, name, "Cannot add function '%s' because a different function with the same name already exists.", name)
 		}

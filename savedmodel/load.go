@@ -86,11 +86,38 @@ func loadFile(file string) (*Model, error) {
 	if filepath.Base(file) == savedModelCpb {
 		return nil, &Error{File: file, Err: ErrChunked}
 	}
-	b, err := readFile(file)
+	f, fi, err := openFile(file)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if m, err := loadFileLazy(file, f, fi); err == nil {
+		return m, finish(file, m)
+	}
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(io.NewSectionReader(f, 0, fi.Size()), b); err != nil {
+		return nil, fileErrorf(file, "reading: %v", err)
+	}
 	return decodeFile(file, b)
+}
+
+// loadFileLazy loads a binary model file of lazyFileMin bytes or more
+// leaving its large constants in the file (lazy.go); an error means that
+// it must be read whole. A file whose first bytes could start a text
+// proto or a JSON object is read whole, as decodeFile tells those apart
+// from binary protos by their whole content.
+func loadFileLazy(file string, f *os.File, fi os.FileInfo) (*Model, error) {
+	if fi.Size() < lazyFileMin {
+		return nil, errNotLazy
+	}
+	head := make([]byte, min(512, fi.Size()))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, errNotLazy
+	}
+	if isJSONObject(head) || !hasControl(head) {
+		return nil, errNotLazy
+	}
+	return loadLazy(file, f, fi)
 }
 
 // decodeFile decodes the bytes b of file: a TF.js model.json (a JSON
@@ -111,41 +138,62 @@ func decodeFile(file string, b []byte) (*Model, error) {
 	if err != nil {
 		return nil, wrapFile(file, err)
 	}
+	if err := finish(file, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// finish completes a decoded model of file: the SavedModel directory
+// around it, and validation.
+func finish(file string, m *Model) error {
 	m.File = file
 	if m.Format == FormatSavedModel || m.Format == FormatSavedModelText {
 		if err := fillSavedModelDir(m, filepath.Dir(file)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := validate(m); err != nil {
-		return nil, wrapFile(file, err)
+		return wrapFile(file, err)
 	}
-	return m, nil
+	return nil
 }
 
 // readFile reads a whole file, refusing files over MaxFileSize before
 // reading them.
 func readFile(file string) ([]byte, error) {
-	f, err := os.Open(file)
+	f, fi, err := openFile(file)
 	if err != nil {
-		return nil, &Error{File: file, Err: unwrapPathError(err)}
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, &Error{File: file, Err: unwrapPathError(err)}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fileErrorf(file, "not a regular file")
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, fileErrorf(file, "file is %d bytes, over the %d-byte limit", fi.Size(), int64(MaxFileSize))
-	}
 	b := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, fileErrorf(file, "reading: %v", err)
 	}
 	return b, nil
+}
+
+// openFile opens a regular file of at most MaxFileSize bytes.
+func openFile(file string) (*os.File, os.FileInfo, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, &Error{File: file, Err: unwrapPathError(err)}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &Error{File: file, Err: unwrapPathError(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fileErrorf(file, "not a regular file")
+	}
+	if fi.Size() > MaxFileSize {
+		f.Close()
+		return nil, nil, fileErrorf(file, "file is %d bytes, over the %d-byte limit", fi.Size(), int64(MaxFileSize))
+	}
+	return f, fi, nil
 }
 
 // decodeBinary decodes a binary SavedModel, MetaGraphDef or GraphDef.

@@ -60,6 +60,10 @@ type Model struct {
 	// functions. Today only TF.js's FusedDepthwiseConv2dNative is renamed (to
 	// _FusedDepthwiseConv2dNative); nil when nothing was renamed.
 	Renamed map[string]string
+
+	// lazy holds the Const tensor contents the load left in File
+	// (lazy.go); nil when every content is in the messages.
+	lazy *lazyContents
 }
 
 // MetaGraph is one MetaGraphDef with its signatures decoded.

@@ -232,12 +232,18 @@ func isText(b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
+	return !hasControl(b) && utf8.Valid(b)
+}
+
+// hasControl reports whether b holds a control character other than white
+// space, which rules out isText for any file that starts with b.
+func hasControl(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' {
-			return false
+			return true
 		}
 	}
-	return utf8.Valid(b)
+	return false
 }
 
 // Top-level field names of the three messages, for sniffing text protos.

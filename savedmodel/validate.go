@@ -72,7 +72,7 @@ func checkNode(m *Model, n *nodepb.NodeDef) error {
 	var bad string
 	var badErr error
 	for k, v := range n.GetAttr() {
-		if err := checkAttr(v); err != nil && (bad == "" || k < bad) {
+		if err := checkAttr(m, v); err != nil && (bad == "" || k < bad) {
 			bad, badErr = k, err
 		}
 	}
@@ -82,12 +82,12 @@ func checkNode(m *Model, n *nodepb.NodeDef) error {
 	return nil
 }
 
-func checkAttr(v *attrpb.AttrValue) error {
+func checkAttr(m *Model, v *attrpb.AttrValue) error {
 	switch x := v.GetValue().(type) {
 	case *attrpb.AttrValue_Shape:
 		return checkShapeProto(x.Shape, true, MaxShapeElements)
 	case *attrpb.AttrValue_Tensor:
-		return checkTensor(x.Tensor)
+		return checkTensor(m, x.Tensor)
 	case *attrpb.AttrValue_List:
 		for _, s := range x.List.GetShape() {
 			if err := checkShapeProto(s, true, MaxShapeElements); err != nil {
@@ -95,7 +95,7 @@ func checkAttr(v *attrpb.AttrValue) error {
 			}
 		}
 		for _, t := range x.List.GetTensor() {
-			if err := checkTensor(t); err != nil {
+			if err := checkTensor(m, t); err != nil {
 				return err
 			}
 		}
@@ -106,7 +106,7 @@ func checkAttr(v *attrpb.AttrValue) error {
 // checkTensor checks a TensorProto's shape (fully defined, not absurd) and,
 // for fixed-size dtypes, that tensor_content holds exactly the bytes the
 // shape needs, as TensorFlow's Tensor::FromProto requires.
-func checkTensor(t *tensorpb.TensorProto) error {
+func checkTensor(m *Model, t *tensorpb.TensorProto) error {
 	sh := t.GetTensorShape()
 	if sh.GetUnknownRank() {
 		return fmt.Errorf("tensor has an unknown rank")
@@ -114,7 +114,8 @@ func checkTensor(t *tensorpb.TensorProto) error {
 	if err := checkShapeProto(sh, false, MaxTensorElements); err != nil {
 		return err
 	}
-	if len(t.GetTensorContent()) == 0 {
+	have := m.contentLen(t)
+	if have == 0 {
 		return nil
 	}
 	size := dtype.Size(t.GetDtype())
@@ -125,9 +126,9 @@ func checkTensor(t *tensorpb.TensorProto) error {
 	for _, d := range sh.GetDim() {
 		n *= d.GetSize()
 	}
-	if want := n * int64(size); int64(len(t.GetTensorContent())) != want {
+	if want := n * int64(size); have != want {
 		return fmt.Errorf("tensor_content has %d bytes, shape %s of %s needs %d",
-			len(t.GetTensorContent()), shapeString(sh), t.GetDtype(), want)
+			have, shapeString(sh), t.GetDtype(), want)
 	}
 	return nil
 }

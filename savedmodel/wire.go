@@ -81,6 +81,12 @@ func decodeProto(kind protoKind, b []byte) (proto.Message, error) {
 // NodeDefs left to proto.Unmarshal.
 func fastDecode(kind protoKind, b []byte) (msg proto.Message, fallbacks int, err error) {
 	d := newWireDecoder()
+	msg, err = d.decode(kind, b)
+	return msg, d.fallbacks, err
+}
+
+// decode decodes b as the message kind.
+func (d *wireDecoder) decode(kind protoKind, b []byte) (msg proto.Message, err error) {
 	switch kind {
 	case kindSavedModel:
 		m := &mgpb.SavedModel{}
@@ -92,7 +98,7 @@ func fastDecode(kind protoKind, b []byte) (msg proto.Message, fallbacks int, err
 		m := &gpb.GraphDef{}
 		msg, err = m, d.graphDef(b, m, 0)
 	}
-	return msg, d.fallbacks, err
+	return msg, err
 }
 
 // wireDecoder holds the slabs and arenas of one file's decode.
@@ -122,6 +128,14 @@ type wireDecoder struct {
 	text   []byte // string arena: the current chunk's free space
 	bytes  []byte // byte arena for small bytes fields
 	intern map[string]string
+
+	// holes, when set, are the tensor contents a compacted file left out
+	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
+	// its unknown field, each marker claimed exactly once; nothing is
+	// aliased (the buffer is not the file's) and nothing falls back to
+	// proto.Unmarshal.
+	holes   []hole
+	claimed []bool
 }
 
 func newWireDecoder() *wireDecoder {
@@ -360,6 +374,9 @@ func (d *wireDecoder) nodeDef(b []byte, depth int) (*nodepb.NodeDef, error) {
 	err := d.fastNodeDef(b, n, depth)
 	if err == nil {
 		return n, nil
+	}
+	if d.holes != nil {
+		return nil, errFallback
 	}
 	d.fallbacks++
 	opts := proto.UnmarshalOptions{RecursionLimit: protowireLimit - depth}
@@ -681,6 +698,7 @@ func (d *wireDecoder) dim(b []byte) (*shapepb.TensorShapeProto_Dim, error) {
 func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error) {
 	t := d.tensors.new()
 	r := rest{depth: depth}
+	cut, content, marker := -1, false, []byte(nil)
 	for len(b) > 0 {
 		f, tail, err := next(b)
 		if err != nil {
@@ -700,10 +718,11 @@ func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error)
 		case f.num == 3 && f.typ == protowire.VarintType:
 			t.VersionNumber = int32(f.varint)
 		case f.num == 4 && f.typ == protowire.BytesType:
+			content = true
 			switch {
 			case len(f.val) == 0:
 				t.TensorContent = nil
-			case len(f.val) >= aliasMin:
+			case len(f.val) >= aliasMin && d.holes == nil:
 				t.TensorContent = f.val[:len(f.val):len(f.val)]
 			default:
 				t.TensorContent = d.copyBytes(f.val)
@@ -720,6 +739,13 @@ func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error)
 			t.HalfVal, err = appendVarints(t.HalfVal, f, func(v uint64) int32 { return int32(v) })
 		case f.num == 8 && f.typ == protowire.BytesType:
 			t.StringVal = append(t.StringVal, d.copyBytes(f.val))
+		case f.num == holeField && f.typ == protowire.BytesType && d.holes != nil:
+			i, n := protowire.ConsumeVarint(f.val)
+			if n != len(f.val) || i >= uint64(len(d.holes)) || d.claimed[i] || cut >= 0 {
+				return nil, errFallback
+			}
+			d.claimed[i], cut = true, int(i)
+			marker = d.copyBytes(f.record)
 		default:
 			r.add(f)
 		}
@@ -729,6 +755,12 @@ func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error)
 	}
 	if err := r.into(t); err != nil {
 		return nil, err
+	}
+	if cut >= 0 {
+		if content || len(t.ProtoReflect().GetUnknown()) > 0 {
+			return nil, errFallback // tensor_content twice (the last one wins), or unknown fields
+		}
+		t.ProtoReflect().SetUnknown(marker)
 	}
 	return t, nil
 }

@@ -154,6 +154,9 @@ func Write(m *Model, out string) error {
 	if err := CheckOutputFor(m, out); err != nil {
 		return err
 	}
+	if err := m.Materialize(); err != nil {
+		return err
+	}
 	parent := filepath.Dir(out)
 	created := missingAncestor(parent)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
