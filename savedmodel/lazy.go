@@ -1,14 +1,11 @@
 package savedmodel
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
 	"os"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -18,31 +15,20 @@ import (
 	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // A large binary model is loaded without reading its large constants: a
 // Const's tensor_content of lazyMin bytes or more stays in the file, and
-// only its place (offset, length, CRC-32C) is kept. inspect and scan never
-// read those bytes (shape inference decodes the values of integer
-// tensors of at most KeptIntContent bytes, which stay in memory, and
-// validation needs only the length); whatever needs them calls
-// Model.Materialize first: the executor,
-// rewrite before it copies the model, Write, and graph's comparison of
-// duplicate library functions.
+// only its place (offset, length, CRC-32C) is kept, as a marker in the
+// TensorProto (see lazyContents). inspect and scan never read those bytes
+// (shape inference decodes the values of integer tensors of at most
+// KeptIntContent bytes, which stay in memory, and validation needs only
+// the length). Whatever needs them calls Model.Materialize first: the
+// executor, Write, and graph's comparison of duplicate library functions;
+// rewrite's clones of the messages carry the markers, and the executor
+// and Write complete them.
 //
-// The load reads the file twice through a small buffer, never whole: the
-// first pass walks the messages down to tensor_content and finds the large
-// ones, the second reads the file into a buffer of exactly its size without
-// them, each cut replaced by a marker (a field numbered holeField holding
-// the cut's index) and the lengths of the enclosing messages rewritten in
-// place (padded varints, so that nothing moves). The wire decoder decodes
-// that buffer as it decodes a file and gives each marked TensorProto its
-// cut; anything unusual (a marker it does not claim exactly once, a NodeDef
-// it would hand to proto.Unmarshal, a different kind by the sniffer, a file
-// that changes between the passes) makes the load read the whole file and
-// decode it as before, so that the result and the errors stay
-// proto.Unmarshal's.
+// stream.go reads the file and leaves the contents out.
 
 // lazyMin is the smallest tensor_content left in the file (below it,
 // what a Model keeps of a content left in the file, about 70 bytes, would
@@ -61,15 +47,12 @@ var (
 // fit), and never reads a model's file.
 const KeptIntContent = 32 << 10
 
-// holeField is the field number of the marker that replaces a cut
-// tensor_content in the compacted buffer; no TensorFlow message uses it.
+// holeField is the field number of the marker that stands for a
+// tensor_content left in the file; no TensorFlow message uses it.
 const holeField = protowire.MaxValidNumber
 
 // errNotLazy makes the load read the whole file instead.
 var errNotLazy = errors.New("not loaded lazily")
-
-// errWrongKind says that the file is not the kind the compactor assumed.
-var errWrongKind = errors.New("not this kind")
 
 // hole is a tensor_content left in the file: its payload's offset and
 // length, and the CRC-32C of the payload as read at load.
@@ -256,369 +239,4 @@ func (m *Model) contentLen(t *tensorpb.TensorProto) int64 {
 		}
 	}
 	return int64(len(t.GetTensorContent()))
-}
-
-// loadLazy loads the binary model in f (size bytes, modified at mtime)
-// leaving its large tensor contents in the file; errNotLazy (or any other
-// error) means that the whole file must be read instead.
-func loadLazy(file string, f *os.File, fi os.FileInfo) (*Model, error) {
-	for _, kind := range []protoKind{kindSavedModel, kindMetaGraph, kindGraphDef} {
-		c := &compactor{f: f, size: fi.Size()}
-		err := c.run(kind)
-		if errors.Is(err, errWrongKind) {
-			continue
-		}
-		if err != nil {
-			return nil, errNotLazy
-		}
-		if len(c.holes) == 0 {
-			continue // nothing to leave in the file, or another kind
-		}
-		dry := c.holes
-		c = &compactor{f: f, size: fi.Size(), out: make([]byte, 0, c.n), want: dry}
-		if err := c.run(kind); err != nil || int64(len(c.out)) != int64(cap(c.out)) || len(c.holes) != len(dry) {
-			return nil, errNotLazy
-		}
-		if now, err := f.Stat(); err != nil || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
-			return nil, errNotLazy
-		}
-		if k, err := sniffBinary(c.out); err != nil || k != kind {
-			return nil, errNotLazy
-		}
-		d := newWireDecoder()
-		d.holes = c.holes
-		d.claimed = make([]bool, len(c.holes))
-		msg, err := d.decode(kind, c.out)
-		if err != nil || slices.Contains(d.claimed, false) {
-			return nil, errNotLazy
-		}
-		m, err := fromMessage(msg, false)
-		if err != nil {
-			return nil, errNotLazy // the whole-file load gives the error
-		}
-		m.lazy = &lazyContents{file: file, info: fi, holes: c.holes,
-			data: make([][]byte, len(c.holes)), used: make([]bool, len(c.holes)), done: map[*gpb.GraphDef]bool{}}
-		if len(marked(m)) != len(c.holes) {
-			return nil, errNotLazy // a marked tensor the graphs do not hold (a map entry given twice)
-		}
-		return m, nil
-	}
-	return nil, errNotLazy
-}
-
-// level is the message type the compactor is in.
-type level int
-
-const (
-	lvNone level = iota
-	lvSavedModel
-	lvMetaGraph
-	lvGraph
-	lvLibrary
-	lvFunction
-	lvNode
-	lvAttrEntry
-	lvAttrValue
-	lvTensor
-	lvContent
-)
-
-// child is the message type of field num of a message of type lv, on the
-// way down to tensor_content; lvNone for every other field.
-func (lv level) child(num protowire.Number) level {
-	switch {
-	case lv == lvSavedModel && num == 2:
-		return lvMetaGraph
-	case lv == lvMetaGraph && num == 2:
-		return lvGraph
-	case lv == lvGraph && num == 1:
-		return lvNode
-	case lv == lvGraph && num == 2:
-		return lvLibrary
-	case lv == lvLibrary && num == 1:
-		return lvFunction
-	case lv == lvFunction && num == 3:
-		return lvNode
-	case lv == lvNode && num == 5:
-		return lvAttrEntry
-	case lv == lvAttrEntry && num == 2:
-		return lvAttrValue
-	case lv == lvAttrValue && num == 8:
-		return lvTensor
-	case lv == lvTensor && num == 4:
-		return lvContent
-	}
-	return lvNone
-}
-
-// compactor streams a model file through a small buffer, finding the
-// tensor contents of lazyMin bytes or more (the dry pass, out nil) or
-// copying the file into out without them (want holds the dry pass's
-// holes).
-type compactor struct {
-	f     *os.File
-	r     *bufio.Reader
-	pos   int64 // file offset of the next byte r gives
-	size  int64
-	n     int64  // bytes of output so far
-	out   []byte // nil in the dry pass
-	want  []hole
-	holes []hole
-}
-
-var errBadWire = errors.New("bad wire")
-
-func (c *compactor) run(kind protoKind) error {
-	if _, err := c.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	c.r = bufio.NewReaderSize(c.f, 256<<10)
-	lv := lvGraph
-	switch kind {
-	case kindSavedModel:
-		lv = lvSavedModel
-	case kindMetaGraph:
-		lv = lvMetaGraph
-	}
-	return c.message(lv, c.size, true)
-}
-
-func (c *compactor) readByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err != nil {
-		return 0, errBadWire
-	}
-	c.pos++
-	if c.out != nil {
-		if len(c.out) == cap(c.out) {
-			return 0, errBadWire
-		}
-		c.out = append(c.out, b)
-	}
-	c.n++
-	return b, nil
-}
-
-// varint reads and copies a varint, returning it and its width.
-func (c *compactor) varint() (uint64, int, error) {
-	var v uint64
-	for i := 0; i < 10; i++ {
-		b, err := c.readByte()
-		if err != nil {
-			return 0, 0, err
-		}
-		v |= uint64(b&0x7f) << (7 * i)
-		if b < 0x80 {
-			return v, i + 1, nil
-		}
-	}
-	return 0, 0, errBadWire
-}
-
-// copyN copies (or, in the dry pass, skips) n bytes.
-func (c *compactor) copyN(n int64) error {
-	if c.out == nil {
-		return c.skip(n)
-	}
-	if int64(cap(c.out)-len(c.out)) < n {
-		return errBadWire
-	}
-	k := len(c.out)
-	c.out = c.out[:k+int(n)]
-	if _, err := io.ReadFull(c.r, c.out[k:]); err != nil {
-		return errBadWire
-	}
-	c.pos += n
-	c.n += n
-	return nil
-}
-
-// skip skips n bytes of the file without copying them.
-func (c *compactor) skip(n int64) error {
-	if n <= int64(c.r.Buffered()) {
-		c.r.Discard(int(n))
-		c.pos += n
-		c.n += n
-		return nil
-	}
-	if c.pos+n > c.size {
-		return errBadWire
-	}
-	c.pos += n
-	c.n += n
-	if _, err := c.f.Seek(c.pos, io.SeekStart); err != nil {
-		return err
-	}
-	c.r.Reset(c.f)
-	return nil
-}
-
-// hash reads n bytes and returns their CRC-32C.
-func (c *compactor) hash(n int64) (uint32, error) {
-	var crc uint32
-	for n > 0 {
-		k := int(min(n, int64(c.r.Size())))
-		b, _ := c.r.Peek(k)
-		if len(b) == 0 {
-			return 0, errBadWire
-		}
-		crc = crc32.Update(crc, castagnoli, b)
-		c.r.Discard(len(b))
-		c.pos += int64(len(b))
-		n -= int64(len(b))
-	}
-	return crc, nil
-}
-
-// message copies the n bytes of a message of type lv (the file's message
-// when root), descending into the fields on the way to tensor_content
-// that can hold lazyMin bytes.
-func (c *compactor) message(lv level, n int64, root bool) error {
-	end := c.pos + n
-	if end > c.size {
-		return errBadWire
-	}
-	var seen map[protowire.Number]bool
-	if root {
-		seen = map[protowire.Number]bool{}
-	}
-	dtype := -1 // a TensorProto's dtype, once read
-	for c.pos < end {
-		tagAt := c.n
-		v, _, err := c.varint()
-		if err != nil {
-			return err
-		}
-		num, typ := protowire.DecodeTag(v)
-		if num < protowire.MinValidNumber {
-			return errBadWire
-		}
-		if root {
-			if !rootAllows(lv, num, typ, seen[num]) {
-				return errWrongKind
-			}
-			seen[num] = true
-		}
-		switch typ {
-		case protowire.VarintType:
-			var v uint64
-			v, _, err = c.varint()
-			if lv == lvTensor && num == 1 {
-				dtype = int(int32(v))
-			}
-		case protowire.Fixed32Type:
-			err = c.copyN(4)
-		case protowire.Fixed64Type:
-			err = c.copyN(8)
-		case protowire.BytesType:
-			err = c.field(lv, num, tagAt, end, dtype)
-		default:
-			return errBadWire // groups: rare, left to proto.Unmarshal
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if c.pos != end {
-		return errBadWire
-	}
-	if root {
-		for _, r := range rootSchema(lv).required {
-			if !seen[r] {
-				return errWrongKind
-			}
-		}
-	}
-	return nil
-}
-
-// field copies a bytes field of a message of type lv whose tag began at
-// output offset tagAt, after its tag; dtype is a TensorProto's dtype read
-// so far (-1: none).
-func (c *compactor) field(lv level, num protowire.Number, tagAt, end int64, dtype int) error {
-	l, w, err := c.varint()
-	if err != nil {
-		return err
-	}
-	if l > uint64(end-c.pos) {
-		return errBadWire
-	}
-	n := int64(l)
-	child := lv.child(num)
-	switch {
-	case child == lvNone || n < lazyMin:
-		return c.copyN(n)
-	case child == lvContent:
-		if n <= keptInt && !(dtype >= 0 && dtype != int(tpb.DataType_DT_INT32) && dtype != int(tpb.DataType_DT_INT64)) {
-			return c.copyN(n) // an integer tensor (or one of no dtype yet) shape inference may read
-		}
-		return c.cut(tagAt, n)
-	}
-	lenAt, start := c.n-int64(w), c.n
-	if err := c.message(child, n, false); err != nil {
-		return err
-	}
-	if c.out != nil {
-		putPadded(c.out[lenAt:start], uint64(c.n-start))
-	}
-	return nil
-}
-
-// cut leaves out the tensor_content record that began at output offset
-// tagAt, whose n-byte payload is next, and writes its marker instead.
-func (c *compactor) cut(tagAt, n int64) error {
-	idx := len(c.holes)
-	h := hole{off: c.pos, n: n}
-	marker := protowire.AppendTag(nil, holeField, protowire.BytesType)
-	marker = protowire.AppendBytes(marker, protowire.AppendVarint(nil, uint64(idx)))
-	if c.out == nil {
-		if err := c.skip(n); err != nil {
-			return err
-		}
-	} else {
-		if idx >= len(c.want) || c.want[idx].off != h.off || c.want[idx].n != n {
-			return errBadWire
-		}
-		var err error
-		if h.crc, err = c.hash(n); err != nil {
-			return err
-		}
-		c.out = c.out[:tagAt]
-		if cap(c.out)-len(c.out) < len(marker) {
-			return errBadWire
-		}
-		c.out = append(c.out, marker...)
-	}
-	c.n = tagAt + int64(len(marker))
-	c.holes = append(c.holes, h)
-	return nil
-}
-
-// putPadded writes v as a varint filling b exactly (a longer encoding
-// than needed is valid wire format); v fits, being at most the length it
-// replaces.
-func putPadded(b []byte, v uint64) {
-	for i := 0; i < len(b)-1; i++ {
-		b[i] = byte(v&0x7f) | 0x80
-		v >>= 7
-	}
-	b[len(b)-1] = byte(v)
-}
-
-// rootAllows reports whether the file's message of type lv may have field
-// num with wire type typ, again when seen (the sniffer's schemas, top
-// level only: the sniffer decides).
-func rootAllows(lv level, num protowire.Number, typ protowire.Type, seen bool) bool {
-	f, ok := rootSchema(lv).fields[num]
-	return ok && f.typ == typ && !(seen && f.singular)
-}
-
-func rootSchema(lv level) *msgSchema {
-	switch lv {
-	case lvSavedModel:
-		return savedModelSchema
-	case lvMetaGraph:
-		return metaGraphSchema
-	}
-	return graphDefSchema
 }

@@ -117,7 +117,7 @@ func loadFileLazy(file string, f *os.File, fi os.FileInfo) (*Model, error) {
 	if isJSONObject(head) || !hasControl(head) {
 		return nil, errNotLazy
 	}
-	return loadLazy(file, f, fi)
+	return loadStream(file, f, fi)
 }
 
 // decodeFile decodes the bytes b of file: a TF.js model.json (a JSON

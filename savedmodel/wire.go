@@ -50,6 +50,14 @@ import (
 // and ops, TensorFlow's import refuses bad ones whether or not a signature
 // reaches them, and scan lists them in the unreachable phase.
 
+// sharedMax is the largest encoded attr value of a NodeDef that is decoded
+// once per file: the NodeDefs whose attr holds the same bytes (dtypes,
+// strides, paddings, data formats: most attrs of a large graph) share one
+// AttrValue message, as the defaults graph.Node.Attrs adds from the OpDefs
+// are shared. Tensors and funcs are never shared. A model's messages are
+// read, never modified in place (rewrite modifies clones).
+const sharedMax = 64
+
 // aliasMin is the smallest tensor_content kept in the file's buffer rather
 // than copied. Smaller ones are copied into a byte arena, so that a model
 // without large constants does not keep its whole file alive.
@@ -128,6 +136,7 @@ type wireDecoder struct {
 	text   []byte // string arena: the current chunk's free space
 	bytes  []byte // byte arena for small bytes fields
 	intern map[string]string
+	shared map[string]*attrpb.AttrValue // by encoded value (sharedMax)
 
 	// holes, when set, are the tensor contents a compacted file left out
 	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
@@ -433,7 +442,7 @@ func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error 
 		case 4:
 			n.Device, err = d.name(f.val)
 		case 5:
-			err = d.attrEntry(f.val, n.Attr, depth+1)
+			err = d.attrEntry(f.val, n.Attr, depth+1, true)
 		}
 		if err != nil {
 			return err
@@ -444,8 +453,9 @@ func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error 
 
 // attrEntry decodes one map<string, AttrValue> entry (at depth) into m: the
 // key, then the value, as every encoder writes them (anything else falls
-// back).
-func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth int) error {
+// back). With share, a small value a NodeDef of the file had already is
+// that NodeDef's message (see sharedMax).
+func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth int, share bool) error {
 	k, b, err := next(b)
 	if err != nil || k.num != 1 || k.typ != protowire.BytesType {
 		return errFallback
@@ -458,12 +468,37 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 	if err != nil {
 		return err
 	}
+	share = share && len(v.val) <= sharedMax
+	if share {
+		if a, ok := d.shared[string(v.val)]; ok {
+			m[key] = a
+			return nil
+		}
+	}
 	a := d.attrs.new()
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return err
 	}
+	if share && shareable(a) {
+		if d.shared == nil {
+			d.shared = map[string]*attrpb.AttrValue{}
+		}
+		d.shared[string(v.val)] = a
+	}
 	m[key] = a
 	return nil
+}
+
+// shareable reports whether a holds no message a caller might complete in
+// place (a TensorProto Materialize fills) or that nests further (a func).
+func shareable(a *attrpb.AttrValue) bool {
+	switch v := a.GetValue().(type) {
+	case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
+		return false
+	case *attrpb.AttrValue_List:
+		return len(v.List.GetTensor()) == 0 && len(v.List.GetFunc()) == 0
+	}
+	return true
 }
 
 func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error {
@@ -622,7 +657,7 @@ func (d *wireDecoder) nameAttrList(b []byte, depth int) (*attrpb.NameAttrList, e
 			if l.Attr == nil {
 				l.Attr = map[string]*attrpb.AttrValue{}
 			}
-			if err := d.attrEntry(f.val, l.Attr, depth+1); err != nil {
+			if err := d.attrEntry(f.val, l.Attr, depth+1, false); err != nil {
 				return nil, err
 			}
 		default:
