@@ -353,8 +353,8 @@ func (lv level) child(num protowire.Number) level {
 }
 
 // compactor reads a file through a small buffer and copies what it reads
-// into out (when copying), leaving out the large tensor contents of the
-// messages it is asked to compact.
+// into out (the headers only when copying), leaving out the large tensor
+// contents of the messages it is asked to compact.
 type compactor struct {
 	f       *os.File
 	r       *bufio.Reader
@@ -393,13 +393,10 @@ func (c *compactor) varint() (uint64, int, error) {
 	return 0, 0, errBadWire
 }
 
-// copyN copies (or, when not copying, skips) the next n bytes.
+// copyN copies the next n bytes to out.
 func (c *compactor) copyN(n int64) error {
 	if n < 0 || c.pos+n > c.size {
 		return errBadWire
-	}
-	if !c.copying {
-		return c.skip(n)
 	}
 	k := len(c.out)
 	c.out = slices.Grow(c.out, int(n))[:k+int(n)]
@@ -407,21 +404,6 @@ func (c *compactor) copyN(n int64) error {
 		return errBadWire
 	}
 	c.pos += n
-	return nil
-}
-
-// skip skips the next n bytes.
-func (c *compactor) skip(n int64) error {
-	if n <= int64(c.r.Buffered()) {
-		c.r.Discard(int(n))
-		c.pos += n
-		return nil
-	}
-	c.pos += n
-	if _, err := c.f.Seek(c.pos, io.SeekStart); err != nil {
-		return err
-	}
-	c.r.Reset(c.f)
 	return nil
 }
 
