@@ -405,6 +405,11 @@ func (e *Executor) constValue(n *graph.Node) (*kernels.Tensor, error) {
 		if !ok || v.GetTensor() == nil {
 			return nil, fmt.Errorf("%s (%s): constant has no value", nodePath(n), n.Op)
 		}
+		if savedmodel.Unread(v.GetTensor()) {
+			// A NodeDef of a lazily loaded model in a model New could
+			// not materialize (savedmodel/lazy.go): never run it as zeros.
+			return nil, fmt.Errorf("%s (%s): the constant's value was left in its model's file and not read", nodePath(n), n.Op)
+		}
 		t, err = kernels.FromProto(v.GetTensor())
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", nodePath(n), n.Op, err)

@@ -146,6 +146,12 @@ func (m *Model) Materialize() error {
 	return nil
 }
 
+// Unread reports whether t's tensor_content was left in its model's file
+// and not read yet: Materialize the model that holds t. Its
+// TensorContent is nil meanwhile, which no reader may take for the
+// value; the executor and Write refuse such a tensor.
+func Unread(t *tensorpb.TensorProto) bool { return markerOf(t) >= 0 }
+
 // marked is every TensorProto of m's graphs holding a marker.
 func marked(m *Model) []*tensorpb.TensorProto {
 	var out []*tensorpb.TensorProto

@@ -311,3 +311,20 @@ func TestLazyKeepsWhatShapesRead(t *testing.T) {
 	assert.Equal(t, 2, m.LazyContents())
 	sameAsWhole(t, file, b)
 }
+
+// NodeDefs of a lazily loaded model put into another Model (which knows
+// nothing of the file) are never written without their constants.
+func TestLazyWriteRefusesForeignMarkers(t *testing.T) {
+	file, _ := writeBig(t, t.TempDir())
+	m, err := Load(file)
+	require.NoError(t, err)
+	other := &Model{Format: FormatGraphDef, MetaGraphs: []*MetaGraph{{Def: &mgpb.MetaGraphDef{GraphDef: m.MetaGraphs[0].Def.GetGraphDef()}}}}
+	out := filepath.Join(t.TempDir(), "out.pb")
+	err = Write(other, out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "12 constants were left in the file of the model they came from and not read")
+	assert.NoFileExists(t, out)
+	for _, n := range m.MetaGraphs[0].Def.GetGraphDef().GetNode() {
+		assert.True(t, Unread(n.GetAttr()["value"].GetTensor()))
+	}
+}

@@ -157,6 +157,11 @@ func Write(m *Model, out string) error {
 	if err := m.Materialize(); err != nil {
 		return err
 	}
+	if n := len(marked(m)); n > 0 {
+		// NodeDefs of a lazily loaded model put into another Model
+		// without its contents: never write a model without constants.
+		return fmt.Errorf("savedmodel.Write: %d constants were left in the file of the model they came from and not read", n)
+	}
 	parent := filepath.Dir(out)
 	created := missingAncestor(parent)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
