@@ -59,7 +59,34 @@ func (t *Target) KeepAttention(modelFindings []Finding) (spare []NodeResult) {
 	spare = t.Nodes[:0]
 	clear(t.Nodes)
 	t.Nodes = kept
+	t.Fusions = groupFusions(t.Fusions)
 	return spare
+}
+
+// groupFusions keeps one chain per fused op and reason, the first in the
+// report's order, with the number of chains it stands for (Fusion.Count):
+// a model repeats its blocks, and 40,000 lost fusions of one kind, each
+// with its nodes and the same reason, tell a reader no more than one with
+// its count (and make most of a report's bytes).
+func groupFusions(fs []Fusion) []Fusion {
+	if len(fs) < 2 {
+		return fs
+	}
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, compareFusions)
+	type key struct{ fused, reason string }
+	at := map[key]int{}
+	out := make([]Fusion, 0, 1)
+	for _, f := range sorted {
+		k := key{f.Fused, f.Reason}
+		if i, ok := at[k]; ok {
+			out[i].Count = out[i].Chains() + f.Chains()
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, f)
+	}
+	return out
 }
 
 // flaggedPaths are the nodes a finding names (the model's and the

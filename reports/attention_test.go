@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -135,4 +136,44 @@ func TestAttentionGolden(t *testing.T) {
 			require.Contains(t, string(b), "scan with <code>--nodes all</code> to list every node")
 		}
 	}
+}
+
+// With --nodes attention a target's lost fusions are one chain per fused
+// op and reason with their count: the table says the same as with every
+// chain listed, the JSON validates, and grouping again changes nothing.
+func TestAttentionGroupsFusions(t *testing.T) {
+	chain := func(block string) []string {
+		return []string{block + "/Conv2D", block + "/BiasAdd", block + "/Relu"}
+	}
+	fusions := func() []Fusion {
+		return []Fusion{
+			{Fused: "_FusedConv2D", Nodes: chain("b3"), Reason: "no kernel"},
+			{Fused: "_FusedBatchNormEx", Nodes: []string{"bn/FusedBatchNormV3", "bn/Relu"}, Reason: "no kernel"},
+			{Fused: "_FusedConv2D", Nodes: chain("b1"), Reason: "no kernel"},
+			{Fused: "_FusedConv2D", Nodes: chain("b9"), Reason: "pinned"},
+			{Fused: "_FusedConv2D", Nodes: chain("b2"), Reason: "no kernel"},
+		}
+	}
+	all, att := fixture(), fixture()
+	all.Models[0].Targets[0].Fusions = fusions()
+	tg := att.Models[0].Targets[0]
+	tg.Fusions = fusions()
+	tg.KeepAttention(nil)
+	require.Equal(t, []Fusion{
+		{Fused: "_FusedBatchNormEx", Nodes: []string{"bn/FusedBatchNormV3", "bn/Relu"}, Reason: "no kernel"},
+		{Fused: "_FusedConv2D", Nodes: chain("b1"), Reason: "no kernel", Count: 3},
+		{Fused: "_FusedConv2D", Nodes: chain("b9"), Reason: "pinned"},
+	}, tg.Fusions)
+	require.Equal(t, tg.Fusions, groupFusions(slices.Clone(tg.Fusions)), "grouping is idempotent")
+
+	var a, b bytes.Buffer
+	require.NoError(t, WriteTable(&a, all))
+	require.NoError(t, WriteTable(&b, att))
+	require.Contains(t, a.String(), "4 _FusedConv2D fusion(s) of the source lost")
+	require.Equal(t, a.String(), b.String())
+
+	var j bytes.Buffer
+	require.NoError(t, WriteJSON(&j, att))
+	require.Contains(t, j.String(), `"count": 3`)
+	require.NoError(t, validate(t, compileSchema(t, "report.schema.json", Schema()), j.Bytes()))
 }

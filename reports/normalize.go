@@ -79,9 +79,7 @@ func (t *Target) normalize() {
 	for i := range t.Fusions {
 		t.Fusions[i].Nodes = nonNil(t.Fusions[i].Nodes)
 	}
-	slices.SortStableFunc(t.Fusions, func(a, b Fusion) int {
-		return cmp.Or(cmp.Compare(a.Fused, b.Fused), cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
-	})
+	slices.SortStableFunc(t.Fusions, compareFusions)
 	if p := t.Parity; p != nil {
 		p.Outputs = nonNil(p.Outputs)
 		p.Nodes = nonNil(p.Nodes)
@@ -148,4 +146,9 @@ func nonNil[S ~[]E, E any](s S) S {
 		return S{}
 	}
 	return s
+}
+
+// compareFusions orders fusions by fused op, then by their nodes.
+func compareFusions(a, b Fusion) int {
+	return cmp.Or(cmp.Compare(a.Fused, b.Fused), cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
 }

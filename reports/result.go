@@ -406,7 +406,14 @@ type Fusion struct {
 	Fused  string   `json:"fused"`
 	Nodes  []string `json:"nodes"`
 	Reason string   `json:"reason"`
+	// Count is how many chains the entry stands for, when the report
+	// lists one chain (Nodes) for all the chains of a fused op lost for
+	// one reason (--nodes attention); 0 when the entry is its one chain.
+	Count int `json:"count,omitempty"`
 }
+
+// Chains is how many chains the entry stands for (Count, or 1).
+func (f Fusion) Chains() int { return max(f.Count, 1) }
 
 // NodeResult is one node against one target.
 type NodeResult struct {

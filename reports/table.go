@@ -497,39 +497,41 @@ func modelWarnings(m *Model, verbose bool) []string {
 // target with the reason).
 func lostFusions(m *Model, verbose bool) []string {
 	var out []string
+	// Without -v: the chains each target loses per fused op, targets
+	// that lose as many of one op named together.
 	type key struct {
-		fused string
-		nodes int
+		fused  string
+		chains int
 	}
 	var keys []key
 	targets := map[key][]string{}
 	for _, t := range m.Targets {
+		var ops []string
+		chains := map[string]int{}
 		for _, f := range t.Fusions {
 			if verbose {
-				out = append(out, fmt.Sprintf("%s: fusion lost: %s (%d nodes): %s", t.Target, f.Fused, len(f.Nodes), f.Reason))
+				more := ""
+				if f.Chains() > 1 {
+					more = fmt.Sprintf(", and %d more chain(s) like it", f.Chains()-1)
+				}
+				out = append(out, fmt.Sprintf("%s: fusion lost: %s (%d nodes%s): %s", t.Target, f.Fused, len(f.Nodes), more, f.Reason))
 				continue
 			}
-			k := key{f.Fused, len(f.Nodes)}
+			if _, ok := chains[f.Fused]; !ok {
+				ops = append(ops, f.Fused)
+			}
+			chains[f.Fused] += f.Chains()
+		}
+		for _, op := range ops {
+			k := key{op, chains[op]}
 			if _, ok := targets[k]; !ok {
 				keys = append(keys, k)
 			}
-			if !slices.Contains(targets[k], t.Target) {
-				targets[k] = append(targets[k], t.Target)
-			}
+			targets[k] = append(targets[k], t.Target)
 		}
 	}
-	counts := map[string]int{}
 	for _, k := range keys {
-		counts[k.fused+"\x00"+strings.Join(targets[k], ",")]++
-	}
-	done := map[string]bool{}
-	for _, k := range keys {
-		id := k.fused + "\x00" + strings.Join(targets[k], ",")
-		if done[id] {
-			continue
-		}
-		done[id] = true
-		out = append(out, fmt.Sprintf("%s: %d %s fusion(s) of the source lost", strings.Join(targets[k], ", "), counts[id], k.fused))
+		out = append(out, fmt.Sprintf("%s: %d %s fusion(s) of the source lost", strings.Join(targets[k], ", "), k.chains, k.fused))
 	}
 	return out
 }
