@@ -150,6 +150,50 @@ func BenchmarkPlacement200k(b *testing.B) {
 	b.ReportMetric(all/float64(len(ts.List))/load, "PerTarget/Load-cpu")
 }
 
+// BenchmarkScanPlacement200k measures placement as a user meets it: a
+// whole scan of the 210,000-node model against one target (musa, no --from
+// source) and its JSON report, with placement and without, beside loading
+// the model, interleaved. Inside a scan the simulation shares the
+// process's heap with the loaded model and the report, so the garbage
+// collector's work falls differently than in BenchmarkPlacement200k's
+// isolated steps; the metric "placement/Load-cpu" is what placement adds
+// to the scan ((Scan-placement - Scan-none) / Load), the scan's cost of
+// one target's simulation against the load's.
+// Run: go test -bench ScanPlacement200k -run '^$' -benchtime 5x ./cmd/tfscan/internal/scan/
+func BenchmarkScanPlacement200k(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchmodel.WriteDir(dir); err != nil {
+		b.Fatal(err)
+	}
+	scan := func(name string, disabled bool) benchmodel.Step {
+		opts := Options{Paths: []string{dir}, Targets: []string{"musa"}, From: "none", Version: "bench",
+			Placement: PlacementOptions{Disabled: disabled}}
+		return benchmodel.Step{Name: name, Run: func() {
+			rep, err := Run(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(rep.Errors) > 0 {
+				b.Fatal(rep.Errors[0].Message)
+			}
+			var w countingWriter
+			if err := reports.WriteJSON(&w, rep); err != nil {
+				b.Fatal(err)
+			}
+		}}
+	}
+	med := benchmodel.Compare(b,
+		benchmodel.Step{Name: "Load", Run: func() {
+			if _, _, err := Load(dir, nil); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		scan("Scan-none", true),
+		scan("Scan-placement", false),
+	)
+	b.ReportMetric(float64(med[2].CPU-med[1].CPU)/float64(med[0].CPU), "placement/Load-cpu")
+}
+
 // BenchmarkReport200k measures what the report of the 210,000-node model
 // against 7 targets without placement costs (issue #14 item 2): the whole
 // scan (Run: load, coverage of the 7 targets and of the cuda source, the

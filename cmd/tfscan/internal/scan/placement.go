@@ -8,9 +8,10 @@ import (
 // applyPlacement copies a placement simulation into the report model: the
 // placement summary, fallback islands, wishlist, fusions, and each node's
 // device and reasons (matched by node path; nodes the report does not list,
-// e.g. outside the scanned signature, are left out). DeviceNodes counts
+// e.g. outside the scanned signature, are left out; by graph node when ns
+// is the list t.Nodes was built from). DeviceNodes counts
 // the nodes the target's figures count (Target.Counts).
-func applyPlacement(t *reports.Target, res *placement.Result) {
+func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes) {
 	if t == nil || res == nil {
 		return
 	}
@@ -51,27 +52,23 @@ func applyPlacement(t *reports.Target, res *placement.Result) {
 		t.Wishlist = append(t.Wishlist, reports.Wish{Op: w.Op, DType: w.DType,
 			TransfersRemoved: max(w.TransfersRemoved, 0), BytesRemoved: max(w.BytesRemoved, 0)})
 	}
-	t.Fusions = nil
-	for _, f := range res.Fusions {
-		t.Fusions = append(t.Fusions, reports.Fusion{Fused: f.Fused, Nodes: append([]string(nil), f.Nodes...), Reason: f.Reason})
+	t.Fusions = make([]reports.Fusion, 0, len(res.Fusions))
+	for _, f := range res.Fusions { // res is not used after this: its slices move
+		t.Fusions = append(t.Fusions, reports.Fusion{Fused: f.Fused, Nodes: f.Nodes, Reason: f.Reason})
 	}
 
-	byPath := make(map[string]*placement.NodeResult, len(res.Nodes))
-	for i := range res.Nodes {
-		n := &res.Nodes[i]
-		byPath[n.Path] = n
-	}
+	find := placedNodes(t, res, ns)
 	// Device and pin counts are over the nodes the target's figures count
 	// (Target.Counts), like its coverage.
 	counts, pins := map[string]int{}, map[string]int{}
 	for i := range t.Nodes {
 		nr := &t.Nodes[i]
-		n, ok := byPath[nr.Path]
-		if !ok {
+		n := find(i)
+		if n == nil {
 			continue
 		}
 		nr.Device = n.Device
-		nr.Reasons = append([]string(nil), n.Reasons...)
+		nr.Reasons = n.Reasons // the simulation's, not appended to
 		nr.RequestedDevice = n.RequestedDevice
 		if t.Counts(nr) {
 			counts[n.Device]++
@@ -100,4 +97,32 @@ func applyComparison(t *reports.Target, a *placement.Agreement) {
 		c.Nodes = append(c.Nodes, reports.ComparedNode{Name: n.Name, Op: n.Op, Predicted: n.Predicted, Actual: n.Actual, Agree: n.Agree})
 	}
 	t.Placement.Comparison = c
+}
+
+// placedNodes finds the simulation's result for t.Nodes[i]: by graph node
+// ID when t.Nodes is still ns's list (as coverage built it), else by path.
+func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int) *placement.NodeResult {
+	if ns != nil && len(ns.list) == len(t.Nodes) {
+		byID := make([]int32, len(ns.keyByID))
+		for i := range byID {
+			byID[i] = -1
+		}
+		for i := range res.Nodes {
+			if id := res.Nodes[i].ID; id >= 0 && id < len(byID) {
+				byID[id] = int32(i)
+			}
+		}
+		return func(i int) *placement.NodeResult {
+			id := ns.list[i].ID
+			if id < 0 || id >= len(byID) || byID[id] < 0 || t.Nodes[i].Path != ns.paths[i] {
+				return nil
+			}
+			return &res.Nodes[byID[id]]
+		}
+	}
+	byPath := make(map[string]*placement.NodeResult, len(res.Nodes))
+	for i := range res.Nodes {
+		byPath[res.Nodes[i].Path] = &res.Nodes[i]
+	}
+	return func(i int) *placement.NodeResult { return byPath[t.Nodes[i].Path] }
 }

@@ -25,7 +25,7 @@ func TestApplyPlacement(t *testing.T) {
 	require.NoError(t, err)
 	res, err := placement.Simulate(g, tgt.Index, cpu, placement.Options{})
 	require.NoError(t, err)
-	applyPlacement(rt, res)
+	applyPlacement(rt, res, nil)
 	require.NotNil(t, rt.Placement)
 	assert.Equal(t, res.Transfers, rt.Placement.Transfers)
 	assert.Equal(t, res.TransferBytes, rt.Placement.TransferBytes)
@@ -74,5 +74,25 @@ func TestPlaceKeyedSharedSameResult(t *testing.T) {
 				assert.Equal(t, want, got, "%s on %s, precision %q", model, tg.Name, precision)
 			}
 		}
+	}
+}
+
+// applyPlacement finds each listed node's result by graph node when given
+// the prepared nodes, by path otherwise: the same report either way.
+func TestApplyPlacementByIDOrPath(t *testing.T) {
+	corpus := testutil.Corpus(t)
+	for _, model := range []string{"tfjs/centernet", "tf/sm_simple_while_loop"} {
+		_, g, err := Load(filepath.Join(corpus, model), nil)
+		require.NoError(t, err)
+		ts, err := ResolveTargets([]string{"rocm"}, nil)
+		require.NoError(t, err)
+		ns := PrepareNodes(g, nil, ts.List)
+		res, err := place(g, ns, ts.List[0], ts, Options{}, nil, false)
+		require.NoError(t, err)
+		byID, byPath := Coverage(ns, ts.List[0]), Coverage(ns, ts.List[0])
+		applyPlacement(byID, res, ns)
+		applyPlacement(byPath, res, nil)
+		assert.Equal(t, byPath, byID, model)
+		assert.NotEmpty(t, byID.Nodes[0].Device, model)
 	}
 }

@@ -38,7 +38,7 @@ func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targe
 	if res == nil || err != nil {
 		return err
 	}
-	applyPlacement(rt, res)
+	applyPlacement(rt, res, ns)
 	if log != nil {
 		applyComparison(rt, placement.Compare(res, log))
 	}
@@ -51,7 +51,7 @@ func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targe
 func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) error {
 	res, err := place(g, ns, t, ts, opts, fetches, true)
 	if res != nil && err == nil {
-		applyPlacement(rt, res)
+		applyPlacement(rt, res, ns)
 	}
 	return err
 }
