@@ -99,7 +99,9 @@ func (m *Model) LazyContents() int {
 // file is the one loaded (the same file, size and modification time, and
 // each content's CRC-32C) and fails with an *Error naming the file
 // otherwise, setting nothing. A copy of the model (its messages cloned
-// before or after) is completed the same way. Safe for concurrent use; a
+// before or after) is completed the same way. Safe for concurrent calls,
+// but it writes the TensorProtos it completes: a goroutine that reads the
+// model's messages whole (proto.Clone, Marshal, Equal) calls it first. A
 // model that was not loaded lazily has nothing to do.
 func (m *Model) Materialize() error {
 	l := m.lazy
