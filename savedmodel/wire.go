@@ -27,7 +27,9 @@ import (
 //     stays in the file's buffer, which the model keeps, and is decoded
 //     (into numbers) only by whoever reads it: shape inference for a
 //     shape operand, the executor, Write. On a model with large constants
-//     the copy is most of what a full unmarshal costs in memory.
+//     the copy is most of what a full unmarshal costs in memory. (A file
+//     of lazyFileMin bytes or more is not held whole: stream.go decodes it
+//     as it reads it, leaving large contents in the file, lazy.go.)
 //   - The messages a graph is made of (NodeDef, AttrValue, TensorProto,
 //     TensorShapeProto and their lists) are cut from slabs, their strings
 //     from a string arena, and op names, devices and attr names interned:
