@@ -305,6 +305,54 @@ func (e *Executor) CallFunction(ctx context.Context, name string, args []*kernel
 	return rs.callFunction(f, in, nil, &graph.Node{Name: name, Op: name})
 }
 
+// RunNode executes one node of the graph, top-level or in a function body,
+// on the given data inputs, as a run executes it (exec: an intrinsic, a
+// call of a library function, or the registry's kernel, with the run's
+// numerics): what Grappler's constant folding does with EvaluateNode on
+// one node's constant inputs (constant_folding.cc:1355-1399). The inputs
+// enter as feeds do (promoted in a float64 run, rounded under storage
+// emulation); attrs the node's caller would bind ("$T") are an error, as
+// no caller is given. No AfterNode or BeforeKernel hook sees the node.
+func (e *Executor) RunNode(ctx context.Context, n *graph.Node, inputs []*kernels.Tensor) ([]*kernels.Tensor, error) {
+	sc := e.top
+	if n.Func != nil {
+		sc = e.scopeFor(n.Func)
+	}
+	i, ok := sc.local[n]
+	if !ok {
+		return nil, fmt.Errorf("%s is not a node of the executor's graph", nodePath(n))
+	}
+	if len(inputs) != len(n.Inputs) {
+		return nil, fmt.Errorf("%s (%s): %d inputs given, the node takes %d", nodePath(n), n.Op, len(inputs), len(n.Inputs))
+	}
+	in := make([]slot, len(inputs))
+	for k, a := range inputs {
+		if a == nil {
+			return nil, fmt.Errorf("%s (%s): input %d is nil", nodePath(n), n.Op, k)
+		}
+		t, err := e.num.Import(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): input %d: %w", nodePath(n), n.Op, k, err)
+		}
+		in[k] = slot{t: t}
+	}
+	rs := &runState{e: e, ctx: ctx, sc: sc, fed: map[outKey]bool{}}
+	outs, err := rs.execSafe(n, task{node: i, in: in})
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*kernels.Tensor, len(outs))
+	for k, o := range outs {
+		if o.dead {
+			return nil, fmt.Errorf("%s (%s): output %d is dead", nodePath(n), n.Op, k)
+		}
+		if res[k], err = rs.deref(o, n); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 // checkFeedable refuses a tensor inside a v1 while loop: TensorFlow's
 // feed node lives in the root frame, so the loop body's nodes it would
 // feed get inputs from two frames, which BuildControlFlowInfo refuses

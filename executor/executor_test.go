@@ -339,6 +339,31 @@ library {
 	assert.ErrorContains(t, err, `no function "nope"`)
 	_, err = e.CallFunction(context.Background(), "body", nil)
 	assert.ErrorContains(t, err, "function body takes 1 arguments, got 0")
+
+	// One node of a function body run on inputs given: its Const (an
+	// intrinsic), then its kernel on that value.
+	var one, add *graph.Node
+	for _, n := range e.Graph().Nodes {
+		if n.Func != nil && n.Func.Name == "body" {
+			switch n.Name {
+			case "one":
+				one = n
+			case "add":
+				add = n
+			}
+		}
+	}
+	require.NotNil(t, add)
+	c, err := e.RunNode(context.Background(), one, nil)
+	require.NoError(t, err)
+	require.Len(t, c, 1)
+	res, err = e.RunNode(context.Background(), add, []*kernels.Tensor{kernels.ScalarInt32(41), c[0]})
+	require.NoError(t, err)
+	assert.Equal(t, []int32{42}, res[0].Data)
+	_, err = e.RunNode(context.Background(), add, []*kernels.Tensor{kernels.ScalarInt32(41)})
+	assert.ErrorContains(t, err, "1 inputs given, the node takes 2")
+	_, err = e.RunNode(context.Background(), add, []*kernels.Tensor{kernels.ScalarInt32(41), kernels.ScalarFloat(1)})
+	assert.Error(t, err, "a kernel's own dtype check still applies")
 }
 
 func TestVariablesV1AndV2(t *testing.T) {
