@@ -90,13 +90,21 @@ func unfoldable(n *graph.Node) string {
 	return ""
 }
 
-// constInput is the value of n's data input i when it is a constant.
+// constInput is the value of n's data input i when it is a constant: at
+// top level a constant node (isConst: a Const or the foldable nodes
+// between Consts, which Grappler folds in turn); in a function body a
+// Const of the same body (Grappler's IsReallyConstant,
+// constant_folding.cc:379-385, 987), whose value the executor gives.
 func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
-	if n.Func != nil || n.ID < 0 || i >= len(n.Inputs) {
+	if n.ID < 0 || i >= len(n.Inputs) {
 		return nil
 	}
 	in := n.Inputs[i]
-	if in.Node == nil || !p.isConst(in.Node) {
+	if n.Func != nil {
+		if in.Node == nil || in.Node.Func != n.Func || in.Node.Op != "Const" || in.Output != 0 {
+			return nil
+		}
+	} else if in.Node == nil || !p.isConst(in.Node) {
 		return nil
 	}
 	t, err := p.eval(in.Node, in.Output)
@@ -106,7 +114,11 @@ func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
 	return t
 }
 
-// eval runs the original graph for output i of the top-level node n.
+// eval computes output i of n as the original graph does: a top-level
+// node by running the graph for it (the executor prunes the run to its
+// ancestors), a node of a function body by executing it alone on its
+// constant inputs (executor.RunNode), as Grappler's EvaluateNode does
+// (constant_folding.cc:1355-1399).
 func (p *planner) eval(n *graph.Node, i int) (*kernels.Tensor, error) {
 	if i == 0 {
 		if t, ok := p.consts[n]; ok {
@@ -119,19 +131,78 @@ func (p *planner) eval(n *graph.Node, i int) (*kernels.Tensor, error) {
 	if p.exErr != nil {
 		return nil, p.exErr
 	}
-	name := fmt.Sprintf("%s:%d", n.Name, i)
-	out, err := p.ex.Run(context.Background(), nil, []string{name})
-	if err != nil {
-		return nil, err
-	}
-	t := out[name]
-	if t == nil {
-		return nil, fmt.Errorf("%s was not computed", name)
+	var t *kernels.Tensor
+	if n.Func != nil {
+		in := make([]*kernels.Tensor, len(n.Inputs))
+		for k := range n.Inputs {
+			if in[k] = p.constInput(n, k); in[k] == nil {
+				return nil, fmt.Errorf("input %d of %s is not a constant", k, n.Path())
+			}
+		}
+		outs, err := p.ex.RunNode(context.Background(), n, in)
+		if err != nil {
+			return nil, err
+		}
+		if i >= len(outs) || outs[i] == nil {
+			return nil, fmt.Errorf("%s has no output %d", n.Path(), i)
+		}
+		t = outs[i]
+	} else {
+		name := fmt.Sprintf("%s:%d", n.Name, i)
+		out, err := p.ex.Run(context.Background(), nil, []string{name})
+		if err != nil {
+			return nil, err
+		}
+		if t = out[name]; t == nil {
+			return nil, fmt.Errorf("%s was not computed", name)
+		}
 	}
 	if i == 0 {
 		p.consts[n] = t
 	}
 	return t, nil
+}
+
+// constControls are the control inputs Grappler gives the Const a folded
+// node becomes (FoldNode, constant_folding.cc:1548-1565): the node's own
+// and those of its constant inputs, which at top level carry those of
+// the constant nodes before them (folded in turn, each forwarding its
+// inputs'). They keep the Const in the frame and on the branch its
+// inputs were in (a Const inside a v1 loop or cond hangs on a control
+// edge from its pivot). Names as "^name", without repeats, in input
+// order.
+func constControls(n *graph.Node) []string {
+	seen := map[*graph.Node]bool{}
+	var out []string
+	add := func(c *graph.Node) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, "^"+c.Name)
+		}
+	}
+	for _, c := range n.ControlInputs {
+		add(c)
+	}
+	visited := map[*graph.Node]bool{}
+	var walk func(m *graph.Node)
+	walk = func(m *graph.Node) {
+		if m == nil || visited[m] {
+			return
+		}
+		visited[m] = true
+		for _, c := range m.ControlInputs {
+			add(c)
+		}
+		if m.Func == nil && m.Op != "Const" {
+			for _, in := range m.Inputs {
+				walk(in.Node)
+			}
+		}
+	}
+	for _, in := range n.Inputs {
+		walk(in.Node)
+	}
+	return out
 }
 
 // evalNodes builds a small graph of nodes and runs it for fetch, with the

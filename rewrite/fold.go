@@ -2,8 +2,10 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -17,19 +19,20 @@ const maxFoldBytes = 100 * 1024
 // ruleFold replaces a node the target has no kernel for, whose data inputs
 // are all constants, by a Const of its value — what Grappler's constant
 // folding does before the graph is placed (IsFoldable and MaybeFoldable,
-// constant_folding.cc:955-1140), computed with tfscan's executor. Only
-// top-level nodes, as the executor fetches top-level tensors; the nodes
-// that fed it stay (the placement no longer counts those nothing else
-// needs).
+// constant_folding.cc:955-1140), computed with tfscan's executor: a
+// top-level node by a run of the original graph for it, a node of a
+// function body by executing it alone on the Consts of that body that
+// feed it (Grappler optimizes the library's function bodies as graphs of
+// their own, meta_optimizer.cc:1162-1245, parametrized ones apart). The nodes that fed it stay (the
+// placement no longer counts those nothing else needs); the Const keeps
+// the node's control inputs and those of its constant inputs, as
+// Grappler's FoldNode forwards them (constant_folding.cc:1548-1565).
 var ruleFold = &Rule{
 	Name: "fold-constants", Kind: KindFold,
 	Exactness: Exactness{Exact: true, Claim: "bit-identical: the Const holds the value the node computes from its constant inputs with tfscan's kernel"},
-	Semantics: "tensorflow/core/grappler/optimizers/constant_folding.cc:67, 955-1140",
+	Semantics: "tensorflow/core/grappler/optimizers/constant_folding.cc:67, 955-1140, 1548-1565",
 	expand: func(x *expander) error {
 		n := x.n
-		if n.Func != nil {
-			return skip("it is in a function body")
-		}
 		if why := unfoldable(n); why != "" {
 			return skip("%s", why)
 		}
@@ -40,7 +43,15 @@ var ruleFold = &Rule{
 		for i := 0; i < x.numIn(); i++ {
 			v := x.consts(i)
 			if v == nil {
+				if n.Func != nil {
+					return skip("input %d (%s) is not a Const of the function body", i, x.in(i))
+				}
 				return skip("input %d is not a constant", i)
+			}
+			if v.DType == tpb.DataType_DT_STRING {
+				// "Don't fold strings constants for now since this causes
+				// problems with checkpointing" (constant_folding.cc:988-993).
+				return skip("input %d is a string constant, which Grappler does not fold", i)
 			}
 			in += int64(v.NumElements() * kernels.DTypeSize(v.DType))
 		}
@@ -60,6 +71,12 @@ var ruleFold = &Rule{
 			"dtype": typeAttr(v.DType),
 			"value": {Value: &attrpb.AttrValue_Tensor{Tensor: p}},
 		})
+		c := x.nodes[len(x.nodes)-1]
+		for _, ctl := range constControls(n) {
+			if !slices.Contains(c.Input, ctl) {
+				c.Input = append(c.Input, ctl)
+			}
+		}
 		return nil
 	},
 }

@@ -1,0 +1,202 @@
+package rewrite
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
+)
+
+var i32 = tpb.DataType_DT_INT32
+
+// bodyModel is a graph whose work is in a function body, as a TF2
+// SavedModel's is: x → PartitionedCall(body) → y, the body computing
+// AddV2(a, fm) from its argument a and its node fm (given), whose
+// output arg is z (FloorMod's, BroadcastTo's "output" when out is set).
+func bodyModel(out string, body ...*nodepb.NodeDef) *savedmodel.Model {
+	if out == "" {
+		out = "z"
+	}
+	fn := &fpb.FunctionDef{
+		Signature: &opdefpb.OpDef{Name: "body",
+			InputArg:  []*opdefpb.OpDef_ArgDef{{Name: "a", Type: i32}},
+			OutputArg: []*opdefpb.OpDef_ArgDef{{Name: "out", Type: i32}}},
+		NodeDef: append(body, node("sum", "AddV2", []string{"a", "fm:" + out + ":0"}, attrs{"T": typeAttr(i32)})),
+		Ret:     map[string]string{"out": "sum:z:0"},
+	}
+	m := modelOf(ph("x", i32, 4),
+		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(i32), "Tout": typesAttr(i32),
+			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "body"}}}}),
+		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(i32)}))
+	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
+	return m
+}
+
+func i32Const(name string, vals ...int32) *nodepb.NodeDef {
+	return cst(name, kernels.Int32Tensor([]int{len(vals)}, vals))
+}
+
+func floorMod(in ...string) *nodepb.NodeDef {
+	return node("fm", "FloorMod", in, attrs{"T": typeAttr(i32)})
+}
+
+func planModel(t *testing.T, m *savedmodel.Model, deny ...string) *ModelResult {
+	t.Helper()
+	rs, err := SelectRules(nil, false, false)
+	require.NoError(t, err)
+	res, err := RewriteModel(context.Background(), m, 0, Options{Rules: rs, Target: fakeTarget{deny: set(deny...)}, CPU: cpuIndex(t)})
+	require.NoError(t, err)
+	return res
+}
+
+// TestFoldInFunctionBody folds a node of a function body whose data
+// inputs are Consts of that body: the body gets a Const of its value
+// under the node's name, read through Const's output arg, with the node's
+// control inputs and its inputs' (Grappler's FoldNode); the proof compares
+// each call's value; the model writes and builds again. The nodes the rule
+// leaves are skipped with the reason.
+func TestFoldInFunctionBody(t *testing.T) {
+	feeds := map[string]*kernels.Tensor{"x": kernels.Int32Tensor([]int{4}, []int32{1, 2, 3, 4})}
+	for _, c := range []struct {
+		name string
+		out  string
+		body []*nodepb.NodeDef
+		deny []string
+		// want is the folded value, or skip the reason fm is left.
+		want     []int32
+		controls []string
+		skip     string
+	}{
+		{name: "const inputs", body: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7), floorMod("c1:output:0", "c2:output:0")},
+			deny: []string{"FloorMod"}, want: []int32{1, 1, -3, 2}},
+		{name: "control inputs forwarded", body: []*nodepb.NodeDef{node("dep", "NoOp", nil, nil), node("dep2", "NoOp", nil, nil),
+			func() *nodepb.NodeDef { c := i32Const("c1", 7, -7, 9, 100); c.Input = []string{"^dep2"}; return c }(),
+			i32Const("c2", 2, 2, -4, 7), floorMod("c1:output:0", "c2:output:0", "^dep")},
+			deny: []string{"FloorMod"}, want: []int32{1, 1, -3, 2}, controls: []string{"^dep", "^dep2"}},
+		{name: "argument input", body: []*nodepb.NodeDef{i32Const("c2", 2, 2, -4, 7), floorMod("a", "c2:output:0")},
+			deny: []string{"FloorMod"}, skip: "input 0 (a) is not a Const of the function body"},
+		{name: "computed input", body: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7),
+			node("neg", "Neg", []string{"c1:output:0"}, attrs{"T": typeAttr(i32)}), floorMod("neg:y:0", "c2:output:0")},
+			deny: []string{"FloorMod"}, skip: "input 0 (neg:y:0) is not a Const of the function body"},
+		{name: "over the size limit", out: "output", body: []*nodepb.NodeDef{i32Const("c1", 7), i32Const("shape", 4, 40000),
+			node("fm", "BroadcastTo", []string{"c1:output:0", "shape:output:0"}, attrs{"T": typeAttr(i32), "Tidx": typeAttr(i32)})},
+			deny: []string{"BroadcastTo"}, skip: "its value would be 640000 bytes, over Grappler's 102400-byte folding limit"},
+		{name: "stateful", out: "output", body: []*nodepb.NodeDef{i32Const("shape", 4),
+			node("fm", "RandomUniformInt", []string{"shape:output:0", "lo:output:0", "hi:output:0"}, attrs{"T": typeAttr(i32), "Tout": typeAttr(i32)}),
+			cst("lo", kernels.ScalarInt32(0)), cst("hi", kernels.ScalarInt32(9))},
+			deny: []string{"RandomUniformInt"}, skip: "it is stateful"},
+		{name: "string input", out: "output", body: []*nodepb.NodeDef{cst("s", kernels.ScalarString("héllo")),
+			node("fm", "StringLength", []string{"s:output:0"}, nil)},
+			deny: []string{"StringLength"}, skip: "input 0 is a string constant, which Grappler does not fold"},
+		{name: "attr bound by the caller", body: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7),
+			node("fm", "FloorMod", []string{"c1:output:0", "c2:output:0"}, attrs{"T": {Value: &attrpb.AttrValue_Placeholder{Placeholder: "T"}}})},
+			deny: []string{"FloorMod"}, skip: "the executor cannot compute it"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := planModel(t, bodyModel(c.out, c.body...), c.deny...)
+			r := res.MetaGraphs[0]
+			if c.skip != "" {
+				assert.Empty(t, r.Applications)
+				assert.Contains(t, skipReasons(r), c.skip)
+				return
+			}
+			require.Len(t, r.Applications, 1, "skipped: %+v", r.Skipped)
+			a := r.Applications[0]
+			assert.Equal(t, "fold-constants", a.Rule.Name)
+			assert.Equal(t, "body", a.Function)
+			assert.Equal(t, 1, r.Before.Fallback-r.After.Fallback, "one fallback less")
+
+			body := res.Model.MetaGraphs[0].Def.GetGraphDef().GetLibrary().GetFunction()[0]
+			var fm, sum *nodepb.NodeDef
+			for _, n := range body.GetNodeDef() {
+				switch n.GetName() {
+				case "fm":
+					fm = n
+				case "sum":
+					sum = n
+				}
+			}
+			require.NotNil(t, fm)
+			assert.Equal(t, "Const", fm.GetOp())
+			assert.Equal(t, c.controls, fm.GetInput(), "a Const takes control inputs only")
+			v, err := kernels.FromProto(fm.GetAttr()["value"].GetTensor())
+			require.NoError(t, err)
+			assert.Equal(t, c.want, v.Data)
+			assert.Equal(t, []string{"a", "fm:output:0"}, sum.GetInput(), "consumers read Const's output arg")
+
+			pr, err := Prove(context.Background(), r, ProofOptions{Inputs: feeds, InputsName: "in.npz", Seed: 1, Dim: 4})
+			require.NoError(t, err)
+			require.Len(t, pr.Rules, 1)
+			assert.Equal(t, 2, pr.Rules[0].Checks, "one call per run, two runs")
+			assert.Empty(t, pr.NotExercised)
+			for _, run := range pr.Runs {
+				assert.True(t, run.Identical, run.Name)
+			}
+
+			// Written, loaded back and built: the body is valid, and the
+			// node is covered now.
+			out := filepath.Join(t.TempDir(), "out.pb")
+			require.NoError(t, savedmodel.Write(res.Model, out))
+			back, err := savedmodel.Load(out)
+			require.NoError(t, err)
+			g, err := graph.Build(back, back.MetaGraphs[0])
+			require.NoError(t, err)
+			target := fakeTarget{deny: set(c.deny...)}
+			for _, n := range g.Nodes {
+				if n.Func != nil && n.Name == "fm" {
+					assert.Equal(t, "Const", n.Op)
+					assert.True(t, covered(target.Match(n).Reason))
+				}
+			}
+		})
+	}
+}
+
+// TestProofCatchesWrongFold corrupts the value folded into a function
+// body after planning: the whole runs compare each call of the body's
+// node with the Const, and the proof names the rule and the node.
+func TestProofCatchesWrongFold(t *testing.T) {
+	res := planModel(t, bodyModel("", i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7), floorMod("c1:output:0", "c2:output:0")), "FloorMod")
+	r := res.MetaGraphs[0]
+	require.Len(t, r.Applications, 1)
+	setConst(t, r.Graph, "fm", kernels.Int32Tensor([]int{4}, []int32{1, 1, -3, 3}))
+	_, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+	var pe *ProofError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Equal(t, "fold-constants", pe.Rule)
+	assert.Equal(t, r.Applications[0].Path, pe.Node)
+	assert.Contains(t, pe.Detail, "not bit-identical")
+}
+
+// TestFoldForwardsControls: at top level the Const of a folded node
+// keeps the control inputs of the constant nodes before it, as Grappler,
+// folding them in turn, forwards each one's (FoldNode).
+func TestFoldForwardsControls(t *testing.T) {
+	c1 := i32Const("c1", 7, -7, 9, 100)
+	c1.Input = []string{"^dep"}
+	r := plan(t, []*nodepb.NodeDef{node("dep", "NoOp", nil, nil), c1, i32Const("c2", 2, 2, -4, 7),
+		node("neg", "Neg", []string{"c1"}, attrs{"T": typeAttr(i32)}),
+		node("fm", "FloorMod", []string{"neg", "c2"}, attrs{"T": typeAttr(i32)}), ph("x", i32, 4),
+		node("y", "AddV2", []string{"x", "fm"}, attrs{"T": typeAttr(i32)})}, []string{"FloorMod"}, false)
+	require.Len(t, r.Applications, 1, "skipped: %+v", r.Skipped)
+	for _, n := range r.Def.GetGraphDef().GetNode() {
+		if n.GetName() == "fm" {
+			assert.Equal(t, "Const", n.GetOp())
+			assert.Equal(t, []string{"^dep"}, n.GetInput())
+		}
+	}
+	_, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+	require.NoError(t, err)
+}
