@@ -26,7 +26,9 @@ import (
 //     rule is judged on its own, not on what rules before it changed):
 //     bit-identical for an exact rule, within the rule's element bound for
 //     a tolerance rule. A node in a function body, which cannot be fed, is
-//     compared in the two whole runs instead;
+//     compared in the two whole runs instead: each execution of it (once
+//     per call of its function) against the same execution of its
+//     replacement's last node (a folded constant: the Const);
 //   - every output of the run: bit-identical when only exact rules
 //     applied, else within the largest OutputTol of the tolerance rules
 //     applied, relative to the output's largest magnitude.

@@ -91,6 +91,51 @@ func TestRewriteCorpus(t *testing.T) {
 	}
 }
 
+// bodyAcos is a GraphDef whose work is in a function body, as a TF2
+// SavedModel's is: StatefulPartitionedCall → __inference_body_7, where a
+// Const feeds Acos, which MUSA's pack has no kernel for.
+const bodyAcos = `node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } } }
+node { name: "call" op: "StatefulPartitionedCall" input: "x"
+  attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "__inference_body_7" } } } }
+node { name: "y" op: "Identity" input: "call" attr { key: "T" value { type: DT_FLOAT } } }
+library { function {
+  signature { name: "__inference_body_7" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "out" type: DT_FLOAT } }
+  node_def { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 0.5 float_val: -1 float_val: 0.25 float_val: 1 } } } }
+  node_def { name: "acos" op: "Acos" input: "c:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+  node_def { name: "sum" op: "AddV2" input: "a" input: "acos:y:0" attr { key: "T" value { type: DT_FLOAT } } }
+  ret { key: "out" value: "sum:z:0" }
+} }
+`
+
+// TestRewriteFoldsFunctionBody: on musa, the Acos of a Const in a function
+// body is folded into a Const of that body; the proof compares it; the
+// written model scans with one fallback fewer.
+func TestRewriteFoldsFunctionBody(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "body.pbtxt")
+	require.NoError(t, os.WriteFile(path, []byte(bodyAcos), 0o644))
+	out := filepath.Join(dir, "out.pbtxt")
+	rep, err := Rewrite(context.Background(), RewriteOptions{Path: path, Target: "musa", Output: out, Seed: 1, Dim: 8, From: "none"})
+	require.NoError(t, err)
+	orig := rep.Models[0].Targets[0]
+	rw := orig.Rewrite
+	require.NotNil(t, rw)
+	require.Len(t, rw.Rules, 1, "skipped: %+v", rw.Skipped)
+	assert.Equal(t, "fold-constants", rw.Rules[0].Rule)
+	assert.Equal(t, []string{"Acos"}, rw.Rules[0].Ops)
+	assert.Equal(t, 1, rw.Rules[0].Checks, "the body's Acos, compared with its Const in the run")
+	assert.Equal(t, 1, rw.Before.FallbackNodes)
+	assert.Zero(t, rw.After.FallbackNodes)
+	again, err := Run(context.Background(), Options{Paths: []string{out}, Targets: []string{"musa"}, From: "none"})
+	require.NoError(t, err)
+	require.Empty(t, again.Errors)
+	assert.Equal(t, 1, fallbackNodes(orig))
+	assert.Zero(t, fallbackNodes(again.Models[0].Targets[0]))
+	assert.Zero(t, countOp(again.Models[0].Targets[0], "Acos"))
+}
+
 func boolInt(b bool) int64 {
 	if b {
 		return 1
