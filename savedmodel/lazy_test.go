@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -326,5 +327,33 @@ func TestLazyWriteRefusesForeignMarkers(t *testing.T) {
 	assert.NoFileExists(t, out)
 	for _, n := range m.MetaGraphs[0].Def.GetGraphDef().GetNode() {
 		assert.True(t, Unread(n.GetAttr()["value"].GetTensor()))
+	}
+}
+
+// Loading a model whose first node is a Const of 8 MiB allocates a small
+// fraction of that, as a GraphDef (whose first node the walk as a
+// MetaGraphDef takes for its meta_info_def, and gives up on before
+// reading it) and as a SavedModel.
+func TestLazyLoadReadsNoLargeContent(t *testing.T) {
+	gd := &gpb.GraphDef{Node: []*nodepb.NodeDef{constOf("big", make([]byte, 8<<20)), constOf("small", make([]byte, 16))}}
+	for name, msg := range map[string]proto.Message{
+		"graph_def.pb":   gd,
+		"saved_model.pb": &mgpb.SavedModel{MetaGraphs: []*mgpb.MetaGraphDef{{GraphDef: gd}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, err := proto.Marshal(msg)
+			require.NoError(t, err)
+			file := filepath.Join(t.TempDir(), name)
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			m, err := Load(file)
+			runtime.ReadMemStats(&after)
+			require.NoError(t, err)
+			assert.Equal(t, 1, m.LazyContents())
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(2<<20))
+			require.NoError(t, m.Materialize())
+			assert.Len(t, m.MetaGraphs[0].Def.GetGraphDef().GetNode()[0].GetAttr()["value"].GetTensor().GetTensorContent(), 8<<20)
+		})
 	}
 }

@@ -251,10 +251,18 @@ func (s *streamer) message(n int64, m proto.Message, depth int, k *check, take f
 			}
 			r.buf = protowire.AppendVarint(r.buf, l)
 			at := len(r.buf)
-			if r.buf, err = s.appendN(r.buf, int64(l)); err != nil {
+			if first && fs.nested != nil {
+				// Checked as it is read: a wrong kind shows in the first
+				// fields, before a large payload (a GraphDef's first
+				// node, as a MetaGraphDef's meta_info_def) is read.
+				r.buf, err = s.appendChecked(r.buf, int64(l), &check{s: fs.nested})
+			} else {
+				r.buf, err = s.appendN(r.buf, int64(l))
+			}
+			if err != nil {
 				return err
 			}
-			if first && (fs.ident && !isOpName(r.buf[at:]) || fs.nested != nil && !fs.nested.matches(r.buf[at:])) {
+			if first && fs.ident && !isOpName(r.buf[at:]) {
 				return errWrongKind
 			}
 		default:
@@ -281,6 +289,69 @@ func (s *streamer) appendN(b []byte, n int64) ([]byte, error) {
 	b = s.out
 	s.out, s.copying = out, copying
 	return b, err
+}
+
+// appendChecked appends the next n bytes, a message, to b, checking it
+// against k as it reads it (msgSchema.matches, field by field).
+func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
+	end := s.pos + n
+	if end > s.size {
+		return b, errBadWire
+	}
+	for s.pos < end {
+		v, _, err := s.varint()
+		if err != nil {
+			return b, err
+		}
+		num, typ := protowire.DecodeTag(v)
+		if num < protowire.MinValidNumber {
+			return b, errBadWire
+		}
+		fs, first, err := k.field(num, typ)
+		if err != nil {
+			return b, err
+		}
+		b = protowire.AppendTag(b, num, typ)
+		switch typ {
+		case protowire.VarintType:
+			v, _, err := s.varint()
+			if err != nil {
+				return b, err
+			}
+			b = protowire.AppendVarint(b, v)
+		case protowire.Fixed32Type:
+			b, err = s.appendN(b, 4)
+		case protowire.Fixed64Type:
+			b, err = s.appendN(b, 8)
+		case protowire.BytesType:
+			var l uint64
+			if l, _, err = s.varint(); err != nil {
+				return b, err
+			}
+			if l > uint64(end-s.pos) {
+				return b, errBadWire
+			}
+			b = protowire.AppendVarint(b, l)
+			at := len(b)
+			if first && fs.nested != nil {
+				b, err = s.appendChecked(b, int64(l), &check{s: fs.nested})
+			} else {
+				b, err = s.appendN(b, int64(l))
+			}
+			if err == nil && first && fs.ident && !isOpName(b[at:]) {
+				err = errWrongKind
+			}
+		default:
+			return b, errBadWire
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	if s.pos != end {
+		return b, errBadWire
+	}
+	return b, k.end()
 }
 
 // check is the sniffer's msgSchema.matches applied to a message as it is
