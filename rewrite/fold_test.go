@@ -200,3 +200,39 @@ func TestFoldForwardsControls(t *testing.T) {
 	_, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
 	require.NoError(t, err)
 }
+
+// TestFoldStringOutput folds a node whose value is strings (AsString of
+// an int Const in a body): the proof compares string tensors element by
+// element, the body's node and the model's output, strings too.
+func TestFoldStringOutput(t *testing.T) {
+	str := tpb.DataType_DT_STRING
+	fn := &fpb.FunctionDef{
+		Signature: &opdefpb.OpDef{Name: "body",
+			InputArg:  []*opdefpb.OpDef_ArgDef{{Name: "a", Type: i32}},
+			OutputArg: []*opdefpb.OpDef_ArgDef{{Name: "out", Type: str}}},
+		NodeDef: []*nodepb.NodeDef{i32Const("c", 7, -7, 9, 100),
+			node("fm", "AsString", []string{"c:output:0"}, attrs{"T": typeAttr(i32)}),
+			node("sa", "AsString", []string{"a"}, attrs{"T": typeAttr(i32)}),
+			node("join", "StringJoin", []string{"sa:output:0", "fm:output:0"}, attrs{"N": intAttr(2)})},
+		Ret: map[string]string{"out": "join:output:0"},
+	}
+	m := modelOf(ph("x", i32, 4),
+		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(i32), "Tout": typesAttr(str),
+			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "body"}}}}),
+		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(str)}))
+	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
+	r := planModel(t, m, "AsString").MetaGraphs[0]
+	require.Len(t, r.Applications, 1, "skipped: %+v", r.Skipped)
+	in := kernels.Int32Tensor([]int{4}, []int32{1, 2, 3, 4})
+	pr, err := Prove(context.Background(), r, ProofOptions{Inputs: map[string]*kernels.Tensor{"x": in}, InputsName: "in.npz", Seed: 1, Dim: 4})
+	require.NoError(t, err)
+	for _, run := range pr.Runs {
+		assert.True(t, run.Identical, run.Name)
+	}
+
+	setConst(t, r.Graph, "fm", &kernels.Tensor{DType: str, Shape: []int{4}, Data: [][]byte{[]byte("7"), []byte("-7"), []byte("9"), []byte("10")}})
+	_, err = Prove(context.Background(), r, ProofOptions{Inputs: map[string]*kernels.Tensor{"x": in}, InputsName: "in.npz", Seed: 1, Dim: 4})
+	var pe *ProofError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Equal(t, "fold-constants", pe.Rule)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -547,18 +548,11 @@ func sameBits(a, b *kernels.Tensor) bool {
 	if err1 == nil && err2 == nil {
 		return bytes.Equal(ra, rb)
 	}
-	sa, ok1 := a.Data.([]string)
-	sb, ok2 := b.Data.([]string)
+	// DT_STRING tensors hold [][]byte (kernels/tensor.go).
+	sa, ok1 := a.Data.([][]byte)
+	sb, ok2 := b.Data.([][]byte)
 	if ok1 && ok2 {
-		if len(sa) != len(sb) {
-			return false
-		}
-		for i := range sa {
-			if sa[i] != sb[i] {
-				return false
-			}
-		}
-		return true
+		return slices.EqualFunc(sa, sb, bytes.Equal)
 	}
 	return false
 }
