@@ -23,10 +23,11 @@ const maxFoldBytes = 100 * 1024
 // top-level node by a run of the original graph for it, a node of a
 // function body by executing it alone on the Consts of that body that
 // feed it (Grappler optimizes the library's function bodies as graphs of
-// their own, meta_optimizer.cc:1162-1245, parametrized ones apart). The nodes that fed it stay (the
-// placement no longer counts those nothing else needs); the Const keeps
-// the node's control inputs and those of its constant inputs, as
-// Grappler's FoldNode forwards them (constant_folding.cc:1548-1565).
+// their own, parametrized ones apart: meta_optimizer.cc:1162-1245). The
+// nodes that fed it stay (the placement no longer counts those nothing
+// else needs); the Const keeps the node's control inputs and those of its
+// constant inputs, as Grappler's FoldNode forwards them
+// (constant_folding.cc:1548-1565).
 var ruleFold = &Rule{
 	Name: "fold-constants", Kind: KindFold,
 	Exactness: Exactness{Exact: true, Claim: "bit-identical: the Const holds the value the node computes from its constant inputs with tfscan's kernel"},
