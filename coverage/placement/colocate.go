@@ -20,17 +20,17 @@ type group struct {
 	prio     []int
 	dflt     int
 	pinned   int // device once a member was placed, -1
-	hostOnly bool
-	// failed is set once a member could not be placed (error recorded).
-	failed  bool
-	cands   []int
-	candsOK bool
+	cands    []int
 	// lacks is a member without a target kernel (for reasons), -1.
 	lacks int
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
 	// device names in TF's merge errors.
-	rank int
+	rank     int
+	hostOnly bool
+	// failed is set once a member could not be placed (error recorded).
+	failed  bool
+	candsOK bool
 }
 
 // assignedSpec is the group's assigned device as TF holds it: a full name.

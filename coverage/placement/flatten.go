@@ -132,6 +132,20 @@ type pnode struct {
 	req               devSpec
 	dflt              int
 	assigned          int
+	alias             []ref
+	ghostOf           int // for body nodes of a single-device unit: the op they run under
+	frameHint         string
+	frame             int
+	singleWhy         string
+	// note is an extra reason (inlined from, lowered from).
+	note string
+	// root is the top-level node this node stands under (itself at top
+	// level); nil in functions placed on their own. See Options.Count.
+	root *graph.Node
+
+	// The flags, together (a pnode per node of a flattened graph: its
+	// padding counts).
+
 	// io marks the client-side feed nodes (_Arg of a function unit).
 	io bool
 	// fed marks a Placeholder fed by the chosen signature.
@@ -140,20 +154,10 @@ type pnode struct {
 	fetch bool
 	// ghost nodes are inlined calls and lowered functional ops; they are
 	// not placed themselves, their outputs alias the body's.
-	ghost   bool
-	alias   []ref
-	ghostOf int // for body nodes of a single-device unit: the op they run under
+	ghost bool
 	// passthrough synthetic nodes carry the bytes of input 0.
 	passthrough bool
-	frameHint   string
-	frame       int
 	host        bool
-	singleWhy   string
-	// note is an extra reason (inlined from, lowered from).
-	note string
-	// root is the top-level node this node stands under (itself at top
-	// level); nil in functions placed on their own. See Options.Count.
-	root *graph.Node
 	// badDevice: the node's device field does not parse (req ignores it).
 	badDevice bool
 }
