@@ -51,7 +51,12 @@ func (s *sim) lookupKernels() {
 	s.midx = make([]int32, n*nd)
 	// Matches repeat (one per kernel lookup key, not per node): each
 	// distinct one is kept once, and the nodes hold its index.
-	seen := map[matchID]int32{}
+	// By kernel and slices: cheap to hash, and few matches share them.
+	type cheap struct {
+		kernel                *kdpb.KernelDef
+		hostMemory, supported *string
+	}
+	seen := map[cheap][]int32{}
 	ms := make([]coverage.Match, nd)
 	for i, p := range s.nodes {
 		if p.ghost {
@@ -66,11 +71,19 @@ func (s *sim) lookupKernels() {
 		s.sup[i] = sup
 		for d := range ms {
 			id := idOf(&ms[d])
-			k, ok := seen[id]
-			if !ok {
+			ck := cheap{id.kernel, id.hostMemory, id.supported}
+			k := int32(-1)
+			same := seen[ck]
+			for _, j := range same {
+				if idOf(&s.mtab[j]) == id {
+					k = j
+					break
+				}
+			}
+			if k < 0 {
 				k = int32(len(s.mtab))
 				s.mtab = append(s.mtab, ms[d])
-				seen[id] = k
+				seen[ck] = append(same, k)
 			}
 			s.midx[i*nd+d] = k
 		}

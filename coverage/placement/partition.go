@@ -26,6 +26,9 @@ func typeList(ts []tpb.DataType) string {
 // tensorflow/core/framework/memory_types.cc:82-175).
 func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 	p := s.nodes[i]
+	if d != s.cpu && !p.io && s.deviceMemoryOnly(i, d) {
+		return noHost(len(p.inTypes)), noHost(len(p.outTypes))
+	}
 	inHost = make([]bool, len(p.inTypes))
 	outHost = make([]bool, len(p.outTypes))
 	if d == s.cpu || p.io {
@@ -80,6 +83,45 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 		}
 	}
 	return
+}
+
+// deviceMemoryOnly tells, before memTypes builds its lists, that none of
+// node i's ports is in host memory on device d (not the CPU, not a feed):
+// no host-memory arg in its kernel, no host or int32 type, no hostmem
+// attr. Most nodes of a large model are such.
+func (s *sim) deviceMemoryOnly(i, d int) bool {
+	p := s.nodes[i]
+	if m := s.matchFor(i, d); m != nil && len(m.HostMemory) > 0 {
+		return false
+	}
+	for _, ts := range [][]tpb.DataType{p.inTypes, p.outTypes} {
+		for _, t := range ts {
+			if hostType(t) || t == tpb.DataType_DT_INT32 {
+				return false
+			}
+		}
+	}
+	if p.look != nil {
+		if _, ok := p.look.Attrs["_input_hostmem"]; ok {
+			return false
+		}
+		if _, ok := p.look.Attrs["_output_hostmem"]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// noHostPorts is a shared list of false (no port in host memory); read
+// it, never write it.
+var noHostPorts = make([]bool, 64)
+
+// noHost is n ports none of which is in host memory: shared up to 64.
+func noHost(n int) []bool {
+	if n <= len(noHostPorts) {
+		return noHostPorts[:n:n]
+	}
+	return make([]bool, n)
 }
 
 func (s *sim) matchFor(i, d int) *coverage.Match {
