@@ -140,7 +140,11 @@ func (s *sim) assignSingle(i int) {
 // placer.cc:141-151).
 func (s *sim) place(i, d int, reason string) {
 	s.dev[i] = d
-	if reason != "" {
+	switch {
+	case reason == "":
+	case len(s.reasons[i]) == 0:
+		s.reasons[i] = s.oneReason(reason)
+	default:
 		s.reasons[i] = append([]string{reason}, s.reasons[i]...)
 	}
 	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
@@ -250,7 +254,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 				}
 			}
 			if len(out) > 0 {
-				s.reasons[i] = append(s.reasons[i], fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", g.req))
+				s.reasons[i] = append(s.reasons[i], s.ignored(g.req))
 			}
 		}
 		if len(out) == 0 {
@@ -443,4 +447,33 @@ func (s *sim) fixControlFlow() {
 			s.reasons[i] = append([]string{s.devs[nd] + ": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)"}, s.reasons[i]...)
 		}
 	}
+}
+
+// oneReason is the reason list holding reason alone, one list for every
+// node that gives it (its capacity is its length: an append copies).
+func (s *sim) oneReason(reason string) []string {
+	if rs, ok := s.shared[reason]; ok {
+		return rs
+	}
+	if s.shared == nil {
+		s.shared = map[string][]string{}
+	}
+	rs := []string{reason}
+	s.shared[reason] = rs[:1:1]
+	return rs[:1:1]
+}
+
+// ignored is the reason soft placement gives for a request it drops, made
+// once per request.
+func (s *sim) ignored(req devSpec) string {
+	k := req.String()
+	if m, ok := s.ignoredMsg[k]; ok {
+		return m
+	}
+	if s.ignoredMsg == nil {
+		s.ignoredMsg = map[string]string{}
+	}
+	m := fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", k)
+	s.ignoredMsg[k] = m
+	return m
 }

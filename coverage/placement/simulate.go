@@ -59,6 +59,10 @@ type sim struct {
 	fused map[fusedKey]bool
 	// whatIf overrides node matches during a what-if re-placement.
 	whatIf map[int][]coverage.Match
+	// shared and ignoredMsg hold the reasons many nodes give alike
+	// (oneReason, ignored).
+	shared     map[string][]string
+	ignoredMsg map[string]string
 }
 
 type attrValue = attrpb.AttrValue
