@@ -122,11 +122,7 @@ func BenchmarkPlacement200k(b *testing.B) {
 	}
 	nodes := PrepareNodes(g, nil, ts.List).WithPhases(g.Phases(""), counted)
 	nodes.shapes = placement.InferShapes(g, placement.Options{})
-	steps := []benchmodel.Step{{Name: "Load", Run: func() {
-		if _, _, err := Load(dir, nil); err != nil {
-			b.Fatal(err)
-		}
-	}}, {Name: "Shapes", Run: func() {
+	steps := []benchmodel.Step{loadStep(b, "Load", dir), {Name: "Shapes", Run: func() {
 		// What place infers for the first target with Options{}.
 		placement.InferShapes(g, placement.Options{})
 	}}}
@@ -169,28 +165,11 @@ func BenchmarkScanPlacement200k(b *testing.B) {
 		b.Fatal(err)
 	}
 	scan := func(name string, disabled bool) benchmodel.Step {
-		opts := Options{Paths: []string{dir}, Targets: []string{"musa"}, From: "none", Version: "bench",
-			Placement: PlacementOptions{Disabled: disabled}}
-		return benchmodel.Step{Name: name, Run: func() {
-			rep, err := Run(context.Background(), opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(rep.Errors) > 0 {
-				b.Fatal(rep.Errors[0].Message)
-			}
-			var w countingWriter
-			if err := reports.WriteJSON(&w, rep); err != nil {
-				b.Fatal(err)
-			}
-		}}
+		return scanStep(b, name, Options{Paths: []string{dir}, Targets: []string{"musa"}, From: "none", Version: "bench",
+			Placement: PlacementOptions{Disabled: disabled}}, nil)
 	}
 	med := benchmodel.Compare(b,
-		benchmodel.Step{Name: "Load", Run: func() {
-			if _, _, err := Load(dir, nil); err != nil {
-				b.Fatal(err)
-			}
-		}},
+		loadStep(b, "Load", dir),
 		scan("Scan-none", true),
 		scan("Scan-placement", false),
 	)
@@ -222,33 +201,47 @@ func BenchmarkReport200k(b *testing.B) {
 			AllNodes:  nodes == reports.NodesAll,
 			Placement: PlacementOptions{Disabled: true},
 		}
-		return benchmodel.Step{Name: nodes, Run: func() {
-			rep, err := Run(context.Background(), opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(rep.Errors) > 0 {
-				b.Fatal(rep.Errors[0].Message)
-			}
-			var w countingWriter
-			if err := reports.WriteJSON(&w, rep); err != nil {
-				b.Fatal(err)
-			}
-			size[nodes] = w
-		}}
+		return scanStep(b, nodes, opts, func(w countingWriter) { size[nodes] = w })
 	}
 	benchmodel.Compare(b,
-		benchmodel.Step{Name: "load", Run: func() {
-			if _, _, err := Load(dir, nil); err != nil {
-				b.Fatal(err)
-			}
-		}},
+		loadStep(b, "load", dir),
 		scanJSON(reports.NodesAttention),
 		scanJSON(reports.NodesAll),
 	)
 	for nodes, w := range size {
 		b.ReportMetric(float64(w)/1e6, nodes+"-json-MB")
 	}
+}
+
+// loadStep is a benchmark step that loads the model in dir (what the
+// benchmarks compare with).
+func loadStep(b *testing.B, name, dir string) benchmodel.Step {
+	return benchmodel.Step{Name: name, Run: func() {
+		if _, _, err := Load(dir, nil); err != nil {
+			b.Fatal(err)
+		}
+	}}
+}
+
+// scanStep is a benchmark step that scans with opts and writes the JSON
+// report to a counter, whose count it gives to size when not nil.
+func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)) benchmodel.Step {
+	return benchmodel.Step{Name: name, Run: func() {
+		rep, err := Run(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Errors) > 0 {
+			b.Fatal(rep.Errors[0].Message)
+		}
+		var w countingWriter
+		if err := reports.WriteJSON(&w, rep); err != nil {
+			b.Fatal(err)
+		}
+		if size != nil {
+			size(w)
+		}
+	}}
 }
 
 // countingWriter counts the bytes written to it.
