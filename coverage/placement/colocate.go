@@ -206,7 +206,7 @@ func (s *sim) colocate() {
 	s.parent = make([]int, n)
 	s.groups = make([]*group, n)
 	// The groups and their device priorities, one allocation each.
-	slab := make([]group, n)
+	slab := s.opts.Scratch.groupSlab(n)
 	prios := make([]int, n*len(s.devs))
 	s.mergeNote = make([]string, n)
 	s.reasons = make([][]string, n)

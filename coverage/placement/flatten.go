@@ -178,6 +178,7 @@ const (
 type builder struct {
 	s      *sim
 	slab   []pnode
+	slabs  int // slabs taken
 	queue  []func()
 	budget int
 	frames int
@@ -252,7 +253,8 @@ func onStack(st []*graph.Function, f *graph.Function) bool {
 // allocated a thousand at a time.
 func (b *builder) pnode() *pnode {
 	if len(b.slab) == 0 {
-		b.slab = make([]pnode, 1024)
+		b.slab = b.s.opts.Scratch.pnodes(b.slabs)
+		b.slabs++
 	}
 	p := &b.slab[0]
 	b.slab = b.slab[1:]

@@ -84,6 +84,11 @@ type Options struct {
 	// with the same Signature, Dims and Checkpoint: they do not depend on
 	// the target, so a scan of several targets infers them once.
 	Shapes *shape.Shapes
+	// Scratch, when not nil, lends the simulation the memory an earlier
+	// one used (placement nodes, colocation groups), so that a scan that
+	// simulates several targets of a model, or a target and its --from
+	// source, allocates it once. One simulation at a time may use it.
+	Scratch *Scratch
 	// Paths, when not nil, are the graph nodes' Path() by ID ("" where
 	// not rendered), rendered once for every target (a scan has them for
 	// its report).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
@@ -41,6 +42,9 @@ type Nodes struct {
 	// placement and shared by the others (they do not depend on the
 	// target; the options that shape them are the scan's).
 	shapes *shape.Shapes
+	// scratch is the memory each placement of the model passes on to the
+	// next (placement.Scratch).
+	scratch placement.Scratch
 }
 
 // WithPhases records the phase of every node (graph.Graph.Phases) and the

@@ -85,7 +85,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if ns.shapes == nil {
 		ns.shapes = placement.InferShapes(g, popts)
 	}
-	popts.Shapes, popts.Paths = ns.shapes, ns.pathByID
+	popts.Shapes, popts.Paths, popts.Scratch = ns.shapes, ns.pathByID, &ns.scratch
 	res, err := placement.Simulate(g, ns.keyed(g, t.Index), ns.keyed(g, cpu), popts)
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)

@@ -1,0 +1,41 @@
+package placement
+
+// Scratch is memory that simulations pass on to the next (Options.Scratch):
+// the placement nodes and colocation groups, a few hundred bytes per node of
+// the flattened graph, which a simulation allocates afresh otherwise. A
+// Result holds none of it, so the next simulation may clear and reuse it.
+// The zero value is ready; a nil *Scratch lends nothing.
+type Scratch struct {
+	slabs  [][]pnode
+	groups []group
+}
+
+// pnodeSlab is the size of the builder's node slabs.
+const pnodeSlab = 1024
+
+// pnodes is the builder's k-th slab of nodes, zeroed.
+func (sc *Scratch) pnodes(k int) []pnode {
+	if sc == nil {
+		return make([]pnode, pnodeSlab)
+	}
+	if k < len(sc.slabs) {
+		clear(sc.slabs[k])
+		return sc.slabs[k]
+	}
+	slab := make([]pnode, pnodeSlab)
+	sc.slabs = append(sc.slabs, slab)
+	return slab
+}
+
+// groupSlab is n colocation groups, zeroed.
+func (sc *Scratch) groupSlab(n int) []group {
+	if sc == nil {
+		return make([]group, n)
+	}
+	if cap(sc.groups) < n {
+		sc.groups = make([]group, n)
+	}
+	g := sc.groups[:n]
+	clear(g)
+	return g
+}
