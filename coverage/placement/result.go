@@ -210,65 +210,49 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		return nil
 	}
 	outs := s.outEdges()
-	comp := make([]int, len(s.nodes))
-	for i := range comp {
-		comp[i] = -1
-	}
 	onCPU := func(i int) bool {
 		p := s.nodes[i]
 		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.counted(i)
 	}
+	comp, sizes := s.components(func(_, k int) bool { return onCPU(k) })
+	// An island is a component that borders a counted node on the
+	// target; its members in index order.
 	var islands []Island
 	type islandInfo struct {
 		nodes []int
 	}
-	var infos []islandInfo
-	for i := range s.nodes {
-		if !onCPU(i) || comp[i] >= 0 {
+	infos := make([]islandInfo, len(sizes))
+	touches := make([]bool, len(sizes))
+	for j, c := range comp {
+		if c < 0 {
 			continue
 		}
-		id := len(infos)
-		var members []int
-		stack := []int{i}
-		comp[i] = id
-		touches := false
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			members = append(members, j)
-			visit := func(k int) {
-				if k < 0 {
-					return
-				}
-				if onCPU(k) {
-					if comp[k] < 0 {
-						comp[k] = id
-						stack = append(stack, k)
-					}
-				} else if s.dev[k] == s.tgt && !s.nodes[k].ghost && s.counted(k) {
-					touches = true
-				}
-			}
-			for _, q := range s.nodes[j].in {
-				visit(q.n)
-			}
-			for _, c := range s.nodes[j].ctrl {
-				visit(c)
-			}
-			for _, e := range outs[j] {
-				visit(e.dst)
+		infos[c].nodes = append(infos[c].nodes, j)
+		border := func(k int) {
+			if k >= 0 && !onCPU(k) && s.dev[k] == s.tgt && !s.nodes[k].ghost && s.counted(k) {
+				touches[c] = true
 			}
 		}
-		infos = append(infos, islandInfo{nodes: members})
-		if !touches {
-			infos[id].nodes = nil
+		for _, q := range s.nodes[j].in {
+			border(q.n)
+		}
+		for _, ct := range s.nodes[j].ctrl {
+			border(ct)
+		}
+		for _, e := range outs[j] {
+			border(e.dst)
+		}
+	}
+	for c := range infos {
+		if !touches[c] {
+			infos[c].nodes = nil
 		}
 	}
 	// transfers crossing each island's border
 	count := make([]int, len(infos))
 	bytes := make([]int64, len(infos))
 	for _, x := range all {
-		if x.IO || x.key.ctrl && false || !x.counted {
+		if x.IO || !x.counted {
 			continue
 		}
 		src := x.key.src
@@ -293,7 +277,6 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		if in.nodes == nil {
 			continue
 		}
-		sort.Ints(in.nodes)
 		cause, pinned := s.islandCause(in.nodes)
 		isl := Island{Transfers: count[id], Bytes: bytes[id], Cause: cause, Pinned: pinned}
 		for _, j := range in.nodes {
