@@ -50,8 +50,8 @@ func (s *sim) lookupKernels() {
 	sups := make([]int, n*nd)
 	s.midx = make([]int32, n*nd)
 	// Matches repeat (one per kernel lookup key, not per node): each
-	// distinct one is kept once, and the nodes hold its index.
-	// By kernel and slices: cheap to hash, and few matches share them.
+	// distinct one is kept once, and the nodes hold its index. They are
+	// found under their kernel and slices, cheap to hash and shared by few.
 	type cheap struct {
 		kernel                *kdpb.KernelDef
 		hostMemory, supported *string
@@ -411,16 +411,8 @@ func (s *sim) colocateClasses() {
 	// need no entry (node names are unique within a unit).
 	wanted := map[groupKey]bool{}
 	for _, p := range s.nodes {
-		if p.ghost || p.src == nil {
-			continue
-		}
-		if cls := p.src.Attrs["_class"].GetList().GetS(); len(cls) > 0 {
-			prefix := strings.TrimSuffix(p.name, p.src.Name)
-			for _, c := range cls {
-				if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
-					wanted[groupKey{p.unit, prefix + name}] = true
-				}
-			}
+		if !p.ghost {
+			classRefs(p, func(k groupKey, _ string) { wanted[k] = true })
 		}
 	}
 	if len(wanted) == 0 {
@@ -454,18 +446,27 @@ func (s *sim) colocateClasses() {
 		if p.ghost {
 			continue
 		}
-		if p.src != nil {
-			if cls := p.src.Attrs["_class"].GetList().GetS(); len(cls) > 0 {
-				prefix := strings.TrimSuffix(p.name, p.src.Name)
-				for _, c := range cls {
-					if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
-						join(i, groupKey{p.unit, prefix + name}, name)
-					}
-				}
-			}
-		}
+		classRefs(p, func(k groupKey, name string) { join(i, k, name) })
 		if k := (groupKey{p.unit, p.name}); wanted[k] {
 			join(i, k, "")
+		}
+	}
+}
+
+// classRefs calls fn with each node its _class attr names ("loc:@name"),
+// resolved inside the node's own function instance.
+func classRefs(p *pnode, fn func(k groupKey, name string)) {
+	if p.src == nil {
+		return
+	}
+	cls := p.src.Attrs["_class"].GetList().GetS()
+	if len(cls) == 0 {
+		return
+	}
+	prefix := strings.TrimSuffix(p.name, p.src.Name)
+	for _, c := range cls {
+		if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
+			fn(groupKey{p.unit, prefix + name}, name)
 		}
 	}
 }
