@@ -60,10 +60,8 @@ type nodeIndex struct {
 }
 
 func newNodeIndex(nodes []*graph.Node) nodeIndex {
-	for k, n := range nodes {
-		if n.ID != nodes[0].ID+k {
-			return nodeIndex{m: make(map[*graph.Node]int, len(nodes))}
-		}
+	if !consecutive(nodes) {
+		return nodeIndex{m: make(map[*graph.Node]int, len(nodes))}
 	}
 	x := nodeIndex{pos: make([]int32, len(nodes))}
 	if len(nodes) > 0 {
@@ -73,6 +71,17 @@ func newNodeIndex(nodes []*graph.Node) nodeIndex {
 		x.pos[k] = -1
 	}
 	return x
+}
+
+// consecutive tells whether the nodes' IDs run one after the other, so
+// that a node's position is its ID less the first's.
+func consecutive(nodes []*graph.Node) bool {
+	for k, n := range nodes {
+		if n.ID != nodes[0].ID+k {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *nodeIndex) set(n *graph.Node, idx int) {
@@ -298,12 +307,10 @@ func inOrder(nodes []*graph.Node) bool {
 	if len(nodes) == 0 {
 		return true
 	}
-	base := nodes[0].ID
-	for k, n := range nodes {
-		if n.ID != base+k {
-			return false
-		}
+	if !consecutive(nodes) {
+		return false
 	}
+	base := nodes[0].ID
 	forward := func(src *graph.Node, i int) bool {
 		if src == nil || src.Op == "NextIteration" || src.Op == "RefNextIteration" {
 			return true
