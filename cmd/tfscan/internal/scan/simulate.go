@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tfscan/tfscan/coverage"
-
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
