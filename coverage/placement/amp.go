@@ -121,13 +121,13 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 			continue
 		}
 		switch {
-		case l.allow[p.op]:
+		case l.allow[p.op()]:
 			kind[i] = 'a'
-		case l.deny[p.op]:
+		case l.deny[p.op()]:
 			kind[i] = 'd'
-		case l.infer[p.op]:
+		case l.infer[p.op()]:
 			kind[i] = 'i'
-		case l.clear[p.op]:
+		case l.clear[p.op()]:
 			kind[i] = 'c'
 		}
 	}
@@ -263,8 +263,6 @@ func (s *sim) applyAMP() {
 		look.InputTypes = swapFloat(p.look.InputTypes, half)
 		look.OutputTypes = swapFloat(p.look.OutputTypes, half)
 		p.look = &look
-		p.outTypes = look.OutputTypes
-		p.inTypes = look.InputTypes
 		s.amp[i] = half
 	}
 }

@@ -10,12 +10,12 @@ import (
 
 // isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
 func (p *pnode) isGenerator() bool {
-	return len(p.in) == 0 && len(p.outTypes) == 1 && !isRefType(p.outTypes[0])
+	return len(p.in) == 0 && len(p.outTypes()) == 1 && !isRefType(p.outTypes()[0])
 }
 
 // isMetadata: Shape, Size and Rank (graph.cc:79-81).
 func (p *pnode) isMetadata() bool {
-	return p.op == "Shape" || p.op == "Size" || p.op == "Rank"
+	return p.op() == "Shape" || p.op() == "Size" || p.op() == "Rank"
 }
 
 // assignAll runs the placer's two passes (placer.cc:186-331) unit by unit.
@@ -68,7 +68,7 @@ func (s *sim) assignNodes(idx []int) {
 		if p.isMetadata() && len(p.in) > 0 && p.in[0].n >= 0 {
 			src := p.in[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
-				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op, s.nodes[src].name)
+				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name)
 			}
 		}
 		s.place(i, d, s.describe(i, d, cands, why))
@@ -109,8 +109,8 @@ func contains(xs []int, x int) bool {
 
 func (s *sim) pinnedReason(p *pnode) string {
 	d := s.devs[p.assigned]
-	if p.note != "" {
-		return d + ": " + p.note
+	if p.note() != "" {
+		return d + ": " + p.note()
 	}
 	return d + ": assigned before placement"
 }
@@ -126,12 +126,12 @@ func (s *sim) assignSingle(i int) {
 			d = s.cpu
 		}
 	}
-	why := p.singleWhy
-	if p.op == "_Arg" || p.op == "_Retval" || s.sup[i] == nil || s.sup[i][d] >= 0 {
+	why := p.singleWhy()
+	if p.op() == "_Arg" || p.op() == "_Retval" || s.sup[i] == nil || s.sup[i][d] >= 0 {
 		s.place(i, d, s.devs[d]+": "+why)
 		return
 	}
-	msg := fmt.Sprintf("No registered '%s' OpKernel for '%s' devices compatible with node {{node %s}}", p.op, s.types[d], p.name)
+	msg := fmt.Sprintf("No registered '%s' OpKernel for '%s' devices compatible with node {{node %s}}", p.op(), s.types[d], p.name)
 	s.warnings = append(s.warnings, "will fail at run time (no soft placement inside functional op bodies): "+msg)
 	s.place(i, d, s.devs[d]+": "+why+"; will fail at run time: "+msg)
 }
@@ -154,7 +154,7 @@ func (s *sim) place(i, d int, reason string) {
 
 func (s *sim) ghostDevice(i int) int {
 	p := s.nodes[i]
-	for _, a := range p.alias {
+	for _, a := range p.alias() {
 		if q := s.resolve(a); q.n >= 0 && s.dev[q.n] >= 0 {
 			return s.dev[q.n]
 		}
@@ -245,12 +245,12 @@ func (s *sim) candidates(i int) ([]int, error) {
 			// unless an assigned one does (GetSoftDeviceName, 583-593),
 			// which moves resources. Job, replica and task never relax.
 			asg := s.assignedSpec(g)
-			soft := g.req.relax(asg.hasType() || g.res.hasType(), asg.hasID() || g.res.hasID())
+			soft := g.req.relax(asg.hasType() || g.resSpec().hasType(), asg.hasID() || g.resSpec().hasID())
 			out = filter(soft)
 			if len(out) == 0 {
 				out = filter(g.req.relax(asg.hasType(), asg.hasID()))
 				if len(out) > 0 {
-					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op, p.name))
+					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op(), p.name))
 				}
 			}
 			if len(out) > 0 {
@@ -263,7 +263,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 	} else {
 		out = filter(devSpec{})
 		if len(out) == 0 {
-			return nil, fmt.Errorf("Node had no OpKernel registered to support this operation: Operation was %s and inputs were [%s].", p.op, typeList(p.inTypes))
+			return nil, fmt.Errorf("Node had no OpKernel registered to support this operation: Operation was %s and inputs were [%s].", p.op(), typeList(p.inTypes()))
 		}
 	}
 	s.sortCands(out, g)
@@ -337,7 +337,7 @@ func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 				p.name, own.raw, s.sortedDevices(), gpu)
 		case own.hasType():
 			return fmt.Errorf("Could not satisfy explicit device specification '%s' because no supported kernel for %s devices is available.\nOp: %s\nNode attrs: %s\nRegistered kernels:\n%s",
-				own.raw, own.typ, p.op, attrString(p), strings.TrimSuffix(s.registeredKernels(p.op), "\n"))
+				own.raw, own.typ, p.op(), attrString(p), strings.TrimSuffix(s.registeredKernels(p.op()), "\n"))
 		default:
 			// sic: TF prints no closing quote here (colocation_graph.cc:1319-1321).
 			return fmt.Errorf("Could not satisfy explicit device specification '%s", own.raw)
@@ -392,7 +392,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		if via == "" {
 			via = "its colocation group"
 		}
-		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op, c.name, missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
+		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name, missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
 	case g.req.typ == "CPU" && g.req.hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:
@@ -429,7 +429,7 @@ func (s *sim) fixControlFlow() {
 			continue
 		}
 		nd := -1
-		switch p.op {
+		switch p.op() {
 		case "Switch", "RefSwitch", "Exit", "RefExit":
 			if q := p.in[0]; q.n >= 0 {
 				nd = s.dev[q.n]

@@ -14,8 +14,10 @@ import (
 
 // group is the state of a colocation group's root (colocation_graph.cc Member).
 type group struct {
-	req      devSpec
-	res      devSpec
+	req devSpec
+	// res is the resource device, nil when none (most groups: a pointer
+	// keeps the group small).
+	res      *devSpec
 	assigned int // pre-assigned device, -1
 	prio     []int
 	dflt     int
@@ -31,6 +33,14 @@ type group struct {
 	// failed is set once a member could not be placed (error recorded).
 	failed  bool
 	candsOK bool
+}
+
+// resSpec is the group's resource device, the empty spec for none.
+func (g *group) resSpec() devSpec {
+	if g.res == nil {
+		return devSpec{}
+	}
+	return *g.res
 }
 
 // assignedSpec is the group's assigned device as TF holds it: a full name.
@@ -134,7 +144,7 @@ func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) 
 
 // kernelsInto is kernelsFor into sup and ms (one entry per device, zero).
 func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher, sup []int, ms []coverage.Match) {
-	if p.op == "_Arg" || p.op == "_Retval" {
+	if p.op() == "_Arg" || p.op() == "_Retval" {
 		// System kernels exist on every device (function_ops.cc:91-172).
 		for d := range sup {
 			ms[d] = coverage.Match{Reason: coverage.ReasonCovered}
@@ -195,8 +205,8 @@ func (s *sim) find(i int) int {
 // resourceGenerator: no inputs, one resource or ref output
 // (colocation_graph.cc:95-98).
 func (p *pnode) resourceGenerator() bool {
-	return len(p.in) == 0 && len(p.outTypes) == 1 &&
-		(p.outTypes[0] == tpb.DataType_DT_RESOURCE || graph.IsRef(p.outTypes[0]))
+	return len(p.in) == 0 && len(p.outTypes()) == 1 &&
+		(p.outTypes()[0] == tpb.DataType_DT_RESOURCE || graph.IsRef(p.outTypes()[0]))
 }
 
 // colocate builds the colocation groups (ColocationGraph::Initialize,
@@ -241,7 +251,8 @@ func (s *sim) colocate() {
 		if p.resourceGenerator() && !p.req.empty() {
 			// Resource generators' requests are resource devices
 			// (colocation_graph.cc:95-98, 1525-1537).
-			g.res = p.req
+			res := p.req
+			g.res = &res
 		}
 		if p.assigned == -2 || noPlacer {
 			continue
@@ -249,7 +260,7 @@ func (s *sim) colocate() {
 		switch {
 		case allNeg(g.prio):
 			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
-				p.op, p.name, attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op), "\n")))
+				p.op(), p.name, attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
 			s.reasons[i] = append(s.reasons[i], "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
 			g.prio[s.cpu] = 0
 		case p.badDevice:
@@ -310,8 +321,8 @@ var colocationExempt = map[string]bool{
 // isDatasetOp follows DatasetOpKernel::IsDatasetOp: one variant output and
 // a name ending in Dataset or DatasetV2.
 func isDatasetOp(p *pnode) bool {
-	return len(p.outTypes) == 1 && p.outTypes[0] == tpb.DataType_DT_VARIANT &&
-		(strings.HasSuffix(p.op, "Dataset") || strings.HasSuffix(p.op, "DatasetV2"))
+	return len(p.outTypes()) == 1 && p.outTypes()[0] == tpb.DataType_DT_VARIANT &&
+		(strings.HasSuffix(p.op(), "Dataset") || strings.HasSuffix(p.op(), "DatasetV2"))
 }
 
 // colocateResourceEdges unions the ends of every resource or ref edge and
@@ -326,15 +337,15 @@ func (s *sim) colocateResourceEdges() {
 				continue
 			}
 			t := tpb.DataType_DT_INVALID
-			if j < len(p.inTypes) {
-				t = p.inTypes[j]
+			if j < len(p.inTypes()) {
+				t = p.inTypes()[j]
 			}
 			src := s.nodes[q.n]
 			kind := ""
 			switch {
 			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
 				kind = "dataset variant edge"
-			case (t == tpb.DataType_DT_RESOURCE || graph.IsRef(t)) && !s.exempt(p.op):
+			case (t == tpb.DataType_DT_RESOURCE || graph.IsRef(t)) && !s.exempt(p.op()):
 				kind = "resource edge"
 				if graph.IsRef(t) {
 					kind = "reference edge"
@@ -355,8 +366,8 @@ func (s *sim) colocateResourceEdges() {
 				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
 				continue
 			}
-			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op, src.name))
-			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op, p.name))
+			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name))
+			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op(), p.name))
 		}
 	}
 }
@@ -373,16 +384,16 @@ func (s *sim) ensureCompatible(src, dst int) error {
 	for _, c := range []struct {
 		what string
 		a, b devSpec
-	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", gs.res, gd.res}} {
+	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", gs.resSpec(), gd.resSpec()}} {
 		if !compatible(c.a, c.b) {
 			return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible %s devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
-				c.what, c.a, c.b, ns.name, ns.op, nd.name, nd.op)
+				c.what, c.a, c.b, ns.name, ns.op(), nd.name, nd.op())
 		}
 	}
 	if !compatible(gs.req, gd.req) {
 		// "Ignoring device specification ... because the input edge ...
 		// is a reference connection": the producer's request wins.
-		gd.req = gs.req.specialize(s.assignedSpec(gd)).specialize(gd.res)
+		gd.req = gs.req.specialize(s.assignedSpec(gd)).specialize(gd.resSpec())
 		gd.candsOK, gd.cands = false, nil
 	}
 	return nil
@@ -492,7 +503,7 @@ func (s *sim) union(x, y int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	res, err := mergeSpecs(g.res, o.res, false)
+	res, err := mergeSpecs(g.resSpec(), o.resSpec(), false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
@@ -506,7 +517,10 @@ func (s *sim) union(x, y int) error {
 		return fmt.Errorf("%s because no device type supports both of those nodes and the other nodes colocated with them.", colocate)
 	}
 	g.req = req.specialize(asg).specialize(res)
-	g.res = res
+	g.res = nil
+	if !res.empty() {
+		g.res = &res
+	}
 	if g.assigned < 0 {
 		g.assigned = o.assigned
 	}
@@ -624,7 +638,7 @@ func (s *sim) hostOnlyVariants() {
 		}
 		memo[i] = 3
 		p := s.nodes[i]
-		if tensorListOps[p.op] && p.look != nil {
+		if tensorListOps[p.op()] && p.look != nil {
 			if a, ok := p.look.Attrs["element_dtype"]; ok {
 				et := a.GetType()
 				if et != tpb.DataType_DT_INVALID && et != tpb.DataType_DT_VARIANT {
@@ -642,7 +656,7 @@ func (s *sim) hostOnlyVariants() {
 				continue
 			}
 			src := s.nodes[q.n]
-			if q.port < len(src.outTypes) && src.outTypes[q.port] == tpb.DataType_DT_VARIANT {
+			if q.port < len(src.outTypes()) && src.outTypes()[q.port] == tpb.DataType_DT_VARIANT {
 				if r := elem(q.n, depth+1); r != 0 {
 					memo[i] = r
 					return r
@@ -657,7 +671,7 @@ func (s *sim) hostOnlyVariants() {
 			continue
 		}
 		hasVariant := false
-		for _, t := range p.inTypes {
+		for _, t := range p.inTypes() {
 			if t == tpb.DataType_DT_VARIANT {
 				hasVariant = true
 			}

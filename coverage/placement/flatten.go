@@ -120,40 +120,38 @@ type unit struct {
 	why   string
 }
 
-// pnode is one node of the flattened graph the placer sees.
+// pnode is one node of the flattened graph the placer sees. A flattened
+// graph has a pnode per node of the model and of every inlined body, so
+// its size counts: what is derived (the op and dtypes, from look; the
+// frame hint and the single-device reason, from the instance; the inputs
+// of a model node, from its graph node) is not stored, and what few nodes
+// carry is kept apart (extra).
 type pnode struct {
 	idx  int
 	unit int
 	// src is the graph node this instance comes from (nil when synthetic).
 	src *graph.Node
-	// look is the node used for kernel lookups.
+	// look is the node used for kernel lookups; its op and dtypes are the
+	// node's (AMP gives the node a half-precision copy).
 	look *graph.Node
+	// inst is the instance the node was added to.
+	inst *instance
 	name string
-	path string
-	op   string
 
-	rin   []ref
-	rctrl []ref
-	in    []pin
-	ctrl  []int
+	in   []pin
+	ctrl []int
 
-	inTypes, outTypes []tpb.DataType
-	req               devSpec
-	dflt              int
-	assigned          int
-	alias             []ref
-	ghostOf           int // for body nodes of a single-device unit: the op they run under
-	frameHint         string
-	frame             int
-	singleWhy         string
-	// note is an extra reason (inlined from, lowered from).
-	note string
+	req      devSpec
+	dflt     int
+	assigned int
+	ghostOf  int // for body nodes of a single-device unit: the op they run under
+	frame    int
 	// root is the top-level node this node stands under (itself at top
 	// level); nil in functions placed on their own. See Options.Count.
 	root *graph.Node
+	x    *pextra
 
-	// The flags, together (a pnode per node of a flattened graph: its
-	// padding counts).
+	// The flags, together.
 
 	// io marks the client-side feed nodes (_Arg of a function unit).
 	io bool
@@ -169,6 +167,41 @@ type pnode struct {
 	host        bool
 	// badDevice: the node's device field does not parse (req ignores it).
 	badDevice bool
+}
+
+// pextra is what only some placement nodes carry.
+type pextra struct {
+	// rin are the not yet resolved inputs of a node that has no graph
+	// node to read them from (synthetic nodes, a function's _Retval).
+	rin   []ref
+	alias []ref
+	// note is an extra reason (inlined from, lowered from).
+	note string
+	path string
+}
+
+func (p *pnode) op() string               { return p.look.Op }
+func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes }
+func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes }
+func (p *pnode) frameHint() string        { return p.inst.frame }
+func (p *pnode) singleWhy() string        { return p.inst.singleK }
+func (p *pnode) extra() *pextra {
+	if p.x == nil {
+		p.x = &pextra{}
+	}
+	return p.x
+}
+func (p *pnode) note() string {
+	if p.x == nil {
+		return ""
+	}
+	return p.x.note
+}
+func (p *pnode) alias() []ref {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.alias
 }
 
 // deviceField is the device field of the node's NodeDef ("" for synthetic
@@ -274,6 +307,7 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 	s := b.s
 	p.idx = len(s.nodes)
 	p.unit = inst.unit
+	p.inst = inst
 	p.root = inst.root
 	if p.root == nil && inst.fn == nil {
 		p.root = b.cur
@@ -284,7 +318,6 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 	}
 	if inst.single >= 0 || inst.host {
 		p.ghostOf = inst.single
-		p.singleWhy = inst.singleK
 	}
 	b.budget--
 	return p.idx
@@ -423,16 +456,14 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 	return d, false
 }
 
-func (b *builder) inputRefs(inst *instance, gn *graph.Node) ([]ref, []ref) {
+// inputRefs are the data inputs of a graph node added to inst, as refs
+// (what a call's or a lowered op's body reads as its arguments).
+func (b *builder) inputRefs(inst *instance, gn *graph.Node) []ref {
 	rin := make([]ref, len(gn.Inputs))
 	for i, in := range gn.Inputs {
 		rin[i] = ref{inst: inst, in: in, pn: -1}
 	}
-	rc := make([]ref, 0, len(gn.ControlInputs))
-	for _, c := range gn.ControlInputs {
-		rc = append(rc, ref{inst: inst, in: graph.Input{Node: c}, pn: -1})
-	}
-	return rin, rc
+	return rin
 }
 
 func (b *builder) addNode(inst *instance, gn *graph.Node) {
@@ -444,10 +475,9 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	// Field by field into the slab's zeroed node: a whole-struct copy
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
-	p.src, p.look, p.name, p.op = gn, gn, name, gn.Op
-	p.inTypes, p.outTypes, p.req, p.dflt = gn.InputTypes, gn.OutputTypes, req, inst.dflt
-	p.assigned, p.ghostOf, p.frameHint, p.badDevice = -1, -1, inst.frame, bad
-	p.rin, p.rctrl = b.inputRefs(inst, gn)
+	p.src, p.look, p.name = gn, gn, name
+	p.req, p.dflt = req, inst.dflt
+	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
 	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {
@@ -480,12 +510,13 @@ func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *insta
 // inline_function_utils.cc:203-247).
 func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.Function) {
 	p.ghost = true
-	p.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
+	x := p.extra()
+	x.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
 	idx := b.newNode(inst, p)
 	inst.nodes.set(gn, idx)
 	c := b.child(inst, f, p)
-	c.args = p.rin
-	p.alias = b.retRefs(c, f)
+	c.args = b.inputRefs(inst, gn)
+	x.alias = b.retRefs(c, f)
 	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes) })
 }
 
@@ -591,8 +622,8 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
 		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
-	p := &pnode{look: look, name: name, op: op, rin: ins, inTypes: inT, outTypes: outT,
-		req: req, dflt: inst.dflt, assigned: -1, ghostOf: -1, frameHint: inst.frame,
+	p := &pnode{look: look, name: name, x: &pextra{rin: ins},
+		req: req, dflt: inst.dflt, assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
 	return b.newNode(inst, p)
 }
@@ -648,7 +679,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		}
 	}
 	p.ghost = true
-	p.note = "lowered to Switch/Merge (lower_functional_ops.cc:101-213)"
+	p.extra().note = "lowered to Switch/Merge (lower_functional_ops.cc:101-213)"
 	idx := b.newNode(inst, p)
 	inst.nodes.set(gn, idx)
 	name := inst.prefix + gn.Name
@@ -657,8 +688,9 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		return true
 	}
 	// If / Case: one Switch (or _SwitchN) per data input, one Merge per output.
-	pred := p.rin[0]
-	data := p.rin[1:]
+	rin := b.inputRefs(inst, gn)
+	pred := rin[0]
+	data := rin[1:]
 	nb := len(fns)
 	sw := make([]int, len(data))
 	for i, r := range data {
@@ -693,8 +725,8 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		ff := f
 		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes) })
 	}
-	p.alias = make([]ref, len(gn.OutputTypes))
-	for j := range p.alias {
+	p.x.alias = make([]ref, len(gn.OutputTypes))
+	for j := range p.x.alias {
 		ins := make([]ref, nb)
 		inT := make([]tpb.DataType, nb)
 		t := outType(gn, j)
@@ -709,7 +741,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		m := b.synth(inst, fmt.Sprintf("%s/merge_%d", name, j), "Merge",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(int64(nb))}, ins,
 			inT, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req)
-		p.alias[j] = ref{pn: m, port: 0}
+		p.x.alias[j] = ref{pn: m, port: 0}
 	}
 	return true
 }
@@ -717,13 +749,14 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name string, cond, body *graph.Function) {
 	b.frames++
 	frame := fmt.Sprintf("%s#%d", name, b.frames)
-	n := len(p.rin)
+	rin := b.inputRefs(inst, gn)
+	n := len(rin)
 	enter := make([]int, n)
 	merge := make([]int, n)
 	next := make([]int, n)
 	inner := *inst
 	inner.frame = frame
-	for i, r := range p.rin {
+	for i, r := range rin {
 		t := inType(gn, i)
 		enter[i] = b.synth(&inner, fmt.Sprintf("%s/enter_%d", name, i), "Enter",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "frame_name": strAttr(frame),
@@ -748,7 +781,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 	lc := b.synth(&inner, name+"/loop_cond", "LoopCond", nil, []ref{predRef},
 		[]tpb.DataType{tpb.DataType_DT_BOOL}, []tpb.DataType{tpb.DataType_DT_BOOL}, p.req)
 	sw := make([]int, n)
-	p.alias = make([]ref, n)
+	p.x.alias = make([]ref, n)
 	outer := *inst
 	for i := range merge {
 		t := inType(gn, i)
@@ -758,7 +791,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		ex := b.synth(&outer, fmt.Sprintf("%s/exit_%d", name, i), "Exit",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{{pn: sw[i]}},
 			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
-		p.alias[i] = ref{pn: ex}
+		p.x.alias[i] = ref{pn: ex}
 	}
 	bc := b.child(&inner, body, p)
 	bc.prefix = name + "/body/"
@@ -776,7 +809,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		next[i] = b.synth(&inner, fmt.Sprintf("%s/next_iteration_%d", name, i), "NextIteration",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{r},
 			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
-		b.s.nodes[merge[i]].rin[1] = ref{pn: next[i]}
+		b.s.nodes[merge[i]].x.rin[1] = ref{pn: next[i]}
 	}
 	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes) }, func() { b.addInstance(bc, body.Nodes) })
 }
@@ -802,10 +835,11 @@ func (s *sim) resolve(r ref) pin {
 			if !p.ghost {
 				return pin{r.pn, r.port}
 			}
-			if r.port < 0 || r.port >= len(p.alias) {
+			alias := p.alias()
+			if r.port < 0 || r.port >= len(alias) {
 				return noPin
 			}
-			r = p.alias[r.port]
+			r = alias[r.port]
 		case r.inst == nil:
 			return noPin
 		case r.in.Node == nil:
@@ -824,32 +858,49 @@ func (s *sim) resolve(r ref) pin {
 	return noPin
 }
 
-// resolveAll turns every node's refs into pins.
+// resolveAll turns every node's inputs into pins: a model node's from its
+// graph node, the others' from their refs.
 func (s *sim) resolveAll() {
 	for _, p := range s.nodes {
-		p.in = make([]pin, len(p.rin))
-		for i, r := range p.rin {
-			p.in[i] = s.resolve(r)
-		}
-		for _, r := range p.rctrl {
-			q := s.resolve(ref{inst: r.inst, in: graph.Input{Node: r.in.Node}, pn: -1})
-			if q.n >= 0 {
-				p.ctrl = append(p.ctrl, q.n)
-			} else if r.inst != nil && r.in.Node != nil {
-				// control input on an inlined call: depend on its outputs
-				if idx, ok := r.inst.nodes.get(r.in.Node); ok && s.nodes[idx].ghost {
-					for _, a := range s.nodes[idx].alias {
-						if q := s.resolve(a); q.n >= 0 {
-							p.ctrl = append(p.ctrl, q.n)
-						}
-					}
-				}
+		if p.src != nil && (p.x == nil || p.x.rin == nil) {
+			gn := p.src
+			p.in = make([]pin, len(gn.Inputs))
+			for i, in := range gn.Inputs {
+				p.in[i] = s.resolve(ref{inst: p.inst, in: in, pn: -1})
 			}
+			for _, c := range gn.ControlInputs {
+				p.ctrl = s.resolveCtrl(p.ctrl, p.inst, c)
+			}
+		} else if p.x != nil {
+			p.in = make([]pin, len(p.x.rin))
+			for i, r := range p.x.rin {
+				p.in[i] = s.resolve(r)
+			}
+			p.x.rin = nil
 		}
 		sort.Ints(p.ctrl)
 		p.ctrl = dedupInts(p.ctrl)
-		p.rin, p.rctrl = nil, nil
 	}
+}
+
+// resolveCtrl appends what a control input from c (a node of inst) makes
+// the node wait for.
+func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
+	q := s.resolve(ref{inst: inst, in: graph.Input{Node: c}, pn: -1})
+	if q.n >= 0 {
+		return append(ctrl, q.n)
+	}
+	if inst != nil && c != nil {
+		// control input on an inlined call: depend on its outputs
+		if idx, ok := inst.nodes.get(c); ok && s.nodes[idx].ghost {
+			for _, a := range s.nodes[idx].alias() {
+				if q := s.resolve(a); q.n >= 0 {
+					ctrl = append(ctrl, q.n)
+				}
+			}
+		}
+	}
+	return ctrl
 }
 
 func dedupInts(xs []int) []int {

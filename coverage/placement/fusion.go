@@ -60,23 +60,23 @@ func (s *sim) fusions() []Fusion {
 		var fused string
 		var chain []int
 		var t tpb.DataType
-		switch p.op {
+		switch p.op() {
 		case "Conv2D", "MatMul", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3":
 			t = p.look.Attrs["T"].GetType()
 		default:
 			continue
 		}
-		switch p.op {
+		switch p.op() {
 		case "Conv2D":
 			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF {
 				continue
 			}
 			b := single(i)
-			if b < 0 || s.nodes[b].op != "BiasAdd" {
+			if b < 0 || s.nodes[b].op() != "BiasAdd" {
 				continue
 			}
 			a := single(b)
-			if a < 0 || s.nodes[a].op != "Relu" {
+			if a < 0 || s.nodes[a].op() != "Relu" {
 				continue
 			}
 			fused, chain = "_FusedConv2D", []int{i, b, a}
@@ -85,11 +85,11 @@ func (s *sim) fusions() []Fusion {
 				continue
 			}
 			b := single(i)
-			if b < 0 || s.nodes[b].op != "BiasAdd" {
+			if b < 0 || s.nodes[b].op() != "BiasAdd" {
 				continue
 			}
 			a := single(b)
-			if a < 0 || (s.nodes[a].op != "Tanh" && s.nodes[a].op != "Sigmoid") {
+			if a < 0 || (s.nodes[a].op() != "Tanh" && s.nodes[a].op() != "Sigmoid") {
 				continue
 			}
 			fused, chain = "_FusedMatMul", []int{i, b, a}
@@ -97,11 +97,11 @@ func (s *sim) fusions() []Fusion {
 			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF || p.look.Attrs["is_training"].GetB() {
 				continue
 			}
-			if p.op != "FusedBatchNorm" && p.look.Attrs["U"].GetType() != tpb.DataType_DT_FLOAT {
+			if p.op() != "FusedBatchNorm" && p.look.Attrs["U"].GetType() != tpb.DataType_DT_FLOAT {
 				continue
 			}
 			a := single(i)
-			if a < 0 || s.nodes[a].op != "Relu" {
+			if a < 0 || s.nodes[a].op() != "Relu" {
 				continue
 			}
 			fused, chain = "_FusedBatchNormEx", []int{i, a}
@@ -117,7 +117,7 @@ func (s *sim) fusions() []Fusion {
 		}
 		ops := make([]string, len(chain))
 		for k, j := range chain {
-			ops[k] = s.nodes[j].op
+			ops[k] = s.nodes[j].op()
 		}
 		if s.vendorFuses(ops, t) {
 			continue

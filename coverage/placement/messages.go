@@ -112,7 +112,7 @@ func (s *sim) tfNodeID(p *pnode) int {
 // the device as a last "_device" attr, and the inputs verbatim.
 func summarizeNodeDef(p *pnode) string {
 	var b strings.Builder
-	b.WriteString("{{node " + p.name + "}} = " + p.op + "[")
+	b.WriteString("{{node " + p.name + "}} = " + p.op() + "[")
 	attrs := attrString(p)
 	b.WriteString(attrs)
 	if dev := p.deviceField(); dev != "" {

@@ -27,10 +27,10 @@ func typeList(ts []tpb.DataType) string {
 func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 	p := s.nodes[i]
 	if d != s.cpu && !p.io && s.deviceMemoryOnly(i, d) {
-		return noHost(len(p.inTypes)), noHost(len(p.outTypes))
+		return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
 	}
-	inHost = make([]bool, len(p.inTypes))
-	outHost = make([]bool, len(p.outTypes))
+	inHost = make([]bool, len(p.inTypes()))
+	outHost = make([]bool, len(p.outTypes()))
 	if d == s.cpu || p.io {
 		for j := range inHost {
 			inHost[j] = true
@@ -46,19 +46,19 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 		hm = m.HostMemory
 		hasKernel = m.Kernel != nil
 	}
-	funcCall := callOps[p.op] || p.op == "While" || p.op == "StatelessWhile" || p.op == "SymbolicGradient"
-	if p.op == "_Arg" || p.op == "_Retval" {
+	funcCall := callOps[p.op()] || p.op() == "While" || p.op() == "StatelessWhile" || p.op() == "SymbolicGradient"
+	if p.op() == "_Arg" || p.op() == "_Retval" {
 		hasKernel = true
 	}
-	for j, t := range p.inTypes {
+	for j, t := range p.inTypes() {
 		inHost[j] = hostType(t) || (t == tpb.DataType_DT_INT32 && (!hasKernel || funcCall))
 	}
-	for j, t := range p.outTypes {
+	for j, t := range p.outTypes() {
 		outHost[j] = hostType(t) || (t == tpb.DataType_DT_INT32 && (!hasKernel || funcCall))
 	}
 	if len(hm) > 0 {
 		for _, name := range hm {
-			if p.op == "_Arg" || p.op == "_Retval" {
+			if p.op() == "_Arg" || p.op() == "_Retval" {
 				for j := range inHost {
 					inHost[j] = true
 				}
@@ -94,7 +94,7 @@ func (s *sim) deviceMemoryOnly(i, d int) bool {
 	if m := s.matchFor(i, d); m != nil && len(m.HostMemory) > 0 {
 		return false
 	}
-	for _, ts := range [][]tpb.DataType{p.inTypes, p.outTypes} {
+	for _, ts := range [][]tpb.DataType{p.inTypes(), p.outTypes()} {
 		for _, t := range ts {
 			if hostType(t) || t == tpb.DataType_DT_INT32 {
 				return false
@@ -207,13 +207,13 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 		var a, b []bool
 		if p := s.nodes[i]; s.dev[i] == s.cpu || p.io {
-			if n := max(len(p.inTypes), len(p.outTypes)); len(allHost) < n {
+			if n := max(len(p.inTypes()), len(p.outTypes())); len(allHost) < n {
 				allHost = make([]bool, max(n, 64))
 				for j := range allHost {
 					allHost[j] = true
 				}
 			}
-			a, b = allHost[:len(p.inTypes):len(p.inTypes)], allHost[:len(p.outTypes):len(p.outTypes)]
+			a, b = allHost[:len(p.inTypes()):len(p.inTypes())], allHost[:len(p.outTypes()):len(p.outTypes())]
 		} else {
 			a, b = s.memTypes(i, s.dev[i])
 		}
@@ -260,7 +260,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			}
 			if srcOutHost == nil {
 				if io {
-					srcOutHost = make([]bool, len(src.outTypes))
+					srcOutHost = make([]bool, len(src.outTypes()))
 					for j := range srcOutHost {
 						srcOutHost[j] = true
 					}
@@ -379,8 +379,8 @@ func (s *sim) label(p *pnode) string {
 	if p.src != nil {
 		return s.path(p.src)
 	}
-	if p.path != "" {
-		return p.path
+	if p.x != nil && p.x.path != "" {
+		return p.x.path
 	}
 	return p.name
 }
@@ -419,8 +419,8 @@ func (s *sim) countedXfer(x *xfer) bool {
 func (s *sim) bytesOf(q pin) (int64, bool) {
 	for depth := 0; depth < 1000 && q.n >= 0; depth++ {
 		p := s.nodes[q.n]
-		if q.port < len(p.outTypes) {
-			switch graph.BaseType(p.outTypes[q.port]) {
+		if q.port < len(p.outTypes()) {
+			switch graph.BaseType(p.outTypes()[q.port]) {
 			case tpb.DataType_DT_RESOURCE:
 				return 0, true
 			case tpb.DataType_DT_STRING, tpb.DataType_DT_VARIANT:
@@ -432,12 +432,12 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 			if !ok {
 				return 0, false
 			}
-			if q.port < len(p.outTypes) {
-				t.DType = p.outTypes[q.port] // AMP may have changed it
+			if q.port < len(p.outTypes()) {
+				t.DType = p.outTypes()[q.port] // AMP may have changed it
 			}
 			return t.Bytes()
 		}
-		if p.op == "_Arg" && p.unit < len(s.units) && s.units[p.unit].fn != nil {
+		if p.op() == "_Arg" && p.unit < len(s.units) && s.units[p.unit].fn != nil {
 			fn := s.units[p.unit].fn
 			for k, a := range fn.Def.GetSignature().GetInputArg() {
 				if a.GetName() == p.name {
@@ -446,7 +446,7 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 			}
 			return 0, false
 		}
-		if p.op == "LoopCond" {
+		if p.op() == "LoopCond" {
 			return 1, true
 		}
 		if !p.passthrough || len(p.in) == 0 {

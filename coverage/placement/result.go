@@ -175,7 +175,7 @@ func (s *sim) nodeResults() []NodeResult {
 		}
 		p := s.nodes[i]
 		nr := NodeResult{ID: gn.ID, Path: s.path(gn), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
-		if !p.ghost && p.note == "" && len(others[gn.ID]) == 0 {
+		if !p.ghost && p.note() == "" && len(others[gn.ID]) == 0 {
 			// The simulation's own reasons, shared: nothing appends to
 			// them past this length.
 			rs := s.reasons[i]
@@ -184,11 +184,11 @@ func (s *sim) nodeResults() []NodeResult {
 			continue
 		}
 		if p.ghost {
-			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note)
+			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note())
 		}
 		nr.Reasons = append(nr.Reasons, s.reasons[i]...)
-		if p.note != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note) {
-			nr.Reasons = append(nr.Reasons, p.note)
+		if p.note() != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
+			nr.Reasons = append(nr.Reasons, p.note())
 		}
 		if o := others[gn.ID]; len(o) > 0 {
 			var ds []string
@@ -303,7 +303,7 @@ func (s *sim) islandCause(nodes []int) (string, int) {
 	ops := map[string]int{}
 	for _, j := range nodes {
 		if s.sup[j] != nil && s.sup[j][s.tgt] < 0 {
-			ops[s.nodes[j].op+" ("+missingWhy(*s.match(j, s.tgt), s.types[s.tgt])+")"]++
+			ops[s.nodes[j].op()+" ("+missingWhy(*s.match(j, s.tgt), s.types[s.tgt])+")"]++
 		}
 	}
 	keys := slices.Sorted(maps.Keys(ops))
@@ -333,7 +333,7 @@ func (s *sim) islandCause(nodes []int) (string, int) {
 		}
 	}
 	if rs := s.reasons[pick]; len(rs) > 0 {
-		return s.nodes[pick].op + " " + s.nodes[pick].name + ": " + rs[0], 0
+		return s.nodes[pick].op() + " " + s.nodes[pick].name + ": " + rs[0], 0
 	}
 	return "placed on CPU", 0
 }
@@ -348,7 +348,7 @@ func (s *sim) ampResult() []AMPNode {
 		if p.src == nil || s.firstOf[p.src.ID] != i {
 			continue
 		}
-		out = append(out, AMPNode{Path: s.label(p), Op: p.op, DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
+		out = append(out, AMPNode{Path: s.label(p), Op: p.op(), DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out

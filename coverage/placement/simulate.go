@@ -279,7 +279,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.ArgTypes[i]
 		}
 		name := f.Def.GetSignature().GetInputArg()[i].GetName()
-		p := &pnode{name: name, path: f.Name + "/" + name, op: "_Arg", outTypes: []tpb.DataType{t},
+		p := &pnode{name: name, x: &pextra{path: f.Name + "/" + name},
 			assigned: s.cpu, dflt: -1, ghostOf: -1}
 		switch {
 		case kind == unitBody && caller >= 0:
@@ -287,12 +287,12 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		case kind == unitBody:
 			p.assigned = s.cpu
 		case t == tpb.DataType_DT_RESOURCE:
-			p.assigned, p.note = s.resourceArgDevice(f, i)
+			p.assigned, p.x.note = s.resourceArgDevice(f, i)
 		default:
 			p.io = true
-			p.note = "argument: fed from the host (execute.cc:335-392)"
+			p.x.note = "argument: fed from the host (execute.cc:335-392)"
 		}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg"), OutputTypes: p.outTypes}
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg"), OutputTypes: []tpb.DataType{t}}
 		idx := b.newNode(inst, p)
 		p.ghostOf = inst.single
 		inst.args[i] = ref{pn: idx}
@@ -307,10 +307,10 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.RetTypes[i]
 		}
 		name := fmt.Sprintf("%s_retval_%d", f.Name, i)
-		p := &pnode{name: name, path: f.Name + "/" + name, op: "_Retval", rin: []ref{r},
-			inTypes: []tpb.DataType{t}, assigned: -1, dflt: inst.dflt, ghostOf: -1, fetch: kind == unitFunction,
+		p := &pnode{name: name, x: &pextra{path: f.Name + "/" + name, rin: []ref{r}},
+			assigned: -1, dflt: inst.dflt, ghostOf: -1, fetch: kind == unitFunction,
 			passthrough: true}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: p.inTypes,
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: []tpb.DataType{t},
 			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
 		b.newNode(inst, p)
 	}
@@ -504,7 +504,7 @@ func (s *sim) firstOf2(n *graph.Node) int {
 func (s *sim) computeFrames() {
 	// Without an Enter every node stays in the root frame (0), where
 	// pnodes start.
-	if !slices.ContainsFunc(s.nodes, func(p *pnode) bool { return !p.ghost && (p.op == "Enter" || p.op == "RefEnter") }) {
+	if !slices.ContainsFunc(s.nodes, func(p *pnode) bool { return !p.ghost && (p.op() == "Enter" || p.op() == "RefEnter") }) {
 		return
 	}
 	order := s.topo()
@@ -537,14 +537,14 @@ func (s *sim) computeFrames() {
 			}
 		}
 		switch {
-		case p.op == "Enter" || p.op == "RefEnter":
+		case p.op() == "Enter" || p.op() == "RefEnter":
 			parent := max(inFrame, 0)
 			key := string(p.look.Attrs["frame_name"].GetS())
 			p.frame = frameFor(parent, key)
-			if p.frameHint != "" {
-				hint[p.frameHint] = p.frame
+			if p.frameHint() != "" {
+				hint[p.frameHint()] = p.frame
 			}
-		case p.op == "Exit" || p.op == "RefExit":
+		case p.op() == "Exit" || p.op() == "RefExit":
 			if inFrame > 0 {
 				p.frame = frames[inFrame].parent
 			}
@@ -553,7 +553,7 @@ func (s *sim) computeFrames() {
 		default:
 			if len(p.ctrl) > 0 {
 				p.frame = s.nodes[p.ctrl[0]].frame
-			} else if id, ok := hint[p.frameHint]; ok && p.frameHint != "" {
+			} else if id, ok := hint[p.frameHint()]; ok && p.frameHint() != "" {
 				p.frame = id
 			}
 		}
@@ -561,7 +561,7 @@ func (s *sim) computeFrames() {
 }
 
 func (p *pnode) isNextIteration() bool {
-	return p.op == "NextIteration" || p.op == "RefNextIteration"
+	return p.op() == "NextIteration" || p.op() == "RefNextIteration"
 }
 
 // components labels the connected components, over data, control and

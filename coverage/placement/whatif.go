@@ -78,7 +78,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
 			continue
 		}
-		k := wishKey{p.op, PrimaryDType(p.look)}
+		k := wishKey{p.op(), PrimaryDType(p.look)}
 		byKey[k] = append(byKey[k], i)
 	}
 	keys := make([]wishKey, 0, len(byKey))

@@ -31,6 +31,10 @@ type Shapes struct {
 	// captured is the handle data of the arguments a SavedModel's object
 	// graph binds to each function's captures, by function name.
 	captured map[string][][]ShapeAndType
+	// ins is the memory of the nodes' input tensors, taken and given back
+	// like a stack (a call's rule infers the callee's nodes while its own
+	// inputs are in use).
+	ins []Tensor
 }
 
 // Options are what inference knows besides the graph.
@@ -267,10 +271,7 @@ func outputOffset(n *graph.Node, name string) (int, bool) {
 // (cycles through NextIteration are cut, ties in the given order), then the
 // nodes left on a cycle, in the given order.
 func walkOrder(nodes []*graph.Node) []*graph.Node {
-	pos := make(map[*graph.Node]int, len(nodes))
-	for i, n := range nodes {
-		pos[n] = i
-	}
+	pos := positions(nodes)
 	indeg := make([]int, len(nodes))
 	outs := make([][]int, len(nodes))
 	for i, n := range nodes {
@@ -278,7 +279,7 @@ func walkOrder(nodes []*graph.Node) []*graph.Node {
 			if in.Node == nil || in.Node.Op == "NextIteration" {
 				continue
 			}
-			if j, ok := pos[in.Node]; ok {
+			if j, ok := pos(in.Node); ok {
 				indeg[i]++
 				outs[j] = append(outs[j], i)
 			}
@@ -336,7 +337,9 @@ func (s *Shapes) node(n *graph.Node) {
 		return
 	}
 	s.done[n.ID] = true
-	ins := make([]Tensor, len(n.Inputs))
+	mark := len(s.ins)
+	defer func() { s.ins = s.ins[:min(mark, cap(s.ins))] }()
+	ins := s.takeIns(len(n.Inputs))
 	assumed := false
 	for i := range n.Inputs {
 		ins[i] = s.input(n, i)
@@ -365,6 +368,17 @@ func (s *Shapes) node(n *graph.Node) {
 }
 
 // merge takes dimensions from b where a does not know them.
+// takeIns is room for n input tensors on top of s.ins. When s.ins is full
+// it starts a new array; the slices taken from the old one stay valid.
+func (s *Shapes) takeIns(n int) []Tensor {
+	if cap(s.ins)-len(s.ins) < n {
+		s.ins = make([]Tensor, 0, max(2*cap(s.ins), n, 64))
+	}
+	k := len(s.ins)
+	s.ins = s.ins[:k+n]
+	return s.ins[k : k+n : k+n]
+}
+
 func merge(a, b Shape) Shape {
 	if a.UnknownRank {
 		return b
@@ -444,4 +458,37 @@ func attrShape(a *attrpb.AttrValue) Shape {
 		return unknownRank()
 	}
 	return fromProto(a.GetShape())
+}
+
+// positions tells where a node stands in nodes: from its ID when the IDs
+// run one after the other (graph.Build numbers a graph's and a body's
+// nodes so), else through a map.
+func positions(nodes []*graph.Node) func(*graph.Node) (int, bool) {
+	consecutive := true
+	for k, n := range nodes {
+		if n.ID != nodes[0].ID+k {
+			consecutive = false
+			break
+		}
+	}
+	if consecutive {
+		return func(n *graph.Node) (int, bool) {
+			if len(nodes) == 0 {
+				return 0, false
+			}
+			j := n.ID - nodes[0].ID
+			if j < 0 || j >= len(nodes) || nodes[j] != n {
+				return 0, false
+			}
+			return j, true
+		}
+	}
+	pos := make(map[*graph.Node]int, len(nodes))
+	for i, n := range nodes {
+		pos[n] = i
+	}
+	return func(n *graph.Node) (int, bool) {
+		j, ok := pos[n]
+		return j, ok
+	}
 }
