@@ -55,7 +55,7 @@ func seededRun(t testing.TB, e *executor.Executor) (map[string]*kernels.Tensor, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := executor.SeededInput(node, 1, in.DType, executor.InputShape(in.Shape, in.UnknownRank, 128))
+		x, err := executor.SeededInput(node, 1, in.DType, executor.InputShape(in.Shape, in.UnknownRank, 128), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,6 +92,22 @@ func TestStaticHashTable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{0, 1, 2, 3, -1}, out["output_0"].Data)
 	assert.Equal(t, []int{5}, out["output_0"].Shape)
+
+	// Seeded words are the asset's, read back from the table the init op
+	// filled: the seeded scalar input (element 0, a vocabulary word) is
+	// found in the table.
+	vocab := e.Vocabulary()
+	assert.Equal(t, [][]byte{[]byte("bar"), []byte("baz"), []byte("foo"), []byte("wombat")}, vocab)
+	inputs := executor.Inputs(e.Graph(), executor.FindSignature(e.Graph().Signatures, "serving_default"))
+	assert.Equal(t, "strings: 4 words of the model's tables and made-up words", e.StringSeeding(inputs))
+	for seed := uint32(1); seed <= 4; seed++ {
+		sig := executor.FindSignature(e.Graph().Signatures, "serving_default")
+		feeds, err := e.SeededFeeds(executor.Inputs(e.Graph(), sig), seed, 4)
+		require.NoError(t, err)
+		out, err := e.RunSignature(context.Background(), "serving_default", map[string]*kernels.Tensor{"word": feeds[sig.Inputs[0].Name]})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, out["output_0"].Data.([]int64)[0], int64(0), "seed %d: %q", seed, feeds[sig.Inputs[0].Name].Data)
+	}
 }
 
 func TestXPlusY(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
@@ -91,6 +92,10 @@ type Executor struct {
 	scopes map[*graph.Function]*scope
 	consts map[*graph.Node]*kernels.Tensor
 	byName map[string]*graph.Node // top-level nodes by name
+
+	// vocab is what seeded strings draw from (Vocabulary), read once.
+	vocabOnce sync.Once
+	vocab     [][]byte
 }
 
 // New prepares g for running. weights is the model's checkpoint

@@ -34,3 +34,31 @@ func TestHalfPlusTwoRegress(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []float64{2, 2.5, 7}, got)
 }
+
+// TestHalfPlusTwoSeededExamples: the tf.Example signatures get seeded
+// serialized examples of the features their ParseExample reads (x, float,
+// shape [1]), so seeded runs compute 0.5x + 2 on a drawn x instead of
+// failing to parse words.
+func TestHalfPlusTwoSeededExamples(t *testing.T) {
+	e := loadExecutor(t, "tf/sm_half_plus_two_v1", executor.Options{})
+	for _, key := range []string{"regress_x_to_y", "classify_x_to_y"} {
+		sig := executor.FindSignature(e.Graph().Signatures, key)
+		require.NotNil(t, sig)
+		feeds, err := e.SeededFeeds(executor.Inputs(e.Graph(), sig), 1, 4)
+		require.NoError(t, err)
+		assert.Equal(t, "strings: tf.Examples for tf_example", e.StringSeeding(executor.Inputs(e.Graph(), sig)))
+		in := feeds[sig.Inputs[0].Name]
+		require.Equal(t, []int{1}, in.Shape, "ParseExample takes a vector")
+		ex := &expb.Example{}
+		require.NoError(t, proto.Unmarshal(in.Data.([][]byte)[0], ex))
+		x := ex.GetFeatures().GetFeature()["x"].GetFloatList().GetValue()
+		require.Len(t, x, 1)
+		out, err := e.RunSignature(context.Background(), key, map[string]*kernels.Tensor{"inputs": in})
+		require.NoError(t, err)
+		for _, o := range out {
+			got, ok := o.Float64s()
+			require.True(t, ok)
+			assert.Equal(t, []float64{float64(0.5*x[0] + 2)}, got, key)
+		}
+	}
+}

@@ -23,6 +23,17 @@ type HashTable struct {
 	initialized          bool
 }
 
+// StringKeys appends the table's string keys to dst, in no particular
+// order; a table keyed by integers appends none.
+func (h *HashTable) StringKeys(dst []string) []string {
+	for k := range h.m {
+		if s, ok := k.(string); ok {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
 func tableKey(t *Tensor, i int) (any, error) {
 	switch d := t.Data.(type) {
 	case [][]byte:

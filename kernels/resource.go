@@ -60,6 +60,20 @@ func Create[T any](m *ResourceMgr, name string, v *T) *Resource {
 	return r
 }
 
+// All returns every resource of type T, in no particular order: what a
+// caller that looks at the session's state as a whole (the executor's
+// seeding vocabulary) reads.
+func All[T any](m *ResourceMgr) []*T {
+	var out []*T
+	typ := reflect.TypeFor[T]()
+	for k, r := range m.items {
+		if v, ok := r.Value.(*T); ok && k.typ == typ {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // ResourceName is the resource-manager key of a stateful node:
 // container/shared_name, the node's name (inside a function,
 // function/node) standing in for an empty shared_name, as

@@ -220,6 +220,9 @@ func kReadVariable(c *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	if v.Value == nil {
+		if c.Resources == nil || c.Resources.Weights == nil {
+			return nil, c.Errorf("reading variable %s, which is not initialized: the model has no checkpoint (variables/) to restore it from", v.Name)
+		}
 		return nil, c.Errorf("reading variable %s, which is not initialized (was the checkpoint restored?)", v.Name)
 	}
 	return []*Tensor{v.Value}, nil

@@ -43,8 +43,9 @@ type ProofOptions struct {
 	// Signature is the signature the user's inputs are for ("": the one
 	// the run would choose: serving_default, else the only one).
 	Signature string
-	// Seed and Dim make the seeded inputs (executor.SeededFeeds) every
-	// signature is also run on.
+	// Seed and Dim make the seeded inputs (executor.Executor.SeededFeeds:
+	// strings from the words of the model's own lookup tables, tf.Examples
+	// for the inputs a ParseExample parses) every signature is also run on.
 	Seed uint32
 	Dim  int
 	// Weights is the model's checkpoint (nil without one).
@@ -131,7 +132,7 @@ func Prove(ctx context.Context, res *Result, opts ProofOptions) (*Proof, error) 
 		return nil, &RunError{fmt.Errorf("the rewritten graph: %w", err)}
 	}
 	st.ex1 = ex1
-	sets, err := inputSets(orig, opts)
+	sets, err := inputSets(orig, ex0, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +169,9 @@ type inputSet struct {
 
 // inputSets are the user's inputs (for their signature) and seeded
 // inputs for every signature but the init op, or for a graph without
-// signatures its Placeholders and sinks.
-func inputSets(g *graph.Graph, opts ProofOptions) ([]inputSet, error) {
+// signatures its Placeholders and sinks, seeded by ex (the original
+// model's session: string inputs draw from its tables' words).
+func inputSets(g *graph.Graph, ex *executor.Executor, opts ProofOptions) ([]inputSet, error) {
 	var sigs []*savedmodel.Signature
 	for _, s := range g.Signatures {
 		if s.Key != "__saved_model_init_op" {
@@ -186,22 +188,27 @@ func inputSets(g *graph.Graph, opts ProofOptions) ([]inputSet, error) {
 		names, _ := executor.Outputs(g, sig)
 		sets = append(sets, inputSet{name: runName(sig, "the inputs of "+opts.InputsName), feeds: feeds, fetches: names})
 	}
-	seeded := fmt.Sprintf("seeded inputs (seed %d)", opts.Seed)
-	if len(sigs) == 0 {
-		feeds, err := executor.SeededFeeds(executor.Inputs(g, nil), opts.Seed, opts.Dim)
+	seeded := func(sig *savedmodel.Signature) error {
+		inputs := executor.Inputs(g, sig)
+		feeds, err := ex.SeededFeeds(inputs, opts.Seed, opts.Dim)
 		if err != nil {
-			return nil, &RunError{err}
+			return &RunError{err}
 		}
-		names, _ := executor.Outputs(g, nil)
-		return append(sets, inputSet{name: runName(nil, seeded), feeds: feeds, fetches: names}), nil
-	}
-	for _, sig := range sigs {
-		feeds, err := executor.SeededFeeds(executor.Inputs(g, sig), opts.Seed, opts.Dim)
-		if err != nil {
-			return nil, &RunError{err}
+		what := fmt.Sprintf("seed %d", opts.Seed)
+		if s := ex.StringSeeding(inputs); s != "" {
+			what += "; " + s
 		}
 		names, _ := executor.Outputs(g, sig)
-		sets = append(sets, inputSet{name: runName(sig, seeded), feeds: feeds, fetches: names})
+		sets = append(sets, inputSet{name: runName(sig, "seeded inputs ("+what+")"), feeds: feeds, fetches: names})
+		return nil
+	}
+	if len(sigs) == 0 {
+		sigs = []*savedmodel.Signature{nil}
+	}
+	for _, sig := range sigs {
+		if err := seeded(sig); err != nil {
+			return nil, err
+		}
 	}
 	return sets, nil
 }

@@ -126,12 +126,26 @@ func loadForRun(e *env, path string, f *parityFlags) (*loadedModel, error) {
 		}
 		return lm, nil
 	}
-	feeds, err := executor.SeededFeeds(executor.Inputs(g, sig), uint32(f.seed), f.dim)
+	feeds, err := seededFeeds(g, lm.pm.Weights, executor.Inputs(g, sig), uint32(f.seed), f.dim)
 	if err != nil {
 		return nil, inputError(fmt.Errorf("%s: %w", path, err))
 	}
 	lm.pm.Feeds = feeds
 	return lm, nil
+}
+
+// seededFeeds seeds the inputs as `tfscan run` and the rewrite proof do:
+// string inputs from a session of the model (its tables' words, the
+// tf.Examples its ParseExample nodes parse), started only for them. A
+// model whose session cannot start is seeded without one: the parity runs
+// report why it cannot run.
+func seededFeeds(g *graph.Graph, weights kernels.WeightSource, infos []*savedmodel.TensorInfo, seed uint32, dim int) (map[string]*kernels.Tensor, error) {
+	if executor.HasStringInput(infos) {
+		if ex, err := executor.New(g, weights, executor.Options{}); err == nil {
+			return ex.SeededFeeds(infos, seed, dim)
+		}
+	}
+	return executor.SeededFeeds(infos, seed, dim)
 }
 
 // runError maps an execution failure to exit 3: the model could not be

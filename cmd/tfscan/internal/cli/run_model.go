@@ -32,7 +32,9 @@ import (
 // when the run needs it. Without --inputs, every input gets the TF.js oracle's
 // seeded values (executor.SeededInput: mulberry32 keyed on --seed and the
 // input's node name; unknown batch dimension 1, other unknown dimensions
-// --dim, default 128), written beside the outputs as OUT.inputs.npz.
+// --dim, default 128; strings words of the model's own lookup tables and
+// made-up words, or serialized tf.Examples where a ParseExample parses
+// them: Executor.SeededFeeds), written beside the outputs as OUT.inputs.npz.
 //
 // Outputs: with --fetch, each fetched tensor keyed by the name as given;
 // else the signature's outputs keyed by their signature keys; a graph
@@ -117,7 +119,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 	} else {
 		infos := executor.Inputs(g, sig)
-		if feeds, err = executor.SeededFeeds(infos, uint32(*seed), *dim); err != nil {
+		if feeds, err = ex.SeededFeeds(infos, uint32(*seed), *dim); err != nil {
 			return inputError(fmt.Errorf("%s: %w", m.File, err))
 		}
 		// Written keyed as --inputs reads them back: by signature input
