@@ -22,13 +22,28 @@ import (
 // graph runs (grappler/optimizers/constant_folding.cc). A node is constant
 // when it is a Const, or foldable (MaybeFoldable, constant_folding.cc:
 // 1053-1140) with data inputs that are all constant (IsFoldable 955-1051;
-// control inputs do not matter there). Values come from running the
-// original graph in the executor, which prunes a fetch to its ancestors:
-// the Consts and the foldable ops between them.
+// control inputs do not matter there). Grappler folds chains: FoldGraph
+// (1644-1707) queues every foldable node, and each node it folds queues
+// its foldable fanout, which now reads a Const; Optimize (4085-4092)
+// repeats the pass until the graph stops changing. So a node fed by
+// folded nodes is folded in turn, at top level and in a function body
+// alike (meta_optimizer.cc:1162-1245 optimizes each body as a graph of its
+// own). Top-level values come from running the original graph in the
+// executor, which prunes a fetch to its ancestors: the Consts and the
+// foldable ops between them. A body node's value comes from executing it
+// alone on its constant inputs (executor.RunNode), each computed the same
+// way, as Grappler's EvaluateNode does node by node; a body node is
+// constant only where Grappler's IsFoldable would fold it: none of its
+// inputs a string constant (988-993), its value computable (a node whose
+// attrs its caller binds, "$T", is not: Grappler skips parametrized
+// functions), and no larger than its inputs or than kMaxConstantSize
+// (1007-1046). The recursion visits each node once (the values are
+// memoized, a cycle is not constant), so it ends on any graph: that is the
+// fixed point Grappler's loop reaches.
 
-// isConst says whether n's output is a constant (top-level nodes only).
+// isConst says whether n's output is a constant.
 func (p *planner) isConst(n *graph.Node) bool {
-	if n == nil || n.Func != nil {
+	if n == nil {
 		return false
 	}
 	switch p.constness[n] {
@@ -44,16 +59,43 @@ func (p *planner) isConst(n *graph.Node) bool {
 	} else if why := unfoldable(n); why == "" && len(n.Inputs) > 0 {
 		ok = true
 		for _, in := range n.Inputs {
-			if in.Node == nil || !p.isConst(in.Node) {
+			if in.Node == nil || in.Node.Func != n.Func || !p.isConst(in.Node) {
 				ok = false
 				break
 			}
+		}
+		if ok && n.Func != nil {
+			ok = p.foldsInBody(n)
 		}
 	}
 	if ok {
 		p.constness[n] = 1
 	}
 	return ok
+}
+
+// foldsInBody says whether Grappler folds the body node n, whose inputs
+// are constant: no string constant among them, a value the executor
+// computes, within the size limit (see above).
+func (p *planner) foldsInBody(n *graph.Node) bool {
+	in := int64(0)
+	for k := range n.Inputs {
+		v := p.constInput(n, k)
+		if v == nil || v.DType == tpb.DataType_DT_STRING {
+			return false
+		}
+		in += int64(v.NumElements() * kernels.DTypeSize(v.DType))
+	}
+	outs, err := p.evalBody(n)
+	if err != nil {
+		return false
+	}
+	for _, v := range outs {
+		if size := int64(v.NumElements() * kernels.DTypeSize(v.DType)); size > in && size > maxFoldBytes {
+			return false
+		}
+	}
+	return true
 }
 
 // unfoldable says why Grappler does not fold n ("" when it may):
@@ -90,21 +132,17 @@ func unfoldable(n *graph.Node) string {
 	return ""
 }
 
-// constInput is the value of n's data input i when it is a constant: at
-// top level a constant node (isConst: a Const or the foldable nodes
-// between Consts, which Grappler folds in turn); in a function body a
-// Const of the same body (Grappler's IsReallyConstant,
-// constant_folding.cc:379-385, 987), whose value the executor gives.
+// constInput is the value of n's data input i when it is a constant: a
+// constant node (isConst: a Const, or the foldable nodes between Consts,
+// which Grappler folds in turn) of n's own graph or function body
+// (Grappler's IsReallyConstant, constant_folding.cc:379-385, 987, holds
+// for each once folded), whose value the executor gives.
 func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
 	if n.ID < 0 || i >= len(n.Inputs) {
 		return nil
 	}
 	in := n.Inputs[i]
-	if n.Func != nil {
-		if in.Node == nil || in.Node.Func != n.Func || in.Node.Op != "Const" || in.Output != 0 {
-			return nil
-		}
-	} else if in.Node == nil || !p.isConst(in.Node) {
+	if in.Node == nil || in.Node.Func != n.Func || !p.isConst(in.Node) {
 		return nil
 	}
 	t, err := p.eval(in.Node, in.Output)
@@ -117,50 +155,79 @@ func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
 // eval computes output i of n as the original graph does: a top-level
 // node by running the graph for it (the executor prunes the run to its
 // ancestors), a node of a function body by executing it alone on its
-// constant inputs (executor.RunNode), as Grappler's EvaluateNode does
-// (constant_folding.cc:1355-1399).
+// constant inputs (evalBody).
 func (p *planner) eval(n *graph.Node, i int) (*kernels.Tensor, error) {
-	if i == 0 {
-		if t, ok := p.consts[n]; ok {
-			return t, nil
-		}
-	}
-	if p.ex == nil && p.exErr == nil {
-		p.ex, p.exErr = executor.New(p.g, p.opts.Weights, executor.Options{})
-	}
-	if p.exErr != nil {
-		return nil, p.exErr
-	}
-	var t *kernels.Tensor
 	if n.Func != nil {
-		in := make([]*kernels.Tensor, len(n.Inputs))
-		for k := range n.Inputs {
-			if in[k] = p.constInput(n, k); in[k] == nil {
-				return nil, fmt.Errorf("input %d of %s is not a constant", k, n.Path())
-			}
-		}
-		outs, err := p.ex.RunNode(context.Background(), n, in)
+		outs, err := p.evalBody(n)
 		if err != nil {
 			return nil, err
 		}
 		if i >= len(outs) || outs[i] == nil {
 			return nil, fmt.Errorf("%s has no output %d", n.Path(), i)
 		}
-		t = outs[i]
-	} else {
-		name := fmt.Sprintf("%s:%d", n.Name, i)
-		out, err := p.ex.Run(context.Background(), nil, []string{name})
-		if err != nil {
-			return nil, err
+		return outs[i], nil
+	}
+	if i == 0 {
+		if t, ok := p.consts[n]; ok {
+			return t, nil
 		}
-		if t = out[name]; t == nil {
-			return nil, fmt.Errorf("%s was not computed", name)
-		}
+	}
+	if err := p.executor(); err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%s:%d", n.Name, i)
+	out, err := p.ex.Run(context.Background(), nil, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	t := out[name]
+	if t == nil {
+		return nil, fmt.Errorf("%s was not computed", name)
 	}
 	if i == 0 {
 		p.consts[n] = t
 	}
 	return t, nil
+}
+
+// evalBody executes the body node n alone on its constant inputs
+// (executor.RunNode), as Grappler's EvaluateNode does
+// (constant_folding.cc:1355-1399); its outputs are memoized, as its
+// failure.
+func (p *planner) evalBody(n *graph.Node) ([]*kernels.Tensor, error) {
+	if r, ok := p.bodyOuts[n]; ok {
+		return r.outs, r.err
+	}
+	outs, err := p.runBodyNode(n)
+	p.bodyOuts[n] = bodyResult{outs, err}
+	return outs, err
+}
+
+func (p *planner) runBodyNode(n *graph.Node) ([]*kernels.Tensor, error) {
+	in := make([]*kernels.Tensor, len(n.Inputs))
+	for k := range n.Inputs {
+		if in[k] = p.constInput(n, k); in[k] == nil {
+			return nil, fmt.Errorf("input %d of %s is not a constant", k, n.Path())
+		}
+	}
+	if err := p.executor(); err != nil {
+		return nil, err
+	}
+	return p.ex.RunNode(context.Background(), n, in)
+}
+
+// executor starts the executor on the original graph, once.
+func (p *planner) executor() error {
+	if p.ex == nil && p.exErr == nil {
+		p.ex, p.exErr = executor.New(p.g, p.opts.Weights, executor.Options{})
+	}
+	return p.exErr
+}
+
+// bodyResult is what executing a body node alone gave.
+type bodyResult struct {
+	outs []*kernels.Tensor
+	err  error
 }
 
 // constControls are the control inputs Grappler gives the Const a folded
@@ -193,7 +260,7 @@ func constControls(n *graph.Node) []string {
 		for _, c := range m.ControlInputs {
 			add(c)
 		}
-		if m.Func == nil && m.Op != "Const" {
+		if m.Op != "Const" {
 			for _, in := range m.Inputs {
 				walk(in.Node)
 			}

@@ -17,21 +17,23 @@ import (
 const maxFoldBytes = 100 * 1024
 
 // ruleFold replaces a node the target has no kernel for, whose data inputs
-// are all constants, by a Const of its value — what Grappler's constant
-// folding does before the graph is placed (IsFoldable and MaybeFoldable,
-// constant_folding.cc:955-1140), computed with tfscan's executor: a
-// top-level node by a run of the original graph for it, a node of a
-// function body by executing it alone on the Consts of that body that
-// feed it (Grappler optimizes the library's function bodies as graphs of
-// their own, parametrized ones apart: meta_optimizer.cc:1162-1245). The
-// nodes that fed it stay (the placement no longer counts those nothing
-// else needs); the Const keeps the node's control inputs and those of its
-// constant inputs, as Grappler's FoldNode forwards them
+// are all constants (Consts, or the foldable nodes between Consts, which
+// Grappler folds in turn: consts.go), by a Const of its value — what
+// Grappler's constant folding does before the graph is placed (IsFoldable
+// and MaybeFoldable, constant_folding.cc:955-1140), computed with tfscan's
+// executor: a top-level node by a run of the original graph for it, a
+// node of a function body by executing it alone on its constant inputs,
+// each computed so in turn from the Consts of that body (Grappler
+// optimizes the library's function bodies as graphs of their own,
+// parametrized ones apart: meta_optimizer.cc:1162-1245). The nodes that
+// fed it stay (the placement no longer counts those nothing else needs);
+// the Const keeps the node's control inputs and those of the constant
+// nodes before it, as Grappler's FoldNode forwards them
 // (constant_folding.cc:1548-1565).
 var ruleFold = &Rule{
 	Name: "fold-constants", Kind: KindFold,
 	Exactness: Exactness{Exact: true, Claim: "bit-identical: the Const holds the value the node computes from its constant inputs with tfscan's kernel"},
-	Semantics: "tensorflow/core/grappler/optimizers/constant_folding.cc:67, 955-1140, 1548-1565",
+	Semantics: "tensorflow/core/grappler/optimizers/constant_folding.cc:67, 955-1140, 1548-1565, 1644-1707, 4085-4092",
 	expand: func(x *expander) error {
 		n := x.n
 		if why := unfoldable(n); why != "" {
@@ -45,7 +47,7 @@ var ruleFold = &Rule{
 			v := x.consts(i)
 			if v == nil {
 				if n.Func != nil {
-					return skip("input %d (%s) is not a Const of the function body", i, x.in(i))
+					return skip("input %d (%s) is not a constant of the function body", i, x.in(i))
 				}
 				return skip("input %d is not a constant", i)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,10 +87,34 @@ func TestFoldInFunctionBody(t *testing.T) {
 			i32Const("c2", 2, 2, -4, 7), floorMod("c1:output:0", "c2:output:0", "^dep")},
 			deny: []string{"FloorMod"}, want: []int32{1, 1, -3, 2}, controls: []string{"^dep", "^dep2"}},
 		{name: "argument input", body: []*nodepb.NodeDef{i32Const("c2", 2, 2, -4, 7), floorMod("a", "c2:output:0")},
-			deny: []string{"FloorMod"}, skip: "input 0 (a) is not a Const of the function body"},
+			deny: []string{"FloorMod"}, skip: "input 0 (a) is not a constant of the function body"},
+		// Chains: Grappler folds the nodes between Consts in turn, so the
+		// node's inputs are constant through them (constant_folding.cc:
+		// 1644-1707, 4085-4092).
 		{name: "computed input", body: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7),
 			node("neg", "Neg", []string{"c1:output:0"}, attrs{"T": typeAttr(i32)}), floorMod("neg:y:0", "c2:output:0")},
-			deny: []string{"FloorMod"}, skip: "input 0 (neg:y:0) is not a Const of the function body"},
+			deny: []string{"FloorMod"}, want: []int32{1, 1, -1, 5}},
+		{name: "chain Const→Mul→Add→consumer", body: []*nodepb.NodeDef{node("dep", "NoOp", nil, nil), node("dep2", "NoOp", nil, nil),
+			func() *nodepb.NodeDef { c := i32Const("c1", 7, -7, 9, 100); c.Input = []string{"^dep2"}; return c }(),
+			i32Const("c2", 2, 2, -4, 7), i32Const("one", 1, 1, 1, 1),
+			node("mul", "Mul", []string{"c1:output:0", "c2:output:0", "^dep"}, attrs{"T": typeAttr(i32)}),
+			node("add", "AddV2", []string{"mul:z:0", "one:output:0"}, attrs{"T": typeAttr(i32)}),
+			floorMod("add:z:0", "c2:output:0")},
+			// (7·2+1, -7·2+1, 9·-4+1, 100·7+1) = (15, -13, -35, 701), floor mod (2, 2, -4, 7)
+			deny: []string{"FloorMod"}, want: []int32{1, 1, -3, 1}, controls: []string{"^dep", "^dep2"}},
+		{name: "chain through a string constant", body: []*nodepb.NodeDef{cst("s", kernels.ScalarString("héllo")),
+			node("len", "StringLength", []string{"s:output:0"}, nil), i32Const("c2", 2, 2, -4, 7),
+			floorMod("len:output:0", "c2:output:0")},
+			deny: []string{"FloorMod"}, skip: "input 0 (len:output:0) is not a constant of the function body"},
+		{name: "chain over the size limit", out: "output", body: []*nodepb.NodeDef{i32Const("c1", 7), i32Const("shape", 4, 40000),
+			node("bc", "BroadcastTo", []string{"c1:output:0", "shape:output:0"}, attrs{"T": typeAttr(i32), "Tidx": typeAttr(i32)}),
+			i32Const("axis", 1),
+			node("fm", "Max", []string{"bc:output:0", "axis:output:0"}, attrs{"T": typeAttr(i32), "Tidx": typeAttr(i32)})},
+			deny: []string{"Max"}, skip: "input 0 (bc:output:0) is not a constant of the function body"},
+		{name: "chain through an attr bound by the caller", body: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7),
+			node("neg", "Neg", []string{"c1:output:0"}, attrs{"T": {Value: &attrpb.AttrValue_Placeholder{Placeholder: "T"}}}),
+			floorMod("neg:y:0", "c2:output:0")},
+			deny: []string{"FloorMod"}, skip: "input 0 (neg:y:0) is not a constant of the function body"},
 		{name: "over the size limit", out: "output", body: []*nodepb.NodeDef{i32Const("c1", 7), i32Const("shape", 4, 40000),
 			node("fm", "BroadcastTo", []string{"c1:output:0", "shape:output:0"}, attrs{"T": typeAttr(i32), "Tidx": typeAttr(i32)})},
 			deny: []string{"BroadcastTo"}, skip: "its value would be 640000 bytes, over Grappler's 102400-byte folding limit"},
@@ -235,4 +260,58 @@ func TestFoldStringOutput(t *testing.T) {
 	var pe *ProofError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "fold-constants", pe.Rule)
+}
+
+// chainBody is Const → Mul → AddV2 → FloorMod in a function body: the
+// chain Grappler folds node by node.
+func chainBody() []*nodepb.NodeDef {
+	return []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7), i32Const("one", 1, 1, 1, 1),
+		node("mul", "Mul", []string{"c1:output:0", "c2:output:0"}, attrs{"T": typeAttr(i32)}),
+		node("add", "AddV2", []string{"mul:z:0", "one:output:0"}, attrs{"T": typeAttr(i32)}),
+		floorMod("add:z:0", "c2:output:0")}
+}
+
+// TestFoldChainInFunctionBody: when no node of the chain has a kernel on
+// the target, each is folded, the later ones on the values of the earlier
+// (as Grappler's FoldGraph queues each folded node's fanout), and the
+// proof checks every one of them in both runs; a wrong value anywhere in
+// the chain, or only in its last node, fails the proof, naming the node.
+func TestFoldChainInFunctionBody(t *testing.T) {
+	res := planModel(t, bodyModel("", chainBody()...), "Mul", "AddV2", "FloorMod")
+	r := res.MetaGraphs[0]
+	require.Len(t, r.Applications, 3, "skipped: %+v", r.Skipped)
+	want := map[string][]int32{"mul": {14, -14, -36, 700}, "add": {15, -13, -35, 701}, "fm": {1, 1, -3, 1}}
+	body := res.Model.MetaGraphs[0].Def.GetGraphDef().GetLibrary().GetFunction()[0]
+	for _, n := range body.GetNodeDef() {
+		if w, ok := want[n.GetName()]; ok {
+			assert.Equal(t, "Const", n.GetOp(), n.GetName())
+			v, err := kernels.FromProto(n.GetAttr()["value"].GetTensor())
+			require.NoError(t, err)
+			assert.Equal(t, w, v.Data, n.GetName())
+		}
+	}
+	pr, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+	require.NoError(t, err)
+	require.Len(t, pr.Rules, 1)
+	assert.Equal(t, 3, pr.Rules[0].Nodes)
+	assert.Equal(t, 3, pr.Rules[0].Checks, "each folded node, once per call")
+	assert.Empty(t, pr.NotExercised)
+
+	for _, c := range []struct {
+		deny    []string
+		corrupt string
+	}{
+		{deny: []string{"Mul", "AddV2", "FloorMod"}, corrupt: "add"},
+		{deny: []string{"FloorMod"}, corrupt: "fm"},
+	} {
+		r := planModel(t, bodyModel("", chainBody()...), c.deny...).MetaGraphs[0]
+		require.Len(t, r.Applications, len(c.deny))
+		setConst(t, r.Graph, c.corrupt, kernels.Int32Tensor([]int{4}, []int32{15, -13, -35, 700}))
+		_, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+		var pe *ProofError
+		require.True(t, errors.As(err, &pe), "%s: %v", c.corrupt, err)
+		assert.Equal(t, "fold-constants", pe.Rule)
+		assert.Equal(t, "body/"+c.corrupt, strings.TrimPrefix(pe.Node, "call/"), pe.Node)
+		assert.Contains(t, pe.Detail, "not bit-identical")
+	}
 }

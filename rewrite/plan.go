@@ -206,6 +206,8 @@ type planner struct {
 	ex     *executor.Executor
 	exErr  error
 	consts map[*graph.Node]*kernels.Tensor
+	// bodyOuts are the outputs of body nodes executed alone (evalBody).
+	bodyOuts map[*graph.Node]bodyResult
 	// constness of a node: 1 constant, -1 not, 0 unknown yet
 	constness map[*graph.Node]int
 }
@@ -271,7 +273,7 @@ func Plan(ctx context.Context, g *graph.Graph, def *mgpb.MetaGraphDef, opts Opti
 
 func newPlanner(g *graph.Graph, opts Options) *planner {
 	return &planner{g: g, opts: opts, scopes: map[*graph.Function]*scope{},
-		consts: map[*graph.Node]*kernels.Tensor{}, constness: map[*graph.Node]int{}}
+		consts: map[*graph.Node]*kernels.Tensor{}, bodyOuts: map[*graph.Node]bodyResult{}, constness: map[*graph.Node]int{}}
 }
 
 // planRules plans the rules on p's graph, keeping only what leaves the
