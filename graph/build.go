@@ -98,6 +98,11 @@ func Build(m *savedmodel.Model, mg *savedmodel.MetaGraph) (*Graph, error) {
 // BuildWith is Build with extra OpDefs for ops that neither the model's
 // op list nor the embedded registry knows (a live dump's vendor ops).
 func BuildWith(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.OpDef) (*Graph, error) {
+	return buildGraph(m, mg, extra, false)
+}
+
+// buildGraph is BuildWith, plain: without the shortcuts (builder.plain).
+func buildGraph(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.OpDef, plain bool) (*Graph, error) {
 	if m == nil || mg == nil {
 		return nil, errors.New("graph.Build: nil model or meta graph")
 	}
@@ -111,6 +116,7 @@ func BuildWith(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.O
 		Signatures: mg.Signatures,
 	}}
 	b.names = m.Format != savedmodel.FormatTFJS
+	b.plain = plain
 	b.build(mg.Def.GetGraphDef().GetNode(), mg.Def.GetGraphDef().GetLibrary().GetFunction())
 	if err := b.invalid(); err != nil {
 		return b.g, &savedmodel.Error{File: m.File, Err: err}
@@ -126,6 +132,13 @@ type builder struct {
 	funcNodes map[*Function]map[string]*Node
 	ops       map[string]*opInfo
 	slab      []tpb.DataType
+	setStats  attrSetStats
+	// dupNames is set when a name occurs twice in the top-level graph or
+	// in one function body.
+	dupNames bool
+	// plain turns off the shortcuts that give the same graph for less
+	// (attr sets, paths known unique), for tests that check they do.
+	plain bool
 	// names is set when node names are checked as TensorFlow's importer
 	// does (not for TF.js, whose runtime does not check them).
 	names bool
@@ -199,6 +212,7 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 		b.checkNodeIndex(n, b.names)
 		if _, dup := b.topByName[n.Name]; dup {
 			b.fatalNode("duplicate_node", rankNodeIndex, n, "Node '%s' is not unique", n.Name)
+			b.dupNames = true
 		} else {
 			b.topByName[n.Name] = n
 		}
@@ -248,6 +262,8 @@ type opInfo struct {
 	// (every arg has a fixed type and no number or list attr); shared.
 	fixedIn, fixedOut []tpb.DataType
 	fixed             bool
+	// sets are the attr sets of its nodes so far (attrset.go).
+	sets map[attrKey]*attrSet
 }
 
 func (b *builder) opInfo(op string) *opInfo {
@@ -302,20 +318,17 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 
 	oi := b.opInfo(n.Op)
 	n.OpDef = oi.def
-	n.Attrs = completeAttrs(nd.GetAttr(), oi.defaults)
-
-	switch {
-	case oi.fixed:
-		n.InputTypes, n.OutputTypes = oi.fixedIn, oi.fixedOut
-	case oi.def != nil:
-		n.InputTypes = b.argTypes(oi.def.GetInputArg(), n.Attrs)
-		n.OutputTypes = b.argTypes(oi.def.GetOutputArg(), n.Attrs)
-	case oi.callee != nil:
-		sig := oi.callee.Def.GetSignature()
-		n.InputTypes = b.argTypes(sig.GetInputArg(), n.Attrs)
-		n.OutputTypes = b.argTypes(sig.GetOutputArg(), n.Attrs)
-	default:
-		n.Unknown = true
+	attrs := nd.GetAttr()
+	if set := b.attrSet(oi, attrs); set != nil {
+		n.Attrs = attrs
+		if set.attrs != nil {
+			n.Attrs = set.attrs
+		}
+		n.InputTypes, n.OutputTypes = set.in, set.out
+	} else {
+		n.Attrs = completeAttrs(attrs, oi.defaults)
+		n.InputTypes, n.OutputTypes = b.nodeTypes(oi, n.Attrs)
+		n.Unknown = oi.def == nil && oi.callee == nil
 	}
 
 	// Calls: the op itself when it names a library function, then the
@@ -324,7 +337,6 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 	if oi.callee != nil {
 		n.Calls = append(n.Calls, oi.callee)
 	}
-	attrs := nd.GetAttr()
 	var names []string
 	if oi.def != nil {
 		for _, k := range oi.funcAttrs {
@@ -352,6 +364,50 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 			b.addCall(n, k, fn.GetName())
 		}
 	}
+}
+
+// nodeTypes resolves the input and output dtypes of a node of op oi with
+// the completed attrs; nil for an unknown op.
+func (b *builder) nodeTypes(oi *opInfo, attrs map[string]*attrpb.AttrValue) (in, out []tpb.DataType) {
+	switch {
+	case oi.fixed:
+		return oi.fixedIn, oi.fixedOut
+	case oi.def != nil:
+		return b.argTypes(oi.def.GetInputArg(), attrs), b.argTypes(oi.def.GetOutputArg(), attrs)
+	case oi.callee != nil:
+		sig := oi.callee.Def.GetSignature()
+		return b.argTypes(sig.GetInputArg(), attrs), b.argTypes(sig.GetOutputArg(), attrs)
+	}
+	return nil, nil
+}
+
+// attrSet returns the completed attrs and dtypes of a node of op oi with
+// attrs from the nodes before it with the same attr set (attrset.go),
+// working them out for the first; nil when the set is not looked up.
+func (b *builder) attrSet(oi *opInfo, attrs map[string]*attrpb.AttrValue) *attrSet {
+	if b.plain || oi.def == nil || (oi.fixed && len(oi.defaults) == 0) || !b.setStats.useful() {
+		return nil
+	}
+	key, ok := setKey(attrs)
+	if !ok {
+		return nil
+	}
+	if set, ok := oi.sets[key]; ok {
+		b.setStats.hits++
+		return set
+	}
+	b.setStats.misses++
+	set := &attrSet{}
+	full := completeAttrs(attrs, oi.defaults)
+	if len(full) != len(attrs) {
+		set.attrs = full
+	}
+	set.in, set.out = b.nodeTypes(oi, full)
+	if oi.sets == nil {
+		oi.sets = map[attrKey]*attrSet{}
+	}
+	oi.sets[key] = set
+	return set
 }
 
 // argTypes is the package argTypes allocating from the builder's slab, so
@@ -581,6 +637,7 @@ func (b *builder) funcInputs(f *Function) {
 		b.checkControlOrder(n)
 		if _, dup := byName[n.Name]; dup {
 			b.fatalNode("duplicate_node", rankBody, n, "Node '%s' is not unique", n.Name)
+			b.dupNames = true
 			continue
 		}
 		byName[n.Name] = n

@@ -106,6 +106,11 @@ func FuzzBuild(f *testing.F) {
 		if g, err := Build(&savedmodel.Model{File: "fuzz.pb", MetaGraphs: []*savedmodel.MetaGraph{bare}}, bare); err == nil {
 			_ = g.Phases("")
 		}
+		// Build's shortcuts give what a plain build gives, also with attrs
+		// shared as the binary decoder shares them.
+		requireSameBuild(t, m, mg)
+		shareAttrs(mg)
+		requireSameBuild(t, m, mg)
 	})
 }
 

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"hash/maphash"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -200,6 +201,9 @@ func (b *builder) paths() {
 // Node.ID order, gets the first free "#k" suffix, k ≥ 2. Paths are hashed,
 // not kept: only on equal hashes are the two paths rendered and compared.
 func (b *builder) dedupePaths() {
+	if !b.plain && b.pathsUnique() {
+		return
+	}
 	g := b.g
 	seed := maphash.MakeSeed()
 	// owner maps a path's hash to the node holding that path; more holds
@@ -248,6 +252,55 @@ func (b *builder) dedupePaths() {
 			}
 		}
 	}
+}
+
+// pathsUnique reports whether no two nodes can have the same path, so that
+// dedupePaths has nothing to do, without rendering every path. A top-level
+// node's path is its name, a function node's its function's prefix (the
+// caller's path, the function's name and "/") and its name. With no name
+// twice in the top-level graph or in one body (build found those), two
+// equal paths need the prefix of one function to begin the prefix of
+// another (or to equal it), or to begin a top-level name; after sorting,
+// a prefix that begins another begins the one right after it.
+func (b *builder) pathsUnique() bool {
+	if b.dupNames {
+		return false
+	}
+	g := b.g
+	prefixes := make([]string, 0, len(g.Functions))
+	var buf []byte
+	for _, f := range g.Functions {
+		if len(f.Nodes) == 0 {
+			continue
+		}
+		n := f.Nodes[0]
+		buf = appendBarePath(buf[:0], n)
+		prefixes = append(prefixes, string(buf[:len(buf)-len(n.Name)]))
+	}
+	if len(prefixes) == 0 {
+		return true
+	}
+	sort.Strings(prefixes)
+	set := make(map[string]bool, len(prefixes))
+	for i, p := range prefixes {
+		if i > 0 && strings.HasPrefix(p, prefixes[i-1]) {
+			return false
+		}
+		set[p] = true
+	}
+	for _, n := range g.Nodes[:g.TopLevel] {
+		for i := strings.IndexByte(n.Name, '/'); i >= 0; {
+			if set[n.Name[:i+1]] {
+				return false
+			}
+			j := strings.IndexByte(n.Name[i+1:], '/')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	return true
 }
 
 // signatureRoots returns the top-level nodes a signature's outputs name.
