@@ -2,6 +2,7 @@ package graph
 
 import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
@@ -13,18 +14,24 @@ import (
 // completed attrs and the same dtypes: newNode works them out for the
 // first such node and hands the later ones the same map and slices, which
 // hold exactly what working them out again would give. Messages the
-// decoder never shares (tensors, funcs) and sets of more than maxSetAttrs
-// attrs are not looked up; a Build whose lookups mostly miss (a text
-// model, decoded without sharing) stops looking.
+// decoder never shares (tensors, funcs) and large sets are not looked up;
+// a Build whose lookups mostly miss (a text model, decoded without
+// sharing) stops looking.
 
-// maxSetAttrs is the largest attr count of a node whose set is looked up.
-const maxSetAttrs = 10
+// maxSetAttrs bounds the attrs of an OpDef whose nodes' sets are looked
+// up, and maxSetExtra the attrs of a node that its OpDef does not declare
+// ("_class", "_output_shapes").
+const (
+	maxSetAttrs = 12
+	maxSetExtra = 4
+)
 
-// attrKey identifies a node's attrs by name and message, in name order.
+// attrKey identifies a node's attrs by message: those its OpDef declares
+// in the OpDef's order (nil where absent), then the others in name order,
+// their names in names.
 type attrKey struct {
-	n     int
-	names [maxSetAttrs]string
 	vals  [maxSetAttrs]*attrpb.AttrValue
+	names [maxSetExtra]string
 }
 
 // attrSet is what a node's op and attrs give: the attrs completed with the
@@ -35,30 +42,80 @@ type attrSet struct {
 	in, out []tpb.DataType
 }
 
-// setKey returns the key of attrs, or false when the set is not looked up.
-func setKey(attrs map[string]*attrpb.AttrValue) (attrKey, bool) {
-	var k attrKey
-	if len(attrs) > maxSetAttrs {
-		return k, false
+// setsFor reports whether the nodes of an op with these OpDef attrs have
+// their sets looked up: not too many, no name twice.
+func setsFor(defs []*opdefpb.OpDef_AttrDef) bool {
+	if len(defs) > maxSetAttrs {
+		return false
 	}
-	for name, v := range attrs {
-		switch x := v.GetValue().(type) {
-		case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
-			return k, false
-		case *attrpb.AttrValue_List:
-			if len(x.List.GetTensor()) > 0 || len(x.List.GetFunc()) > 0 {
-				return k, false
+	for i, a := range defs {
+		for _, b := range defs[:i] {
+			if a.GetName() == b.GetName() {
+				return false
 			}
 		}
-		// Insertion in name order.
-		i := k.n
-		for ; i > 0 && k.names[i-1] > name; i-- {
-			k.names[i], k.vals[i] = k.names[i-1], k.vals[i-1]
+	}
+	return true
+}
+
+// setKey returns the key of the attrs of a node whose OpDef declares defs,
+// or false when the set is not looked up (a message the decoder does not
+// share, too many attrs).
+func setKey(defs []*opdefpb.OpDef_AttrDef, attrs map[string]*attrpb.AttrValue) (attrKey, bool) {
+	var k attrKey
+	found := 0
+	for i, a := range defs {
+		v, ok := attrs[a.GetName()]
+		if !ok {
+			continue
 		}
-		k.names[i], k.vals[i] = name, v
-		k.n++
+		if !sharedKind(v) {
+			return k, false
+		}
+		k.vals[i] = v
+		found++
+	}
+	if found == len(attrs) {
+		return k, true
+	}
+	extra := 0
+	for name, v := range attrs {
+		if declared(defs, name) {
+			continue
+		}
+		if extra == maxSetExtra || len(defs)+extra == maxSetAttrs || !sharedKind(v) {
+			return k, false
+		}
+		// Insertion in name order.
+		i := extra
+		for ; i > 0 && k.names[i-1] > name; i-- {
+			k.names[i], k.vals[len(defs)+i] = k.names[i-1], k.vals[len(defs)+i-1]
+		}
+		k.names[i], k.vals[len(defs)+i] = name, v
+		extra++
 	}
 	return k, true
+}
+
+func declared(defs []*opdefpb.OpDef_AttrDef, name string) bool {
+	for _, a := range defs {
+		if a.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedKind reports whether v is of a kind the decoder shares: not nil,
+// not a tensor or func, nor a list of them.
+func sharedKind(v *attrpb.AttrValue) bool {
+	switch x := v.GetValue().(type) {
+	case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
+		return false
+	case *attrpb.AttrValue_List:
+		return len(x.List.GetTensor()) == 0 && len(x.List.GetFunc()) == 0
+	}
+	return v != nil
 }
 
 // attrSetStats counts set lookups, to stop looking when most miss.

@@ -262,8 +262,10 @@ type opInfo struct {
 	// (every arg has a fixed type and no number or list attr); shared.
 	fixedIn, fixedOut []tpb.DataType
 	fixed             bool
-	// sets are the attr sets of its nodes so far (attrset.go).
-	sets map[attrKey]*attrSet
+	// sets is set when its nodes' attr sets are looked up (attrset.go);
+	// known holds those met so far.
+	sets  bool
+	known map[attrKey]*attrSet
 }
 
 func (b *builder) opInfo(op string) *opInfo {
@@ -284,6 +286,7 @@ func (b *builder) opInfo(op string) *opInfo {
 			}
 		}
 		oi.fixed = fixedArgs(d.GetInputArg()) && fixedArgs(d.GetOutputArg())
+		oi.sets = !b.plain && (!oi.fixed || len(oi.defaults) > 0) && setsFor(d.GetAttr())
 		if oi.fixed {
 			oi.fixedIn = argTypes(d.GetInputArg(), nil)
 			oi.fixedOut = argTypes(d.GetOutputArg(), nil)
@@ -385,14 +388,14 @@ func (b *builder) nodeTypes(oi *opInfo, attrs map[string]*attrpb.AttrValue) (in,
 // attrs from the nodes before it with the same attr set (attrset.go),
 // working them out for the first; nil when the set is not looked up.
 func (b *builder) attrSet(oi *opInfo, attrs map[string]*attrpb.AttrValue) *attrSet {
-	if b.plain || oi.def == nil || (oi.fixed && len(oi.defaults) == 0) || !b.setStats.useful() {
+	if !oi.sets || !b.setStats.useful() {
 		return nil
 	}
-	key, ok := setKey(attrs)
+	key, ok := setKey(oi.def.GetAttr(), attrs)
 	if !ok {
 		return nil
 	}
-	if set, ok := oi.sets[key]; ok {
+	if set, ok := oi.known[key]; ok {
 		b.setStats.hits++
 		return set
 	}
@@ -403,10 +406,10 @@ func (b *builder) attrSet(oi *opInfo, attrs map[string]*attrpb.AttrValue) *attrS
 		set.attrs = full
 	}
 	set.in, set.out = b.nodeTypes(oi, full)
-	if oi.sets == nil {
-		oi.sets = map[attrKey]*attrSet{}
+	if oi.known == nil {
+		oi.known = map[attrKey]*attrSet{}
 	}
-	oi.sets[key] = set
+	oi.known[key] = set
 	return set
 }
 
