@@ -57,8 +57,16 @@ import (
 // strides, paddings, data formats: most attrs of a large graph) share one
 // AttrValue message, as the defaults graph.Node.Attrs adds from the OpDefs
 // are shared. Tensors and funcs are never shared. A model's messages are
-// read, never modified in place (rewrite modifies clones).
+// read, never modified in place (rewrite modifies clones): NodeDefs share
+// attr maps too (sharedMapMax).
 const sharedMax = 64
+
+// sharedMapMax is the largest run of encoded attr entries of a NodeDef
+// whose attr map is decoded once per file: NodeDefs whose attr entries are
+// the same bytes (every Conv2D of a tower, every Relu) share one map, as
+// they share its values (sharedMax), when each of its values is shared.
+// A NodeDef with a tensor or func attr (a Const) has a map of its own.
+const sharedMapMax = 1024
 
 // aliasMin is the smallest tensor_content kept in the file's buffer rather
 // than copied. Smaller ones are copied into a byte arena, so that a model
@@ -139,6 +147,8 @@ type wireDecoder struct {
 	bytes  []byte // byte arena for small bytes fields
 	intern map[string]string
 	shared map[string]*attrpb.AttrValue // by encoded value (sharedMax)
+	// sharedMaps are NodeDef attr maps by their entries' bytes (sharedMapMax).
+	sharedMaps map[string]map[string]*attrpb.AttrValue
 
 	// holes, when set, are the tensor contents a compacted file left out
 	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
@@ -398,9 +408,12 @@ func (d *wireDecoder) nodeDef(b []byte, depth int) (*nodepb.NodeDef, error) {
 }
 
 func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error {
-	// Count inputs and attrs first, so that each is one allocation.
+	// Count inputs and attrs first, so that each is one allocation, and
+	// find the attr entries' bytes when they are in one run.
 	inputs, attrs := 0, 0
+	attrStart, attrEnd, attrRun := -1, -1, true
 	for p := b; len(p) > 0; {
+		at := len(b) - len(p)
 		f, tail, err := next(p)
 		if err != nil {
 			return err
@@ -412,15 +425,30 @@ func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error 
 				inputs++
 			case 5:
 				attrs++
+				if attrStart < 0 {
+					attrStart = at
+				} else if attrEnd != at {
+					attrRun = false
+				}
+				attrEnd = len(b) - len(p)
 			}
 		}
 	}
 	if inputs > 0 {
 		n.Input = d.strSlice.take(inputs)[:0]
 	}
-	if attrs > 0 {
+	// The attr map of a NodeDef whose attr entries are the bytes of an
+	// earlier one's is that one's (see sharedMapMax).
+	var attrBytes []byte
+	sharedMap := false
+	if attrs > 0 && attrRun && attrEnd-attrStart <= sharedMapMax {
+		attrBytes = b[attrStart:attrEnd]
+		n.Attr, sharedMap = d.sharedMaps[string(attrBytes)]
+	}
+	if attrs > 0 && !sharedMap {
 		n.Attr = make(map[string]*attrpb.AttrValue, attrs)
 	}
+	shareMap := attrBytes != nil && !sharedMap
 	r := rest{depth: depth}
 	for len(b) > 0 {
 		f, tail, err := next(b)
@@ -444,51 +472,67 @@ func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error 
 		case 4:
 			n.Device, err = d.name(f.val)
 		case 5:
-			err = d.attrEntry(f.val, n.Attr, depth+1, true)
+			if sharedMap {
+				continue
+			}
+			var shared bool
+			shared, err = d.attrEntry(f.val, n.Attr, depth+1, true)
+			shareMap = shareMap && shared
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return r.into(n)
+	if err := r.into(n); err != nil {
+		return err
+	}
+	if shareMap {
+		if d.sharedMaps == nil {
+			d.sharedMaps = map[string]map[string]*attrpb.AttrValue{}
+		}
+		d.sharedMaps[string(attrBytes)] = n.Attr
+	}
+	return nil
 }
 
 // attrEntry decodes one map<string, AttrValue> entry (at depth) into m: the
 // key, then the value, as every encoder writes them (anything else falls
 // back). With share, a small value a NodeDef of the file had already is
-// that NodeDef's message (see sharedMax).
-func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth int, share bool) error {
+// that NodeDef's message (see sharedMax), and shared reports whether the
+// value is one shared so.
+func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth int, share bool) (shared bool, err error) {
 	k, b, err := next(b)
 	if err != nil || k.num != 1 || k.typ != protowire.BytesType {
-		return errFallback
+		return false, errFallback
 	}
 	v, b, err := next(b)
 	if err != nil || v.num != 2 || v.typ != protowire.BytesType || len(b) != 0 {
-		return errFallback
+		return false, errFallback
 	}
 	key, err := d.name(k.val)
 	if err != nil {
-		return err
+		return false, err
 	}
 	share = share && len(v.val) <= sharedMax
 	if share {
 		if a, ok := d.shared[string(v.val)]; ok {
 			m[key] = a
-			return nil
+			return true, nil
 		}
 	}
 	a := d.attrs.new()
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
-		return err
+		return false, err
 	}
-	if share && shareable(a) {
+	share = share && shareable(a)
+	if share {
 		if d.shared == nil {
 			d.shared = map[string]*attrpb.AttrValue{}
 		}
 		d.shared[string(v.val)] = a
 	}
 	m[key] = a
-	return nil
+	return share, nil
 }
 
 // shareable reports whether a holds no message a caller might complete in
@@ -659,7 +703,7 @@ func (d *wireDecoder) nameAttrList(b []byte, depth int) (*attrpb.NameAttrList, e
 			if l.Attr == nil {
 				l.Attr = map[string]*attrpb.AttrValue{}
 			}
-			if err := d.attrEntry(f.val, l.Attr, depth+1, false); err != nil {
+			if _, err := d.attrEntry(f.val, l.Attr, depth+1, false); err != nil {
 				return nil, err
 			}
 		default:

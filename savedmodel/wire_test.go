@@ -3,6 +3,7 @@ package savedmodel
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -309,4 +310,36 @@ func TestWireDecodeMarshalsBack(t *testing.T) {
 	again, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	require.NoError(t, err)
 	assert.Equal(t, b, again)
+}
+
+// NodeDefs whose attr entries are the same bytes share one attr map when
+// every value in it is shared; a NodeDef with a tensor attr, or whose
+// entries differ or are not in one run, has a map of its own. Each
+// decodes to what proto.Unmarshal gives.
+func TestWireDecodeSharesAttrMaps(t *testing.T) {
+	typeAttr := attrRec("T", varintRec(6, 1))
+	strides := attrRec("strides", rec(1, rec(3, []byte{1, 2, 2, 1})))
+	tensor := attrRec("value", rec(8, cat(varintRec(1, 1), rec(4, []byte{0, 0, 0, 0}))))
+	op := rec(2, []byte("Conv2D"))
+	gd := cat(
+		nodeRec(rec(1, []byte("a")), op, typeAttr, strides),
+		nodeRec(rec(1, []byte("b")), op, rec(3, []byte("a")), typeAttr, strides),
+		nodeRec(rec(1, []byte("c")), op, typeAttr),
+		nodeRec(rec(1, []byte("d")), op, typeAttr, rec(4, []byte("/cpu:0")), strides),
+		nodeRec(rec(1, []byte("e")), rec(2, []byte("Const")), typeAttr, tensor),
+		nodeRec(rec(1, []byte("f")), rec(2, []byte("Const")), typeAttr, tensor),
+	)
+	sameAsUnmarshal(t, gd, kindGraphDef)
+	msg, err := decodeProto(kindGraphDef, gd)
+	require.NoError(t, err)
+	nodes := msg.(*gpb.GraphDef).GetNode()
+	require.Len(t, nodes, 6)
+	same := func(i, j int) bool {
+		return reflect.ValueOf(nodes[i].GetAttr()).UnsafePointer() == reflect.ValueOf(nodes[j].GetAttr()).UnsafePointer()
+	}
+	assert.True(t, same(0, 1), "a and b")
+	assert.False(t, same(0, 2), "a and c")
+	assert.False(t, same(0, 3), "a and d, its entries apart")
+	assert.False(t, same(4, 5), "Consts")
+	assert.Same(t, nodes[0].GetAttr()["T"], nodes[3].GetAttr()["T"], "values are shared still")
 }
