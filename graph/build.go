@@ -127,11 +127,17 @@ func buildGraph(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.
 // builder carries the state of one Build.
 type builder struct {
 	g *Graph
-	// topByName indexes the top-level nodes, funcNodes each body's nodes.
-	topByName map[string]*Node
-	funcNodes map[*Function]map[string]*Node
-	ops       map[string]*opInfo
+	// topByName indexes the top-level nodes; funcNodes indexes the body
+	// funcInputs is resolving (one map, cleared for each body), and rets
+	// holds each body's returnNodes.
+	topByName    map[string]*Node
+	funcNodes    map[string]*Node
+	funcNodesMax int
+	rets         map[*Function][]*Node
+	ops          map[string]*opInfo
+	// slab and inputSlab hold the dtypes and Inputs of many nodes.
 	slab      []tpb.DataType
+	inputSlab []Input
 	setStats  attrSetStats
 	// dupNames is set when a name occurs twice in the top-level graph or
 	// in one function body.
@@ -583,7 +589,7 @@ func (b *builder) topInputs(n *Node) {
 		}
 	}
 	if len(in)-ctl > 0 {
-		n.Inputs = make([]Input, 0, len(in)-ctl)
+		n.Inputs = b.inputs(len(in) - ctl)
 	}
 	for _, s := range in {
 		name, idx, ctl := parseTensorName(s)
@@ -607,6 +613,20 @@ func (b *builder) topInputs(n *Node) {
 	b.checkInputCount(n)
 }
 
+// inputs returns an empty slice of capacity n for a node's Inputs, cut
+// from one array for many nodes (appending past n reallocates).
+func (b *builder) inputs(n int) []Input {
+	if n > 256 {
+		return make([]Input, 0, n)
+	}
+	if cap(b.inputSlab)-len(b.inputSlab) < n {
+		b.inputSlab = make([]Input, 0, 4096)
+	}
+	start := len(b.inputSlab)
+	b.inputSlab = b.inputSlab[:start+n]
+	return b.inputSlab[start : start : start+n]
+}
+
 func (b *builder) checkInputCount(n *Node) {
 	if n.InputTypes == nil && n.OpDef == nil {
 		return
@@ -625,11 +645,19 @@ func (b *builder) checkInputCount(n *Node) {
 // syntax (tensorflow/core/framework/function.proto): "arg" for a function
 // argument, "node:out_arg:index" for a node output, "^node" for control.
 func (b *builder) funcInputs(f *Function) {
-	byName := make(map[string]*Node, len(f.Nodes))
-	if b.funcNodes == nil {
-		b.funcNodes = make(map[*Function]map[string]*Node, len(b.g.Functions))
+	if b.rets == nil {
+		b.rets = make(map[*Function][]*Node, len(b.g.Functions))
 	}
-	b.funcNodes[f] = byName
+	// Clearing costs the map's size: a body much smaller than the largest
+	// so far gets a map of its own size.
+	if b.funcNodes == nil || b.funcNodesMax > 4*len(f.Nodes)+256 {
+		b.funcNodes = make(map[string]*Node, len(f.Nodes))
+		b.funcNodesMax = len(f.Nodes)
+	}
+	b.funcNodesMax = max(b.funcNodesMax, len(f.Nodes))
+	byName := b.funcNodes
+	clear(byName)
+	defer func() { b.rets[f] = returnNodes(f, byName) }()
 	// tf.saved_model.load imports every function body as a graph
 	// (python/framework/function_def_to_graph.py), so the importer's name
 	// and op checks apply (graph_constructor.cc:689-697).
@@ -663,7 +691,7 @@ func (b *builder) funcInputs(f *Function) {
 				continue
 			}
 			if n.Inputs == nil {
-				n.Inputs = make([]Input, 0, len(n.Def.GetInput()))
+				n.Inputs = b.inputs(len(n.Def.GetInput()))
 			}
 			n.Inputs = b.resolveFuncRef(n.Inputs, f, byName, args, n, s)
 		}

@@ -51,14 +51,14 @@ func (b *builder) reachability() {
 				continue // also what stops recursion
 			}
 			entered[f] = true
-			stack = append(stack, b.returnNodes(f)...)
+			stack = append(stack, b.rets[f]...)
 		}
 	}
 }
 
-// returnNodes are the body nodes a function's ret and control_ret name.
-func (b *builder) returnNodes(f *Function) []*Node {
-	byName := b.funcNodes[f]
+// returnNodes are the body nodes a function's ret and control_ret name,
+// byName indexing its body.
+func returnNodes(f *Function, byName map[string]*Node) []*Node {
 	var out []*Node
 	sig := f.Def.GetSignature()
 	for _, a := range sig.GetOutputArg() {
