@@ -58,7 +58,7 @@ import (
 // AttrValue message, as the defaults graph.Node.Attrs adds from the OpDefs
 // are shared. Tensors and funcs are never shared. A model's messages are
 // read, never modified in place (rewrite modifies clones): NodeDefs share
-// attr maps too (sharedMapMax).
+// attr maps too (sharedMapMax), and tensors their shapes.
 const sharedMax = 64
 
 // sharedMapMax is the largest run of encoded attr entries of a NodeDef
@@ -149,6 +149,8 @@ type wireDecoder struct {
 	shared map[string]*attrpb.AttrValue // by encoded value (sharedMax)
 	// sharedMaps are NodeDef attr maps by their entries' bytes (sharedMapMax).
 	sharedMaps map[string]map[string]*attrpb.AttrValue
+	// sharedShapes are tensors' shapes by encoded value (sharedMax).
+	sharedShapes map[string]*shapepb.TensorShapeProto
 
 	// holes, when set, are the tensor contents a compacted file left out
 	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
@@ -713,6 +715,27 @@ func (d *wireDecoder) nameAttrList(b []byte, depth int) (*attrpb.NameAttrList, e
 	return l, nil
 }
 
+// tensorShape decodes a TensorProto's shape: a small one the file had
+// already is that tensor's message (see sharedMax), as the constants of a
+// layer or a tower have the same shapes.
+func (d *wireDecoder) tensorShape(b []byte) (*shapepb.TensorShapeProto, error) {
+	if len(b) > sharedMax {
+		return d.shape(b)
+	}
+	if s, ok := d.sharedShapes[string(b)]; ok {
+		return s, nil
+	}
+	s, err := d.shape(b)
+	if err != nil {
+		return nil, err
+	}
+	if d.sharedShapes == nil {
+		d.sharedShapes = map[string]*shapepb.TensorShapeProto{}
+	}
+	d.sharedShapes[string(b)] = s
+	return s, nil
+}
+
 func (d *wireDecoder) shape(b []byte) (*shapepb.TensorShapeProto, error) {
 	s := d.shapes.new()
 	dims := 0
@@ -793,7 +816,7 @@ func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error)
 			if t.TensorShape != nil {
 				return nil, errFallback
 			}
-			if t.TensorShape, err = d.shape(f.val); err != nil {
+			if t.TensorShape, err = d.tensorShape(f.val); err != nil {
 				return nil, err
 			}
 		case f.num == 3 && f.typ == protowire.VarintType:

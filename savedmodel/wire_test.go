@@ -314,12 +314,13 @@ func TestWireDecodeMarshalsBack(t *testing.T) {
 
 // NodeDefs whose attr entries are the same bytes share one attr map when
 // every value in it is shared; a NodeDef with a tensor attr, or whose
-// entries differ or are not in one run, has a map of its own. Each
-// decodes to what proto.Unmarshal gives.
+// entries differ or are not in one run, has a map of its own. Tensors of
+// the same shape share their shape. Each decodes to what proto.Unmarshal
+// gives.
 func TestWireDecodeSharesAttrMaps(t *testing.T) {
 	typeAttr := attrRec("T", varintRec(6, 1))
 	strides := attrRec("strides", rec(1, rec(3, []byte{1, 2, 2, 1})))
-	tensor := attrRec("value", rec(8, cat(varintRec(1, 1), rec(4, []byte{0, 0, 0, 0}))))
+	tensor := attrRec("value", rec(8, cat(varintRec(1, 1), rec(2, rec(2, varintRec(1, 1))), rec(4, []byte{0, 0, 0, 0}))))
 	op := rec(2, []byte("Conv2D"))
 	gd := cat(
 		nodeRec(rec(1, []byte("a")), op, typeAttr, strides),
@@ -342,4 +343,7 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 	assert.False(t, same(0, 3), "a and d, its entries apart")
 	assert.False(t, same(4, 5), "Consts")
 	assert.Same(t, nodes[0].GetAttr()["T"], nodes[3].GetAttr()["T"], "values are shared still")
+	e, f := nodes[4].GetAttr()["value"].GetTensor(), nodes[5].GetAttr()["value"].GetTensor()
+	assert.NotSame(t, e, f)
+	assert.Same(t, e.GetTensorShape(), f.GetTensorShape(), "the Consts' shapes")
 }
