@@ -4,6 +4,8 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // A large graph repeats a few attr sets over and over (every Conv2D of a
@@ -106,17 +108,8 @@ func declared(defs []*opdefpb.OpDef_AttrDef, name string) bool {
 	return false
 }
 
-// sharedKind reports whether v is of a kind the decoder shares: not nil,
-// not a tensor or func, nor a list of them.
-func sharedKind(v *attrpb.AttrValue) bool {
-	switch x := v.GetValue().(type) {
-	case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
-		return false
-	case *attrpb.AttrValue_List:
-		return len(x.List.GetTensor()) == 0 && len(x.List.GetFunc()) == 0
-	}
-	return v != nil
-}
+// sharedKind reports whether v is of a kind the decoder shares.
+func sharedKind(v *attrpb.AttrValue) bool { return v != nil && savedmodel.Shareable(v) }
 
 // attrSetStats counts set lookups, to stop looking when most miss.
 type attrSetStats struct{ hits, misses int }

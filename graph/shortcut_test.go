@@ -28,13 +28,8 @@ func shareAttrs(mg *savedmodel.MetaGraph) {
 	for _, nodes := range lists {
 		for _, nd := range nodes {
 			for k, v := range nd.GetAttr() {
-				switch x := v.GetValue().(type) {
-				case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
+				if !savedmodel.Shareable(v) {
 					continue
-				case *attrpb.AttrValue_List:
-					if len(x.List.GetTensor()) > 0 || len(x.List.GetFunc()) > 0 {
-						continue
-					}
 				}
 				b, err := proto.MarshalOptions{Deterministic: true}.Marshal(v)
 				if err != nil || len(b) > 64 {

@@ -526,7 +526,7 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return false, err
 	}
-	share = share && shareable(a)
+	share = share && Shareable(a)
 	if share {
 		if d.shared == nil {
 			d.shared = map[string]*attrpb.AttrValue{}
@@ -537,9 +537,12 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 	return share, nil
 }
 
-// shareable reports whether a holds no message a caller might complete in
-// place (a TensorProto Materialize fills) or that nests further (a func).
-func shareable(a *attrpb.AttrValue) bool {
+// Shareable reports whether a holds no message a caller might complete in
+// place (a TensorProto Materialize fills) or that nests further (a func):
+// whether the decoder gives NodeDefs whose attr holds the same such value
+// one message (sharedMax), which graph.Build relies on to do the work of
+// a set of attrs once.
+func Shareable(a *attrpb.AttrValue) bool {
 	switch v := a.GetValue().(type) {
 	case *attrpb.AttrValue_Tensor, *attrpb.AttrValue_Func:
 		return false
