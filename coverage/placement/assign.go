@@ -347,11 +347,39 @@ func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 		own.raw, p.name, greq, s.setDevices())
 }
 
+// says is "DEVICE: what", made once per device and text: most nodes of
+// a model go to their device for one of a few reasons.
+func (s *sim) says(d int, what string) string {
+	k := saysKey{d, what}
+	if v, ok := s.said[k]; ok {
+		return v
+	}
+	if s.said == nil {
+		s.said = map[saysKey]string{}
+	}
+	var v string
+	switch what {
+	case kernelOn:
+		v = s.devs[d] + ": kernel on " + s.types[d]
+	case kernelOnDefault:
+		v = s.devs[d] + ": kernel on " + s.types[d] + ", the default device"
+	default:
+		v = s.devs[d] + ": " + what
+	}
+	s.said[k] = v
+	return v
+}
+
+type saysKey struct {
+	d    int
+	what string
+}
+
 // describe words why node i went to device d.
 func (s *sim) describe(i, d int, cands []int, why string) string {
 	dn := s.devs[d]
 	if why != "" {
-		return dn + ": " + why
+		return s.says(d, why)
 	}
 	g := s.groups[s.find(i)]
 	own := s.sup[i]
@@ -372,20 +400,20 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}
 		if g.dflt == d && len(cands) > 1 {
-			return dn + ": kernel on " + s.types[d] + ", the default device"
+			return s.says(d, kernelOnDefault)
 		}
-		return dn + ": kernel on " + s.types[d]
+		return s.says(d, kernelOn)
 	}
 	if s.tgt == s.cpu {
-		return dn + ": the only device"
+		return s.says(d, "the only device")
 	}
 	// CPU while a target exists.
 	tm := *s.match(i, s.tgt)
 	switch {
 	case own[s.tgt] < 0:
-		return dn + ": " + missingWhy(tm, s.types[s.tgt])
+		return s.says(d, missingWhy(tm, s.types[s.tgt]))
 	case g.hostOnly:
-		return dn + ": group limited to CPU (host-only variant)"
+		return s.says(d, "group limited to CPU (host-only variant)")
 	case g.prio[s.tgt] < 0 && g.lacks >= 0 && g.lacks != i:
 		c := s.nodes[g.lacks]
 		via := s.mergeNote[i]
@@ -396,12 +424,18 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	case g.req.typ == "CPU" && g.req.hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:
-		return dn + ": the default device"
+		return s.says(d, "the default device")
 	case g.prio[d] > g.prio[s.tgt]:
 		return fmt.Sprintf("%s: CPU kernel priority %d beats %s priority %d (op_kernel.cc:1586-1591)", dn, g.prio[d], s.types[s.tgt], g.prio[s.tgt])
 	}
-	return dn + ": first candidate"
+	return s.says(d, "first candidate")
 }
+
+// The texts of a kernel on the device itself; says spells the type.
+const (
+	kernelOn        = "\x00kernel on"
+	kernelOnDefault = "\x00kernel on, the default device"
+)
 
 func missingWhy(m coverage.Match, typ string) string {
 	switch m.Reason {

@@ -63,6 +63,8 @@ type sim struct {
 	// (oneReason, ignored).
 	shared     map[string][]string
 	ignoredMsg map[string]string
+	// said holds describe's texts (says).
+	said map[saysKey]string
 }
 
 type attrValue = attrpb.AttrValue
@@ -139,6 +141,7 @@ func (s *sim) build() error {
 		budget = 1_000_000
 	}
 	b := &builder{s: s, budget: budget}
+	s.nodes = make([]*pnode, 0, len(s.g.Nodes)) // every node of the model, most once
 	top := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))]
 	if len(top) > 0 {
 		s.units = append(s.units, &unit{kind: unitTopLevel, first: 0})
