@@ -3,7 +3,6 @@ package placement
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -145,7 +144,7 @@ func (s *sim) fusions() []Fusion {
 		}
 		out = append(out, f)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Nodes[0] < out[b].Nodes[0] })
+	slices.SortFunc(out, func(a, b Fusion) int { return strings.Compare(a.Nodes[0], b.Nodes[0]) })
 	return out
 }
 
