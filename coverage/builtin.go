@@ -3,6 +3,7 @@ package coverage
 import (
 	"bytes"
 	"embed"
+	"encoding/binary"
 	"fmt"
 	"path"
 	"slices"
@@ -47,11 +48,11 @@ func loadBuiltin(name string) (*Pack, error) {
 	if p := builtinCache[name]; p != nil {
 		return p, nil
 	}
-	data, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+	gz, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
 	if err != nil {
 		return nil, err
 	}
-	p, err := ReadPack(bytes.NewReader(data))
+	p, err := readBuiltin(gz)
 	if err != nil {
 		return nil, fmt.Errorf("built-in pack %s: %w", name, err)
 	}
@@ -60,6 +61,21 @@ func loadBuiltin(name string) (*Pack, error) {
 	}
 	builtinCache[name] = p
 	return p, nil
+}
+
+// readBuiltin decodes an embedded pack file as ReadPack does, read into one
+// buffer of the size its gzip trailer records (the size modulo 4 GiB, as
+// RFC 1952 has it; the packs are a few MiB).
+func readBuiltin(gz []byte) (*Pack, error) {
+	size := 0
+	if len(gz) >= 4 {
+		size = int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
+	}
+	data, err := readAllMaybeGzip(bytes.NewReader(gz), size)
+	if err != nil {
+		return nil, err
+	}
+	return parsePack(data)
 }
 
 // BuiltinPacks returns the packs embedded in tfscan, sorted by name. They are

@@ -211,7 +211,7 @@ func readFileLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAllMaybeGzip(f)
+	return readAllMaybeGzip(f, 0)
 }
 
 // isPackJSON reports whether data is a JSON object with the pack format key.

@@ -55,20 +55,57 @@ type packHeader struct {
 // ReadPack reads one pack file (JSON, optionally gzip-compressed) written by
 // WritePack. It checks the provenance fields and every KernelDef.
 func ReadPack(r io.Reader) (*Pack, error) {
-	data, err := readAllMaybeGzip(r)
+	data, err := readAllMaybeGzip(r, 0)
 	if err != nil {
 		return nil, err
 	}
 	return parsePack(data)
 }
 
+// parsePack decodes a pack file's JSON. The fast decoder (packfast.go) reads
+// the packs WritePack writes; whatever it cannot promise to read exactly as
+// parsePackProtojson does, bad packs included, is read by parsePackProtojson,
+// so that results and error messages are those of the plain decode.
 func parsePack(data []byte) (*Pack, error) {
+	if p, ok := parsePackFast(data); ok {
+		return p, nil
+	}
+	return parsePackProtojson(data)
+}
+
+// parsePackProtojson is the plain decode: encoding/json for the document,
+// protojson for every KernelDef. It defines what parsePack returns.
+func parsePackProtojson(data []byte) (*Pack, error) {
 	var h packHeader
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("not a tfscan pack: %w", err)
 	}
+	p, err := h.pack()
+	if err != nil {
+		return nil, err
+	}
+	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
+	for i, raw := range h.Kernels {
+		k := &kdpb.KernelDef{}
+		if err := protojson.Unmarshal(raw, k); err != nil {
+			return nil, fmt.Errorf("kernel %d: %w", i, err)
+		}
+		if err := checkKernel(k); err != nil {
+			return nil, fmt.Errorf("kernel %d: %w", i, err)
+		}
+		p.Kernels = append(p.Kernels, k)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// pack checks the format tag and returns the pack the header describes, its
+// OpDefs decoded and no kernels yet.
+func (h *packHeader) pack() (*Pack, error) {
 	if h.Format != PackFormat {
 		return nil, fmt.Errorf("not a tfscan pack: format is %q, want %q", h.Format, PackFormat)
 	}
@@ -93,20 +130,6 @@ func parsePack(data []byte) (*Pack, error) {
 			return nil, fmt.Errorf("op_defs %d: OpDef has no name", i)
 		}
 		p.OpDefs = append(p.OpDefs, d)
-	}
-	p.Kernels = make([]*kdpb.KernelDef, 0, len(h.Kernels))
-	for i, raw := range h.Kernels {
-		k := &kdpb.KernelDef{}
-		if err := protojson.Unmarshal(raw, k); err != nil {
-			return nil, fmt.Errorf("kernel %d: %w", i, err)
-		}
-		if err := checkKernel(k); err != nil {
-			return nil, fmt.Errorf("kernel %d: %w", i, err)
-		}
-		p.Kernels = append(p.Kernels, k)
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
@@ -400,8 +423,10 @@ func allowedString(v *avpb.AttrValue) string {
 }
 
 // readAllMaybeGzip reads r, gunzipping when the data starts with the gzip
-// magic, and refuses anything that expands past maxPackBytes.
-func readAllMaybeGzip(r io.Reader) ([]byte, error) {
+// magic, and refuses anything that expands past maxPackBytes. size, when
+// known (an embedded pack's gzip trailer), is the size of the data read, so
+// that it is read into one buffer of its size.
+func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
 	var src io.Reader = br
@@ -413,7 +438,7 @@ func readAllMaybeGzip(r io.Reader) ([]byte, error) {
 		defer zr.Close()
 		src = zr
 	}
-	data, err := io.ReadAll(io.LimitReader(src, maxPackBytes+1))
+	data, err := readAll(io.LimitReader(src, maxPackBytes+1), min(size, int(maxPackBytes))+bytes.MinRead)
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
 	}
@@ -421,4 +446,22 @@ func readAllMaybeGzip(r io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d MiB", maxPackBytes>>20)
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer of capacity c to begin with.
+func readAll(r io.Reader, c int) ([]byte, error) {
+	b := make([]byte, 0, c)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

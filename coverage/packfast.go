@@ -1,0 +1,505 @@
+package coverage
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// The fast pack decoder. Every scan with placement reads the CPU pack (9,161
+// kernels) and the target's; parsePackProtojson spends most of that time in
+// protojson, once per KernelDef, and in encoding/json's two passes over the
+// kernels array. parsePackFast reads the kernels array itself, in one pass:
+// a kernel line in the shape WritePack writes (canonicalJSON: proto names, in
+// field order, no spaces, strings of printable ASCII without escapes, a
+// constraint's allowed values as a list of dtype names) is built directly;
+// any other kernel is checked to be valid JSON and decoded by protojson, as
+// the plain decode does. The rest of the document, with the kernels array
+// replaced by [], goes through encoding/json as before. parsePackFast gives
+// up (and parsePack runs the plain decode, whose result or error is
+// returned) at the first thing it cannot promise to read exactly as the plain
+// decode does: a syntax error, a kernel protojson refuses, a check that
+// fails, a top-level key that encoding/json's case-insensitive matching could
+// take for "kernels". packfast_test.go checks the two decodes against each
+// other on every built-in pack, on odd and bad kernels, and under fuzzing.
+
+// parsePackFast decodes data as parsePackProtojson does, or reports false.
+func parsePackFast(data []byte) (*Pack, bool) {
+	d := kernelDecoder{strs: make(map[string]string, 1024)}
+	start, end, ok := d.document(data)
+	if !ok {
+		return nil, false
+	}
+	header := make([]byte, 0, len(data)-(end-start)+2)
+	header = append(append(append(header, data[:start]...), "[]"...), data[end:]...)
+	var h packHeader
+	dec := json.NewDecoder(bytes.NewReader(header))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil || len(h.Kernels) != 0 {
+		return nil, false
+	}
+	p, err := h.pack()
+	if err != nil {
+		return nil, false
+	}
+	// No spare capacity: an append to a shared pack's kernels copies them,
+	// as it does after the plain decode.
+	p.Kernels = slices.Clip(d.kernels)
+	for _, k := range p.Kernels {
+		if checkKernel(k) != nil {
+			return nil, false
+		}
+	}
+	if p.Validate() != nil {
+		return nil, false
+	}
+	return p, true
+}
+
+// kernelDecoder holds one document's kernels and the memory they are cut
+// from: the strings a pack repeats (op names, device types, attr names) are
+// shared, and the messages come from slabs.
+type kernelDecoder struct {
+	kernels []*kdpb.KernelDef
+	strs    map[string]string
+
+	defs    slab[kdpb.KernelDef]
+	cons    slab[kdpb.KernelDef_AttrConstraint]
+	values  slab[avpb.AttrValue]
+	oneofs  slab[avpb.AttrValue_List]
+	lists   slab[avpb.AttrValue_ListValue]
+	conPtrs slab[*kdpb.KernelDef_AttrConstraint]
+	types   slab[tpb.DataType]
+	args    slab[string]
+
+	// Scratch lists of the kernel being read.
+	tmpCons  []*kdpb.KernelDef_AttrConstraint
+	tmpTypes []tpb.DataType
+	tmpArgs  []string
+}
+
+// document finds the top-level object's "kernels" value in b, decodes its
+// kernels into d.kernels and returns where the value starts and ends.
+func (d *kernelDecoder) document(b []byte) (start, end int, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0, 0, false
+	}
+	start = -1
+	for i = skipSpace(b, i+1); ; {
+		if i >= len(b) || b[i] != '"' {
+			return 0, 0, false
+		}
+		j := skipString(b, i)
+		if j < 0 {
+			return 0, 0, false
+		}
+		key := b[i+1 : j-1]
+		if i = skipSpace(b, j); i >= len(b) || b[i] != ':' {
+			return 0, 0, false
+		}
+		i = skipSpace(b, i+1)
+		var e int
+		switch {
+		case string(key) == "kernels" && start < 0:
+			e = d.array(b, i)
+			start, end = i, e
+		case !plainKey(key):
+			// Another "kernels", or a key encoding/json might match to it.
+			return 0, 0, false
+		default:
+			e = skipValue(b, i)
+		}
+		if e < 0 {
+			return 0, 0, false
+		}
+		if i = skipSpace(b, e); i >= len(b) {
+			return 0, 0, false
+		}
+		if b[i] == '}' {
+			return start, end, start >= 0
+		}
+		if b[i] != ',' {
+			return 0, 0, false
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// plainKey reports whether encoding/json cannot match key to the field
+// "kernels": printable ASCII without escapes (so that Unicode case folding,
+// the Kelvin sign's included, does not apply) and not "kernels" in any case.
+func plainKey(key []byte) bool {
+	for _, c := range key {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return !bytes.EqualFold(key, []byte("kernels"))
+}
+
+// array decodes the JSON array of kernels at b[i:] and returns its end, or
+// -1.
+func (d *kernelDecoder) array(b []byte, i int) int {
+	if i >= len(b) || b[i] != '[' {
+		return -1
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		k, e := d.kernel(b, i)
+		if k == nil {
+			// Not in WritePack's shape: protojson decides, as in the plain
+			// decode, on a value encoding/json accepts.
+			if e = skipValue(b, i); e < 0 || !json.Valid(b[i:e]) {
+				return -1
+			}
+			k = &kdpb.KernelDef{}
+			if protojson.Unmarshal(b[i:e], k) != nil {
+				return -1
+			}
+		}
+		d.kernels = append(d.kernels, k)
+		if i = skipSpace(b, e); i >= len(b) {
+			return -1
+		}
+		if b[i] == ']' {
+			return i + 1
+		}
+		if b[i] != ',' {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// kernel reads one kernel in WritePack's shape at b[i:]:
+//
+//	{"op":S,"device_type":S,"constraint":[C,...],"host_memory_arg":[S,...],"label":S,"priority":N}
+//	C = {"name":S,"allowed_values":{"list":{"type":[DT,...]}}}
+//
+// every field optional, in this order, lists not empty, and returns it and
+// its end, or nil for anything else.
+func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
+	c := cursor{b: b, i: i}
+	if !c.lit("{") || c.lit("}") {
+		return nil, 0
+	}
+	k := d.defs.new()
+	for field := 0; ; {
+		key, ok := c.str()
+		if !ok || !c.lit(":") {
+			return nil, 0
+		}
+		next := kernelFieldIndex(key)
+		if next < field {
+			return nil, 0
+		}
+		field = next + 1
+		switch next {
+		case 0:
+			k.Op, ok = d.str(&c)
+		case 1:
+			k.DeviceType, ok = d.str(&c)
+		case 2:
+			k.Constraint, ok = d.constraints(&c)
+		case 3:
+			k.HostMemoryArg, ok = d.strList(&c)
+		case 4:
+			k.Label, ok = d.str(&c)
+		case 5:
+			k.Priority, ok = c.int32()
+		}
+		if !ok {
+			return nil, 0
+		}
+		if c.lit("}") {
+			return k, c.i
+		}
+		if !c.lit(",") {
+			return nil, 0
+		}
+	}
+}
+
+// kernelFieldIndex is the place of a KernelDef field (by proto name) in
+// WritePack's order, or -1.
+func kernelFieldIndex(key []byte) int {
+	switch string(key) {
+	case "op":
+		return 0
+	case "device_type":
+		return 1
+	case "constraint":
+		return 2
+	case "host_memory_arg":
+		return 3
+	case "label":
+		return 4
+	case "priority":
+		return 5
+	}
+	return -1
+}
+
+func (d *kernelDecoder) constraints(c *cursor) ([]*kdpb.KernelDef_AttrConstraint, bool) {
+	if !c.lit("[") {
+		return nil, false
+	}
+	d.tmpCons = d.tmpCons[:0]
+	for {
+		if !c.lit(`{"name":`) {
+			return nil, false
+		}
+		con := d.cons.new()
+		var ok bool
+		if con.Name, ok = d.str(c); !ok {
+			return nil, false
+		}
+		if c.lit(`,"allowed_values":{"list":{"type":[`) {
+			d.tmpTypes = d.tmpTypes[:0]
+			for {
+				s, ok := c.str()
+				if !ok {
+					return nil, false
+				}
+				t, ok := tpb.DataType_value[string(s)]
+				if !ok {
+					return nil, false
+				}
+				d.tmpTypes = append(d.tmpTypes, tpb.DataType(t))
+				if !c.lit(",") {
+					break
+				}
+			}
+			if !c.lit("]}}") {
+				return nil, false
+			}
+			list := d.lists.new()
+			list.Type = d.types.take(len(d.tmpTypes))
+			copy(list.Type, d.tmpTypes)
+			oneof := d.oneofs.new()
+			oneof.List = list
+			con.AllowedValues = d.values.new()
+			con.AllowedValues.Value = oneof
+		}
+		if !c.lit("}") {
+			return nil, false
+		}
+		d.tmpCons = append(d.tmpCons, con)
+		if c.lit("]") {
+			out := d.conPtrs.take(len(d.tmpCons))
+			copy(out, d.tmpCons)
+			return out, true
+		}
+		if !c.lit(",") {
+			return nil, false
+		}
+	}
+}
+
+func (d *kernelDecoder) strList(c *cursor) ([]string, bool) {
+	if !c.lit("[") {
+		return nil, false
+	}
+	d.tmpArgs = d.tmpArgs[:0]
+	for {
+		s, ok := d.str(c)
+		if !ok {
+			return nil, false
+		}
+		d.tmpArgs = append(d.tmpArgs, s)
+		if c.lit("]") {
+			out := d.args.take(len(d.tmpArgs))
+			copy(out, d.tmpArgs)
+			return out, true
+		}
+		if !c.lit(",") {
+			return nil, false
+		}
+	}
+}
+
+// str reads a string and returns it shared with its earlier copies.
+func (d *kernelDecoder) str(c *cursor) (string, bool) {
+	b, ok := c.str()
+	if !ok {
+		return "", false
+	}
+	if s, ok := d.strs[string(b)]; ok {
+		return s, true
+	}
+	s := string(b)
+	d.strs[s] = s
+	return s, true
+}
+
+// cursor reads WritePack's kernel lines: no spaces, nothing escaped.
+type cursor struct {
+	b []byte
+	i int
+}
+
+func (c *cursor) lit(s string) bool {
+	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+// str reads a string of printable ASCII without escapes (so that it means
+// the same to encoding/json and protojson, UTF-8 checks included) and
+// returns its bytes.
+func (c *cursor) str() ([]byte, bool) {
+	if c.i >= len(c.b) || c.b[c.i] != '"' {
+		return nil, false
+	}
+	for j := c.i + 1; j < len(c.b); j++ {
+		switch ch := c.b[j]; {
+		case ch == '"':
+			s := c.b[c.i+1 : j]
+			c.i = j + 1
+			return s, true
+		case ch < 0x20 || ch >= 0x7f || ch == '\\':
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// int32 reads -?(0|[1-9][0-9]*) within int32's range ("-0", exponents and
+// quoted numbers are left to protojson).
+func (c *cursor) int32() (int32, bool) {
+	j := c.i
+	neg := j < len(c.b) && c.b[j] == '-'
+	if neg {
+		j++
+	}
+	first := j
+	var v int64
+	for ; j < len(c.b) && c.b[j] >= '0' && c.b[j] <= '9'; j++ {
+		if j-first >= 10 {
+			return 0, false
+		}
+		v = v*10 + int64(c.b[j]-'0')
+	}
+	switch {
+	case j == first, j-first > 1 && c.b[first] == '0', neg && v == 0:
+		return 0, false
+	case j < len(c.b) && (c.b[j] == '.' || c.b[j] == 'e' || c.b[j] == 'E'):
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	if v < -1<<31 || v > 1<<31-1 {
+		return 0, false
+	}
+	c.i = j
+	return int32(v), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string starting at b[i], or -1. It
+// does not check escapes: encoding/json checks what parsePackFast skips.
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the end of the JSON value starting at b[i], or -1. It
+// only balances brackets outside strings: whatever it skips is checked by
+// encoding/json afterwards.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			if i = skipString(b, i); i < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		default:
+			if depth == 0 {
+				// A number or a literal: up to the next delimiter.
+				j := i
+				for j < len(b) && !isDelim(b[j]) {
+					j++
+				}
+				if j == i {
+					return -1
+				}
+				return j
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', ',', ':', '[', ']', '{', '}', '"':
+		return true
+	}
+	return false
+}
+
+// slab hands out zeroed values from arrays allocated in chunks, so that a
+// pack's thousands of small messages are a few allocations (as savedmodel's
+// wire decoder does).
+type slab[T any] struct{ free []T }
+
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, 256)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
+}
+
+// take returns a slice of n zeroed values (length and capacity n).
+func (s *slab[T]) take(n int) []T {
+	if n > 256 {
+		return make([]T, n)
+	}
+	if len(s.free) < n {
+		s.free = make([]T, 1024)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
+}
