@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"unsafe"
 
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
@@ -477,14 +478,14 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// slab hands out zeroed values from arrays allocated in chunks, so that a
-// pack's thousands of small messages are a few allocations (as savedmodel's
-// wire decoder does).
+// slab hands out zeroed values from arrays allocated in chunks of 16 KiB,
+// so that a pack's thousands of small messages are a few hundred
+// allocations and a small pack leaves little unused.
 type slab[T any] struct{ free []T }
 
 func (s *slab[T]) new() *T {
 	if len(s.free) == 0 {
-		s.free = make([]T, 256)
+		s.refill(1)
 	}
 	p := &s.free[0]
 	s.free = s.free[1:]
@@ -493,13 +494,15 @@ func (s *slab[T]) new() *T {
 
 // take returns a slice of n zeroed values (length and capacity n).
 func (s *slab[T]) take(n int) []T {
-	if n > 256 {
-		return make([]T, n)
-	}
 	if len(s.free) < n {
-		s.free = make([]T, 1024)
+		s.refill(n)
 	}
 	out := s.free[:n:n]
 	s.free = s.free[n:]
 	return out
+}
+
+func (s *slab[T]) refill(n int) {
+	var v T
+	s.free = make([]T, max(16<<10/int(unsafe.Sizeof(v)), n))
 }
