@@ -78,7 +78,8 @@ type kernelDecoder struct {
 	types   slab[tpb.DataType]
 	args    slab[string]
 
-	// Scratch lists of the kernel being read.
+	// The kernel being read, and scratch lists for its lists.
+	cur      cursor
 	tmpCons  []*kdpb.KernelDef_AttrConstraint
 	tmpTypes []tpb.DataType
 	tmpArgs  []string
@@ -188,7 +189,10 @@ func (d *kernelDecoder) array(b []byte, i int) int {
 // every field optional, in this order, lists not empty, and returns it and
 // its end, or nil for anything else.
 func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
-	c := cursor{b: b, i: i}
+	// The decoder's cursor, not a local one: the lists' items take it through
+	// a function value, which a local would escape to the heap for.
+	c := &d.cur
+	c.b, c.i = b, i
 	if !c.lit("{") || c.lit("}") {
 		return nil, 0
 	}
@@ -205,15 +209,15 @@ func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
 		field = next + 1
 		switch next {
 		case 0:
-			k.Op, ok = d.str(&c)
+			k.Op, ok = d.str(c)
 		case 1:
-			k.DeviceType, ok = d.str(&c)
+			k.DeviceType, ok = d.str(c)
 		case 2:
-			k.Constraint, ok = d.constraints(&c)
+			k.Constraint, ok = list(d, c, &d.tmpCons, &d.conPtrs, (*kernelDecoder).constraint)
 		case 3:
-			k.HostMemoryArg, ok = d.strList(&c)
+			k.HostMemoryArg, ok = list(d, c, &d.tmpArgs, &d.args, (*kernelDecoder).str)
 		case 4:
-			k.Label, ok = d.str(&c)
+			k.Label, ok = d.str(c)
 		case 5:
 			k.Priority, ok = c.int32()
 		}
@@ -249,76 +253,44 @@ func kernelFieldIndex(key []byte) int {
 	return -1
 }
 
-func (d *kernelDecoder) constraints(c *cursor) ([]*kdpb.KernelDef_AttrConstraint, bool) {
-	if !c.lit("[") {
+func (d *kernelDecoder) constraint(c *cursor) (*kdpb.KernelDef_AttrConstraint, bool) {
+	if !c.lit(`{"name":`) {
 		return nil, false
 	}
-	d.tmpCons = d.tmpCons[:0]
-	for {
-		if !c.lit(`{"name":`) {
-			return nil, false
-		}
-		con := d.cons.new()
-		var ok bool
-		if con.Name, ok = d.str(c); !ok {
-			return nil, false
-		}
-		if c.lit(`,"allowed_values":{"list":{"type":[`) {
-			d.tmpTypes = d.tmpTypes[:0]
-			for {
-				s, ok := c.str()
-				if !ok {
-					return nil, false
-				}
-				t, ok := tpb.DataType_value[string(s)]
-				if !ok {
-					return nil, false
-				}
-				d.tmpTypes = append(d.tmpTypes, tpb.DataType(t))
-				if !c.lit(",") {
-					break
-				}
-			}
-			if !c.lit("]}}") {
-				return nil, false
-			}
-			list := d.lists.new()
-			list.Type = d.types.take(len(d.tmpTypes))
-			copy(list.Type, d.tmpTypes)
-			oneof := d.oneofs.new()
-			oneof.List = list
-			con.AllowedValues = d.values.new()
-			con.AllowedValues.Value = oneof
-		}
-		if !c.lit("}") {
-			return nil, false
-		}
-		d.tmpCons = append(d.tmpCons, con)
-		if c.lit("]") {
-			out := d.conPtrs.take(len(d.tmpCons))
-			copy(out, d.tmpCons)
-			return out, true
-		}
-		if !c.lit(",") {
-			return nil, false
-		}
+	con := d.cons.new()
+	var ok bool
+	if con.Name, ok = d.str(c); !ok {
+		return nil, false
 	}
+	if c.lit(`,"allowed_values":{"list":{"type":`) {
+		l := d.lists.new()
+		if l.Type, ok = list(d, c, &d.tmpTypes, &d.types, (*kernelDecoder).dtype); !ok || !c.lit("}}") {
+			return nil, false
+		}
+		oneof := d.oneofs.new()
+		oneof.List = l
+		con.AllowedValues = d.values.new()
+		con.AllowedValues.Value = oneof
+	}
+	return con, c.lit("}")
 }
 
-func (d *kernelDecoder) strList(c *cursor) ([]string, bool) {
+// list reads a JSON array of one or more items into memory from s, through
+// the scratch list tmp.
+func list[T any](d *kernelDecoder, c *cursor, tmp *[]T, s *slab[T], item func(*kernelDecoder, *cursor) (T, bool)) ([]T, bool) {
 	if !c.lit("[") {
 		return nil, false
 	}
-	d.tmpArgs = d.tmpArgs[:0]
+	*tmp = (*tmp)[:0]
 	for {
-		s, ok := d.str(c)
+		v, ok := item(d, c)
 		if !ok {
 			return nil, false
 		}
-		d.tmpArgs = append(d.tmpArgs, s)
+		*tmp = append(*tmp, v)
 		if c.lit("]") {
-			out := d.args.take(len(d.tmpArgs))
-			copy(out, d.tmpArgs)
+			out := s.take(len(*tmp))
+			copy(out, *tmp)
 			return out, true
 		}
 		if !c.lit(",") {
@@ -339,6 +311,16 @@ func (d *kernelDecoder) str(c *cursor) (string, bool) {
 	s := string(b)
 	d.strs[s] = s
 	return s, true
+}
+
+// dtype reads a DataType by name.
+func (*kernelDecoder) dtype(c *cursor) (tpb.DataType, bool) {
+	s, ok := c.str()
+	if !ok {
+		return 0, false
+	}
+	t, ok := tpb.DataType_value[string(s)]
+	return tpb.DataType(t), ok
 }
 
 // cursor reads WritePack's kernel lines: no spaces, nothing escaped.
