@@ -30,7 +30,7 @@ fuzz-short:
 # Speed and memory goals, each against a baseline measured in the same run
 # (on demand, not in CI).
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./graph/ ./cmd/tfscan/internal/scan/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
+	$(GO) test -run='^$$' -bench=. -benchmem ./graph/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
 
 lint:
 	gofmt -l . | (! grep .)

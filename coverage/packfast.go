@@ -3,7 +3,6 @@ package coverage
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"unsafe"
 
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -48,9 +47,9 @@ func parsePackFast(data []byte) (*Pack, bool) {
 	if err != nil {
 		return nil, false
 	}
-	// No spare capacity: an append to a shared pack's kernels copies them,
-	// as it does after the plain decode.
-	p.Kernels = slices.Clip(d.kernels)
+	// As the plain decode has them: never nil, and no spare capacity (an
+	// append to a shared pack's kernels copies them).
+	p.Kernels = append(make([]*kdpb.KernelDef, 0, len(d.kernels)), d.kernels...)
 	for _, k := range p.Kernels {
 		if checkKernel(k) != nil {
 			return nil, false

@@ -40,6 +40,8 @@ func builtinPackJSON(t testing.TB) map[string][]byte {
 func requireSamePack(t testing.TB, want, got *Pack) {
 	t.Helper()
 	require.Len(t, got.Kernels, len(want.Kernels))
+	require.Equal(t, want.Kernels == nil, got.Kernels == nil, "nil kernels")
+	require.Equal(t, cap(want.Kernels), cap(got.Kernels), "spare capacity")
 	for i := range want.Kernels {
 		if !proto.Equal(want.Kernels[i], got.Kernels[i]) {
 			t.Fatalf("kernel %d: got %v, want %v", i, got.Kernels[i], want.Kernels[i])
