@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -32,14 +33,16 @@ import (
 // executor, which prunes a fetch to its ancestors: the Consts and the
 // foldable ops between them. A body node's value comes from executing it
 // alone on its constant inputs (executor.RunNode), each computed the same
-// way, as Grappler's EvaluateNode does node by node; a body node is
-// constant only where Grappler's IsFoldable would fold it: none of its
-// inputs a string constant (988-993), its value computable (a node whose
-// attrs its caller binds, "$T", is not: Grappler skips parametrized
-// functions), and no larger than its inputs or than kMaxConstantSize
-// (1007-1046). The recursion visits each node once (the values are
-// memoized, a cycle is not constant), so it ends on any graph: that is the
-// fixed point Grappler's loop reaches.
+// way, as Grappler's EvaluateNode does node by node. A node between
+// Consts is constant only where Grappler's IsFoldable would fold it: none
+// of its inputs a string constant (988-993), and no output larger than its
+// inputs and than kMaxConstantSize (1007-1046): at top level by the static
+// shapes, where known (foldsAtTop), in a body by the value, which must be
+// computable (a node whose attrs its caller binds, "$T", is not: Grappler
+// skips parametrized functions; foldsInBody). The recursion visits each
+// node once (constness and values are memoized, a cycle is not constant),
+// so it ends on any graph: that is the fixed point Grappler's loop
+// reaches.
 
 // isConst says whether n's output is a constant.
 func (p *planner) isConst(n *graph.Node) bool {
@@ -66,12 +69,40 @@ func (p *planner) isConst(n *graph.Node) bool {
 		}
 		if ok && n.Func != nil {
 			ok = p.foldsInBody(n)
+		} else if ok {
+			ok = p.foldsAtTop(n)
 		}
 	}
 	if ok {
 		p.constness[n] = 1
 	}
 	return ok
+}
+
+// foldsAtTop says whether Grappler folds the top-level node n, whose
+// inputs are constant: no string constant among them, and no output
+// larger than its inputs and than kMaxConstantSize where the static
+// shapes tell (IsFoldable checks the shapes GraphProperties infers, and
+// only where it knows them: constant_folding.cc:1007-1046).
+func (p *planner) foldsAtTop(n *graph.Node) bool {
+	if p.shapes == nil {
+		p.shapes = shape.Infer(p.g, shape.Options{})
+	}
+	in := int64(0)
+	for k, e := range n.Inputs {
+		if k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING {
+			return false
+		}
+		if b, ok := p.shapes.Bytes(e.Node, e.Output); ok && !p.shapes.Assumed(e.Node, e.Output) {
+			in += b
+		}
+	}
+	for j := range n.OutputTypes {
+		if b, ok := p.shapes.Bytes(n, j); ok && !p.shapes.Assumed(n, j) && b > in && b > maxFoldBytes {
+			return false
+		}
+	}
+	return true
 }
 
 // foldsInBody says whether Grappler folds the body node n, whose inputs

@@ -315,3 +315,54 @@ func TestFoldChainInFunctionBody(t *testing.T) {
 		assert.Contains(t, pe.Detail, "not bit-identical")
 	}
 }
+
+// TestFoldTopLevelChains: at top level too, a node between Consts is
+// constant only where Grappler's IsFoldable folds it: a node fed a string
+// constant, or whose statically known output is over the size limit and
+// larger than its inputs, stops the chain (constant_folding.cc:988-993,
+// 1007-1046); a chain of foldable nodes folds.
+func TestFoldTopLevelChains(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		chain []*nodepb.NodeDef
+		in    string
+		deny  string
+		want  []int32
+		skip  string
+	}{
+		{name: "chain", chain: []*nodepb.NodeDef{i32Const("c1", 7, -7, 9, 100), i32Const("c2", 2, 2, -4, 7), i32Const("one", 1, 1, 1, 1),
+			node("mul", "Mul", []string{"c1", "c2"}, attrs{"T": typeAttr(i32)}),
+			node("add", "AddV2", []string{"mul", "one"}, attrs{"T": typeAttr(i32)}),
+			node("fm", "FloorMod", []string{"add", "c2"}, attrs{"T": typeAttr(i32)})},
+			deny: "FloorMod", want: []int32{1, 1, -3, 1}},
+		{name: "through a string constant", chain: []*nodepb.NodeDef{cst("s", &kernels.Tensor{DType: tpb.DataType_DT_STRING, Shape: []int{4}, Data: [][]byte{[]byte("a"), []byte("bb"), []byte("ccc"), []byte("dddd")}}),
+			node("len", "StringLength", []string{"s"}, nil), i32Const("c2", 2, 2, -4, 7),
+			node("fm", "FloorMod", []string{"len", "c2"}, attrs{"T": typeAttr(i32)})},
+			deny: "FloorMod", skip: "input 0 is not a constant"},
+		{name: "over the size limit", chain: []*nodepb.NodeDef{cst("seven", kernels.ScalarInt32(7)), i32Const("dims", 4, 40000),
+			node("fill", "Fill", []string{"dims", "seven"}, attrs{"T": typeAttr(i32), "index_type": typeAttr(i32)}),
+			i32Const("axis", 1), node("fm", "Max", []string{"fill", "axis"}, attrs{"T": typeAttr(i32), "Tidx": typeAttr(i32)})},
+			deny: "Max", skip: "input 0 is not a constant"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := append(c.chain, ph("x", i32, 4), node("y", "AddV2", []string{"x", "fm"}, attrs{"T": typeAttr(i32)}))
+			r := plan(t, nodes, []string{c.deny}, false)
+			if c.skip != "" {
+				assert.Empty(t, r.Applications)
+				assert.Contains(t, skipReasons(r), c.skip)
+				return
+			}
+			require.Len(t, r.Applications, 1, "skipped: %+v", r.Skipped)
+			for _, n := range r.Def.GetGraphDef().GetNode() {
+				if n.GetName() == "fm" {
+					require.Equal(t, "Const", n.GetOp())
+					v, err := kernels.FromProto(n.GetAttr()["value"].GetTensor())
+					require.NoError(t, err)
+					assert.Equal(t, c.want, v.Data)
+				}
+			}
+			_, err := Prove(context.Background(), r, ProofOptions{Seed: 1, Dim: 4})
+			require.NoError(t, err)
+		})
+	}
+}
