@@ -3,9 +3,11 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
@@ -272,6 +274,8 @@ type opInfo struct {
 	// known holds those met so far.
 	sets  bool
 	known map[attrKey]*attrSet
+	// byMap holds the sets of attr maps met more than once.
+	byMap map[unsafe.Pointer]*attrSet
 }
 
 func (b *builder) opInfo(op string) *opInfo {
@@ -397,12 +401,25 @@ func (b *builder) attrSet(oi *opInfo, attrs map[string]*attrpb.AttrValue) *attrS
 	if !oi.sets || !b.setStats.useful() {
 		return nil
 	}
+	// The decoder gives NodeDefs whose attr entries are the same bytes one
+	// map: a map met before under this op is its set, without a key.
+	id := reflect.ValueOf(attrs).UnsafePointer()
+	if set, ok := oi.byMap[id]; ok && id != nil {
+		b.setStats.hits++
+		return set
+	}
 	key, ok := setKey(oi.def.GetAttr(), attrs)
 	if !ok {
 		return nil
 	}
 	if set, ok := oi.known[key]; ok {
 		b.setStats.hits++
+		if id != nil {
+			if oi.byMap == nil {
+				oi.byMap = map[unsafe.Pointer]*attrSet{}
+			}
+			oi.byMap[id] = set
+		}
 		return set
 	}
 	b.setStats.misses++

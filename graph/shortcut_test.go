@@ -15,8 +15,9 @@ import (
 )
 
 // shareAttrs gives the NodeDefs of mg whose attr holds the same small
-// value one AttrValue message, as savedmodel's binary decoder does
-// (wire.go, sharedMax), so that text models and fuzzed GraphDefs reach
+// value one AttrValue message, and those whose attrs are all such values
+// and the same one map, as savedmodel's binary decoder does (wire.go,
+// sharedMax, sharedMapMax), so that text models and fuzzed GraphDefs reach
 // Build's attr sets (attrset.go) too.
 func shareAttrs(mg *savedmodel.MetaGraph) {
 	gd := mg.Def.GetGraphDef()
@@ -25,14 +26,14 @@ func shareAttrs(mg *savedmodel.MetaGraph) {
 		lists = append(lists, fd.GetNodeDef())
 	}
 	seen := map[string]*attrpb.AttrValue{}
+	maps := map[string]map[string]*attrpb.AttrValue{}
 	for _, nodes := range lists {
 		for _, nd := range nodes {
+			all := len(nd.GetAttr()) > 0
 			for k, v := range nd.GetAttr() {
-				if !savedmodel.Shareable(v) {
-					continue
-				}
 				b, err := proto.MarshalOptions{Deterministic: true}.Marshal(v)
-				if err != nil || len(b) > 64 {
+				if err != nil || len(b) > 64 || !savedmodel.Shareable(v) {
+					all = false
 					continue
 				}
 				if p, ok := seen[string(b)]; ok {
@@ -40,6 +41,19 @@ func shareAttrs(mg *savedmodel.MetaGraph) {
 				} else {
 					seen[string(b)] = v
 				}
+			}
+			// A map whose values are all shared is one map per content.
+			if !all {
+				continue
+			}
+			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&nodepb.NodeDef{Attr: nd.Attr})
+			if err != nil {
+				continue
+			}
+			if m, ok := maps[string(b)]; ok {
+				nd.Attr = m
+			} else {
+				maps[string(b)] = nd.Attr
 			}
 		}
 	}
