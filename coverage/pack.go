@@ -125,7 +125,9 @@ type Pack struct {
 	// extractor could read it; nil otherwise.
 	Stack *Stack `json:"stack,omitempty"`
 	// Kernels are the KernelDefs, DEFAULT device kernels included where the
-	// source has them.
+	// source has them. In a pack read from a file, kernels share the
+	// constraint messages that are written the same (packfast.go): clone a
+	// kernel (proto.Clone) before changing one of its constraints.
 	Kernels []*kdpb.KernelDef `json:"-"`
 }
 

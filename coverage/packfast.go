@@ -30,7 +30,7 @@ import (
 
 // parsePackFast decodes data as parsePackProtojson does, or reports false.
 func parsePackFast(data []byte) (*Pack, bool) {
-	d := kernelDecoder{strs: make(map[string]string, 1024)}
+	d := newKernelDecoder()
 	start, end, ok := d.document(data)
 	if !ok {
 		return nil, false
@@ -62,17 +62,14 @@ func parsePackFast(data []byte) (*Pack, bool) {
 }
 
 // kernelDecoder holds one document's kernels and the memory they are cut
-// from: the strings a pack repeats (op names, device types, attr names) are
-// shared, and the messages come from slabs.
+// from: the strings and constraints a pack repeats are shared, and the
+// kernels and their lists come from slabs.
 type kernelDecoder struct {
 	kernels []*kdpb.KernelDef
 	strs    map[string]string
 
+	shared  map[string]*kdpb.KernelDef_AttrConstraint
 	defs    slab[kdpb.KernelDef]
-	cons    slab[kdpb.KernelDef_AttrConstraint]
-	values  slab[avpb.AttrValue]
-	oneofs  slab[avpb.AttrValue_List]
-	lists   slab[avpb.AttrValue_ListValue]
 	conPtrs slab[*kdpb.KernelDef_AttrConstraint]
 	types   slab[tpb.DataType]
 	args    slab[string]
@@ -82,6 +79,10 @@ type kernelDecoder struct {
 	tmpCons  []*kdpb.KernelDef_AttrConstraint
 	tmpTypes []tpb.DataType
 	tmpArgs  []string
+}
+
+func newKernelDecoder() *kernelDecoder {
+	return &kernelDecoder{strs: make(map[string]string, 1024), shared: map[string]*kdpb.KernelDef_AttrConstraint{}}
 }
 
 // document finds the top-level object's "kernels" value in b, decodes its
@@ -212,9 +213,13 @@ func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
 		case 1:
 			k.DeviceType, ok = d.str(c)
 		case 2:
-			k.Constraint, ok = list(d, c, &d.tmpCons, &d.conPtrs, (*kernelDecoder).constraint)
+			if ok = list(d, c, &d.tmpCons, (*kernelDecoder).constraint); ok {
+				k.Constraint = keep(&d.conPtrs, d.tmpCons)
+			}
 		case 3:
-			k.HostMemoryArg, ok = list(d, c, &d.tmpArgs, &d.args, (*kernelDecoder).str)
+			if ok = list(d, c, &d.tmpArgs, (*kernelDecoder).str); ok {
+				k.HostMemoryArg = keep(&d.args, d.tmpArgs)
+			}
 		case 4:
 			k.Label, ok = d.str(c)
 		case 5:
@@ -252,50 +257,63 @@ func kernelFieldIndex(key []byte) int {
 	return -1
 }
 
+// constraint reads one constraint. Kernels share the constraints whose text
+// is the same (the CPU pack's 13,311 constraints are 294 distinct ones, and
+// a constraint is most of a kernel's memory); Pack.Kernels says so.
 func (d *kernelDecoder) constraint(c *cursor) (*kdpb.KernelDef_AttrConstraint, bool) {
+	start := c.i
 	if !c.lit(`{"name":`) {
 		return nil, false
 	}
-	con := d.cons.new()
-	var ok bool
-	if con.Name, ok = d.str(c); !ok {
+	name, ok := d.str(c)
+	if !ok {
 		return nil, false
 	}
-	if c.lit(`,"allowed_values":{"list":{"type":`) {
-		l := d.lists.new()
-		if l.Type, ok = list(d, c, &d.tmpTypes, &d.types, (*kernelDecoder).dtype); !ok || !c.lit("}}") {
-			return nil, false
-		}
-		oneof := d.oneofs.new()
-		oneof.List = l
-		con.AllowedValues = d.values.new()
-		con.AllowedValues.Value = oneof
+	types := c.lit(`,"allowed_values":{"list":{"type":`)
+	if types && (!list(d, c, &d.tmpTypes, (*kernelDecoder).dtype) || !c.lit("}}")) {
+		return nil, false
 	}
-	return con, c.lit("}")
+	if !c.lit("}") {
+		return nil, false
+	}
+	if con, ok := d.shared[string(c.b[start:c.i])]; ok {
+		return con, true
+	}
+	con := &kdpb.KernelDef_AttrConstraint{Name: name}
+	if types {
+		l := &avpb.AttrValue_ListValue{Type: keep(&d.types, d.tmpTypes)}
+		con.AllowedValues = &avpb.AttrValue{Value: &avpb.AttrValue_List{List: l}}
+	}
+	d.shared[string(c.b[start:c.i])] = con
+	return con, true
 }
 
-// list reads a JSON array of one or more items into memory from s, through
-// the scratch list tmp.
-func list[T any](d *kernelDecoder, c *cursor, tmp *[]T, s *slab[T], item func(*kernelDecoder, *cursor) (T, bool)) ([]T, bool) {
+// list reads a JSON array of one or more items into the scratch list tmp.
+func list[T any](d *kernelDecoder, c *cursor, tmp *[]T, item func(*kernelDecoder, *cursor) (T, bool)) bool {
 	if !c.lit("[") {
-		return nil, false
+		return false
 	}
 	*tmp = (*tmp)[:0]
 	for {
 		v, ok := item(d, c)
 		if !ok {
-			return nil, false
+			return false
 		}
 		*tmp = append(*tmp, v)
 		if c.lit("]") {
-			out := s.take(len(*tmp))
-			copy(out, *tmp)
-			return out, true
+			return true
 		}
 		if !c.lit(",") {
-			return nil, false
+			return false
 		}
 	}
+}
+
+// keep copies a scratch list into memory from s.
+func keep[T any](s *slab[T], tmp []T) []T {
+	out := s.take(len(tmp))
+	copy(out, tmp)
+	return out
 }
 
 // str reads a string and returns it shared with its earlier copies.

@@ -81,8 +81,7 @@ func TestParsePackFastMatchesProtojsonOnBuiltinPacks(t *testing.T) {
 
 			// Every kernel line but those whose constraints list strings,
 			// ints or bools (protojson reads those) is read without protojson.
-			var d kernelDecoder
-			d.strs = map[string]string{}
+			d := newKernelDecoder()
 			lines := kernelLines(data)
 			require.Len(t, lines, len(want.Kernels))
 			for i, line := range lines {
@@ -147,7 +146,7 @@ func TestParsePackOddKernelsAsProtojson(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := kernelDecoder{strs: map[string]string{}}
+			d := newKernelDecoder()
 			k, _ := d.kernel([]byte(tc.kernel), 0)
 			assert.Equal(t, tc.fast, k != nil, "read by the fast kernel reader")
 
@@ -299,7 +298,7 @@ func FuzzKernelLine(f *testing.F) {
 			requireSamePack(t, want, got)
 		}
 
-		d := kernelDecoder{strs: map[string]string{}}
+		d := newKernelDecoder()
 		k, end := d.kernel(line, 0)
 		if k == nil {
 			return
