@@ -15,9 +15,13 @@ import (
 // fully defined (the variable-length form with an unknown first dimension
 // is reported as unsupported). Error texts follow the fast parser's.
 
+// featureValues is a feature's values as the dtype dt reads them. A
+// float64 run (Numerics.Float64) rewrites float dtype attrs to DT_DOUBLE:
+// float lists are read for DT_DOUBLE too, as []float32, and widened into
+// the float64 outputs (copyValues).
 func featureValues(f *expb.Feature, dt tpb.DataType) (any, int, bool) {
 	switch dt {
-	case tpb.DataType_DT_FLOAT:
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE:
 		if l := f.GetFloatList(); l != nil {
 			return l.GetValue(), len(l.GetValue()), true
 		}
@@ -36,9 +40,35 @@ func featureValues(f *expb.Feature, dt tpb.DataType) (any, int, bool) {
 	return nil, 0, false
 }
 
+// copyValues copies the values src (a []float32, []float64, []int64 or
+// [][]byte) into dst from index at and returns how many, widening float32
+// into a float64 run's outputs.
+func copyValues(dst any, at int, src any) int {
+	switch d := dst.(type) {
+	case []float32:
+		return copy(d[at:], src.([]float32))
+	case []float64:
+		if f, ok := src.([]float32); ok {
+			for i, v := range f {
+				d[at+i] = float64(v)
+			}
+			return len(f)
+		}
+		return copy(d[at:], src.([]float64))
+	case []int64:
+		return copy(d[at:], src.([]int64))
+	case [][]byte:
+		for i, v := range src.([][]byte) {
+			d[at+i] = append([]byte{}, v...)
+		}
+		return len(src.([][]byte))
+	}
+	return 0
+}
+
 func typeName(dt tpb.DataType) string {
 	switch dt {
-	case tpb.DataType_DT_FLOAT:
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE:
 		return "float"
 	case tpb.DataType_DT_INT64:
 		return "int64"
@@ -140,14 +170,7 @@ func parseExampleKernel(ctx *Context) ([]*Tensor, error) {
 		}
 		o := 0
 		for _, v := range vals {
-			switch d := v.(type) {
-			case []float32:
-				o += copy(out.Data.([]float32)[o:], d)
-			case []int64:
-				o += copy(out.Data.([]int64)[o:], d)
-			case [][]byte:
-				o += copy(out.Data.([][]byte)[o:], d)
-			}
+			o += copyValues(out.Data, o, v)
 		}
 		if idx == nil {
 			idx = []int64{}
@@ -206,16 +229,10 @@ func parseExampleKernel(ctx *Context) ([]*Tensor, error) {
 				}
 				src = def.Data
 			}
-			switch d := out.Data.(type) {
-			case []float32:
-				copy(d[b*per:(b+1)*per], src.([]float32))
-			case []int64:
-				copy(d[b*per:(b+1)*per], src.([]int64))
-			case [][]byte:
-				for i, s := range src.([][]byte) {
-					d[b*per+i] = append([]byte{}, s...)
-				}
-			default:
+			if src == nil { // an empty Feature: no values, per is 0
+				continue
+			}
+			if copyValues(out.Data, b*per, src) != per {
 				return nil, ctx.Unsupported("dense dtype %s", dtypeName(dt))
 			}
 		}

@@ -79,3 +79,23 @@ func TestParseExample(t *testing.T) {
 		{"input count", "ParseExample", dense, []*Tensor{xstr([]int{1}, "")}, "expected 4 inputs"},
 	})
 }
+
+// TestParseExampleFloat64Run: a float64 run (the parity reference) gives
+// the kernel DT_DOUBLE for the float features' dtypes (the executor
+// promotes float attrs, scope.go promoteAttrs) and float64 defaults: the
+// examples' float lists are read and widened, for dense and sparse
+// features, a missing feature taking its default.
+func TestParseExampleFloat64Run(t *testing.T) {
+	f64 := tpb.DataType_DT_DOUBLE
+	ser := xstr([]int{2},
+		exampleBytes(t, map[string]*expb.Feature{"x": floatFeature(1.5, 0.1), "w": floatFeature(0.25)}),
+		exampleBytes(t, map[string]*expb.Feature{"w": floatFeature(3, 4)}))
+	attrs := parseExampleAttrs([]tpb.DataType{f64}, []tpb.DataType{f64}, []int64{2})
+	def := &Tensor{DType: f64, Shape: []int{2}, Data: []float64{5, 6}}
+	out, err := xRun("ParseExample", attrs, ser, xstr([]int{0}), xstr([]int{}, "w"), xstr([]int{}, "x"), def)
+	require.NoError(t, err)
+	require.Len(t, out, 4)
+	assert.Equal(t, []float64{0.25, 3, 4}, out[1].Data, "sparse values, widened")
+	assert.Equal(t, []int64{2, 2}, out[2].Data)
+	assert.Equal(t, []float64{1.5, float64(float32(0.1)), 5, 6}, out[3].Data, "dense values widened, the default for the second")
+}
