@@ -35,6 +35,9 @@ type Shapes struct {
 	// like a stack (a call's rule infers the callee's nodes while its own
 	// inputs are in use).
 	ins []Tensor
+	// outs is where the nodes' output tensors are cut from, a few
+	// thousand at a time: they stay, one slice per node.
+	outs []Tensor
 }
 
 // Options are what inference knows besides the graph.
@@ -345,7 +348,7 @@ func (s *Shapes) node(n *graph.Node) {
 		ins[i] = s.input(n, i)
 		assumed = assumed || ins[i].Assumed
 	}
-	outs := make([]Tensor, len(n.OutputTypes))
+	outs := s.takeOuts(len(n.OutputTypes))
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
 	}
@@ -368,6 +371,19 @@ func (s *Shapes) node(n *graph.Node) {
 }
 
 // merge takes dimensions from b where a does not know them.
+// takeOuts is room for a node's n output tensors, kept with the results.
+func (s *Shapes) takeOuts(n int) []Tensor {
+	if n > 256 {
+		return make([]Tensor, n)
+	}
+	if len(s.outs) < n {
+		s.outs = make([]Tensor, 4096)
+	}
+	t := s.outs[:n:n]
+	s.outs = s.outs[n:]
+	return t
+}
+
 // takeIns is room for n input tensors on top of s.ins. When s.ins is full
 // it starts a new array; the slices taken from the old one stay valid.
 func (s *Shapes) takeIns(n int) []Tensor {
