@@ -275,16 +275,34 @@ func outputOffset(n *graph.Node, name string) (int, bool) {
 // nodes left on a cycle, in the given order.
 func walkOrder(nodes []*graph.Node) []*graph.Node {
 	pos := positions(nodes)
-	indeg := make([]int, len(nodes))
-	outs := make([][]int, len(nodes))
+	// The edges, by producer, in one array: start[j]..start[j+1] are j's
+	// consumers, in the order the loop meets them.
+	indeg := make([]int32, len(nodes))
+	start := make([]int32, len(nodes)+1)
+	edge := func(in graph.Input) (int, bool) {
+		if in.Node == nil || in.Node.Op == "NextIteration" {
+			return 0, false
+		}
+		return pos(in.Node)
+	}
+	for _, n := range nodes {
+		for _, in := range n.Inputs {
+			if j, ok := edge(in); ok {
+				start[j+1]++
+			}
+		}
+	}
+	for j := range nodes {
+		start[j+1] += start[j]
+	}
+	outs := make([]int32, start[len(nodes)])
+	fill := append([]int32(nil), start[:len(nodes)]...)
 	for i, n := range nodes {
 		for _, in := range n.Inputs {
-			if in.Node == nil || in.Node.Op == "NextIteration" {
-				continue
-			}
-			if j, ok := pos(in.Node); ok {
+			if j, ok := edge(in); ok {
 				indeg[i]++
-				outs[j] = append(outs[j], i)
+				outs[fill[j]] = int32(i)
+				fill[j]++
 			}
 		}
 	}
@@ -300,10 +318,10 @@ func walkOrder(nodes []*graph.Node) []*graph.Node {
 		i := queue[head]
 		placed[i] = true
 		order = append(order, nodes[i])
-		for _, j := range outs[i] {
+		for _, j := range outs[start[i]:start[i+1]] {
 			indeg[j]--
 			if indeg[j] == 0 {
-				queue = append(queue, j)
+				queue = append(queue, int(j))
 			}
 		}
 	}
