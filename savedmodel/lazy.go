@@ -157,12 +157,21 @@ func Unread(t *tensorpb.TensorProto) bool { return markerOf(t) >= 0 }
 // marked is every TensorProto of m's graphs holding a marker.
 func marked(m *Model) []*tensorpb.TensorProto {
 	var out []*tensorpb.TensorProto
+	none := attrMaps{} // maps without tensors
 	visit := func(nodes []*nodepb.NodeDef) {
 		for _, n := range nodes {
+			if len(n.GetAttr()) == 0 || none.met(n.GetAttr()) {
+				continue
+			}
+			tensors := false
 			for _, a := range n.GetAttr() {
+				tensors = tensors || !Shareable(a)
 				if t := a.GetTensor(); t != nil && markerOf(t) >= 0 {
 					out = append(out, t)
 				}
+			}
+			if !tensors {
+				none.add(n.GetAttr())
 			}
 		}
 	}

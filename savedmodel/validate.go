@@ -5,6 +5,8 @@ import (
 
 	"fmt"
 	"math/bits"
+	"reflect"
+	"unsafe"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
@@ -39,14 +41,15 @@ func validate(m *Model) error {
 			}
 		}
 		gd := mg.Def.GetGraphDef()
+		checked := attrMaps{}
 		for _, n := range gd.GetNode() {
-			if err := checkNode(m, n); err != nil {
+			if err := checkNode(m, n, checked); err != nil {
 				return err
 			}
 		}
 		for _, f := range gd.GetLibrary().GetFunction() {
 			for _, n := range f.GetNodeDef() {
-				if err := checkNode(m, n); err != nil {
+				if err := checkNode(m, n, checked); err != nil {
 					return fmt.Errorf("function %q: %w", f.GetSignature().GetName(), err)
 				}
 			}
@@ -57,8 +60,9 @@ func validate(m *Model) error {
 
 // checkNode checks one NodeDef: a Const must carry its value (TF.js Consts
 // may take it from the weights instead), and every shape or tensor in its
-// attrs must be sane.
-func checkNode(m *Model, n *nodepb.NodeDef) error {
+// attrs must be sane. A map without tensors checked already (checked) is
+// not checked again.
+func checkNode(m *Model, n *nodepb.NodeDef, checked attrMaps) error {
 	if n.GetOp() == "Const" {
 		if _, ok := n.GetAttr()["value"]; !ok {
 			if _, ok := m.Weights[n.GetName()]; !ok {
@@ -66,12 +70,14 @@ func checkNode(m *Model, n *nodepb.NodeDef) error {
 			}
 		}
 	}
-	if len(n.GetAttr()) == 0 {
+	if len(n.GetAttr()) == 0 || checked.met(n.GetAttr()) {
 		return nil
 	}
 	var bad string
 	var badErr error
+	tensors := false
 	for k, v := range n.GetAttr() {
+		tensors = tensors || !Shareable(v)
 		if err := checkAttr(m, v); err != nil && (bad == "" || k < bad) {
 			bad, badErr = k, err
 		}
@@ -79,7 +85,26 @@ func checkNode(m *Model, n *nodepb.NodeDef) error {
 	if badErr != nil {
 		return fmt.Errorf("node %q (%s) attr %q: %v", n.GetName(), n.GetOp(), bad, badErr)
 	}
+	if !tensors {
+		checked.add(n.GetAttr())
+	}
 	return nil
+}
+
+// attrMaps are attr maps a walk over NodeDefs has read already: the
+// decoder gives NodeDefs whose attr entries are the same bytes one map
+// (wire.go, sharedMapMax), and what depends on a map alone is read once.
+// Only maps without tensors (or funcs) are added, the ones the decoder
+// shares, so that a graph of Consts does not fill it.
+type attrMaps map[unsafe.Pointer]struct{}
+
+func (s attrMaps) met(attrs map[string]*attrpb.AttrValue) bool {
+	_, ok := s[reflect.ValueOf(attrs).UnsafePointer()]
+	return ok
+}
+
+func (s attrMaps) add(attrs map[string]*attrpb.AttrValue) {
+	s[reflect.ValueOf(attrs).UnsafePointer()] = struct{}{}
 }
 
 func checkAttr(m *Model, v *attrpb.AttrValue) error {
