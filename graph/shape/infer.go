@@ -388,7 +388,6 @@ func (s *Shapes) node(n *graph.Node) {
 	s.out[n.ID] = outs
 }
 
-// merge takes dimensions from b where a does not know them.
 // takeOuts is room for a node's n output tensors, kept with the results.
 func (s *Shapes) takeOuts(n int) []Tensor {
 	if n > 256 {
@@ -413,6 +412,7 @@ func (s *Shapes) takeIns(n int) []Tensor {
 	return s.ins[k : k+n : k+n]
 }
 
+// merge takes dimensions from b where a does not know them.
 func merge(a, b Shape) Shape {
 	if a.UnknownRank {
 		return b
