@@ -3,12 +3,13 @@ package coverage
 import (
 	"bytes"
 	"encoding/json"
-	"unsafe"
 
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/tfscan/tfscan/internal/slab"
 )
 
 // The fast pack decoder. Every scan with placement reads the CPU pack (9,161
@@ -69,10 +70,10 @@ type kernelDecoder struct {
 	strs    map[string]string
 
 	shared  map[string]*kdpb.KernelDef_AttrConstraint
-	defs    slab[kdpb.KernelDef]
-	conPtrs slab[*kdpb.KernelDef_AttrConstraint]
-	types   slab[tpb.DataType]
-	args    slab[string]
+	defs    slab.Of[kdpb.KernelDef]
+	conPtrs slab.Of[*kdpb.KernelDef_AttrConstraint]
+	types   slab.Of[tpb.DataType]
+	args    slab.Of[string]
 
 	// The kernel being read, and scratch lists for its lists.
 	cur      cursor
@@ -196,7 +197,7 @@ func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
 	if !c.lit("{") || c.lit("}") {
 		return nil, 0
 	}
-	k := d.defs.new()
+	k := d.defs.New()
 	for field := 0; ; {
 		key, ok := c.str()
 		if !ok || !c.lit(":") {
@@ -310,8 +311,8 @@ func list[T any](d *kernelDecoder, c *cursor, tmp *[]T, item func(*kernelDecoder
 }
 
 // keep copies a scratch list into memory from s.
-func keep[T any](s *slab[T], tmp []T) []T {
-	out := s.take(len(tmp))
+func keep[T any](s *slab.Of[T], tmp []T) []T {
+	out := s.Take(len(tmp))
 	copy(out, tmp)
 	return out
 }
@@ -475,33 +476,4 @@ func isDelim(c byte) bool {
 		return true
 	}
 	return false
-}
-
-// slab hands out zeroed values from arrays allocated in chunks of 16 KiB,
-// so that a pack's thousands of small messages are a few hundred
-// allocations and a small pack leaves little unused.
-type slab[T any] struct{ free []T }
-
-func (s *slab[T]) new() *T {
-	if len(s.free) == 0 {
-		s.refill(1)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
-}
-
-// take returns a slice of n zeroed values (length and capacity n).
-func (s *slab[T]) take(n int) []T {
-	if len(s.free) < n {
-		s.refill(n)
-	}
-	out := s.free[:n:n]
-	s.free = s.free[n:]
-	return out
-}
-
-func (s *slab[T]) refill(n int) {
-	var v T
-	s.free = make([]T, max(16<<10/int(unsafe.Sizeof(v)), n))
 }

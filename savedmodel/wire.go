@@ -17,6 +17,8 @@ import (
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+
+	"github.com/tfscan/tfscan/internal/slab"
 )
 
 // A binary model is decoded here rather than by proto.Unmarshal, into the
@@ -123,25 +125,25 @@ func (d *wireDecoder) decode(kind protoKind, b []byte) (msg proto.Message, err e
 type wireDecoder struct {
 	fallbacks int
 
-	nodes    slab[nodepb.NodeDef]
-	attrs    slab[attrpb.AttrValue]
-	tensors  slab[tensorpb.TensorProto]
-	shapes   slab[shapepb.TensorShapeProto]
-	dims     slab[shapepb.TensorShapeProto_Dim]
-	lists    slab[attrpb.AttrValue_ListValue]
-	funcs    slab[attrpb.NameAttrList]
-	vType    slab[attrpb.AttrValue_Type]
-	vS       slab[attrpb.AttrValue_S]
-	vI       slab[attrpb.AttrValue_I]
-	vF       slab[attrpb.AttrValue_F]
-	vB       slab[attrpb.AttrValue_B]
-	vShape   slab[attrpb.AttrValue_Shape]
-	vTensor  slab[attrpb.AttrValue_Tensor]
-	vList    slab[attrpb.AttrValue_List]
-	vFunc    slab[attrpb.AttrValue_Func]
-	vPlace   slab[attrpb.AttrValue_Placeholder]
-	dimPtrs  slab[*shapepb.TensorShapeProto_Dim]
-	strSlice slab[string]
+	nodes    slab.Of[nodepb.NodeDef]
+	attrs    slab.Of[attrpb.AttrValue]
+	tensors  slab.Of[tensorpb.TensorProto]
+	shapes   slab.Of[shapepb.TensorShapeProto]
+	dims     slab.Of[shapepb.TensorShapeProto_Dim]
+	lists    slab.Of[attrpb.AttrValue_ListValue]
+	funcs    slab.Of[attrpb.NameAttrList]
+	vType    slab.Of[attrpb.AttrValue_Type]
+	vS       slab.Of[attrpb.AttrValue_S]
+	vI       slab.Of[attrpb.AttrValue_I]
+	vF       slab.Of[attrpb.AttrValue_F]
+	vB       slab.Of[attrpb.AttrValue_B]
+	vShape   slab.Of[attrpb.AttrValue_Shape]
+	vTensor  slab.Of[attrpb.AttrValue_Tensor]
+	vList    slab.Of[attrpb.AttrValue_List]
+	vFunc    slab.Of[attrpb.AttrValue_Func]
+	vPlace   slab.Of[attrpb.AttrValue_Placeholder]
+	dimPtrs  slab.Of[*shapepb.TensorShapeProto_Dim]
+	strSlice slab.Of[string]
 
 	text   []byte // string arena: the current chunk's free space
 	bytes  []byte // byte arena for small bytes fields
@@ -163,31 +165,6 @@ type wireDecoder struct {
 
 func newWireDecoder() *wireDecoder {
 	return &wireDecoder{intern: make(map[string]string, 256)}
-}
-
-// slab hands out zeroed values from arrays allocated in growing chunks.
-type slab[T any] struct{ free []T }
-
-func (s *slab[T]) new() *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, 256)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
-}
-
-// take returns a slice of n zeroed values (length and capacity n).
-func (s *slab[T]) take(n int) []T {
-	if n > 256 {
-		return make([]T, n)
-	}
-	if len(s.free) < n {
-		s.free = make([]T, 1024)
-	}
-	out := s.free[:n:n]
-	s.free = s.free[n:]
-	return out
 }
 
 // str returns v as a string from the arena, after proto3's UTF-8 check.
@@ -393,7 +370,7 @@ func (d *wireDecoder) functionDef(b []byte, fd *fpb.FunctionDef, depth int) erro
 // nodeDef decodes one NodeDef at nesting level depth; one the decoder does
 // not follow is decoded by proto.Unmarshal.
 func (d *wireDecoder) nodeDef(b []byte, depth int) (*nodepb.NodeDef, error) {
-	n := d.nodes.new()
+	n := d.nodes.New()
 	err := d.fastNodeDef(b, n, depth)
 	if err == nil {
 		return n, nil
@@ -437,7 +414,7 @@ func (d *wireDecoder) fastNodeDef(b []byte, n *nodepb.NodeDef, depth int) error 
 		}
 	}
 	if inputs > 0 {
-		n.Input = d.strSlice.take(inputs)[:0]
+		n.Input = d.strSlice.Take(inputs)[:0]
 	}
 	// The attr map of a NodeDef whose attr entries are the bytes of an
 	// earlier one's is that one's (see sharedMapMax).
@@ -522,7 +499,7 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 			return true, nil
 		}
 	}
-	a := d.attrs.new()
+	a := d.attrs.New()
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return false, err
 	}
@@ -567,31 +544,31 @@ func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error 
 		}
 		switch {
 		case f.num == 1 && f.typ == protowire.BytesType:
-			l := d.lists.new()
+			l := d.lists.New()
 			if err := d.listValue(f.val, l, depth+1); err != nil {
 				return err
 			}
-			v := d.vList.new()
+			v := d.vList.New()
 			v.List = l
 			a.Value = v
 		case f.num == 2 && f.typ == protowire.BytesType:
-			v := d.vS.new()
+			v := d.vS.New()
 			v.S = d.copyBytes(f.val)
 			a.Value = v
 		case f.num == 3 && f.typ == protowire.VarintType:
-			v := d.vI.new()
+			v := d.vI.New()
 			v.I = int64(f.varint)
 			a.Value = v
 		case f.num == 4 && f.typ == protowire.Fixed32Type:
-			v := d.vF.new()
+			v := d.vF.New()
 			v.F = math.Float32frombits(fixed32le(f.val))
 			a.Value = v
 		case f.num == 5 && f.typ == protowire.VarintType:
-			v := d.vB.new()
+			v := d.vB.New()
 			v.B = f.varint != 0
 			a.Value = v
 		case f.num == 6 && f.typ == protowire.VarintType:
-			v := d.vType.new()
+			v := d.vType.New()
 			v.Type = tpb.DataType(int32(f.varint))
 			a.Value = v
 		case f.num == 7 && f.typ == protowire.BytesType:
@@ -599,7 +576,7 @@ func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error 
 			if err != nil {
 				return err
 			}
-			v := d.vShape.new()
+			v := d.vShape.New()
 			v.Shape = s
 			a.Value = v
 		case f.num == 8 && f.typ == protowire.BytesType:
@@ -607,7 +584,7 @@ func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error 
 			if err != nil {
 				return err
 			}
-			v := d.vTensor.new()
+			v := d.vTensor.New()
 			v.Tensor = t
 			a.Value = v
 		case f.num == 9 && f.typ == protowire.BytesType:
@@ -615,7 +592,7 @@ func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error 
 			if err != nil {
 				return err
 			}
-			v := d.vPlace.new()
+			v := d.vPlace.New()
 			v.Placeholder = s
 			a.Value = v
 		case f.num == 10 && f.typ == protowire.BytesType:
@@ -623,7 +600,7 @@ func (d *wireDecoder) attrValue(b []byte, a *attrpb.AttrValue, depth int) error 
 			if err != nil {
 				return err
 			}
-			v := d.vFunc.new()
+			v := d.vFunc.New()
 			v.Func = fn
 			a.Value = v
 		default:
@@ -692,7 +669,7 @@ func (d *wireDecoder) nameAttrList(b []byte, depth int) (*attrpb.NameAttrList, e
 	if depth > maxFastDepth {
 		return nil, errFallback
 	}
-	l := d.funcs.new()
+	l := d.funcs.New()
 	for len(b) > 0 {
 		f, tail, err := next(b)
 		if err != nil {
@@ -740,7 +717,7 @@ func (d *wireDecoder) tensorShape(b []byte) (*shapepb.TensorShapeProto, error) {
 }
 
 func (d *wireDecoder) shape(b []byte) (*shapepb.TensorShapeProto, error) {
-	s := d.shapes.new()
+	s := d.shapes.New()
 	dims := 0
 	for p := b; len(p) > 0; {
 		f, tail, err := next(p)
@@ -753,7 +730,7 @@ func (d *wireDecoder) shape(b []byte) (*shapepb.TensorShapeProto, error) {
 		}
 	}
 	if dims > 0 {
-		s.Dim = d.dimPtrs.take(dims)[:0]
+		s.Dim = d.dimPtrs.Take(dims)[:0]
 	}
 	for len(b) > 0 {
 		f, tail, err := next(b)
@@ -778,7 +755,7 @@ func (d *wireDecoder) shape(b []byte) (*shapepb.TensorShapeProto, error) {
 }
 
 func (d *wireDecoder) dim(b []byte) (*shapepb.TensorShapeProto_Dim, error) {
-	dim := d.dims.new()
+	dim := d.dims.New()
 	for len(b) > 0 {
 		f, tail, err := next(b)
 		if err != nil {
@@ -803,7 +780,7 @@ func (d *wireDecoder) dim(b []byte) (*shapepb.TensorShapeProto_Dim, error) {
 // (kept in the file's buffer from aliasMin bytes on) and the common typed
 // value lists; the rarer fields go through proto.Unmarshal.
 func (d *wireDecoder) tensor(b []byte, depth int) (*tensorpb.TensorProto, error) {
-	t := d.tensors.new()
+	t := d.tensors.New()
 	r := rest{depth: depth}
 	cut, content, marker := -1, false, []byte(nil)
 	for len(b) > 0 {

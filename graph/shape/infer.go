@@ -9,6 +9,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/slab"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
@@ -35,9 +36,9 @@ type Shapes struct {
 	// like a stack (a call's rule infers the callee's nodes while its own
 	// inputs are in use).
 	ins []Tensor
-	// outs is where the nodes' output tensors are cut from, a few
-	// thousand at a time: they stay, one slice per node.
-	outs []Tensor
+	// outs is where the nodes' output tensors are cut from: they stay,
+	// one slice per node.
+	outs slab.Of[Tensor]
 }
 
 // Options are what inference knows besides the graph.
@@ -366,7 +367,7 @@ func (s *Shapes) node(n *graph.Node) {
 		ins[i] = s.input(n, i)
 		assumed = assumed || ins[i].Assumed
 	}
-	outs := s.takeOuts(len(n.OutputTypes))
+	outs := s.outs.Take(len(n.OutputTypes))
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
 	}
@@ -386,19 +387,6 @@ func (s *Shapes) node(n *graph.Node) {
 		}
 	}
 	s.out[n.ID] = outs
-}
-
-// takeOuts is room for a node's n output tensors, kept with the results.
-func (s *Shapes) takeOuts(n int) []Tensor {
-	if n > 256 {
-		return make([]Tensor, n)
-	}
-	if len(s.outs) < n {
-		s.outs = make([]Tensor, 4096)
-	}
-	t := s.outs[:n:n]
-	s.outs = s.outs[n:]
-	return t
 }
 
 // takeIns is room for n input tensors on top of s.ins. When s.ins is full
