@@ -30,6 +30,7 @@ type NodeAgreement struct {
 // against any accelerator; the accelerator's type may differ from the
 // target's.
 func Compare(res *Result, log *tflog.Log) *Agreement {
+	res.Materialize() // it reads every node's result
 	a := &Agreement{}
 	byName := map[string]NodeResult{}
 	byOp := map[string][]NodeResult{}

@@ -87,10 +87,16 @@ func (s *sim) pinCause(nodes []int) (string, int) {
 // Options.Count) whose node result names a requested device.
 func (s *sim) countPins(r *Result) {
 	r.PinnedDevices = map[string]int{}
-	for _, n := range r.Nodes {
-		if n.RequestedDevice != "" && s.counted(s.firstOf[n.ID]) {
+	// Over the placed nodes, as their NodeResult.RequestedDevice says
+	// (Result.Nodes may be lazy).
+	for _, gn := range s.g.Nodes {
+		i := s.firstOf[gn.ID]
+		if i < 0 || s.dev[i] < 0 {
+			continue
+		}
+		if req := s.pinOf(s.nodes[i]); req != "" && s.counted(i) {
 			r.PinnedNodes++
-			r.PinnedDevices[n.RequestedDevice]++
+			r.PinnedDevices[req]++
 		}
 	}
 	if s.opts.ClearDevices {

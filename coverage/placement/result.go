@@ -110,9 +110,25 @@ func (s *sim) result() *Result {
 	} else {
 		r.AssumedDims = []string{}
 	}
-	r.Nodes = s.nodeResults()
-	for _, n := range r.Nodes {
-		r.DeviceNodes[n.Device]++
+	others := s.otherInstances()
+	if s.opts.LazyNodes {
+		r.nodeOf = func(id int) (NodeResult, bool) {
+			if id < 0 || id >= len(s.g.Nodes) {
+				return NodeResult{}, false
+			}
+			return s.nodeResult(s.g.Nodes[id], others)
+		}
+		r.all = func() []NodeResult { return s.nodeResults(others) }
+		for _, gn := range s.g.Nodes {
+			if i := s.firstOf[gn.ID]; i >= 0 && s.dev[i] >= 0 {
+				r.DeviceNodes[s.devs[s.dev[i]]]++
+			}
+		}
+	} else {
+		r.Nodes = s.nodeResults(others)
+		for _, n := range r.Nodes {
+			r.DeviceNodes[n.Device]++
+		}
 	}
 	s.countPins(r)
 	r.Islands = s.islands(all)
@@ -145,9 +161,10 @@ func dedupStrings(xs []string) []string {
 	return out
 }
 
-// nodeResults reports every graph node that was placed, by its first
-// instance; other instances that landed elsewhere are mentioned.
-func (s *sim) nodeResults() []NodeResult {
+// otherInstances are, by graph node ID, the devices where instances of the
+// node other than its first (other call sites) landed, when they differ
+// from the first's.
+func (s *sim) otherInstances() map[int]map[int]bool {
 	others := map[int]map[int]bool{}
 	for i, p := range s.nodes {
 		if p.src == nil || s.dev[i] < 0 {
@@ -161,6 +178,12 @@ func (s *sim) nodeResults() []NodeResult {
 			others[p.src.ID][s.dev[i]] = true
 		}
 	}
+	return others
+}
+
+// nodeResults reports every graph node that was placed, by its first
+// instance; other instances that landed elsewhere are mentioned.
+func (s *sim) nodeResults(others map[int]map[int]bool) []NodeResult {
 	placed := 0
 	for _, gn := range s.g.Nodes {
 		if i := s.firstOf[gn.ID]; i >= 0 && s.dev[i] >= 0 {
@@ -169,38 +192,45 @@ func (s *sim) nodeResults() []NodeResult {
 	}
 	out := make([]NodeResult, 0, placed)
 	for _, gn := range s.g.Nodes {
-		i := s.firstOf[gn.ID]
-		if i < 0 || s.dev[i] < 0 {
-			continue
-		}
-		p := s.nodes[i]
-		nr := NodeResult{ID: gn.ID, Path: s.path(gn), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
-		if !p.ghost && p.note() == "" && len(others[gn.ID]) == 0 {
-			// The simulation's own reasons, shared: nothing appends to
-			// them past this length.
-			rs := s.reasons[i]
-			nr.Reasons = rs[:len(rs):len(rs)]
+		if nr, ok := s.nodeResult(gn, others); ok {
 			out = append(out, nr)
-			continue
 		}
-		if p.ghost {
-			nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note())
-		}
-		nr.Reasons = append(nr.Reasons, s.reasons[i]...)
-		if p.note() != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
-			nr.Reasons = append(nr.Reasons, p.note())
-		}
-		if o := others[gn.ID]; len(o) > 0 {
-			var ds []string
-			for d := range o {
-				ds = append(ds, s.devs[d])
-			}
-			sort.Strings(ds)
-			nr.Reasons = append(nr.Reasons, fmt.Sprintf("other instances of this node (other call sites) are placed on %s", strings.Join(ds, ", ")))
-		}
-		out = append(out, nr)
 	}
 	return out
+}
+
+// nodeResult is graph node gn's result, by its first instance, false
+// when it was not placed.
+func (s *sim) nodeResult(gn *graph.Node, others map[int]map[int]bool) (NodeResult, bool) {
+	i := s.firstOf[gn.ID]
+	if i < 0 || s.dev[i] < 0 {
+		return NodeResult{}, false
+	}
+	p := s.nodes[i]
+	nr := NodeResult{ID: gn.ID, Path: s.path(gn), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
+	if !p.ghost && p.note() == "" && len(others[gn.ID]) == 0 {
+		// The simulation's own reasons, shared: nothing appends to
+		// them past this length.
+		rs := s.reasons[i]
+		nr.Reasons = rs[:len(rs):len(rs)]
+		return nr, true
+	}
+	if p.ghost {
+		nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note())
+	}
+	nr.Reasons = append(nr.Reasons, s.reasons[i]...)
+	if p.note() != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
+		nr.Reasons = append(nr.Reasons, p.note())
+	}
+	if o := others[gn.ID]; len(o) > 0 {
+		var ds []string
+		for d := range o {
+			ds = append(ds, s.devs[d])
+		}
+		sort.Strings(ds)
+		nr.Reasons = append(nr.Reasons, fmt.Sprintf("other instances of this node (other call sites) are placed on %s", strings.Join(ds, ", ")))
+	}
+	return nr, true
 }
 
 // islands finds maximal connected groups of CPU nodes (counted units) that

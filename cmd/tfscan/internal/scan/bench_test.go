@@ -135,6 +135,13 @@ func BenchmarkPlacement200k(b *testing.B) {
 			if err != nil || res == nil {
 				b.Fatalf("%s: %v", name, err)
 			}
+			// What a scan reads of every node (applyPlacement): a lazy
+			// result works each out when asked.
+			for _, n := range g.Nodes {
+				if nr, ok := res.NodeOf(n.ID); ok && nr.Device == "" {
+					b.Fatalf("%s: %s has no device", name, nr.Path)
+				}
+			}
 		}}
 	}
 	shared := func() *Nodes { return nodes }

@@ -101,7 +101,25 @@ func applyComparison(t *reports.Target, a *placement.Agreement) {
 
 // placedNodes finds the simulation's result for t.Nodes[i]: by graph node
 // ID when t.Nodes is still ns's list (as coverage built it), else by path.
+// Read what it points to before the next call: a lazy result's node is
+// worked out into one value each time.
 func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int) *placement.NodeResult {
+	if ns != nil && len(ns.list) == len(t.Nodes) && res.Nodes == nil {
+		// A lazy result (Options.LazyNodes): each node's is worked out
+		// when asked, into one value reused.
+		var nr placement.NodeResult
+		return func(i int) *placement.NodeResult {
+			if t.Nodes[i].Path != ns.paths[i] {
+				return nil
+			}
+			var ok bool
+			if nr, ok = res.NodeOf(ns.list[i].ID); !ok {
+				return nil
+			}
+			return &nr
+		}
+	}
+	res.Materialize()
 	if ns != nil && len(ns.list) == len(t.Nodes) {
 		byID := make([]int32, len(ns.keyByID))
 		for i := range byID {

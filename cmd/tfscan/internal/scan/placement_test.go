@@ -69,6 +69,20 @@ func TestPlaceKeyedSharedSameResult(t *testing.T) {
 			for _, tg := range ts.List {
 				got, err := place(g, ns, tg, ts, opts, nil, false)
 				require.NoError(t, err)
+				require.Nil(t, got.Nodes, "a scan's results are lazy")
+				// Each node's result as the lazy result gives it equals the
+				// list a plain simulation makes.
+				byID := map[int]placement.NodeResult{}
+				for _, n := range g.Nodes {
+					if nr, ok := got.NodeOf(n.ID); ok {
+						byID[n.ID] = nr
+					}
+				}
+				got.Materialize()
+				require.Len(t, byID, len(got.Nodes))
+				for _, nr := range got.Nodes {
+					assert.Equal(t, nr, byID[nr.ID])
+				}
 				want, err := placement.Simulate(g, tg.Index, cpu, placement.Options{Precision: precision, Source: src, Stack: tg.Index.Stack()})
 				require.NoError(t, err)
 				assert.Equal(t, want, got, "%s on %s, precision %q", model, tg.Name, precision)

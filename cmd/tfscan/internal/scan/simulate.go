@@ -85,6 +85,9 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		ns.shapes = placement.InferShapes(g, popts)
 	}
 	popts.Shapes, popts.Paths, popts.Scratch = ns.shapes, ns.pathByID, &ns.scratch
+	// The report takes what it needs of every node at once (applyPlacement),
+	// before the scratch is lent again.
+	popts.LazyNodes = true
 	res, err := placement.Simulate(g, ns.keyed(g, t.Index), ns.keyed(g, cpu), popts)
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
