@@ -84,8 +84,23 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	ns.pathByID = make([]string, len(g.Nodes))
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
+	// A model's nodes have few distinct dtype lists and keys: each is
+	// kept once (they live as long as the scan of the model).
+	dtypesSeen, keysSeen := map[string][]string{}, map[string]string{}
 	for i, n := range ns.list {
-		ns.dtypes[i] = n.DTypes()
+		dt := n.DTypes()
+		dk := ""
+		if len(dt) == 1 {
+			dk = dt[0]
+		} else if len(dt) > 1 {
+			dk = strings.Join(dt, ",")
+		}
+		if seen, ok := dtypesSeen[dk]; ok {
+			dt = seen
+		} else {
+			dtypesSeen[dk] = dt
+		}
+		ns.dtypes[i] = dt
 		names, ok := attrs[n.Op]
 		if !ok {
 			for _, t := range ts {
@@ -98,7 +113,13 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			slices.Sort(names)
 			attrs[n.Op] = names
 		}
-		ns.keys[i] = coverage.MatchKey(n, names)
+		key := coverage.MatchKey(n, names)
+		if seen, ok := keysSeen[key]; ok {
+			key = seen
+		} else {
+			keysSeen[key] = key
+		}
+		ns.keys[i] = key
 		if n.ID >= 0 && n.ID < len(ns.keyByID) {
 			ns.keyByID[n.ID] = ns.keys[i]
 			ns.pathByID[n.ID] = ns.paths[i]
