@@ -90,8 +90,8 @@ func (s *sim) countPins(r *Result) {
 	// Over the placed nodes, as their NodeResult.RequestedDevice says
 	// (Result.Nodes may be lazy).
 	for _, gn := range s.g.Nodes {
-		i := s.firstOf[gn.ID]
-		if i < 0 || s.dev[i] < 0 {
+		i, ok := s.placedAt(gn)
+		if !ok {
 			continue
 		}
 		if req := s.pinOf(s.nodes[i]); req != "" && s.counted(i) {

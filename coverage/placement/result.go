@@ -110,25 +110,21 @@ func (s *sim) result() *Result {
 	} else {
 		r.AssumedDims = []string{}
 	}
+	for _, gn := range s.g.Nodes {
+		if i, ok := s.placedAt(gn); ok {
+			r.DeviceNodes[s.devs[s.dev[i]]]++
+		}
+	}
 	others := s.otherInstances()
-	if s.opts.LazyNodes {
-		r.nodeOf = func(id int) (NodeResult, bool) {
-			if id < 0 || id >= len(s.g.Nodes) {
-				return NodeResult{}, false
-			}
-			return s.nodeResult(s.g.Nodes[id], others)
+	r.nodeOf = func(id int) (NodeResult, bool) {
+		if id < 0 || id >= len(s.g.Nodes) {
+			return NodeResult{}, false
 		}
-		r.all = func() []NodeResult { return s.nodeResults(others) }
-		for _, gn := range s.g.Nodes {
-			if i := s.firstOf[gn.ID]; i >= 0 && s.dev[i] >= 0 {
-				r.DeviceNodes[s.devs[s.dev[i]]]++
-			}
-		}
-	} else {
-		r.Nodes = s.nodeResults(others)
-		for _, n := range r.Nodes {
-			r.DeviceNodes[n.Device]++
-		}
+		return s.nodeResult(s.g.Nodes[id], others)
+	}
+	r.all = func() []NodeResult { return s.nodeResults(others) }
+	if !s.opts.LazyNodes {
+		r.Materialize()
 	}
 	s.countPins(r)
 	r.Islands = s.islands(all)
@@ -181,12 +177,20 @@ func (s *sim) otherInstances() map[int]map[int]bool {
 	return others
 }
 
+// placedAt is the placement node of gn's first instance, false when gn
+// was not placed (a function never instantiated, a ghost left without a
+// device): the node a result speaks for.
+func (s *sim) placedAt(gn *graph.Node) (int, bool) {
+	i := s.firstOf[gn.ID]
+	return i, i >= 0 && s.dev[i] >= 0
+}
+
 // nodeResults reports every graph node that was placed, by its first
 // instance; other instances that landed elsewhere are mentioned.
 func (s *sim) nodeResults(others map[int]map[int]bool) []NodeResult {
 	placed := 0
 	for _, gn := range s.g.Nodes {
-		if i := s.firstOf[gn.ID]; i >= 0 && s.dev[i] >= 0 {
+		if _, ok := s.placedAt(gn); ok {
 			placed++
 		}
 	}
@@ -202,8 +206,8 @@ func (s *sim) nodeResults(others map[int]map[int]bool) []NodeResult {
 // nodeResult is graph node gn's result, by its first instance, false
 // when it was not placed.
 func (s *sim) nodeResult(gn *graph.Node, others map[int]map[int]bool) (NodeResult, bool) {
-	i := s.firstOf[gn.ID]
-	if i < 0 || s.dev[i] < 0 {
+	i, ok := s.placedAt(gn)
+	if !ok {
 		return NodeResult{}, false
 	}
 	p := s.nodes[i]
