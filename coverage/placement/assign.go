@@ -357,17 +357,24 @@ func (s *sim) says(d int, what string) string {
 	if s.said == nil {
 		s.said = map[saysKey]string{}
 	}
-	var v string
-	switch what {
-	case kernelOn:
-		v = s.devs[d] + ": kernel on " + s.types[d]
-	case kernelOnDefault:
-		v = s.devs[d] + ": kernel on " + s.types[d] + ", the default device"
-	default:
-		v = s.devs[d] + ": " + what
-	}
+	v := s.devs[d] + ": " + what
 	s.said[k] = v
 	return v
+}
+
+// kernelOn is "a kernel on the device's own type" (and it is the group's
+// default device), in says's words, made once per device.
+func (s *sim) kernelOn(d int, dflt bool) string {
+	if s.kernelTexts == nil {
+		s.kernelTexts = make([][2]string, len(s.devs))
+		for e, t := range s.types {
+			s.kernelTexts[e] = [2]string{"kernel on " + t, "kernel on " + t + ", the default device"}
+		}
+	}
+	if dflt {
+		return s.says(d, s.kernelTexts[d][1])
+	}
+	return s.says(d, s.kernelTexts[d][0])
 }
 
 type saysKey struct {
@@ -399,10 +406,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		case coverage.ReasonPrecisionModeError:
 			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}
-		if g.dflt == d && len(cands) > 1 {
-			return s.says(d, kernelOnDefault)
-		}
-		return s.says(d, kernelOn)
+		return s.kernelOn(d, g.dflt == d && len(cands) > 1)
 	}
 	if s.tgt == s.cpu {
 		return s.says(d, "the only device")
@@ -430,12 +434,6 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	}
 	return s.says(d, "first candidate")
 }
-
-// The texts of a kernel on the device itself; says spells the type.
-const (
-	kernelOn        = "\x00kernel on"
-	kernelOnDefault = "\x00kernel on, the default device"
-)
 
 func missingWhy(m coverage.Match, typ string) string {
 	switch m.Reason {

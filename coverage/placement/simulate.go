@@ -63,8 +63,9 @@ type sim struct {
 	// (oneReason, ignored).
 	shared     map[string][]string
 	ignoredMsg map[string]string
-	// said holds describe's texts (says).
-	said map[saysKey]string
+	// said and kernelTexts hold describe's texts (says, kernelOn).
+	said        map[saysKey]string
+	kernelTexts [][2]string
 }
 
 type attrValue = attrpb.AttrValue
