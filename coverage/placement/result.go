@@ -267,15 +267,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 				touches[c] = true
 			}
 		}
-		for _, q := range s.nodes[j].in {
-			border(q.n)
-		}
-		for _, ct := range s.nodes[j].ctrl {
-			border(ct)
-		}
-		for _, e := range outs[j] {
-			border(e.dst)
-		}
+		s.eachNeighbour(j, outs, border)
 	}
 	for c := range infos {
 		if !touches[c] {

@@ -568,6 +568,21 @@ func (p *pnode) isNextIteration() bool {
 	return p.op() == "NextIteration" || p.op() == "RefNextIteration"
 }
 
+// eachNeighbour calls f with every node j is joined to: its producers (data,
+// -1 for an unresolved input, and control) and its consumers (outs, from
+// outEdges).
+func (s *sim) eachNeighbour(j int, outs [][]outEdge, f func(k int)) {
+	for _, q := range s.nodes[j].in {
+		f(q.n)
+	}
+	for _, c := range s.nodes[j].ctrl {
+		f(c)
+	}
+	for _, e := range outs[j] {
+		f(e.dst)
+	}
+}
+
 // components labels the connected components, over data, control and
 // out edges taken both ways, of the nodes k for which in(seed, k) holds,
 // seed being the lowest-numbered node of the component being grown.
@@ -597,15 +612,7 @@ func (s *sim) components(in func(seed, k int) bool) (comp, sizes []int) {
 			j := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			sizes[id]++
-			for _, q := range s.nodes[j].in {
-				visit(q.n)
-			}
-			for _, c := range s.nodes[j].ctrl {
-				visit(c)
-			}
-			for _, e := range outs[j] {
-				visit(e.dst)
-			}
+			s.eachNeighbour(j, outs, visit)
 		}
 	}
 	return comp, sizes
