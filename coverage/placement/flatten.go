@@ -60,7 +60,7 @@ type nodeIndex struct {
 }
 
 func newNodeIndex(nodes []*graph.Node) nodeIndex {
-	if !consecutive(nodes) {
+	if !graph.ConsecutiveIDs(nodes) {
 		return nodeIndex{m: make(map[*graph.Node]int, len(nodes))}
 	}
 	x := nodeIndex{pos: make([]int32, len(nodes))}
@@ -71,17 +71,6 @@ func newNodeIndex(nodes []*graph.Node) nodeIndex {
 		x.pos[k] = -1
 	}
 	return x
-}
-
-// consecutive tells whether the nodes' IDs run one after the other, so
-// that a node's position is its ID less the first's.
-func consecutive(nodes []*graph.Node) bool {
-	for k, n := range nodes {
-		if n.ID != nodes[0].ID+k {
-			return false
-		}
-	}
-	return true
 }
 
 func (x *nodeIndex) set(n *graph.Node, idx int) {
@@ -340,7 +329,7 @@ func inOrder(nodes []*graph.Node) bool {
 	if len(nodes) == 0 {
 		return true
 	}
-	if !consecutive(nodes) {
+	if !graph.ConsecutiveIDs(nodes) {
 		return false
 	}
 	base := nodes[0].ID

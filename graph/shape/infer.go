@@ -486,14 +486,7 @@ func attrShape(a *attrpb.AttrValue) Shape {
 // run one after the other (graph.Build numbers a graph's and a body's
 // nodes so), else through a map.
 func positions(nodes []*graph.Node) func(*graph.Node) (int, bool) {
-	consecutive := true
-	for k, n := range nodes {
-		if n.ID != nodes[0].ID+k {
-			consecutive = false
-			break
-		}
-	}
-	if consecutive {
+	if graph.ConsecutiveIDs(nodes) {
 		return func(n *graph.Node) (int, bool) {
 			if len(nodes) == 0 {
 				return 0, false
