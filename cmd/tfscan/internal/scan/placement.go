@@ -100,13 +100,12 @@ func applyComparison(t *reports.Target, a *placement.Agreement) {
 }
 
 // placedNodes finds the simulation's result for t.Nodes[i]: by graph node
-// ID when t.Nodes is still ns's list (as coverage built it), else by path.
-// Read what it points to before the next call: a lazy result's node is
-// worked out into one value each time.
+// ID when t.Nodes is still ns's list (as coverage built it) and the result
+// is place's (lazy, Options.LazyNodes), else by path. Read what it points
+// to before the next call: a lazy result's node is worked out into one
+// value each time.
 func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int) *placement.NodeResult {
 	if ns != nil && len(ns.list) == len(t.Nodes) && res.Nodes == nil {
-		// A lazy result (Options.LazyNodes): each node's is worked out
-		// when asked, into one value reused.
 		var nr placement.NodeResult
 		return func(i int) *placement.NodeResult {
 			if t.Nodes[i].Path != ns.paths[i] {
@@ -120,24 +119,6 @@ func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int
 		}
 	}
 	res.Materialize()
-	if ns != nil && len(ns.list) == len(t.Nodes) {
-		byID := make([]int32, len(ns.keyByID))
-		for i := range byID {
-			byID[i] = -1
-		}
-		for i := range res.Nodes {
-			if id := res.Nodes[i].ID; id >= 0 && id < len(byID) {
-				byID[id] = int32(i)
-			}
-		}
-		return func(i int) *placement.NodeResult {
-			id := ns.list[i].ID
-			if id < 0 || id >= len(byID) || byID[id] < 0 || t.Nodes[i].Path != ns.paths[i] {
-				return nil
-			}
-			return &res.Nodes[byID[id]]
-		}
-	}
 	byPath := make(map[string]*placement.NodeResult, len(res.Nodes))
 	for i := range res.Nodes {
 		byPath[res.Nodes[i].Path] = &res.Nodes[i]
