@@ -360,7 +360,6 @@ func (s *Shapes) node(n *graph.Node) {
 	}
 	s.done[n.ID] = true
 	mark := len(s.ins)
-	defer func() { s.ins = s.ins[:min(mark, cap(s.ins))] }()
 	ins := s.takeIns(len(n.Inputs))
 	assumed := false
 	for i := range n.Inputs {
@@ -387,10 +386,13 @@ func (s *Shapes) node(n *graph.Node) {
 		}
 	}
 	s.out[n.ID] = outs
+	s.ins = s.ins[:mark]
 }
 
-// takeIns is room for n input tensors on top of s.ins. When s.ins is full
-// it starts a new array; the slices taken from the old one stay valid.
+// takeIns is room for n input tensors on top of s.ins; s.ins[:mark] gives
+// them back. When s.ins is full it starts a new array at least twice as
+// large (so a mark taken on the old one still fits), and the slices taken
+// from the old one stay valid.
 func (s *Shapes) takeIns(n int) []Tensor {
 	if cap(s.ins)-len(s.ins) < n {
 		s.ins = make([]Tensor, 0, max(2*cap(s.ins), n, 64))
