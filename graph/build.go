@@ -15,6 +15,7 @@ import (
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/internal/slab"
 	"github.com/tfscan/tfscan/savedmodel"
 )
 
@@ -139,7 +140,7 @@ type builder struct {
 	ops          map[string]*opInfo
 	// slab and inputSlab hold the dtypes and Inputs of many nodes.
 	slab      []tpb.DataType
-	inputSlab []Input
+	inputSlab slab.Of[Input]
 	setStats  attrSetStats
 	// dupNames is set when a name occurs twice in the top-level graph or
 	// in one function body.
@@ -631,18 +632,8 @@ func (b *builder) topInputs(n *Node) {
 }
 
 // inputs returns an empty slice of capacity n for a node's Inputs, cut
-// from one array for many nodes (appending past n reallocates).
-func (b *builder) inputs(n int) []Input {
-	if n > 256 {
-		return make([]Input, 0, n)
-	}
-	if cap(b.inputSlab)-len(b.inputSlab) < n {
-		b.inputSlab = make([]Input, 0, 4096)
-	}
-	start := len(b.inputSlab)
-	b.inputSlab = b.inputSlab[:start+n]
-	return b.inputSlab[start : start : start+n]
-}
+// from a chunk shared by many nodes (appending past n reallocates).
+func (b *builder) inputs(n int) []Input { return b.inputSlab.Take(n)[:0] }
 
 func (b *builder) checkInputCount(n *Node) {
 	if n.InputTypes == nil && n.OpDef == nil {
