@@ -125,7 +125,7 @@ var (
 // appear, and the first occurrence of each field with a nested schema fits
 // that schema. The work is bounded by len(b) times the schema depth.
 func (s *msgSchema) matches(b []byte) bool {
-	var seen [16]uint8 // occurrences of field numbers 1-15, saturating
+	k := check{s: s}
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
 		if n < 0 {
@@ -136,18 +136,11 @@ func (s *msgSchema) matches(b []byte) bool {
 		if m < 0 {
 			return false
 		}
-		f, ok := s.fields[num]
-		if !ok && s.open {
-			off += m
-			continue
-		}
-		if !ok || f.typ != typ || num >= protowire.Number(len(seen)) {
+		f, first, err := k.field(num, typ)
+		if err != nil {
 			return false
 		}
-		if seen[num] > 0 && f.singular {
-			return false
-		}
-		if seen[num] == 0 && typ == protowire.BytesType {
+		if first {
 			v, _ := protowire.ConsumeBytes(b[off:])
 			if f.ident && !isOpName(v) {
 				return false
@@ -156,17 +149,55 @@ func (s *msgSchema) matches(b []byte) bool {
 				return false
 			}
 		}
-		if seen[num] < 255 {
-			seen[num]++
-		}
 		off += m
 	}
-	for _, r := range s.required {
-		if seen[r] == 0 {
-			return false
+	return k.end() == nil
+}
+
+// errWrongKind says that a message does not fit the schema it is checked
+// against: the file is not of the kind the walk assumed.
+var errWrongKind = errors.New("not this kind")
+
+// check applies a schema's rules to a message field by field, as matches
+// reads a message whole and the streamed load (stream.go) reads one from
+// its file.
+type check struct {
+	s    *msgSchema
+	seen [16]uint8 // occurrences of field numbers 1-15, saturating
+}
+
+// field checks a field's number and type; first says whether it is the
+// first occurrence of a bytes field, whose payload the schema fs may
+// check further (ident, nested).
+func (k *check) field(num protowire.Number, typ protowire.Type) (fs fieldSchema, first bool, err error) {
+	f, ok := k.s.fields[num]
+	if !ok && k.s.open {
+		return fieldSchema{}, false, nil
+	}
+	if !ok || f.typ != typ || num >= protowire.Number(len(k.seen)) {
+		return f, false, errWrongKind
+	}
+	if k.seen[num] > 0 && f.singular {
+		return f, false, errWrongKind
+	}
+	first = k.seen[num] == 0 && typ == protowire.BytesType
+	if k.seen[num] < 255 {
+		k.seen[num]++
+	}
+	return f, first, nil
+}
+
+// end checks the required fields; a nil check has nothing to check.
+func (k *check) end() error {
+	if k == nil {
+		return nil
+	}
+	for _, r := range k.s.required {
+		if k.seen[r] == 0 {
+			return errWrongKind
 		}
 	}
-	return true
+	return nil
 }
 
 // sniffBinary tells which of SavedModel, MetaGraphDef and GraphDef a binary

@@ -38,10 +38,6 @@ import (
 // and decode it as before, so that the result and the errors stay
 // proto.Unmarshal's.
 
-// errWrongKind says that the file does not fit the schema of the kind the
-// walk assumed.
-var errWrongKind = errors.New("not this kind")
-
 var errBadWire = errors.New("bad wire")
 
 // loadStream decodes the binary model file f (as fi describes it) while
@@ -352,47 +348,6 @@ func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
 		return b, errBadWire
 	}
 	return b, k.end()
-}
-
-// check is the sniffer's msgSchema.matches applied to a message as it is
-// walked: the same checks on the same fields, in the same order.
-type check struct {
-	s    *msgSchema
-	seen [16]uint8
-}
-
-// field checks a field's number and type; first says whether it is the
-// first occurrence of a bytes field, whose payload the schema fs may
-// check further (ident, nested).
-func (k *check) field(num protowire.Number, typ protowire.Type) (fs fieldSchema, first bool, err error) {
-	f, ok := k.s.fields[num]
-	if !ok && k.s.open {
-		return fieldSchema{}, false, nil
-	}
-	if !ok || f.typ != typ || num >= protowire.Number(len(k.seen)) {
-		return f, false, errWrongKind
-	}
-	if k.seen[num] > 0 && f.singular {
-		return f, false, errWrongKind
-	}
-	first = k.seen[num] == 0 && typ == protowire.BytesType
-	if k.seen[num] < 255 {
-		k.seen[num]++
-	}
-	return f, first, nil
-}
-
-// end checks the required fields; a nil check has nothing to check.
-func (k *check) end() error {
-	if k == nil {
-		return nil
-	}
-	for _, r := range k.s.required {
-		if k.seen[r] == 0 {
-			return errWrongKind
-		}
-	}
-	return nil
 }
 
 // level is the message type the compactor is in.
