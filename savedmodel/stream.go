@@ -192,86 +192,9 @@ func (s *streamer) nodeDef(n int64, depth int, k *check) (*nodepb.NodeDef, error
 // fields as the sniffer does and gives take the check of a first
 // occurrence.
 func (s *streamer) message(n int64, m proto.Message, depth int, k *check, take func(num protowire.Number, l int64, nested *check) (bool, error)) error {
-	end := s.pos + n
-	if end > s.size {
-		return errBadWire
-	}
 	r := rest{depth: depth}
-	for s.pos < end {
-		v, _, err := s.varint()
-		if err != nil {
-			return err
-		}
-		num, typ := protowire.DecodeTag(v)
-		if num < protowire.MinValidNumber {
-			return errBadWire
-		}
-		var fs fieldSchema
-		first := false
-		if k != nil {
-			if fs, first, err = k.field(num, typ); err != nil {
-				return err
-			}
-		}
-		r.buf = protowire.AppendTag(r.buf, num, typ)
-		switch typ {
-		case protowire.VarintType:
-			v, _, err := s.varint()
-			if err != nil {
-				return err
-			}
-			r.buf = protowire.AppendVarint(r.buf, v)
-		case protowire.Fixed32Type:
-			r.buf, err = s.appendN(r.buf, 4)
-		case protowire.Fixed64Type:
-			r.buf, err = s.appendN(r.buf, 8)
-		case protowire.BytesType:
-			l, _, err := s.varint()
-			if err != nil {
-				return err
-			}
-			if l > uint64(end-s.pos) {
-				return errBadWire
-			}
-			var nested *check
-			if first && fs.nested != nil {
-				nested = &check{s: fs.nested}
-			}
-			taken, err := take(num, int64(l), nested)
-			if err != nil {
-				return err
-			}
-			if taken {
-				r.buf = r.buf[:len(r.buf)-protowire.SizeTag(num)]
-				continue
-			}
-			r.buf = protowire.AppendVarint(r.buf, l)
-			at := len(r.buf)
-			if first && fs.nested != nil {
-				// Checked as it is read: a wrong kind shows in the first
-				// fields, before a large payload (a GraphDef's first
-				// node, as a MetaGraphDef's meta_info_def) is read.
-				r.buf, err = s.appendChecked(r.buf, int64(l), &check{s: fs.nested})
-			} else {
-				r.buf, err = s.appendN(r.buf, int64(l))
-			}
-			if err != nil {
-				return err
-			}
-			if first && fs.ident && !isOpName(r.buf[at:]) {
-				return errWrongKind
-			}
-		default:
-			return errBadWire // groups: rare, left to proto.Unmarshal
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if s.pos != end {
-		return errBadWire
-	}
-	if err := k.end(); err != nil {
+	var err error
+	if r.buf, err = s.fields(r.buf, n, k, take); err != nil {
 		return err
 	}
 	return r.into(m)
@@ -287,9 +210,11 @@ func (s *streamer) appendN(b []byte, n int64) ([]byte, error) {
 	return b, err
 }
 
-// appendChecked appends the next n bytes, a message, to b, checking it
-// against k as it reads it (msgSchema.matches, field by field).
-func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
+// fields appends the next n bytes, a message's fields, to b, but for the
+// bytes fields take (when set) decodes itself and says so; k, when set,
+// checks the fields as the sniffer does (msgSchema.matches, field by
+// field) and gives take the check of a first occurrence.
+func (s *streamer) fields(b []byte, n int64, k *check, take func(num protowire.Number, l int64, nested *check) (bool, error)) ([]byte, error) {
 	end := s.pos + n
 	if end > s.size {
 		return b, errBadWire
@@ -303,15 +228,19 @@ func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
 		if num < protowire.MinValidNumber {
 			return b, errBadWire
 		}
-		fs, first, err := k.field(num, typ)
-		if err != nil {
-			return b, err
+		var fs fieldSchema
+		first := false
+		if k != nil {
+			if fs, first, err = k.field(num, typ); err != nil {
+				return b, err
+			}
 		}
+		tagAt := len(b)
 		b = protowire.AppendTag(b, num, typ)
 		switch typ {
 		case protowire.VarintType:
-			v, _, err := s.varint()
-			if err != nil {
+			var v uint64
+			if v, _, err = s.varint(); err != nil {
 				return b, err
 			}
 			b = protowire.AppendVarint(b, v)
@@ -327,10 +256,27 @@ func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
 			if l > uint64(end-s.pos) {
 				return b, errBadWire
 			}
+			var nested *check
+			if first && fs.nested != nil {
+				nested = &check{s: fs.nested}
+			}
+			if take != nil {
+				taken, err := take(num, int64(l), nested)
+				if err != nil {
+					return b, err
+				}
+				if taken {
+					b = b[:tagAt]
+					continue
+				}
+			}
 			b = protowire.AppendVarint(b, l)
 			at := len(b)
-			if first && fs.nested != nil {
-				b, err = s.appendChecked(b, int64(l), &check{s: fs.nested})
+			if nested != nil {
+				// Checked as it is read: a wrong kind shows in the first
+				// fields, before a large payload (a GraphDef's first
+				// node, as a MetaGraphDef's meta_info_def) is read.
+				b, err = s.fields(b, int64(l), nested, nil)
 			} else {
 				b, err = s.appendN(b, int64(l))
 			}
@@ -338,7 +284,7 @@ func (s *streamer) appendChecked(b []byte, n int64, k *check) ([]byte, error) {
 				err = errWrongKind
 			}
 		default:
-			return b, errBadWire
+			return b, errBadWire // groups: rare, left to proto.Unmarshal
 		}
 		if err != nil {
 			return b, err
