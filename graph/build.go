@@ -665,7 +665,6 @@ func (b *builder) funcInputs(f *Function) {
 	b.funcNodesMax = max(b.funcNodesMax, len(f.Nodes))
 	byName := b.funcNodes
 	clear(byName)
-	defer func() { b.rets[f] = returnNodes(f, byName) }()
 	// tf.saved_model.load imports every function body as a graph
 	// (python/framework/function_def_to_graph.py), so the importer's name
 	// and op checks apply (graph_constructor.cc:689-697).
@@ -681,6 +680,8 @@ func (b *builder) funcInputs(f *Function) {
 		}
 		byName[n.Name] = n
 	}
+	// Reachability needs the return nodes after byName serves another body.
+	b.rets[f] = returnNodes(f, byName)
 	args := map[string]int{}
 	for i, a := range f.Def.GetSignature().GetInputArg() {
 		args[a.GetName()] = i
