@@ -23,11 +23,10 @@ import (
 	"github.com/tfscan/tfscan/dtype"
 )
 
-// lazyThresholds sets lazyMin, keptInt (to the same) and lazyFileMin
-// for one test.
-func lazyThresholds(tb testing.TB, content, file int64) {
+// lazyThresholds sets lazyMin, keptInt and lazyFileMin for one test.
+func lazyThresholds(tb testing.TB, content, kept, file int64) {
 	oldMin, oldFile, oldInt := lazyMin, lazyFileMin, keptInt
-	lazyMin, lazyFileMin, keptInt = content, file, content
+	lazyMin, lazyFileMin, keptInt = content, file, kept
 	tb.Cleanup(func() { lazyMin, lazyFileMin, keptInt = oldMin, oldFile, oldInt })
 }
 
@@ -77,7 +76,7 @@ func sameAsWhole(t *testing.T, file string, b []byte) int {
 // bytes or more left in the file, is what proto.Unmarshal gives once
 // materialized.
 func TestLazyLoadCanonical(t *testing.T) {
-	lazyThresholds(t, 8, 0)
+	lazyThresholds(t, 8, 8, 0)
 	dir := t.TempDir()
 	total := 0
 	for name, b := range canonicalFiles(t) {
@@ -116,11 +115,8 @@ func writeBig(t *testing.T, dir string) (string, []byte) {
 		MetaInfoDef: &mgpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
 		GraphDef:    bigConstGraph(12, 128<<10),
 	}}}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(sm)
-	require.NoError(t, err)
-	file := filepath.Join(dir, "saved_model.pb")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
-	return file, b
+	b := marshalT(t, sm)
+	return writeFile(t, dir, "saved_model.pb", b), b
 }
 
 // Load leaves large constants in a large file by default, and they read
@@ -248,7 +244,7 @@ func FuzzLazyLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(gd)
-	lazyThresholds(f, 64, 0)
+	lazyThresholds(f, 64, 64, 0)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file := filepath.Join(dir, "saved_model.pb")
@@ -281,9 +277,7 @@ func modelgenBinaries() ([][]byte, error) {
 // KeptIntContent bytes stays in memory (shape inference decodes it), and
 // so does one of less than lazyMin bytes; others are left in the file.
 func TestLazyKeepsWhatShapesRead(t *testing.T) {
-	old := lazyFileMin
-	lazyFileMin = 0
-	t.Cleanup(func() { lazyFileMin = old })
+	lazyThresholds(t, lazyMin, keptInt, 0)
 	mk := func(name string, dt tpb.DataType, n int) *nodepb.NodeDef {
 		c := constOf(name, make([]byte, n))
 		v := c.Attr["value"].GetTensor()
@@ -298,10 +292,8 @@ func TestLazyKeepsWhatShapesRead(t *testing.T) {
 		mk("float", tpb.DataType_DT_FLOAT, 4<<10),
 		mk("small_float", tpb.DataType_DT_FLOAT, 4<<10-4),
 	}}
-	b, err := proto.Marshal(gd)
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "g.pb")
-	require.NoError(t, os.WriteFile(file, b, 0o644))
+	b := marshalT(t, gd)
+	file := writeFile(t, t.TempDir(), "g.pb", b)
 	m, err := Load(file)
 	require.NoError(t, err)
 	kept := map[string]bool{}
@@ -341,10 +333,8 @@ func TestLazyLoadReadsNoLargeContent(t *testing.T) {
 		"saved_model.pb": &mgpb.SavedModel{MetaGraphs: []*mgpb.MetaGraphDef{{GraphDef: gd}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			b, err := proto.Marshal(msg)
-			require.NoError(t, err)
-			file := filepath.Join(t.TempDir(), name)
-			require.NoError(t, os.WriteFile(file, b, 0o644))
+			b := marshalT(t, msg)
+			file := writeFile(t, t.TempDir(), name, b)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			m, err := Load(file)
