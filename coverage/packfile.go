@@ -425,7 +425,8 @@ func allowedString(v *avpb.AttrValue) string {
 // readAllMaybeGzip reads r, gunzipping when the data starts with the gzip
 // magic, and refuses anything that expands past maxPackBytes. size, when
 // known (an embedded pack's gzip trailer), is the size of the data read, so
-// that it is read into one buffer of its size.
+// that it is read into one buffer of its size; unknown (0), the data is read
+// by io.ReadAll.
 func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
@@ -438,7 +439,17 @@ func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
 		defer zr.Close()
 		src = zr
 	}
-	data, err := readAll(io.LimitReader(src, maxPackBytes+1), min(size, int(maxPackBytes))+bytes.MinRead)
+	src = io.LimitReader(src, maxPackBytes+1)
+	var data []byte
+	var err error
+	if size > 0 {
+		// bytes.MinRead spare: the read that finds EOF needs no new buffer.
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, int(maxPackBytes))+bytes.MinRead))
+		_, err = buf.ReadFrom(src)
+		data = buf.Bytes()
+	} else {
+		data, err = io.ReadAll(src)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
 	}
@@ -446,22 +457,4 @@ func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d MiB", maxPackBytes>>20)
 	}
 	return data, nil
-}
-
-// readAll is io.ReadAll into a buffer of capacity c to begin with.
-func readAll(r io.Reader, c int) ([]byte, error) {
-	b := make([]byte, 0, c)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
