@@ -98,7 +98,7 @@ func (p *planner) foldsAtTop(n *graph.Node) bool {
 		}
 	}
 	for j := range n.OutputTypes {
-		if b, ok := p.shapes.Bytes(n, j); ok && !p.shapes.Assumed(n, j) && b > in && b > maxFoldBytes {
+		if b, ok := p.shapes.Bytes(n, j); ok && !p.shapes.Assumed(n, j) && overFoldLimit(b, in) {
 			return false
 		}
 	}
@@ -115,14 +115,14 @@ func (p *planner) foldsInBody(n *graph.Node) bool {
 		if v == nil || v.DType == tpb.DataType_DT_STRING {
 			return false
 		}
-		in += int64(v.NumElements() * kernels.DTypeSize(v.DType))
+		in += tensorBytes(v)
 	}
 	outs, err := p.evalBody(n)
 	if err != nil {
 		return false
 	}
 	for _, v := range outs {
-		if size := int64(v.NumElements() * kernels.DTypeSize(v.DType)); size > in && size > maxFoldBytes {
+		if overFoldLimit(tensorBytes(v), in) {
 			return false
 		}
 	}

@@ -16,6 +16,14 @@ import (
 // folded.
 const maxFoldBytes = 100 * 1024
 
+// overFoldLimit says whether an output of size bytes, computed from inputs
+// of in bytes, is too large for Grappler to fold: larger than its inputs
+// and than kMaxConstantSize (constant_folding.cc:1007-1046).
+func overFoldLimit(size, in int64) bool { return size > in && size > maxFoldBytes }
+
+// tensorBytes is the size of v's values, as the folding limit counts it.
+func tensorBytes(v *kernels.Tensor) int64 { return int64(v.NumElements() * kernels.DTypeSize(v.DType)) }
+
 // ruleFold replaces a node the target has no kernel for, whose data inputs
 // are all constants (Consts, or the foldable nodes between Consts, which
 // Grappler folds in turn: consts.go), by a Const of its value — what
@@ -56,14 +64,14 @@ var ruleFold = &Rule{
 				// problems with checkpointing" (constant_folding.cc:988-993).
 				return skip("input %d is a string constant, which Grappler does not fold", i)
 			}
-			in += int64(v.NumElements() * kernels.DTypeSize(v.DType))
+			in += tensorBytes(v)
 		}
 		v, err := x.value()
 		if err != nil {
 			return skip("the executor cannot compute it: %v", err)
 		}
-		size := int64(v.NumElements() * kernels.DTypeSize(v.DType))
-		if size > in && size > maxFoldBytes {
+		size := tensorBytes(v)
+		if overFoldLimit(size, in) {
 			return skip("its value would be %d bytes, over Grappler's %d-byte folding limit", size, maxFoldBytes)
 		}
 		p, err := kernels.ToProto(v)
