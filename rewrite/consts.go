@@ -14,7 +14,6 @@ import (
 
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
-	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -85,20 +84,18 @@ func (p *planner) isConst(n *graph.Node) bool {
 // shapes tell (IsFoldable checks the shapes GraphProperties infers, and
 // only where it knows them: constant_folding.cc:1007-1046).
 func (p *planner) foldsAtTop(n *graph.Node) bool {
-	if p.shapes == nil {
-		p.shapes = shape.Infer(p.g, shape.Options{})
-	}
+	shapes := p.staticShapes()
 	in := int64(0)
 	for k, e := range n.Inputs {
 		if k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING {
 			return false
 		}
-		if b, ok := p.shapes.Bytes(e.Node, e.Output); ok && !p.shapes.Assumed(e.Node, e.Output) {
+		if b, ok := shapes.Bytes(e.Node, e.Output); ok && !shapes.Assumed(e.Node, e.Output) {
 			in += b
 		}
 	}
 	for j := range n.OutputTypes {
-		if b, ok := p.shapes.Bytes(n, j); ok && !p.shapes.Assumed(n, j) && overFoldLimit(b, in) {
+		if b, ok := shapes.Bytes(n, j); ok && !shapes.Assumed(n, j) && overFoldLimit(b, in) {
 			return false
 		}
 	}

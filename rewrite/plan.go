@@ -670,17 +670,23 @@ func splitTensor(s string) (string, int) {
 	return name, i
 }
 
+// staticShapes are the original graph's static shapes, inferred when first
+// needed.
+func (p *planner) staticShapes() *shape.Shapes {
+	if p.shapes == nil {
+		p.shapes = shape.Infer(p.g, shape.Options{})
+	}
+	return p.shapes
+}
+
 // inputShape is the static shape of n's data input i, when every
 // dimension is known and none was assumed.
 func (p *planner) inputShape(n *graph.Node, i int) []int64 {
 	if i >= len(n.Inputs) || n.Inputs[i].Node == nil {
 		return nil
 	}
-	if p.shapes == nil {
-		p.shapes = shape.Infer(p.g, shape.Options{})
-	}
 	src := n.Inputs[i]
-	t, ok := p.shapes.Output(src.Node, src.Output)
+	t, ok := p.staticShapes().Output(src.Node, src.Output)
 	if !ok || t.Assumed || t.Shape.UnknownRank {
 		return nil
 	}
