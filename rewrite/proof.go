@@ -253,9 +253,6 @@ type proofState struct {
 	exercised map[*Application]bool
 	evidence  map[string]*RuleEvidence
 	inLocal   bool
-	// bodyConsts finds the rewritten graph's body Consts by function and
-	// name (foldedValue), built when first needed.
-	bodyConsts map[[2]string]*graph.Node
 }
 
 func newProofState(orig *graph.Graph, res *Result) *proofState {
@@ -464,19 +461,16 @@ func (st *proofState) run(ctx context.Context, ex0, ex1 *executor.Executor, s in
 // foldedValue is the value of the Const that replaces a's node in the
 // rewritten graph.
 func (st *proofState) foldedValue(ctx context.Context, a *Application) (*kernels.Tensor, error) {
-	if st.bodyConsts == nil {
-		st.bodyConsts = map[[2]string]*graph.Node{}
-		for _, n := range st.ex1.Graph().Nodes {
-			if n.Func != nil && n.Op == "Const" {
-				st.bodyConsts[[2]string{n.Func.Name, n.Name}] = n
-			}
+	var c *graph.Node
+	if f := st.ex1.Graph().FunctionByName[a.Function]; f != nil {
+		if i := slices.IndexFunc(f.Nodes, func(n *graph.Node) bool { return n.Op == "Const" && n.Name == a.Name }); i >= 0 {
+			c = f.Nodes[i]
 		}
 	}
-	n := st.bodyConsts[[2]string{a.Function, a.Name}]
-	if n == nil {
+	if c == nil {
 		return nil, fmt.Errorf("no Const %s in function %s", a.Name, a.Function)
 	}
-	outs, err := st.ex1.RunNode(ctx, n, nil)
+	outs, err := st.ex1.RunNode(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
