@@ -30,19 +30,13 @@ func bodyModel(out string, body ...*nodepb.NodeDef) *savedmodel.Model {
 	if out == "" {
 		out = "z"
 	}
-	fn := &fpb.FunctionDef{
+	return callModel(&fpb.FunctionDef{
 		Signature: &opdefpb.OpDef{Name: "body",
 			InputArg:  []*opdefpb.OpDef_ArgDef{{Name: "a", Type: i32}},
 			OutputArg: []*opdefpb.OpDef_ArgDef{{Name: "out", Type: i32}}},
 		NodeDef: append(body, node("sum", "AddV2", []string{"a", "fm:" + out + ":0"}, attrs{"T": typeAttr(i32)})),
 		Ret:     map[string]string{"out": "sum:z:0"},
-	}
-	m := modelOf(ph("x", i32, 4),
-		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(i32), "Tout": typesAttr(i32),
-			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "body"}}}}),
-		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(i32)}))
-	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
-	return m
+	}, 4)
 }
 
 func i32Const(name string, vals ...int32) *nodepb.NodeDef {
@@ -51,15 +45,6 @@ func i32Const(name string, vals ...int32) *nodepb.NodeDef {
 
 func floorMod(in ...string) *nodepb.NodeDef {
 	return node("fm", "FloorMod", in, attrs{"T": typeAttr(i32)})
-}
-
-func planModel(t *testing.T, m *savedmodel.Model, deny ...string) *ModelResult {
-	t.Helper()
-	rs, err := SelectRules(nil, false, false)
-	require.NoError(t, err)
-	res, err := RewriteModel(context.Background(), m, 0, Options{Rules: rs, Target: fakeTarget{deny: set(deny...)}, CPU: cpuIndex(t)})
-	require.NoError(t, err)
-	return res
 }
 
 // TestFoldInFunctionBody folds a node of a function body whose data
@@ -241,12 +226,7 @@ func TestFoldStringOutput(t *testing.T) {
 			node("join", "StringJoin", []string{"sa:output:0", "fm:output:0"}, attrs{"N": intAttr(2)})},
 		Ret: map[string]string{"out": "join:output:0"},
 	}
-	m := modelOf(ph("x", i32, 4),
-		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(i32), "Tout": typesAttr(str),
-			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "body"}}}}),
-		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(str)}))
-	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
-	r := planModel(t, m, "AsString").MetaGraphs[0]
+	r := planModel(t, callModel(fn, 4), "AsString").MetaGraphs[0]
 	require.Len(t, r.Applications, 1, "skipped: %+v", r.Skipped)
 	in := kernels.Int32Tensor([]int{4}, []int32{1, 2, 3, 4})
 	pr, err := Prove(context.Background(), r, ProofOptions{Inputs: map[string]*kernels.Tensor{"x": in}, InputsName: "in.npz", Seed: 1, Dim: 4})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 func plan(t *testing.T, nodes []*nodepb.NodeDef, deny []string, clear bool, names ...string) *Result {
@@ -26,6 +27,29 @@ func plan(t *testing.T, nodes []*nodepb.NodeDef, deny []string, clear bool, name
 		Options{Rules: rs, Target: fakeTarget{deny: set(deny...)}, CPU: cpuIndex(t)})
 	require.NoError(t, err)
 	return res.MetaGraphs[0]
+}
+
+// planModel plans every rule on m for a target without the ops in deny.
+func planModel(t *testing.T, m *savedmodel.Model, deny ...string) *ModelResult {
+	t.Helper()
+	rs, err := SelectRules(nil, false, false)
+	require.NoError(t, err)
+	res, err := RewriteModel(context.Background(), m, 0, Options{Rules: rs, Target: fakeTarget{deny: set(deny...)}, CPU: cpuIndex(t)})
+	require.NoError(t, err)
+	return res
+}
+
+// callModel is a model whose work is in the function fn, as a TF2
+// SavedModel's is: a Placeholder x of fn's first argument's dtype and the
+// given shape → PartitionedCall(fn) → Identity y.
+func callModel(fn *fpb.FunctionDef, shape ...int64) *savedmodel.Model {
+	in, out := fn.GetSignature().GetInputArg()[0].GetType(), fn.GetSignature().GetOutputArg()[0].GetType()
+	m := modelOf(ph("x", in, shape...),
+		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(in), "Tout": typesAttr(out),
+			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: fn.GetSignature().GetName()}}}}),
+		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(out)}))
+	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
+	return m
 }
 
 // setConst changes the value of Const name in the rewritten graph, as a
@@ -85,15 +109,7 @@ func TestFunctionBody(t *testing.T) {
 		},
 		Ret: map[string]string{"out": "r6:activations:0"},
 	}
-	m := modelOf(ph("x", f32, 3, 11),
-		node("call", "PartitionedCall", []string{"x"}, attrs{"Tin": typesAttr(f32), "Tout": typesAttr(f32),
-			"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "body"}}}}),
-		node("y", "Identity", []string{"call"}, attrs{"T": typeAttr(f32)}))
-	m.MetaGraphs[0].Def.GraphDef.Library = &fpb.FunctionDefLibrary{Function: []*fpb.FunctionDef{fn}}
-	rs, err := SelectRules(nil, false, false)
-	require.NoError(t, err)
-	res, err := RewriteModel(context.Background(), m, 0, Options{Rules: rs, Target: fakeTarget{deny: set("Relu6")}, CPU: cpuIndex(t)})
-	require.NoError(t, err)
+	res := planModel(t, callModel(fn, 3, 11), "Relu6")
 	r := res.MetaGraphs[0]
 	require.Len(t, r.Applications, 1)
 	assert.Equal(t, "body", r.Applications[0].Function)
