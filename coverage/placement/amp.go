@@ -249,7 +249,7 @@ func (s *sim) applyAMP() {
 	}
 	s.amp = map[int]tpb.DataType{}
 	for i := range s.ampPaint(l, bf16) {
-		p := s.nodes[i]
+		p := s.own(i)
 		look := *p.look
 		look.Attrs = make(map[string]*attrpb.AttrValue, len(p.look.Attrs))
 		for k, v := range p.look.Attrs {

@@ -56,7 +56,7 @@ func (s *sim) assignNodes(idx []int) {
 			continue
 		}
 		if p.assigned >= 0 {
-			s.place(i, p.assigned, s.pinnedReason(p))
+			s.place(i, s.device(p.assigned), s.pinnedReason(p))
 			continue
 		}
 		if p.isGenerator() {
@@ -108,7 +108,7 @@ func contains(xs []int, x int) bool {
 }
 
 func (s *sim) pinnedReason(p *pnode) string {
-	d := s.devs[p.assigned]
+	d := s.devs[s.device(p.assigned)]
 	if p.note() != "" {
 		return d + ": " + p.note()
 	}
@@ -167,7 +167,7 @@ func (s *sim) ghostDevice(i int) int {
 		}
 	}
 	if p.dflt >= 0 {
-		return p.dflt
+		return s.device(p.dflt)
 	}
 	return s.tgt
 }

@@ -235,7 +235,7 @@ func (s *sim) colocate() {
 		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
 		copy(prio, s.sup[i])
 		g := &slab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, p.dflt, prio, -1
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, s.device(p.dflt), prio, -1
 		if s.sup[i][s.tgt] < 0 {
 			g.lacks = i
 		}
@@ -243,8 +243,8 @@ func (s *sim) colocate() {
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
-			g.assigned = p.assigned
-			g.req = localSpec(s.types[p.assigned])
+			g.assigned = s.device(p.assigned)
+			g.req = localSpec(s.types[g.assigned])
 			continue
 		}
 		g.req = p.req

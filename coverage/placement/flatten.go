@@ -130,7 +130,9 @@ type pnode struct {
 	in   []pin
 	ctrl []int
 
-	req      devSpec
+	req devSpec
+	// dflt and assigned are devices as roles (roleTarget, roleCPU; see
+	// share.go), -1 for none; assigned -2 is the caller's device.
 	dflt     int
 	assigned int
 	ghostOf  int // for body nodes of a single-device unit: the op they run under
@@ -489,7 +491,7 @@ func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *insta
 		// The call runs on its requested device, else the default
 		// device, else the highest-priority device (placement.md §8 R2);
 		// body nodes without a device prefer it.
-		c.dflt = b.s.tgt
+		c.dflt = roleTarget
 	}
 	return c
 }

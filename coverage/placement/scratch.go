@@ -8,6 +8,9 @@ package placement
 type Scratch struct {
 	slabs  [][]pnode
 	groups []group
+	// flat is the flattened graph of the last simulation that built one
+	// (share.go), in slabs.
+	flat *flattened
 }
 
 // pnodeSlab is the size of the builder's node slabs.

@@ -25,8 +25,14 @@ type sim struct {
 	tgt, cpu int
 	matchers []coverage.Matcher
 
-	nodes []*pnode
-	units []*unit
+	// nodes are the flattened graph's, shared with other simulations
+	// (flat) until the simulation changes one (own).
+	nodes    []*pnode
+	units    []*unit
+	flat     *flattened
+	ownNodes bool
+	// resArgs are the resource arguments bind places.
+	resArgs []resArg
 	// first placement node of each graph node (graph.Node.ID), -1 if none
 	firstOf []int
 
@@ -86,7 +92,7 @@ func Simulate(g *graph.Graph, target, cpu coverage.Matcher, opts Options) (*Resu
 		return nil, fmt.Errorf("placement: unknown precision %q (want mixed_float16 or mixed_bfloat16)", opts.Precision)
 	}
 	s := newSim(g, target, cpu, opts)
-	if err := s.build(); err != nil {
+	if err := s.flatten(); err != nil {
 		return nil, err
 	}
 	s.inferShapes()
@@ -131,7 +137,8 @@ func (s *sim) opDef(op string) *opdefpb.OpDef {
 	return builtinOpDefs[op]
 }
 
-// build flattens the graph into placement units.
+// build flattens the graph into placement units, with devices as roles
+// (share.go).
 func (s *sim) build() error {
 	s.firstOf = make([]int, len(s.g.Nodes))
 	for i := range s.firstOf {
@@ -265,15 +272,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 	case kind == unitBody:
 		inst.single, inst.singleK = caller, why
 	default:
-		inst.dflt = s.tgt
-		if fd := strings.ToUpper(s.opts.FunctionDevice); fd != "" {
-			inst.dflt = -1
-			for i, t := range s.types {
-				if t == fd {
-					inst.dflt = i
-				}
-			}
-		}
+		inst.dflt = s.functionRole()
 	}
 	// _Arg nodes: pinned to their input device (optimize_function_graph_utils.cc:294-457).
 	inst.args = make([]ref, len(f.Def.GetSignature().GetInputArg()))
@@ -284,14 +283,16 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		}
 		name := f.Def.GetSignature().GetInputArg()[i].GetName()
 		p := &pnode{name: name, x: &pextra{path: f.Name + "/" + name},
-			assigned: s.cpu, dflt: -1, ghostOf: -1}
+			assigned: roleCPU, dflt: -1, ghostOf: -1}
+		resource := false
 		switch {
 		case kind == unitBody && caller >= 0:
 			p.assigned = -2 // resolved to the caller's device at assignment
 		case kind == unitBody:
-			p.assigned = s.cpu
+			p.assigned = roleCPU
 		case t == tpb.DataType_DT_RESOURCE:
-			p.assigned, p.x.note = s.resourceArgDevice(f, i)
+			// Where depends on the target: bind places it.
+			resource = true
 		default:
 			p.io = true
 			p.x.note = "argument: fed from the host (execute.cc:335-392)"
@@ -300,6 +301,9 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		idx := b.newNode(inst, p)
 		p.ghostOf = inst.single
 		inst.args[i] = ref{pn: idx}
+		if resource {
+			s.resArgs = append(s.resArgs, resArg{pn: idx, f: f, i: i})
+		}
 	}
 	b.addInstance(inst, f.Nodes)
 	b.drain()
@@ -322,7 +326,8 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 }
 
 // varDevice is where a TF2 loader creates a float variable: the target when
-// it has a float VarHandleOp kernel, else CPU (placement.md §3.7).
+// it has a float VarHandleOp kernel, else CPU (placement.md §3.7), as a
+// role.
 func (s *sim) varDevice(dt tpb.DataType) int {
 	if dt == tpb.DataType_DT_INVALID {
 		dt = tpb.DataType_DT_FLOAT
@@ -332,12 +337,12 @@ func (s *sim) varDevice(dt tpb.DataType) int {
 			"shared_name": strAttr(""), "allowed_devices": {}},
 		OutputTypes: []tpb.DataType{tpb.DataType_DT_RESOURCE}}
 	if supportedReason(s.matchers[s.tgt].Match(n).Reason) {
-		return s.tgt
+		return roleTarget
 	}
-	return s.cpu
+	return roleCPU
 }
 
-// resourceArgDevice is where the resource behind argument i of f lives: a
+// resourceArgDevice is where (as a role) the resource behind argument i of f lives: a
 // variable where a TF2 loader creates one of its dtype; any other resource
 // (a lookup table, an iterator) where its creating op ran, which tfscan
 // cannot see, so it goes by the body's consumers of the handle: CPU when
@@ -351,7 +356,7 @@ func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
 	for _, n := range f.Nodes {
 		for _, in := range n.Inputs {
 			if in.Node == nil && in.Arg == i && n.OpDef != nil && !supportedReason(s.matchers[s.tgt].Match(n).Reason) {
-				return s.cpu, fmt.Sprintf("resource argument: pinned to CPU, where a resource %s %s uses must live (%s has no %s kernel)", n.Op, n.Name, n.Op, s.types[s.tgt])
+				return roleCPU, fmt.Sprintf("resource argument: pinned to CPU, where a resource %s %s uses must live (%s has no %s kernel)", n.Op, n.Name, n.Op, s.types[s.tgt])
 			}
 		}
 	}

@@ -1,0 +1,10 @@
+package placement
+
+// Flattened is the flattened graph sc holds, nil when none: a test checks
+// that simulations share it.
+func Flattened(sc *Scratch) any {
+	if sc.flat == nil {
+		return nil
+	}
+	return sc.flat
+}

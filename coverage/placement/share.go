@@ -1,0 +1,186 @@
+package placement
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
+)
+
+// Sharing the flattened graph between the simulations of one scan.
+//
+// What build makes of a graph (the placement nodes, their resolved
+// inputs, instances, units, while frames, fetches and out edges) depends
+// on the graph and on a few options (flatKey), not on the target, with
+// three exceptions, kept apart so that the flattened graph can be built
+// once and read by every later simulation:
+//
+//   - device indices: a placement node's default and pre-assigned devices
+//     (pnode.dflt, pnode.assigned) are device roles (roleTarget, roleCPU),
+//     which each simulation maps to its own device indices (sim.device):
+//     the CPU is device 1 beside an accelerator and device 0 alone;
+//   - the function device (Options.FunctionDevice) resolves against the
+//     target's type: the role it resolves to is part of the key;
+//   - the device of a function's resource argument asks the target's
+//     matcher (resourceArgDevice): build records those arguments
+//     (flattened.resArgs) and each simulation places them itself (bind).
+//
+// A simulation never writes to a shared placement node: what it changes
+// (the resource arguments; auto mixed precision's lookup node) it changes
+// in its own copy of the node (sim.own), in its own list of nodes. The
+// nodes' input and control slices, their extras, the instances and the
+// units are read-only once built. This was chosen over copying every node
+// into each simulation (47 MB of nodes for the 210,000-node model, most of
+// a build's cost again) and over moving every target-dependent field out
+// of pnode (auto mixed precision's node would then be looked up apart by
+// every reader of the node's op and dtypes).
+
+// Device roles, as the flattened graph records devices.
+const (
+	roleTarget = 0
+	roleCPU    = 1
+)
+
+// device is the simulation's device index for a role (negative values,
+// "none" and "the caller's", pass through).
+func (s *sim) device(role int) int {
+	switch role {
+	case roleTarget:
+		return s.tgt
+	case roleCPU:
+		return s.cpu
+	}
+	return role
+}
+
+// functionRole is the role of the default device of functions placed on
+// their own (Options.FunctionDevice; "" is the target), -1 when the
+// machine has no device of that type.
+func (s *sim) functionRole() int {
+	switch fd := strings.ToUpper(s.opts.FunctionDevice); fd {
+	case "":
+		return roleTarget
+	case "CPU":
+		return roleCPU
+	case s.types[s.tgt]:
+		return roleTarget
+	}
+	return -1
+}
+
+// flatKey is what, besides the graph, shapes the flattened graph.
+type flatKey struct {
+	clearDevices bool
+	signature    string
+	fetches      []graph.Tensor
+	// hasFetches tells Options.Fetches nil from empty.
+	hasFetches bool
+	fnRole     int
+}
+
+func (s *sim) flatKey() flatKey {
+	return flatKey{clearDevices: s.opts.ClearDevices, signature: s.opts.Signature,
+		fetches: s.opts.Fetches, hasFetches: s.opts.Fetches != nil, fnRole: s.functionRole()}
+}
+
+func (k flatKey) equal(o flatKey) bool {
+	return k.clearDevices == o.clearDevices && k.signature == o.signature && k.hasFetches == o.hasFetches &&
+		k.fnRole == o.fnRole && slices.Equal(k.fetches, o.fetches)
+}
+
+// flattened is a graph as build leaves it, for every simulation of that
+// graph with the same key (read-only once made).
+type flattened struct {
+	g          *graph.Graph
+	key        flatKey
+	nodes      []*pnode
+	units      []*unit
+	firstOf    []int
+	topFetches []fetchRef
+	outs       [][]outEdge
+	warnings   []string
+	resArgs    []resArg
+}
+
+// resArg is a resource argument of a function placed on its own: node pn
+// stands for argument i of f.
+type resArg struct {
+	pn int
+	f  *graph.Function
+	i  int
+}
+
+// flatten gives the simulation the flattened graph: the one its Scratch
+// holds when it was made of the same graph with the same key, else a new
+// one, which the Scratch then keeps.
+func (s *sim) flatten() error {
+	key := s.flatKey()
+	sc := s.opts.Scratch
+	if sc != nil && sc.flat != nil && sc.flat.g == s.g && sc.flat.key.equal(key) {
+		s.adopt(sc.flat)
+		return nil
+	}
+	if sc != nil {
+		// Its nodes live in the slabs the new build clears.
+		sc.flat = nil
+	}
+	if err := s.build(); err != nil {
+		return err
+	}
+	f := &flattened{g: s.g, key: key, nodes: s.nodes, units: s.units, firstOf: s.firstOf,
+		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs}
+	if sc != nil {
+		sc.flat = f
+	}
+	s.adopt(f)
+	return nil
+}
+
+// adopt makes f the simulation's graph and places what in it depends on
+// the target (bind).
+func (s *sim) adopt(f *flattened) {
+	s.flat = f
+	s.nodes, s.units, s.firstOf, s.topFetches, s.outs = f.nodes, f.units, f.firstOf, f.topFetches, f.outs
+	s.warnings = slices.Clone(f.warnings)
+	s.resArgs = f.resArgs
+	s.ownNodes = false
+	s.bind()
+}
+
+// bind places the resource arguments of functions placed on their own,
+// which ask the target's matcher.
+func (s *sim) bind() {
+	for _, a := range s.resArgs {
+		p := s.own(a.pn)
+		x := *p.x
+		p.x = &x
+		p.assigned, x.note = s.resourceArgDevice(a.f, a.i)
+	}
+}
+
+// own is node i as the simulation may change it: its own copy of the
+// shared node, made on the first call.
+func (s *sim) own(i int) *pnode {
+	if !s.ownNodes {
+		s.nodes = slices.Clone(s.nodes)
+		s.ownNodes = true
+	}
+	if s.nodes[i] == s.flat.nodes[i] {
+		p := *s.nodes[i]
+		s.nodes[i] = &p
+	}
+	return s.nodes[i]
+}
+
+// Flatten flattens g into sc for simulations of target with opts, as the
+// first simulation lent sc does: a caller that wants the cost of what the
+// simulations share apart from theirs (a benchmark) flattens ahead.
+func (sc *Scratch) Flatten(g *graph.Graph, target coverage.Matcher, opts Options) error {
+	if g == nil || target == nil {
+		return errors.New("placement: a graph and a target matcher are needed")
+	}
+	opts.Scratch = sc
+	return newSim(g, target, target, opts).flatten()
+}
