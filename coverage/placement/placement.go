@@ -84,10 +84,14 @@ type Options struct {
 	// with the same Signature, Dims and Checkpoint: they do not depend on
 	// the target, so a scan of several targets infers them once.
 	Shapes *shape.Shapes
-	// Scratch, when not nil, lends the simulation the memory an earlier
-	// one used (placement nodes, colocation groups), so that a scan that
-	// simulates several targets of a model, or a target and its --from
-	// source, allocates it once. One simulation at a time may use it.
+	// Scratch, when not nil, passes on from one simulation to the next
+	// what they share: the flattened graph, which a simulation of the
+	// same graph with the same ClearDevices, Signature, Fetches and
+	// function device reads instead of flattening the graph again
+	// (share.go), and the memory of the colocation groups; so that a scan
+	// that simulates several targets of a model, or a target and its
+	// --from source, builds and allocates them once. One simulation at a
+	// time may use it, and the graph must not change between them.
 	Scratch *Scratch
 	// Paths, when not nil, are the graph nodes' Path() by ID ("" where
 	// not rendered), rendered once for every target (a scan has them for

@@ -1,10 +1,13 @@
 package placement
 
-// Scratch is memory that simulations pass on to the next (Options.Scratch):
-// the placement nodes and colocation groups, a few hundred bytes per node of
-// the flattened graph, which a simulation allocates afresh otherwise. A
-// Result holds none of it, so the next simulation may clear and reuse it.
-// The zero value is ready; a nil *Scratch lends nothing.
+// Scratch is what simulations pass on to the next (Options.Scratch): the
+// flattened graph of the last simulation that built one (in its slabs of
+// placement nodes), which later simulations of the same graph and options
+// read, and the colocation groups, a few hundred bytes per node of the
+// flattened graph, which a simulation allocates afresh otherwise. A
+// simulation changes nothing of the flattened graph, and a Result holds no
+// group, so the next simulation may clear and reuse them. The zero value
+// is ready; a nil *Scratch lends nothing.
 type Scratch struct {
 	slabs  [][]pnode
 	groups []group
