@@ -129,6 +129,16 @@ func TestCorpusSimulates(t *testing.T) {
 	}
 }
 
+// builtinIndex is the built-in pack name, indexed over the default pack.
+func builtinIndex(t testing.TB, name string) *coverage.Index {
+	t.Helper()
+	defaults, err := coverage.BuiltinPack(coverage.DefaultPackName)
+	require.NoError(t, err)
+	p, err := coverage.BuiltinPack(name)
+	require.NoError(t, err)
+	return coverage.NewIndex(p, defaults)
+}
+
 func listTypes(ts []tpb.DataType) *attrValue {
 	return &attrValue{Value: &attrList{List: &attrListValue{Type: ts}}}
 }
