@@ -219,48 +219,53 @@ func (ix *Index) MatchKeyed(n *graph.Node, key string) Match {
 // MatchKey identifies what a match of n depends on: its op, its `_kernel`
 // label and the values of the named attrs.
 func MatchKey(n *graph.Node, attrs []string) string {
-	var b strings.Builder
-	b.WriteString(n.Op)
-	b.WriteByte(0)
-	b.Write(n.Attrs["_kernel"].GetS())
-	for _, name := range attrs {
-		b.WriteByte(0)
-		b.WriteString(name)
-		b.WriteByte('=')
-		a, ok := n.Attrs[name]
-		if !ok {
-			b.WriteByte('-')
-			continue
-		}
-		writeAttrKey(&b, a)
-	}
-	return b.String()
+	return string(AppendMatchKey(nil, n, attrs))
 }
 
-// writeAttrKey writes the kinds of attr value a kernel constraint can test
-// (type, list, s, i, b) compactly; anything else in its text form.
-func writeAttrKey(b *strings.Builder, a *attrpb.AttrValue) {
+// AppendMatchKey appends MatchKey(n, attrs) to dst: a caller that keeps
+// each distinct key once looks it up without making a string per node.
+func AppendMatchKey(dst []byte, n *graph.Node, attrs []string) []byte {
+	dst = append(dst, n.Op...)
+	dst = append(dst, 0)
+	dst = append(dst, n.Attrs["_kernel"].GetS()...)
+	for _, name := range attrs {
+		dst = append(dst, 0)
+		dst = append(dst, name...)
+		dst = append(dst, '=')
+		a, ok := n.Attrs[name]
+		if !ok {
+			dst = append(dst, '-')
+			continue
+		}
+		dst = appendAttrKey(dst, a)
+	}
+	return dst
+}
+
+// appendAttrKey appends the kinds of attr value a kernel constraint can
+// test (type, list, s, i, b) compactly; anything else in its text form.
+func appendAttrKey(dst []byte, a *attrpb.AttrValue) []byte {
 	switch v := a.GetValue().(type) {
 	case *attrpb.AttrValue_Type:
-		b.WriteString("t" + strconv.Itoa(int(v.Type)))
+		dst = strconv.AppendInt(append(dst, 't'), int64(v.Type), 10)
 	case *attrpb.AttrValue_S:
-		b.WriteString("s")
-		b.Write(v.S)
+		dst = append(append(dst, 's'), v.S...)
 	case *attrpb.AttrValue_I:
-		b.WriteString("i" + strconv.FormatInt(v.I, 10))
+		dst = strconv.AppendInt(append(dst, 'i'), v.I, 10)
 	case *attrpb.AttrValue_B:
-		b.WriteString("b" + strconv.FormatBool(v.B))
+		dst = strconv.AppendBool(append(dst, 'b'), v.B)
 	case *attrpb.AttrValue_List:
-		b.WriteString("l")
+		dst = append(dst, 'l')
 		for _, t := range v.List.GetType() {
-			b.WriteString("," + strconv.Itoa(int(t)))
+			dst = strconv.AppendInt(append(dst, ','), int64(t), 10)
 		}
 		if len(v.List.GetS())+len(v.List.GetI())+len(v.List.GetB())+len(v.List.GetF()) > 0 {
-			b.WriteString(prototext.MarshalOptions{}.Format(v.List))
+			dst = append(dst, prototext.MarshalOptions{}.Format(v.List)...)
 		}
 	default:
-		b.WriteString(prototext.MarshalOptions{}.Format(a))
+		dst = append(dst, prototext.MarshalOptions{}.Format(a)...)
 	}
+	return dst
 }
 
 // matchKernels is the kernel lookup without the memo and the stack.

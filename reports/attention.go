@@ -41,7 +41,7 @@ func (t *Target) NeedsAttention(n *NodeResult, flagged map[string]bool) bool {
 // KeepAttention drops from t.Nodes the nodes that need no attention;
 // modelFindings are the model's (security) findings. The nodes kept move to
 // a new array; the whole list's is returned, cleared, for a caller that
-// reuses it.
+// reuses it (none when every node is kept: the list keeps its array).
 func (t *Target) KeepAttention(modelFindings []Finding) (spare []NodeResult) {
 	flagged := t.flaggedPaths(modelFindings)
 	keep := make([]bool, len(t.Nodes))
@@ -49,6 +49,10 @@ func (t *Target) KeepAttention(modelFindings []Finding) (spare []NodeResult) {
 	for i := range t.Nodes {
 		keep[i] = t.NeedsAttention(&t.Nodes[i], flagged)
 		n += boolInt(keep[i])
+	}
+	if n == len(t.Nodes) {
+		t.Fusions = groupFusions(t.Fusions)
+		return nil
 	}
 	kept := make([]NodeResult, 0, n)
 	for i := range t.Nodes {

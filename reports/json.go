@@ -25,7 +25,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 	head := *r
 	head.Models = []*Model{}
 	err := streamField(bw, &head, "", "models", func(prefix string) error {
-		return streamArray(bw, r.Models, prefix, writeModelJSON)
+		return streamArray(bw, len(r.Models), prefix, func(w *bufio.Writer, i int, prefix string) error {
+			return writeModelJSON(w, r.Models[i], prefix)
+		})
 	})
 	if err != nil {
 		return err
@@ -40,7 +42,9 @@ func writeModelJSON(w *bufio.Writer, m *Model, prefix string) error {
 	head := *m
 	head.Targets = []*Target{}
 	return streamField(w, &head, prefix, "targets", func(prefix string) error {
-		return streamArray(w, m.Targets, prefix, writeTargetJSON)
+		return streamArray(w, len(m.Targets), prefix, func(w *bufio.Writer, i int, prefix string) error {
+			return writeTargetJSON(w, m.Targets[i], prefix)
+		})
 	})
 }
 
@@ -48,12 +52,17 @@ func writeTargetJSON(w *bufio.Writer, t *Target, prefix string) error {
 	head := *t
 	head.Nodes = []NodeResult{}
 	return streamField(w, &head, prefix, "nodes", func(prefix string) error {
-		return streamArray(w, t.Nodes, prefix, func(w *bufio.Writer, n NodeResult, prefix string) error {
-			b, err := json.Marshal(n)
-			if err != nil {
+		// One encoder and buffer for every node: json.Marshal would make
+		// a new result for each (issue #14: the report's garbage adds to
+		// a scan's peak heap).
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		return streamArray(w, len(t.Nodes), prefix, func(w *bufio.Writer, i int, prefix string) error {
+			buf.Reset()
+			if err := enc.Encode(&t.Nodes[i]); err != nil {
 				return err
 			}
-			_, err = w.Write(b)
+			_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 			return err
 		})
 	})
@@ -86,22 +95,22 @@ func streamField(w *bufio.Writer, v any, prefix, key string, body func(prefix st
 	return err
 }
 
-// streamArray writes items as encoding/json indents an array whose
-// brackets are at prefix.
-func streamArray[E any](w *bufio.Writer, items []E, prefix string, write func(*bufio.Writer, E, string) error) error {
-	if len(items) == 0 {
+// streamArray writes an array of n items, item i by write, as
+// encoding/json indents an array whose brackets are at prefix.
+func streamArray(w *bufio.Writer, n int, prefix string, write func(w *bufio.Writer, i int, prefix string) error) error {
+	if n == 0 {
 		_, err := w.WriteString("[]")
 		return err
 	}
 	w.WriteByte('[')
 	inner := prefix + "  "
-	for i, it := range items {
+	for i := range n {
 		if i > 0 {
 			w.WriteByte(',')
 		}
 		w.WriteByte('\n')
 		w.WriteString(inner)
-		if err := write(w, it, inner); err != nil {
+		if err := write(w, i, inner); err != nil {
 			return err
 		}
 	}

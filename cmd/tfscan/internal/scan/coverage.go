@@ -24,14 +24,14 @@ type Nodes struct {
 	paths  []string
 	dtypes [][]string
 	// keys are each node's coverage.MatchKey over the attrs that any of
-	// the targets' kernels constrain (attrs, by op); keyByID holds the
-	// same keys by graph.Node.ID ("" for nodes out of scope), for the
-	// placement's lookups.
-	keys    []string
-	keyByID []string
-	attrs   map[string][]string
+	// the targets' kernels constrain (attrs, by op).
+	keys  []string
+	attrs map[string][]string
+	// at is each node's position in list by graph.Node.ID (-1 out of
+	// scope), for the placement's lookups (keyOf).
+	at []int32
 	// pathByID are the paths by graph.Node.ID ("" out of scope), for the
-	// placement's results.
+	// placement's results; made by the first placement (byIDPaths).
 	pathByID []string
 	// phases is each node's phase (by graph.Node.ID) and counted the
 	// phases the figures count; phases is nil when they were not computed
@@ -71,22 +71,26 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 // them by path, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
 	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes))}
+	var pb pathBuilder
 	for _, n := range g.Nodes {
 		if scope == nil || scope[n] {
 			ns.list = append(ns.list, n)
-			ns.paths = append(ns.paths, n.Path())
+			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
 	sort.Sort(byPath{ns})
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.keys = make([]string, len(ns.list))
-	ns.keyByID = make([]string, len(g.Nodes))
-	ns.pathByID = make([]string, len(g.Nodes))
+	ns.at = make([]int32, len(g.Nodes))
+	for i := range ns.at {
+		ns.at[i] = -1
+	}
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
 	// A model's nodes have few distinct dtype lists and keys: each is
 	// kept once (they live as long as the scan of the model).
 	dtypesSeen, keysSeen := map[string][]string{}, map[string]string{}
+	var kb []byte
 	for i, n := range ns.list {
 		dt := n.DTypes()
 		dk := ""
@@ -113,19 +117,92 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			slices.Sort(names)
 			attrs[n.Op] = names
 		}
-		key := coverage.MatchKey(n, names)
-		if seen, ok := keysSeen[key]; ok {
-			key = seen
-		} else {
+		kb = coverage.AppendMatchKey(kb[:0], n, names)
+		key, ok := keysSeen[string(kb)]
+		if !ok {
+			key = string(kb)
 			keysSeen[key] = key
 		}
 		ns.keys[i] = key
-		if n.ID >= 0 && n.ID < len(ns.keyByID) {
-			ns.keyByID[n.ID] = ns.keys[i]
-			ns.pathByID[n.ID] = ns.paths[i]
+		if n.ID >= 0 && n.ID < len(ns.at) {
+			ns.at[n.ID] = int32(i)
 		}
 	}
 	return ns
+}
+
+// pathBuilder renders the paths of a model's nodes into shared chunks: a
+// path is a substring of its chunk, not a string of its own (a model's
+// 200,000 paths are as many allocations otherwise, and their garbage).
+type pathBuilder struct {
+	chunk strings.Builder
+}
+
+// pathChunk is the size of a chunk of paths.
+const pathChunk = 64 << 10
+
+func (b *pathBuilder) path(n *graph.Node) string {
+	if n.Func == nil {
+		return n.Path() // its name, but for a renamed duplicate
+	}
+	start := b.chunk.Len()
+	if b.chunk.Cap()-start < 4<<10 {
+		b.chunk = strings.Builder{}
+		b.chunk.Grow(pathChunk)
+		start = 0
+	}
+	var tmp [256]byte
+	p := n.AppendPath(tmp[:0])
+	if len(p) > b.chunk.Cap()-start {
+		return string(p) // a path longer than what is left of the chunk
+	}
+	b.chunk.Write(p)
+	return b.chunk.String()[start:]
+}
+
+// keyOf is the prepared key of n, a node of g; "" when n is not one of
+// the prepared nodes (out of scope, synthetic, or a copy).
+func (ns *Nodes) keyOf(g *graph.Graph, n *graph.Node) string {
+	if n.ID < 0 || n.ID >= len(ns.at) || ns.at[n.ID] < 0 || g.Nodes[n.ID] != n {
+		return ""
+	}
+	return ns.keys[ns.at[n.ID]]
+}
+
+// byIDPaths are the prepared nodes' paths by graph.Node.ID, made once: a
+// scan without placement never needs them.
+func (ns *Nodes) byIDPaths() []string {
+	if ns.pathByID == nil {
+		ns.pathByID = make([]string, len(ns.at))
+		for id, i := range ns.at {
+			if i >= 0 {
+				ns.pathByID[id] = ns.paths[i]
+			}
+		}
+	}
+	return ns.pathByID
+}
+
+// result is the entry of the node at position i matched as m.
+func (ns *Nodes) result(i int, m *coverage.Match) reports.NodeResult {
+	n := ns.list[i]
+	return reports.NodeResult{
+		Path:      ns.paths[i],
+		Op:        n.Op,
+		DTypes:    ns.dtypes[i],
+		Reason:    string(m.Reason),
+		Reachable: n.Reachable,
+		Phase:     ns.phaseName(n),
+		LoweredTo: m.Lowered,
+	}
+}
+
+// loweredNode is a node covered in a lower precision: its position in
+// the target's node list and how it is lowered (lowerGroups).
+type loweredNode struct {
+	k      int
+	to     string
+	inputs bool
 }
 
 // byPath sorts prepared nodes by path, keeping list and paths in step.
@@ -141,13 +218,24 @@ func (s byPath) Swap(i, j int) {
 // Coverage matches every prepared node against one target. An op counts as
 // covered when every node of it is covered.
 func Coverage(ns *Nodes, t Target) *reports.Target {
-	return coverageInto(ns, t, nil)
+	rt, _ := coverageInto(ns, t, nil, nil)
+	return rt
 }
 
 // coverageInto is Coverage listing the nodes in buf's array when it holds
 // them all: a scan reuses one array for the targets it lists in part.
-func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target {
-	if cap(buf) < len(ns.list) {
+//
+// With keep, it lists only the nodes that are not covered, covered in a
+// lower precision, or that keep(i) accepts (i: the node's position in ns),
+// and returns each listed node's position: a scan that lists only the
+// nodes needing attention, and knows which those are before a placement,
+// never holds every node's entry (issue #14: a 7-target report of a
+// 210,000-node model). Every figure is still counted over every node.
+func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int) bool) (*reports.Target, []int32) {
+	var at []int32
+	if keep != nil {
+		at = []int32{}
+	} else if cap(buf) < len(ns.list) {
 		buf = make([]reports.NodeResult, 0, len(ns.list))
 	}
 	p := t.Index.Pack()
@@ -182,27 +270,28 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target
 	groups := map[groupKey]*reports.Uncovered{}
 	opCovered := map[string]bool{}
 	ops := map[string]*reports.OpCoverage{}
-	lowered, rejected := map[int]coverage.Match{}, map[int]coverage.Match{}
+	var lowered []loweredNode
+	rejected := map[int]coverage.Match{}
 	for i, n := range ns.list {
 		m := t.Index.MatchKeyed(n, ns.keys[i])
 		covered := m.Reason.Covered()
 		dtypes := ns.dtypes[i]
 		phase := ns.phaseName(n)
-		rt.Nodes = append(rt.Nodes, reports.NodeResult{
-			Path:      ns.paths[i],
-			Op:        n.Op,
-			DTypes:    dtypes,
-			Reason:    string(m.Reason),
-			Reachable: n.Reachable,
-			Phase:     phase,
-			LoweredTo: m.Lowered,
-		})
+		// pos is the node's position in rt.Nodes.
+		pos := i
+		if keep == nil {
+			rt.Nodes = append(rt.Nodes, ns.result(i, &m))
+		} else if !covered || m.Reason == coverage.ReasonCoveredLowerPrecision ||
+			m.Reason == coverage.ReasonPrecisionModeError || keep(i) {
+			pos = len(at)
+			at = append(at, int32(i))
+		}
 		switch m.Reason {
 		case coverage.ReasonCoveredLowerPrecision:
-			lowered[i] = m
+			lowered = append(lowered, loweredNode{pos, m.Lowered, m.LoweredInputs})
 			rt.Coverage.LowerPrecisionNodes++
 		case coverage.ReasonPrecisionModeError:
-			rejected[i] = m
+			rejected[pos] = m
 		}
 		c := &rt.Coverage
 		counts := ns.counts(n)
@@ -260,6 +349,14 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target
 			u.Nodes = append(u.Nodes, ns.paths[i])
 		}
 	}
+	if keep != nil {
+		// The nodes listed are known now: their array is made to size.
+		rt.Nodes = make([]reports.NodeResult, len(at))
+		for k, i := range at {
+			m := t.Index.MatchKeyed(ns.list[i], ns.keys[i])
+			rt.Nodes[k] = ns.result(int(i), &m)
+		}
+	}
 	if len(lowered) > 0 {
 		lowerGroups(rt, t.Index.Stack(), lowered)
 	}
@@ -284,5 +381,5 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult) *reports.Target
 		rt.Uncovered = append(rt.Uncovered, *u)
 	}
 	rt.SortUncovered()
-	return rt
+	return rt, at
 }

@@ -88,6 +88,10 @@ type Options struct {
 	// onScan, when set, is handed each model's graph once it is built,
 	// with the options its scan runs with (ScanModel).
 	onScan func(*graph.Graph, Options)
+	// listEvery makes a scan without placement list every node before
+	// it keeps those needing attention, as a scan with placement does
+	// (tests compare the two).
+	listEvery bool
 	// checkpoint is the model's checkpoint index (scanModel opens it once
 	// for every target's placement); checkpointNote, when it could not be
 	// read, says so in every placement's warnings.
@@ -623,21 +627,40 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// computed, so that one whole node list at a time is alive. The source
 	// costs one more coverage and placement (no wishlist), shared by every
 	// target; none when it is one of the targets.
+	//
+	// Without a placement, which nodes need attention is known as each is
+	// matched (coverageInto's keep): no whole node list is made at all,
+	// and the source is matched without one (sourceFrom).
 	var src *source
 	var spare []reports.NodeResult // the array of the last whole list, reused
+	var keep func(i int) bool
 	fromIdx := ts.fromTarget()
-	if fromIdx < 0 && ts.From != nil {
+	if opts.Placement.Disabled && !opts.AllNodes && !opts.listEvery {
+		if ts.From != nil {
+			src = sourceFrom(nodes, *ts.From)
+		}
+		flagged := map[string]bool{}
+		for _, f := range rm.Findings {
+			flagged[f.Path] = true
+		}
+		// Only counted nodes change (applyDelta); without phases every
+		// node may count (Nodes.counts), which keeps more than needed.
+		keep = func(i int) bool {
+			return src.mayChange(i) && nodes.counts(nodes.list[i]) || flagged[nodes.paths[i]]
+		}
+		fromIdx = -1
+	} else if fromIdx < 0 && ts.From != nil {
 		st := Coverage(nodes, *ts.From)
 		if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
-		src = sourceOf(st)
+		src = sourceOf(nodes, st)
 		spare = st.Nodes[:0]
 		clear(st.Nodes)
 	}
 	rm.Targets = make([]*reports.Target, len(ts.List))
 	for _, i := range targetOrder(len(ts.List), fromIdx) {
-		rt := coverageInto(nodes, ts.List[i], spare)
+		rt, at := coverageInto(nodes, ts.List[i], spare, keep)
 		spare = nil
 		if err := simulate(rt, g, nodes, ts.List[i], ts, opts, fetches, log); err != nil {
 			return nil, &ModelError{Path: path, Err: err}
@@ -650,10 +673,10 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			rt.RewriteRemovesFallback = &n
 		}
 		if i == fromIdx {
-			src = sourceOf(rt)
+			src = sourceOf(nodes, rt)
 		}
 		if src != nil {
-			applyDelta(rt, src)
+			applyDelta(rt, src, nodes, at)
 		}
 		if !opts.AllNodes {
 			spare = rt.KeepAttention(rm.Findings)

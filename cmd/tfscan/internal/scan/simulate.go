@@ -84,7 +84,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if ns.shapes == nil {
 		ns.shapes = placement.InferShapes(g, popts)
 	}
-	popts.Shapes, popts.Paths, popts.Scratch = ns.shapes, ns.pathByID, &ns.scratch
+	popts.Shapes, popts.Paths, popts.Scratch = ns.shapes, ns.byIDPaths(), &ns.scratch
 	// The report takes what it needs of every node at once (applyPlacement),
 	// before the scratch is lent again.
 	popts.LazyNodes = true
@@ -133,7 +133,8 @@ type keyedMatcher struct {
 func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
 	// A node that is not the graph's own (a synthetic one, or a copy
 	// with other attrs, as auto mixed precision makes) keys itself.
-	if n.ID < 0 || n.ID >= len(k.ns.keyByID) || k.g.Nodes[n.ID] != n || k.ns.keyByID[n.ID] == "" {
+	key := k.ns.keyOf(k.g, n)
+	if key == "" {
 		return k.Index.Match(n)
 	}
 	ok, seen := k.covers[n.Op]
@@ -149,5 +150,5 @@ func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
 	if !ok {
 		return k.Index.Match(n)
 	}
-	return k.Index.MatchKeyed(n, k.ns.keyByID[n.ID])
+	return k.Index.MatchKeyed(n, key)
 }

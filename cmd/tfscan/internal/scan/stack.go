@@ -116,19 +116,19 @@ func stackInfo(c *coverage.StackConfig) *reports.StackInfo {
 
 // lowerGroups groups the covered_lower_precision nodes of a target by (op,
 // dtypes, lowered type), most nodes first, with a warning finding each.
-func lowerGroups(rt *reports.Target, c *coverage.StackConfig, lowered map[int]coverage.Match) {
+func lowerGroups(rt *reports.Target, c *coverage.StackConfig, lowered []loweredNode) {
 	type key struct{ op, dtypes, to string }
 	groups := map[key]*reports.LowerPrecision{}
-	for i, m := range lowered {
-		nr := rt.Nodes[i]
-		k := key{nr.Op, strings.Join(nr.DTypes, ","), m.Lowered}
+	for _, l := range lowered {
+		nr := &rt.Nodes[l.k]
+		k := key{nr.Op, strings.Join(nr.DTypes, ","), l.to}
 		g := groups[k]
 		if g == nil {
-			how := "computed in " + m.Lowered
-			if m.LoweredInputs {
-				how = "inputs rounded to " + m.Lowered + ", output float32"
+			how := "computed in " + l.to
+			if l.inputs {
+				how = "inputs rounded to " + l.to + ", output float32"
 			}
-			g = &reports.LowerPrecision{Op: nr.Op, DTypes: nr.DTypes, LoweredTo: m.Lowered, InputsOnly: m.LoweredInputs, How: how, Nodes: []string{}}
+			g = &reports.LowerPrecision{Op: nr.Op, DTypes: nr.DTypes, LoweredTo: l.to, InputsOnly: l.inputs, How: how, Nodes: []string{}}
 			groups[k] = g
 		}
 		g.Count++
