@@ -52,21 +52,24 @@ func (s *sim) assignedSpec(g *group) devSpec {
 }
 
 // lookupKernels runs the kernel lookup of every placed node on every device
-// (SupportedDeviceTypesForNode, op_kernel.cc:1530-1599).
+// (SupportedDeviceTypesForNode, op_kernel.cc:1530-1599); the CPU's come
+// from the lookups the simulations lent the Scratch share, where they
+// apply (cpuLookups).
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	s.sup = make([][]int, n)
 	nd := len(s.devs)
 	sups := make([]int, n*nd)
 	s.midx = make([]int32, n*nd)
-	// Matches repeat (one per kernel lookup key, not per node): each
-	// distinct one is kept once, and the nodes hold its index. They are
-	// found under their kernel and slices, cheap to hash and shared by few.
-	type cheap struct {
-		kernel                *kdpb.KernelDef
-		hostMemory, supported *string
+	var mt matchTable
+	shared := s.cpuLookups()
+	var fromShared []int32 // index in s.mtab of each shared CPU match, -1 before its first use
+	if shared != nil {
+		fromShared = make([]int32, len(shared.tab))
+		for k := range fromShared {
+			fromShared[k] = -1
+		}
 	}
-	seen := map[cheap][]int32{}
 	ms := make([]coverage.Match, nd)
 	for i, p := range s.nodes {
 		if p.ghost {
@@ -77,27 +80,59 @@ func (s *sim) lookupKernels() {
 		}
 		sup := sups[i*nd : (i+1)*nd : (i+1)*nd]
 		clear(ms)
-		s.kernelsInto(p, p.look, nil, sup, ms)
+		ci := int32(-1)
+		var cpu *coverage.Match
+		if shared != nil && shared.idx[i] >= 0 && p.look == s.flat.nodes[i].look {
+			ci = shared.idx[i]
+			cpu = &shared.tab[ci]
+		}
+		s.kernelsInto(p, p.look, nil, sup, ms, cpu)
 		s.sup[i] = sup
 		for d := range ms {
-			id := idOf(&ms[d])
-			ck := cheap{id.kernel, id.hostMemory, id.supported}
-			k := int32(-1)
-			same := seen[ck]
-			for _, j := range same {
-				if idOf(&s.mtab[j]) == id {
-					k = j
-					break
+			if d == s.cpu && ci >= 0 {
+				if fromShared[ci] < 0 {
+					fromShared[ci] = mt.add(&ms[d])
 				}
+				s.midx[i*nd+d] = fromShared[ci]
+				continue
 			}
-			if k < 0 {
-				k = int32(len(s.mtab))
-				s.mtab = append(s.mtab, ms[d])
-				seen[ck] = append(same, k)
-			}
-			s.midx[i*nd+d] = k
+			s.midx[i*nd+d] = mt.add(&ms[d])
 		}
 	}
+	s.mtab = mt.tab
+}
+
+// matchTable holds distinct Matches. Matches repeat (one per kernel lookup
+// key, not per node): each distinct one is kept once, and the nodes hold
+// its index. They are found under their kernel and slices, cheap to hash
+// and shared by few.
+type matchTable struct {
+	tab  []coverage.Match
+	seen map[cheapMatchID][]int32
+}
+
+type cheapMatchID struct {
+	kernel                *kdpb.KernelDef
+	hostMemory, supported *string
+}
+
+// add is m's index in the table, added when new.
+func (t *matchTable) add(m *coverage.Match) int32 {
+	if t.seen == nil {
+		t.seen = map[cheapMatchID][]int32{}
+	}
+	id := idOf(m)
+	ck := cheapMatchID{id.kernel, id.hostMemory, id.supported}
+	same := t.seen[ck]
+	for _, j := range same {
+		if idOf(&t.tab[j]) == id {
+			return j
+		}
+	}
+	k := int32(len(t.tab))
+	t.tab = append(t.tab, *m)
+	t.seen[ck] = append(same, k)
+	return k
 }
 
 // matchID identifies a Match by its values, its slices by their arrays
@@ -138,12 +173,13 @@ func (s *sim) match(i, d int) *coverage.Match {
 func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) ([]int, []coverage.Match) {
 	sup := make([]int, len(s.devs))
 	ms := make([]coverage.Match, len(s.devs))
-	s.kernelsInto(p, look, override, sup, ms)
+	s.kernelsInto(p, look, override, sup, ms, nil)
 	return sup, ms
 }
 
-// kernelsInto is kernelsFor into sup and ms (one entry per device, zero).
-func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher, sup []int, ms []coverage.Match) {
+// kernelsInto is kernelsFor into sup and ms (one entry per device, zero);
+// cpu, when not nil, is the node's lookup on the CPU, already made.
+func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher, sup []int, ms []coverage.Match, cpu *coverage.Match) {
 	if p.op() == "_Arg" || p.op() == "_Retval" {
 		// System kernels exist on every device (function_ops.cc:91-172).
 		for d := range sup {
@@ -161,7 +197,11 @@ func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher,
 		if override != nil && d == s.tgt {
 			m = override
 		}
-		ms[d] = m.Match(look)
+		if d == s.cpu && cpu != nil {
+			ms[d] = *cpu
+		} else {
+			ms[d] = m.Match(look)
+		}
 		switch ms[d].Reason {
 		case coverage.ReasonCovered, coverage.ReasonCoveredDefault, coverage.ReasonCoveredLowerPrecision:
 			sup[d] = int(ms[d].Kernel.GetPriority())

@@ -8,3 +8,11 @@ func Flattened(sc *Scratch) any {
 	}
 	return sc.flat
 }
+
+// CPULookups are the CPU's kernel lookups sc holds, nil when none.
+func CPULookups(sc *Scratch) any {
+	if sc.cpu == nil {
+		return nil
+	}
+	return sc.cpu
+}

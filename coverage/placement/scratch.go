@@ -14,6 +14,8 @@ type Scratch struct {
 	// flat is the flattened graph of the last simulation that built one
 	// (share.go), in slabs.
 	flat *flattened
+	// cpu are the CPU's kernel lookups of flat's nodes (share.go).
+	cpu *cpuLookups
 }
 
 // pnodeSlab is the size of the builder's node slabs.

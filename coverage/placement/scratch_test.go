@@ -6,9 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/testutil"
 )
@@ -39,8 +41,8 @@ func TestScratchChangesNothing(t *testing.T) {
 	}
 }
 
-// A simulation that reuses the flattened graph a simulation of another
-// target left in the Scratch gives the whole Result a fresh simulation
+// A simulation that reuses the flattened graph and the CPU's kernel lookups
+// a simulation of another target left in the Scratch gives the whole Result a fresh simulation
 // gives (nodes, reasons, transfers, islands, wishlist, fusions, AMP,
 // errors and warnings), on every corpus model and the generated ones, for
 // a CPU target and accelerators (GPU, pluggable devices, a stack with a
@@ -51,25 +53,33 @@ func TestScratchChangesNothing(t *testing.T) {
 // 1, or 0 alone for a CPU target.
 func TestSharedFlatteningChangesNothing(t *testing.T) {
 	cpu, cuda := builtinIndex(t, "cpu"), builtinIndex(t, "cuda")
+	xpu := builtinIndex(t, "intel-xpu")
 	targets := []struct {
 		name string
 		m    *coverage.Index
+		// otherCPU falls back to another CPU, whose lookups are its own.
+		otherCPU bool
 	}{
-		{"cpu", cpu}, {"hand-made XPU", handMadeTarget().(*coverage.Index)}, {"cuda", cuda}, {"musa", builtinIndex(t, "musa")},
-		{"cpu", cpu}, {"ascend", builtinIndex(t, "ascend")}, {"intel-xpu", builtinIndex(t, "intel-xpu")},
+		{"cpu", cpu, false}, {"hand-made XPU", handMadeTarget().(*coverage.Index), false}, {"cuda", cuda, false},
+		{"musa", builtinIndex(t, "musa"), false}, {"cpu", cpu, false}, {"ascend", builtinIndex(t, "ascend"), false},
+		{"intel-xpu", xpu, false}, {"intel-xpu on another CPU", xpu, true}, {"intel-xpu", xpu, false},
 	}
 	variants := []struct {
 		name   string
 		opts   placement.Options
 		shared bool // every target shares one flattened graph
+		cpu    coverage.Matcher
 	}{
-		{"default", placement.Options{}, true},
-		{"mixed_float16", placement.Options{Precision: placement.PrecisionMixedFloat16}, true},
-		{"mixed_bfloat16", placement.Options{Precision: placement.PrecisionMixedBFloat16}, true},
-		{"function device CPU", placement.Options{FunctionDevice: "CPU"}, true},
+		{"default", placement.Options{}, true, nil},
+		{"mixed_float16", placement.Options{Precision: placement.PrecisionMixedFloat16}, true, nil},
+		{"mixed_bfloat16", placement.Options{Precision: placement.PrecisionMixedBFloat16}, true, nil},
+		// AMP's half-precision nodes have lookups of their own, on the
+		// CPU too, which this one tells apart.
+		{"mixed_float16, CPU without half kernels", placement.Options{Precision: placement.PrecisionMixedFloat16}, true, &noHalfCPU{cpu}},
+		{"function device CPU", placement.Options{FunctionDevice: "CPU"}, true, nil},
 		// GPU is cuda's device type alone: the others flatten apart.
-		{"function device GPU", placement.Options{FunctionDevice: "GPU", Precision: placement.PrecisionMixedFloat16}, false},
-		{"cleared devices, hard placement", placement.Options{ClearDevices: true, NoSoftPlacement: true}, true},
+		{"function device GPU", placement.Options{FunctionDevice: "GPU", Precision: placement.PrecisionMixedFloat16}, false, nil},
+		{"cleared devices, hard placement", placement.Options{ClearDevices: true, NoSoftPlacement: true}, true, nil},
 	}
 	var graphs []string
 	for _, name := range corpusModels {
@@ -82,22 +92,48 @@ func TestSharedFlatteningChangesNothing(t *testing.T) {
 		g := testmodel.Graph(t, path)
 		for _, v := range variants {
 			var sc placement.Scratch
-			var flat any
+			var flat, lookups any
+			host := coverage.Matcher(cpu)
+			if v.cpu != nil {
+				host = v.cpu
+			}
 			for k, tg := range targets {
 				opts := v.opts
 				opts.Stack, opts.Source = tg.m.Stack(), cuda
-				want, err := placement.Simulate(g, tg.m, cpu, opts)
+				tm, hm := coverage.Matcher(tg.m), host
+				if tg.m == cpu {
+					tm = host
+				}
+				if tg.otherCPU {
+					hm = &noHalfCPU{cpu}
+				}
+				want, err := placement.Simulate(g, tm, hm, opts)
 				require.NoError(t, err)
 				opts.Scratch = &sc
-				got, err := placement.Simulate(g, tg.m, cpu, opts)
+				got, err := placement.Simulate(g, tm, hm, opts)
 				require.NoError(t, err)
 				assert.Equal(t, want, got, "%s, %s, on %s after %d others", path, v.name, tg.name, k)
 				if v.shared && k > 0 {
 					assert.Same(t, flat, placement.Flattened(&sc), "%s, %s, on %s: shared", path, v.name, tg.name)
+					if same := lookups == placement.CPULookups(&sc); same == (tg.otherCPU || targets[k-1].otherCPU) {
+						t.Errorf("%s, %s, on %s: CPU lookups shared %v", path, v.name, tg.name, same)
+					}
 				}
-				flat = placement.Flattened(&sc)
+				flat, lookups = placement.Flattened(&sc), placement.CPULookups(&sc)
 				require.NotNil(t, flat)
+				require.NotNil(t, lookups)
 			}
 		}
 	}
+}
+
+// noHalfCPU is a CPU without float16 and bfloat16 kernels (a pointer:
+// simulations lent one Scratch share its lookups).
+type noHalfCPU struct{ coverage.Matcher }
+
+func (c *noHalfCPU) Match(n *graph.Node) coverage.Match {
+	if t := placement.PrimaryDType(n); t == tpb.DataType_DT_HALF || t == tpb.DataType_DT_BFLOAT16 {
+		return coverage.Match{Reason: coverage.ReasonNoKernelForDType}
+	}
+	return c.Matcher.Match(n)
 }

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -174,13 +175,85 @@ func (s *sim) own(i int) *pnode {
 	return s.nodes[i]
 }
 
-// Flatten flattens g into sc for simulations of target with opts, as the
-// first simulation lent sc does: a caller that wants the cost of what the
-// simulations share apart from theirs (a benchmark) flattens ahead.
-func (sc *Scratch) Flatten(g *graph.Graph, target coverage.Matcher, opts Options) error {
-	if g == nil || target == nil {
-		return errors.New("placement: a graph and a target matcher are needed")
+// Prepare computes into sc what the simulations of g with opts share, as
+// the first simulation lent sc does: the flattened graph and the CPU's
+// kernel lookups (the latter when cpu has a lookup identity, see
+// IdentifiedMatcher). A caller that wants its cost apart from the
+// simulations' (a benchmark) prepares ahead.
+func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Options) error {
+	if g == nil || target == nil || cpu == nil {
+		return errors.New("placement: a graph, a target and a CPU matcher are needed")
 	}
 	opts.Scratch = sc
-	return newSim(g, target, target, opts).flatten()
+	s := newSim(g, target, cpu, opts)
+	if err := s.flatten(); err != nil {
+		return err
+	}
+	s.cpuLookups()
+	return nil
+}
+
+// IdentifiedMatcher is a Matcher that answers every lookup as the matcher
+// LookupIdentity (a comparable value) names does: a wrapper that only
+// answers faster, as a scan's matchers over one coverage.Index. The CPU's
+// kernel lookups are the same for every target of a scan: simulations
+// lent one Scratch share them when their CPU matchers are the same
+// pointer or name the same identity (other matchers share nothing).
+type IdentifiedMatcher interface {
+	coverage.Matcher
+	LookupIdentity() any
+}
+
+// matcherID is m's lookup identity: the one it names, else m itself when
+// it is a pointer; nil for none.
+func matcherID(m coverage.Matcher) any {
+	var id any = m
+	if x, ok := m.(IdentifiedMatcher); ok {
+		id = x.LookupIdentity()
+	} else if reflect.ValueOf(m).Kind() != reflect.Pointer {
+		return nil
+	}
+	if id == nil || !reflect.TypeOf(id).Comparable() {
+		return nil
+	}
+	return id
+}
+
+// cpuLookups are the CPU's kernel lookups of a flattened graph's nodes
+// (their lookup nodes as flattened, before auto mixed precision gives a
+// node its own), made with a CPU matcher of identity id.
+type cpuLookups struct {
+	flat *flattened
+	id   any
+	tab  []coverage.Match
+	// idx is each node's lookup in tab, -1 for none (ghosts; _Arg and
+	// _Retval, whose kernels are the system's).
+	idx []int32
+}
+
+// cpuLookups are the shared CPU lookups that apply to the simulation,
+// made and kept in its Scratch when it has none that apply; nil without a
+// Scratch or a lookup identity.
+func (s *sim) cpuLookups() *cpuLookups {
+	sc, m := s.opts.Scratch, s.matchers[s.cpu]
+	id := matcherID(m)
+	if sc == nil || id == nil {
+		return nil
+	}
+	if c := sc.cpu; c != nil && c.flat == s.flat && c.id == id {
+		return c
+	}
+	c := &cpuLookups{flat: s.flat, id: id, idx: make([]int32, len(s.flat.nodes))}
+	var mt matchTable
+	for i, p := range s.flat.nodes {
+		c.idx[i] = -1
+		if p.ghost || p.op() == "_Arg" || p.op() == "_Retval" {
+			continue
+		}
+		r := m.Match(p.look)
+		c.idx[i] = mt.add(&r)
+	}
+	c.tab = mt.tab
+	sc.cpu = c
+	return c
 }

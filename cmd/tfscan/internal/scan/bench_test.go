@@ -100,14 +100,15 @@ func BenchmarkCoverage200k(b *testing.B) {
 // load's CPU time and 1.5x its peak heap per target.
 //
 // What does not depend on the target a scan computes once per model: the
-// shapes ("Shapes") and the flattened graph ("Flatten": the placement
-// nodes, their inputs, instances and frames, placement.Scratch), which
-// every later simulation reads. "Place-TARGET" is a target's simulation as
-// one of several: with the model's shapes and flattened graph.
-// "Alone-TARGET" is a scan's only simulation (no --from source): shapes
-// inferred, graph flattened and memory allocated afresh.
-// "PerTarget/Load-cpu" is a scan of the three targets: the shapes, the
-// flattening and the three simulations, divided by three. NoWishlist is a
+// shapes ("Shapes"), and the flattened graph (the placement nodes, their
+// inputs, instances and frames) and the CPU's kernel lookups ("Share",
+// placement.Scratch.Prepare), which every later simulation reads.
+// "Place-TARGET" is a target's simulation as one of several: with the
+// model's shapes, flattened graph and CPU lookups. "Alone-TARGET" is a
+// scan's only simulation (no --from source): nothing shared, all of it
+// computed and allocated afresh. "PerTarget/Load-cpu" is a scan of the
+// three targets: the shapes, the shared part and the three simulations,
+// divided by three. NoWishlist is a
 // simulation without the wishlist, so that the wishlist's share shows.
 // Run: go test -bench '^BenchmarkPlacement200k$' -run '^$' -benchtime 8x ./cmd/tfscan/internal/scan/
 func BenchmarkPlacement200k(b *testing.B) {
@@ -129,10 +130,15 @@ func BenchmarkPlacement200k(b *testing.B) {
 	steps := []benchmodel.Step{loadStep(b, "Load", dir), {Name: "Shapes", Run: func() {
 		// What place infers for the first target with Options{}.
 		placement.InferShapes(g, placement.Options{})
-	}}, {Name: "Flatten", Run: func() {
-		// What the first simulation flattens, with place's options.
+	}}, {Name: "Share", Run: func() {
+		// What the first simulation prepares for the others, with
+		// place's options and matchers.
+		cpu, err := ts.CPUFor(ts.List[0])
+		if err != nil {
+			b.Fatal(err)
+		}
 		var sc placement.Scratch
-		if err := sc.Flatten(g, ts.List[0].Index, placement.Options{}); err != nil {
+		if err := sc.Prepare(g, nodes.keyed(g, ts.List[0].Index), nodes.keyed(g, cpu), placement.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}}}
@@ -152,7 +158,7 @@ func BenchmarkPlacement200k(b *testing.B) {
 		}}
 	}
 	shared := func() *Nodes { return nodes }
-	// The first simulation of the scan flattens the graph for the others.
+	// The first simulation of the scan prepares what the others share.
 	if _, err := place(g, nodes, ts.List[0], ts, Options{}, nil, false); err != nil {
 		b.Fatal(err)
 	}

@@ -130,6 +130,11 @@ type keyedMatcher struct {
 	covers map[string]bool
 }
 
+// LookupIdentity says that k answers every lookup as its index does
+// (placement.IdentifiedMatcher): the simulations of a model's targets
+// share the CPU's lookups.
+func (k *keyedMatcher) LookupIdentity() any { return k.Index }
+
 func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
 	// A node that is not the graph's own (a synthetic one, or a copy
 	// with other attrs, as auto mixed precision makes) keys itself.
