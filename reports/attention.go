@@ -115,8 +115,14 @@ func (t *Target) flaggedPaths(modelFindings []Finding) map[string]bool {
 // and of "GPU:0"; "" of "".
 func deviceType(dev string) string {
 	d := dev
-	if j := strings.LastIndex(strings.ToLower(d), "device:"); j >= 0 {
-		d = d[j+len("device:"):]
+	// The last "device:" in any case, found without lowering a copy (a
+	// report asks this of every node).
+	const marker = "device:"
+	for j := len(d) - len(marker); j >= 0; j-- {
+		if strings.EqualFold(d[j:j+len(marker)], marker) {
+			d = d[j+len(marker):]
+			break
+		}
 	}
 	d = strings.TrimPrefix(d, "/")
 	typ, _, _ := strings.Cut(d, ":")

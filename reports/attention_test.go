@@ -48,9 +48,11 @@ func TestDeviceType(t *testing.T) {
 		"":              "",
 		"/device:GPU:0": "GPU",
 		"/job:localhost/replica:0/task:0/device:XPU:1": "XPU",
-		"/gpu:0": "gpu",
-		"CPU:0":  "CPU",
-		"CPU":    "CPU",
+		"/gpu:0":                               "gpu",
+		"CPU:0":                                "CPU",
+		"CPU":                                  "CPU",
+		"/job:w/replica:0/task:0/DEVICE:gpu:0": "gpu",
+		"/Device:XPU:0":                        "XPU",
 	} {
 		require.Equal(t, want, deviceType(dev), dev)
 	}

@@ -3,7 +3,6 @@ package scan
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
@@ -78,7 +77,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
-	sort.Sort(byPath{ns})
+	sortByPath(ns)
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.keys = make([]string, len(ns.list))
 	ns.at = make([]int32, len(g.Nodes))
@@ -205,14 +204,33 @@ type loweredNode struct {
 	inputs bool
 }
 
-// byPath sorts prepared nodes by path, keeping list and paths in step.
-type byPath struct{ ns *Nodes }
-
-func (s byPath) Len() int           { return len(s.ns.list) }
-func (s byPath) Less(i, j int) bool { return s.ns.paths[i] < s.ns.paths[j] }
-func (s byPath) Swap(i, j int) {
-	s.ns.list[i], s.ns.list[j] = s.ns.list[j], s.ns.list[i]
-	s.ns.paths[i], s.ns.paths[j] = s.ns.paths[j], s.ns.paths[i]
+// sortByPath orders the prepared nodes by path (paths are unique): an
+// order of positions is sorted, and list and paths follow it.
+func sortByPath(ns *Nodes) {
+	order := make([]int32, len(ns.list))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(ns.paths[a], ns.paths[b]) })
+	// Position k takes the node at order[k]: each cycle of the
+	// permutation is followed in place, its positions marked done (-1).
+	list, paths := ns.list, ns.paths
+	for k := range order {
+		if order[k] < 0 {
+			continue
+		}
+		n0, p0 := list[k], paths[k]
+		for j := k; ; {
+			from := int(order[j])
+			order[j] = -1
+			if from == k {
+				list[j], paths[j] = n0, p0
+				break
+			}
+			list[j], paths[j] = list[from], paths[from]
+			j = from
+		}
+	}
 }
 
 // Coverage matches every prepared node against one target. An op counts as
