@@ -244,12 +244,12 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 // them all: a scan reuses one array for the targets it lists in part.
 //
 // With keep, it lists only the nodes that are not covered, covered in a
-// lower precision, or that keep(i) accepts (i: the node's position in ns),
+// lower precision, or that keep accepts (i: the node's position in ns),
 // and returns each listed node's position: a scan that lists only the
 // nodes needing attention, and knows which those are before a placement,
 // never holds every node's entry (issue #14: a 7-target report of a
 // 210,000-node model). Every figure is still counted over every node.
-func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int) bool) (*reports.Target, []int32) {
+func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int, reason string) bool) (*reports.Target, []int32) {
 	var at []int32
 	if keep != nil {
 		at = []int32{}
@@ -300,7 +300,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		if keep == nil {
 			rt.Nodes = append(rt.Nodes, ns.result(i, &m))
 		} else if !covered || m.Reason == coverage.ReasonCoveredLowerPrecision ||
-			m.Reason == coverage.ReasonPrecisionModeError || keep(i) {
+			m.Reason == coverage.ReasonPrecisionModeError || keep(i, string(m.Reason)) {
 			pos = len(at)
 			at = append(at, int32(i))
 		}

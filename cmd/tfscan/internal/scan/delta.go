@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -54,23 +55,74 @@ func sourceOf(ns *Nodes, src *reports.Target) *source {
 	return s
 }
 
-// sourceFrom is sourceOf for a source without a placement, matched here
-// without the node list a target's coverage makes: without a placement a
-// node leaves the device when it is not covered (Target.LeavesDevice).
-func sourceFrom(ns *Nodes, t Target) *source {
+// sourceFrom is sourceOf without the source's node list: each node of ns
+// is matched here and, with a placement res (nil: none), placed where res
+// puts it.
+func sourceFrom(ns *Nodes, t Target, res *placement.Result) *source {
 	s := &source{name: t.Name, ns: ns, nodes: make([]sourceNode, len(ns.list)), devices: []string{""}}
+	probe := probeTarget(t, res)
+	if res != nil {
+		s.placed, s.transferBytes = true, probe.Placement.TransferBytes
+		s.transferBytesPartial = probe.Placement.TransferBytesPartial()
+	}
 	for i, n := range ns.list {
-		covered := reports.IsCovered(string(t.Index.MatchKeyed(n, ns.keys[i]).Reason))
-		s.nodes[i] = sourceNode{leaves: !covered, covered: covered}
+		nr := reports.NodeResult{Reason: string(t.Index.MatchKeyed(n, ns.keys[i]).Reason)}
+		if res != nil {
+			if pn, ok := res.NodeOf(n.ID); ok {
+				nr.Device = pn.Device
+			}
+		}
+		s.nodes[i] = sourceNode{device: s.deviceIndex(nr.Device), leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
 	}
 	return s
 }
 
-// mayChange tells whether the node at prepared position i of a target
-// covered on the target, without a placement, may change against src
-// (applyDelta: better_on_target where the source lacks its kernel).
-func (src *source) mayChange(i int) bool {
-	return src != nil && (src.nodes[i].leaves || !src.nodes[i].covered)
+// attentionKeep tells coverageInto which covered nodes of ns target t
+// lists: those that may need attention (reports.Target.NeedsAttention)
+// once placed by res (nil: no placement) and compared with the source src
+// (nil: none). modelFindings are the model's; the target's own findings
+// name nodes coverageInto lists anyway (lowered, rejected). Without
+// phases it cannot tell yet which nodes the figures count and keeps those
+// that would need attention if counted; KeepAttention drops the rest.
+func attentionKeep(ns *Nodes, t Target, res *placement.Result, src *source, modelFindings []reports.Finding) func(i int, reason string) bool {
+	probe := probeTarget(t, res)
+	if ns.phases != nil {
+		probe.Coverage.Phases = ns.counted.Names()
+	}
+	flagged := map[string]bool{}
+	for _, f := range modelFindings {
+		flagged[f.Path] = true
+	}
+	if probe.Placement != nil {
+		for _, a := range probe.Placement.AMP {
+			flagged[a.Path] = true
+		}
+	}
+	return func(i int, reason string) bool {
+		n := ns.list[i]
+		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: n.Reachable, Phase: ns.phaseName(n)}
+		if res != nil {
+			if pn, ok := res.NodeOf(n.ID); ok {
+				nr.Device, nr.RequestedDevice = pn.Device, pn.RequestedDevice
+			}
+		}
+		if src != nil && probe.Counts(&nr) {
+			nr.Change = change(probe, &nr, &src.nodes[i])
+		}
+		return probe.NeedsAttention(&nr, flagged)
+	}
+}
+
+// probeTarget is a report of t without nodes, with what a placement res
+// (nil: none) says beside its nodes: enough to ask of a node whether it
+// leaves the device, or changes against a source, before t's report is
+// made.
+func probeTarget(t Target, res *placement.Result) *reports.Target {
+	rt := &reports.Target{Target: t.Name, Registry: reports.RegistryInfo{DeviceType: t.Index.Pack().DeviceType}}
+	if res != nil {
+		rt.Placement = placementOf(res)
+	}
+	return rt
 }
 
 // applyDelta compares target t with the source src the model runs on today
@@ -103,16 +155,9 @@ func applyDelta(t *reports.Target, src *source, ns *Nodes, at []int32) {
 		if !t.Counts(n) {
 			continue
 		}
-		here, there := t.LeavesDevice(n), s.leaves
-		// A kernel the source has and the target lacks is a new
-		// fallback even where a device pin or colocation keeps the node
-		// on CPU on the source too: without the pin (clear_devices) it
-		// would run on the source's GPU, never on the target's device.
-		lost := !reports.IsCovered(n.Reason) && s.covered
-		gained := reports.IsCovered(n.Reason) && !s.covered
-		switch {
-		case here && (!there || lost):
-			n.Change = reports.ChangeNewFallback
+		n.Change = change(t, n, s)
+		switch n.Change {
+		case reports.ChangeNewFallback:
 			d.NewFallbackNodes++
 			reason := n.Reason
 			if reports.IsCovered(reason) {
@@ -127,12 +172,32 @@ func applyDelta(t *reports.Target, src *source, ns *Nodes, at []int32) {
 			}
 			d.NewFallbackOps[j].Count++
 			d.NewFallbackOps[j].Nodes = append(d.NewFallbackOps[j].Nodes, n.Path)
-		case there && (!here || gained):
-			n.Change = reports.ChangeBetterOnTarget
+		case reports.ChangeBetterOnTarget:
 			d.BetterOnTargetNodes++
-		case here && there:
-			n.Change = reports.ChangeAlreadyOnCPU
+		case reports.ChangeAlreadyOnCPU:
 			d.AlreadyOnCPUNodes++
 		}
 	}
+}
+
+// change is what target t changes for node n, which its figures count,
+// against the source's s: new_fallback, better_on_target, already_on_cpu
+// or "" (it runs on the accelerator on both).
+func change(t *reports.Target, n *reports.NodeResult, s *sourceNode) string {
+	here, there := t.LeavesDevice(n), s.leaves
+	// A kernel the source has and the target lacks is a new fallback even
+	// where a device pin or colocation keeps the node on CPU on the
+	// source too: without the pin (clear_devices) it would run on the
+	// source's GPU, never on the target's device.
+	lost := !reports.IsCovered(n.Reason) && s.covered
+	gained := reports.IsCovered(n.Reason) && !s.covered
+	switch {
+	case here && (!there || lost):
+		return reports.ChangeNewFallback
+	case there && (!here || gained):
+		return reports.ChangeBetterOnTarget
+	case here && there:
+		return reports.ChangeAlreadyOnCPU
+	}
+	return ""
 }

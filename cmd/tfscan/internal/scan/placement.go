@@ -15,6 +15,101 @@ func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes) {
 	if t == nil || res == nil {
 		return
 	}
+	p := placementSummary(t, res)
+	find := placedNodes(t, res, ns)
+	// Device and pin counts are over the nodes the target's figures count
+	// (Target.Counts), like its coverage.
+	counts, pins := map[string]int{}, map[string]int{}
+	for i := range t.Nodes {
+		nr := &t.Nodes[i]
+		n := find(i)
+		if n == nil {
+			continue
+		}
+		nr.Device = n.Device
+		nr.Reasons = n.Reasons // the simulation's, not appended to
+		nr.RequestedDevice = n.RequestedDevice
+		if t.Counts(nr) {
+			count(p, counts, pins, n)
+		}
+	}
+	setCounts(p, counts, pins)
+}
+
+// applyPlacementAt is applyPlacement for a target that lists only some
+// of the prepared nodes, t.Nodes[k] being the node at position at[k] of
+// ns (coverageInto with keep): the listed nodes get their devices and
+// reasons, and the counts are over every node of ns the figures count.
+func applyPlacementAt(t *reports.Target, res *placement.Result, ns *Nodes, at []int32) {
+	if t == nil || res == nil {
+		return
+	}
+	p := placementSummary(t, res)
+	for k, i := range at {
+		if n, ok := res.NodeOf(ns.list[i].ID); ok {
+			nr := &t.Nodes[k]
+			nr.Device, nr.Reasons, nr.RequestedDevice = n.Device, n.Reasons, n.RequestedDevice
+		}
+	}
+	counts, pins := map[string]int{}, map[string]int{}
+	for _, gn := range ns.list {
+		n, ok := res.NodeOf(gn.ID)
+		if !ok {
+			continue
+		}
+		probe := reports.NodeResult{Reachable: gn.Reachable, Phase: ns.phaseName(gn)}
+		if t.Counts(&probe) {
+			count(p, counts, pins, &n)
+		}
+	}
+	setCounts(p, counts, pins)
+}
+
+// count adds a counted node's device and pin to the counts.
+func count(p *reports.Placement, counts, pins map[string]int, n *placement.NodeResult) {
+	counts[n.Device]++
+	if n.RequestedDevice != "" {
+		pins[n.RequestedDevice]++
+		p.PinnedNodes++
+	}
+}
+
+func setCounts(p *reports.Placement, counts, pins map[string]int) {
+	if len(counts) > 0 {
+		p.DeviceNodes = counts
+	}
+	if len(pins) > 0 {
+		p.PinnedDevices = pins
+	}
+}
+
+// placementSummary records in t what a placement says beside its nodes:
+// the summary, fallback islands, wishlist and fusions; it returns t's
+// Placement, whose device counts are left to fill.
+func placementSummary(t *reports.Target, res *placement.Result) *reports.Placement {
+	p := placementOf(res)
+	t.Placement = p
+
+	t.Islands = nil
+	for _, is := range res.Islands {
+		t.Islands = append(t.Islands, reports.Island{Nodes: append([]string(nil), is.Nodes...), Bytes: is.Bytes, Cause: is.Cause, Transfers: is.Transfers, PinnedNodes: is.Pinned})
+	}
+	t.Wishlist = nil
+	for _, w := range res.Wishlist {
+		// A kernel whose addition would add transfers removes none.
+		t.Wishlist = append(t.Wishlist, reports.Wish{Op: w.Op, DType: w.DType,
+			TransfersRemoved: max(w.TransfersRemoved, 0), BytesRemoved: max(w.BytesRemoved, 0)})
+	}
+	t.Fusions = make([]reports.Fusion, 0, len(res.Fusions))
+	for _, f := range res.Fusions { // res is not used after this: its slices move
+		t.Fusions = append(t.Fusions, reports.Fusion{Fused: f.Fused, Nodes: f.Nodes, Reason: f.Reason})
+	}
+	return p
+}
+
+// placementOf is the report's summary of a placement, without its nodes'
+// counts.
+func placementOf(res *placement.Result) *reports.Placement {
 	p := &reports.Placement{
 		SoftPlacement:         res.SoftPlacement,
 		Partitions:            res.Partitions,
@@ -40,50 +135,7 @@ func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes) {
 	for _, a := range res.AMP {
 		p.AMP = append(p.AMP, reports.AMPNode{Path: a.Path, Op: a.Op, DType: a.DType, Covered: a.Covered})
 	}
-	t.Placement = p
-
-	t.Islands = nil
-	for _, is := range res.Islands {
-		t.Islands = append(t.Islands, reports.Island{Nodes: append([]string(nil), is.Nodes...), Bytes: is.Bytes, Cause: is.Cause, Transfers: is.Transfers, PinnedNodes: is.Pinned})
-	}
-	t.Wishlist = nil
-	for _, w := range res.Wishlist {
-		// A kernel whose addition would add transfers removes none.
-		t.Wishlist = append(t.Wishlist, reports.Wish{Op: w.Op, DType: w.DType,
-			TransfersRemoved: max(w.TransfersRemoved, 0), BytesRemoved: max(w.BytesRemoved, 0)})
-	}
-	t.Fusions = make([]reports.Fusion, 0, len(res.Fusions))
-	for _, f := range res.Fusions { // res is not used after this: its slices move
-		t.Fusions = append(t.Fusions, reports.Fusion{Fused: f.Fused, Nodes: f.Nodes, Reason: f.Reason})
-	}
-
-	find := placedNodes(t, res, ns)
-	// Device and pin counts are over the nodes the target's figures count
-	// (Target.Counts), like its coverage.
-	counts, pins := map[string]int{}, map[string]int{}
-	for i := range t.Nodes {
-		nr := &t.Nodes[i]
-		n := find(i)
-		if n == nil {
-			continue
-		}
-		nr.Device = n.Device
-		nr.Reasons = n.Reasons // the simulation's, not appended to
-		nr.RequestedDevice = n.RequestedDevice
-		if t.Counts(nr) {
-			counts[n.Device]++
-			if nr.RequestedDevice != "" {
-				pins[nr.RequestedDevice]++
-				p.PinnedNodes++
-			}
-		}
-	}
-	if len(counts) > 0 {
-		p.DeviceNodes = counts
-	}
-	if len(pins) > 0 {
-		p.PinnedDevices = pins
-	}
+	return p
 }
 
 // applyComparison records the agreement of the prediction with a real

@@ -622,58 +622,69 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	}
 	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted)
 	// The source comes first, since every target's delta reads it; what
-	// the deltas need of it is taken (sourceOf), and each target is
+	// the deltas need of it is taken (a source), and each target is
 	// finished (its delta, the nodes it lists) before the next is
-	// computed, so that one whole node list at a time is alive. The source
-	// costs one more coverage and placement (no wishlist), shared by every
-	// target; none when it is one of the targets.
+	// computed. The source costs one more coverage and placement (no
+	// wishlist), shared by every target; none when it is one of the
+	// targets.
 	//
-	// Without a placement, which nodes need attention is known as each is
-	// matched (coverageInto's keep): no whole node list is made at all,
-	// and the source is matched without one (sourceFrom).
+	// A report that lists only the nodes needing attention (the default)
+	// never lists every node: each target is placed first, and which
+	// nodes need attention is known as they are matched (listed). With
+	// --nodes all every node is listed, and at most one whole list at a
+	// time is alive.
+	listed := !opts.AllNodes && !opts.listEvery
 	var src *source
 	var spare []reports.NodeResult // the array of the last whole list, reused
-	var keep func(i int) bool
 	fromIdx := ts.fromTarget()
-	if opts.Placement.Disabled && !opts.AllNodes && !opts.listEvery {
-		if ts.From != nil {
-			src = sourceFrom(nodes, *ts.From)
+	if fromIdx < 0 && ts.From != nil {
+		if listed {
+			res, err := place(g, nodes, *ts.From, ts, opts, fetches, true)
+			if err != nil {
+				return nil, &ModelError{Path: path, Err: err}
+			}
+			src = sourceFrom(nodes, *ts.From, res)
+		} else {
+			st := Coverage(nodes, *ts.From)
+			if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
+				return nil, &ModelError{Path: path, Err: err}
+			}
+			src = sourceOf(nodes, st)
+			spare = st.Nodes[:0]
+			clear(st.Nodes)
 		}
-		flagged := map[string]bool{}
-		for _, f := range rm.Findings {
-			flagged[f.Path] = true
-		}
-		// Only counted nodes change (applyDelta); without phases every
-		// node may count (Nodes.counts), which keeps more than needed.
-		keep = func(i int) bool {
-			return src.mayChange(i) && nodes.counts(nodes.list[i]) || flagged[nodes.paths[i]]
-		}
-		fromIdx = -1
-	} else if fromIdx < 0 && ts.From != nil {
-		st := Coverage(nodes, *ts.From)
-		if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
-			return nil, &ModelError{Path: path, Err: err}
-		}
-		src = sourceOf(nodes, st)
-		spare = st.Nodes[:0]
-		clear(st.Nodes)
 	}
 	rm.Targets = make([]*reports.Target, len(ts.List))
 	for _, i := range targetOrder(len(ts.List), fromIdx) {
-		rt, at := coverageInto(nodes, ts.List[i], spare, keep)
-		spare = nil
-		if err := simulate(rt, g, nodes, ts.List[i], ts, opts, fetches, log); err != nil {
-			return nil, &ModelError{Path: path, Err: err}
+		t := ts.List[i]
+		var rt *reports.Target
+		var at []int32
+		if listed {
+			res, err := place(g, nodes, t, ts, opts, fetches, false)
+			if err != nil {
+				return nil, &ModelError{Path: path, Err: err}
+			}
+			if i == fromIdx {
+				src = sourceFrom(nodes, t, res)
+			}
+			rt, at = coverageInto(nodes, t, nil, attentionKeep(nodes, t, res, src, rm.Findings))
+			applySimulation(rt, res, nodes, at, log)
+		} else {
+			rt, _ = coverageInto(nodes, t, spare, nil)
+			spare = nil
+			if err := simulate(rt, g, nodes, t, ts, opts, fetches, log); err != nil {
+				return nil, &ModelError{Path: path, Err: err}
+			}
+			if i == fromIdx {
+				src = sourceOf(nodes, rt)
+			}
 		}
 		if opts.RewritePreview && !opts.Placement.Disabled {
-			n, err := rewritePreview(context.Background(), m, g, ts, ts.List[i], counted, opts)
+			n, err := rewritePreview(context.Background(), m, g, ts, t, counted, opts)
 			if err != nil {
-				return nil, &ModelError{Path: path, Err: fmt.Errorf("rewrite preview for %s: %w", ts.List[i].Name, err)}
+				return nil, &ModelError{Path: path, Err: fmt.Errorf("rewrite preview for %s: %w", t.Name, err)}
 			}
 			rt.RewriteRemovesFallback = &n
-		}
-		if i == fromIdx {
-			src = sourceOf(nodes, rt)
 		}
 		if src != nil {
 			applyDelta(rt, src, nodes, at)
