@@ -78,36 +78,20 @@ func (g *Graph) Consumers(n *Node) []*Node {
 // against. For a node without an OpDef it is the type-valued attrs in name
 // order, skipping attrs that start with "_".
 func (n *Node) DTypes() []string {
-	var out []string
-	add := func(t tpb.DataType) {
-		s := DTypeName(t)
-		for _, x := range out {
-			if x == s {
-				return
-			}
-		}
-		out = append(out, s)
-	}
-	addAttr := func(name string) {
-		v, ok := n.Attrs[name]
-		if !ok {
-			return
-		}
-		if _, isType := v.GetValue().(*attrpb.AttrValue_Type); isType {
-			add(v.GetType())
-			return
-		}
-		for _, t := range v.GetList().GetType() {
-			add(t)
-		}
-	}
+	return DTypeNames(n.AppendDTypeValues(nil))
+}
+
+// AppendDTypeValues appends to dst the type values DTypes names, in its
+// order, before names that repeat are dropped: a caller that keeps each
+// distinct list of names once finds it by these without making strings.
+func (n *Node) AppendDTypeValues(dst []tpb.DataType) []tpb.DataType {
 	if n.OpDef != nil {
 		for _, a := range n.OpDef.GetAttr() {
 			if a.GetType() == "type" || a.GetType() == "list(type)" {
-				addAttr(a.GetName())
+				dst = appendTypeAttr(dst, n.Attrs[a.GetName()])
 			}
 		}
-		return out
+		return dst
 	}
 	var names []string
 	for k, v := range n.Attrs {
@@ -120,7 +104,34 @@ func (n *Node) DTypes() []string {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		addAttr(k)
+		dst = appendTypeAttr(dst, n.Attrs[k])
+	}
+	return dst
+}
+
+func appendTypeAttr(dst []tpb.DataType, v *attrpb.AttrValue) []tpb.DataType {
+	if v == nil {
+		return dst
+	}
+	if _, isType := v.GetValue().(*attrpb.AttrValue_Type); isType {
+		return append(dst, v.GetType())
+	}
+	return append(dst, v.GetList().GetType()...)
+}
+
+// DTypeNames names types as DTypes does: by DTypeName, each name once, in
+// order (nil for none).
+func DTypeNames(types []tpb.DataType) []string {
+	var out []string
+next:
+	for _, t := range types {
+		s := DTypeName(t)
+		for _, x := range out {
+			if x == s {
+				continue next
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // maxExamplePaths bounds the example node paths kept per uncovered group.
@@ -88,20 +91,20 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	ns.attrs = attrs
 	// A model's nodes have few distinct dtype lists and keys: each is
 	// kept once (they live as long as the scan of the model).
+	// They are found by their type values, written in a buffer.
 	dtypesSeen, keysSeen := map[string][]string{}, map[string]string{}
-	var kb []byte
+	var kb, tk []byte
+	var types []tpb.DataType
 	for i, n := range ns.list {
-		dt := n.DTypes()
-		dk := ""
-		if len(dt) == 1 {
-			dk = dt[0]
-		} else if len(dt) > 1 {
-			dk = strings.Join(dt, ",")
+		types = n.AppendDTypeValues(types[:0])
+		tk = tk[:0]
+		for _, t := range types {
+			tk = binary.AppendUvarint(tk, uint64(t))
 		}
-		if seen, ok := dtypesSeen[dk]; ok {
-			dt = seen
-		} else {
-			dtypesSeen[dk] = dt
+		dt, ok := dtypesSeen[string(tk)]
+		if !ok {
+			dt = graph.DTypeNames(types)
+			dtypesSeen[string(tk)] = dt
 		}
 		ns.dtypes[i] = dt
 		names, ok := attrs[n.Op]
