@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -56,22 +55,17 @@ func sourceOf(ns *Nodes, src *reports.Target) *source {
 }
 
 // sourceFrom is sourceOf without the source's node list: each node of ns
-// is matched here and, with a placement res (nil: none), placed where res
+// is matched here and, with a placement pl (nil: none), placed where it
 // puts it.
-func sourceFrom(ns *Nodes, t Target, res *placement.Result) *source {
+func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 	s := &source{name: t.Name, ns: ns, nodes: make([]sourceNode, len(ns.list)), devices: []string{""}}
-	probe := probeTarget(t, res)
-	if res != nil {
+	probe := probeTarget(t, pl)
+	if pl != nil {
 		s.placed, s.transferBytes = true, probe.Placement.TransferBytes
 		s.transferBytesPartial = probe.Placement.TransferBytesPartial()
 	}
 	for i, n := range ns.list {
-		nr := reports.NodeResult{Reason: string(t.Index.MatchKeyed(n, ns.keys[i]).Reason)}
-		if res != nil {
-			if pn, ok := res.NodeOf(n.ID); ok {
-				nr.Device = pn.Device
-			}
-		}
+		nr := reports.NodeResult{Reason: string(t.Index.MatchKeyed(n, ns.keys[i]).Reason), Device: pl.device(i)}
 		s.nodes[i] = sourceNode{device: s.deviceIndex(nr.Device), leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
 	}
 	return s
@@ -79,13 +73,13 @@ func sourceFrom(ns *Nodes, t Target, res *placement.Result) *source {
 
 // attentionKeep tells coverageInto which covered nodes of ns target t
 // lists: those that may need attention (reports.Target.NeedsAttention)
-// once placed by res (nil: no placement) and compared with the source src
+// once placed as pl says (nil: no placement) and compared with the source src
 // (nil: none). modelFindings are the model's; the target's own findings
 // name nodes coverageInto lists anyway (lowered, rejected). Without
 // phases it cannot tell yet which nodes the figures count and keeps those
 // that would need attention if counted; KeepAttention drops the rest.
-func attentionKeep(ns *Nodes, t Target, res *placement.Result, src *source, modelFindings []reports.Finding) func(i int, reason string) bool {
-	probe := probeTarget(t, res)
+func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings []reports.Finding) func(i int, reason string) bool {
+	probe := probeTarget(t, pl)
 	if ns.phases != nil {
 		probe.Coverage.Phases = ns.counted.Names()
 	}
@@ -100,12 +94,8 @@ func attentionKeep(ns *Nodes, t Target, res *placement.Result, src *source, mode
 	}
 	return func(i int, reason string) bool {
 		n := ns.list[i]
-		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: n.Reachable, Phase: ns.phaseName(n)}
-		if res != nil {
-			if pn, ok := res.NodeOf(n.ID); ok {
-				nr.Device, nr.RequestedDevice = pn.Device, pn.RequestedDevice
-			}
-		}
+		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: n.Reachable, Phase: ns.phaseName(n),
+			Device: pl.device(i), RequestedDevice: pl.requested(i)}
 		if src != nil && probe.Counts(&nr) {
 			nr.Change = change(probe, &nr, &src.nodes[i])
 		}
@@ -113,14 +103,14 @@ func attentionKeep(ns *Nodes, t Target, res *placement.Result, src *source, mode
 	}
 }
 
-// probeTarget is a report of t without nodes, with what a placement res
+// probeTarget is a report of t without nodes, with what a placement pl
 // (nil: none) says beside its nodes: enough to ask of a node whether it
 // leaves the device, or changes against a source, before t's report is
 // made.
-func probeTarget(t Target, res *placement.Result) *reports.Target {
+func probeTarget(t Target, pl *placed) *reports.Target {
 	rt := &reports.Target{Target: t.Name, Registry: reports.RegistryInfo{DeviceType: t.Index.Pack().DeviceType}}
-	if res != nil {
-		rt.Placement = placementOf(res)
+	if pl != nil {
+		rt.Placement = placementOf(pl.res)
 	}
 	return rt
 }

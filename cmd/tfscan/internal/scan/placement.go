@@ -40,29 +40,97 @@ func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes) {
 // of the prepared nodes, t.Nodes[k] being the node at position at[k] of
 // ns (coverageInto with keep): the listed nodes get their devices and
 // reasons, and the counts are over every node of ns the figures count.
-func applyPlacementAt(t *reports.Target, res *placement.Result, ns *Nodes, at []int32) {
-	if t == nil || res == nil {
+func applyPlacementAt(t *reports.Target, pl *placed, ns *Nodes, at []int32) {
+	if t == nil || pl == nil {
 		return
 	}
-	p := placementSummary(t, res)
+	p := placementSummary(t, pl.res)
 	for k, i := range at {
-		if n, ok := res.NodeOf(ns.list[i].ID); ok {
+		if n, ok := pl.res.NodeOf(ns.list[i].ID); ok {
 			nr := &t.Nodes[k]
 			nr.Device, nr.Reasons, nr.RequestedDevice = n.Device, n.Reasons, n.RequestedDevice
 		}
 	}
-	counts, pins := map[string]int{}, map[string]int{}
-	for _, gn := range ns.list {
-		n, ok := res.NodeOf(gn.ID)
-		if !ok {
-			continue
+	devs, reqs := make([]int, len(pl.names)), make([]int, len(pl.names))
+	for i, gn := range ns.list {
+		if pl.dev[i] == 0 {
+			continue // not placed
 		}
 		probe := reports.NodeResult{Reachable: gn.Reachable, Phase: ns.phaseName(gn)}
 		if t.Counts(&probe) {
-			count(p, counts, pins, &n)
+			devs[pl.dev[i]]++
+			reqs[pl.req[i]]++
+		}
+	}
+	counts, pins := map[string]int{}, map[string]int{}
+	for k, name := range pl.names {
+		if k == 0 {
+			continue
+		}
+		if devs[k] > 0 {
+			counts[name] = devs[k]
+		}
+		if reqs[k] > 0 {
+			pins[name] = reqs[k]
+			p.PinnedNodes += reqs[k]
 		}
 	}
 	setCounts(p, counts, pins)
+}
+
+// placed is what a placement says of each prepared node of ns: its device
+// and the device it requests, read from the lazy result once per node, in
+// the graph's order (read in path order, every node misses the cache).
+type placed struct {
+	res *placement.Result
+	// names are the devices, each once; names[0] is "" (none).
+	names []string
+	// dev and req are by position in ns; dev is 0 for a node the
+	// placement does not place.
+	dev, req []int32
+}
+
+// placeNodes reads res for every node of ns; nil when res is.
+func placeNodes(ns *Nodes, res *placement.Result) *placed {
+	if res == nil {
+		return nil
+	}
+	pl := &placed{res: res, names: []string{""}, dev: make([]int32, len(ns.list)), req: make([]int32, len(ns.list))}
+	index := map[string]int32{"": 0}
+	name := func(s string) int32 {
+		k, ok := index[s]
+		if !ok {
+			k = int32(len(pl.names))
+			index[s] = k
+			pl.names = append(pl.names, s)
+		}
+		return k
+	}
+	for id, i := range ns.at {
+		if i < 0 {
+			continue
+		}
+		if n, ok := res.NodeOf(id); ok {
+			pl.dev[i], pl.req[i] = name(n.Device), name(n.RequestedDevice)
+		}
+	}
+	return pl
+}
+
+// device is the device of the node at position i ("" when not placed).
+func (pl *placed) device(i int) string {
+	if pl == nil {
+		return ""
+	}
+	return pl.names[pl.dev[i]]
+}
+
+// requested is the device the node at position i requests ("" for none).
+func (pl *placed) requested(i int) string {
+	if pl == nil {
+		return ""
+	}
+	return pl.names[pl.req[i]]
 }
 
 // count adds a counted node's device and pin to the counts.

@@ -643,7 +643,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			if err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
-			src = sourceFrom(nodes, *ts.From, res)
+			src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
 		} else {
 			st := Coverage(nodes, *ts.From)
 			if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
@@ -664,11 +664,13 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			if err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
+			pl := placeNodes(nodes, res)
 			if i == fromIdx {
-				src = sourceFrom(nodes, t, res)
+				src = sourceFrom(nodes, t, pl)
 			}
-			rt, at = coverageInto(nodes, t, nil, attentionKeep(nodes, t, res, src, rm.Findings))
-			applySimulation(rt, res, nodes, at, log)
+			rt, at = coverageInto(nodes, t, nil, attentionKeep(nodes, t, pl, src, rm.Findings))
+			applyPlacementAt(rt, pl, nodes, at)
+			compareLog(rt, res, log)
 		} else {
 			rt, _ = coverageInto(nodes, t, spare, nil)
 			spare = nil

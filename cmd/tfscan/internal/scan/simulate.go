@@ -37,23 +37,15 @@ func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targe
 	if res == nil || err != nil {
 		return err
 	}
-	applySimulation(rt, res, ns, nil, log)
+	applyPlacement(rt, res, ns)
+	compareLog(rt, res, log)
 	return nil
 }
 
-// applySimulation records the placement res (nil: none) in rt, whose
-// nodes are ns's (at nil) or those at positions at of ns
-// (applyPlacementAt), and its agreement with a placement log when given.
-func applySimulation(rt *reports.Target, res *placement.Result, ns *Nodes, at []int32, log *tflog.Log) {
-	if res == nil {
-		return
-	}
-	if at == nil {
-		applyPlacement(rt, res, ns)
-	} else {
-		applyPlacementAt(rt, res, ns, at)
-	}
-	if log != nil {
+// compareLog records in rt how the placement res agrees with a real
+// placement log (--compare-log), when there are both.
+func compareLog(rt *reports.Target, res *placement.Result, log *tflog.Log) {
+	if res != nil && log != nil {
 		applyComparison(rt, placement.Compare(res, log))
 	}
 }
