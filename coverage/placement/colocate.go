@@ -52,9 +52,11 @@ func (s *sim) assignedSpec(g *group) devSpec {
 }
 
 // lookupKernels runs the kernel lookup of every placed node on every device
-// (SupportedDeviceTypesForNode, op_kernel.cc:1530-1599); the CPU's come
-// from the lookups the simulations lent the Scratch share, where they
-// apply (cpuLookups).
+// (SupportedDeviceTypesForNode, op_kernel.cc:1530-1599). Nodes of one
+// lookup class (flattened.classOf) are looked up once on a device whose
+// matcher answers by op and attrs (classSafe); the CPU's lookups come from
+// those the simulations lent the Scratch share, where they apply
+// (cpuLookups).
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	s.sup = make([][]int, n)
@@ -65,12 +67,16 @@ func (s *sim) lookupKernels() {
 	shared := s.cpuLookups()
 	var fromShared []int32 // index in s.mtab of each shared CPU match, -1 before its first use
 	if shared != nil {
-		fromShared = make([]int32, len(shared.tab))
-		for k := range fromShared {
-			fromShared[k] = -1
-		}
+		fromShared = filled(len(shared.tab), -1)
 	}
-	ms := make([]coverage.Match, nd)
+	safe := make([]bool, nd)
+	for d, m := range s.matchers {
+		safe[d] = classSafe(m)
+	}
+	// Each class's match index and priority on each device, -1 before
+	// its first lookup.
+	byClass := filled(s.flat.classes*nd, -1)
+	classSup := make([]int, s.flat.classes*nd)
 	for i, p := range s.nodes {
 		if p.ghost {
 			for d := 0; d < nd; d++ {
@@ -79,27 +85,51 @@ func (s *sim) lookupKernels() {
 			continue
 		}
 		sup := sups[i*nd : (i+1)*nd : (i+1)*nd]
-		clear(ms)
-		ci := int32(-1)
-		var cpu *coverage.Match
-		if shared != nil && shared.idx[i] >= 0 && p.look == s.flat.nodes[i].look {
-			ci = shared.idx[i]
-			cpu = &shared.tab[ci]
-		}
-		s.kernelsInto(p, p.look, nil, sup, ms, cpu)
 		s.sup[i] = sup
-		for d := range ms {
+		// A node auto mixed precision gave a lookup node of its own is
+		// in no class and has no shared lookup.
+		c, ci := int32(-1), int32(-1)
+		if p.look == s.flat.nodes[i].look {
+			c = s.flat.classOf[i]
+			if shared != nil {
+				ci = shared.idx[i]
+			}
+		}
+		for d := 0; d < nd; d++ {
+			slot := -1
+			if c >= 0 && safe[d] {
+				slot = int(c)*nd + d
+				if k := byClass[slot]; k >= 0 {
+					s.midx[i*nd+d], sup[d] = k, classSup[slot]
+					continue
+				}
+			}
+			var k int32
 			if d == s.cpu && ci >= 0 {
 				if fromShared[ci] < 0 {
-					fromShared[ci] = mt.add(&ms[d])
+					fromShared[ci] = mt.add(&shared.tab[ci])
 				}
-				s.midx[i*nd+d] = fromShared[ci]
-				continue
+				k = fromShared[ci]
+			} else {
+				m := s.lookupOn(p, p.look, d, s.matchers[d])
+				k = mt.add(&m)
 			}
-			s.midx[i*nd+d] = mt.add(&ms[d])
+			s.midx[i*nd+d], sup[d] = k, s.priority(d, &mt.tab[k])
+			if slot >= 0 {
+				byClass[slot], classSup[slot] = k, sup[d]
+			}
 		}
 	}
 	s.mtab = mt.tab
+}
+
+// filled is n copies of v.
+func filled(n int, v int32) []int32 {
+	xs := make([]int32, n)
+	for i := range xs {
+		xs[i] = v
+	}
+	return xs
 }
 
 // matchTable holds distinct Matches. Matches repeat (one per kernel lookup
@@ -173,56 +203,54 @@ func (s *sim) match(i, d int) *coverage.Match {
 func (s *sim) kernelsFor(p *pnode, look *graph.Node, override coverage.Matcher) ([]int, []coverage.Match) {
 	sup := make([]int, len(s.devs))
 	ms := make([]coverage.Match, len(s.devs))
-	s.kernelsInto(p, look, override, sup, ms, nil)
-	return sup, ms
-}
-
-// kernelsInto is kernelsFor into sup and ms (one entry per device, zero);
-// cpu, when not nil, is the node's lookup on the CPU, already made.
-func (s *sim) kernelsInto(p *pnode, look *graph.Node, override coverage.Matcher, sup []int, ms []coverage.Match, cpu *coverage.Match) {
-	if p.op() == "_Arg" || p.op() == "_Retval" {
-		// System kernels exist on every device (function_ops.cc:91-172).
-		for d := range sup {
-			ms[d] = coverage.Match{Reason: coverage.ReasonCovered}
-			if d != s.cpu && look != nil && len(look.OutputTypes)+len(look.InputTypes) > 0 {
-				t := append(append([]tpb.DataType(nil), look.InputTypes...), look.OutputTypes...)[0]
-				if hostType(t) || t == tpb.DataType_DT_INT32 {
-					ms[d].HostMemory = argHostMemory
-				}
-			}
-		}
-		return
-	}
 	for d, m := range s.matchers {
 		if override != nil && d == s.tgt {
 			m = override
 		}
-		if d == s.cpu && cpu != nil {
-			ms[d] = *cpu
-		} else {
-			ms[d] = m.Match(look)
-		}
-		switch ms[d].Reason {
-		case coverage.ReasonCovered, coverage.ReasonCoveredDefault, coverage.ReasonCoveredLowerPrecision:
-			sup[d] = int(ms[d].Kernel.GetPriority())
-		case coverage.ReasonFunctionCall:
-			sup[d] = 0
-		case coverage.ReasonPrecisionModeError:
-			// The stack partitions by op name: the node goes to the
-			// device, where its compiler rejects the graph: an error
-			// after placement, reported by coverage (Match.StackError).
-			sup[d] = 0
-		case coverage.ReasonUnknownOp:
-			// A custom op TF would need its library for; tfscan assumes
-			// the library brings a CPU kernel and nothing for the target.
-			sup[d] = -1
-			if d == s.cpu {
-				sup[d] = 0
-			}
-		default:
-			sup[d] = -1
+		ms[d] = s.lookupOn(p, look, d, m)
+		sup[d] = s.priority(d, &ms[d])
+	}
+	return sup, ms
+}
+
+// lookupOn is the kernel lookup of node p (lookup node look) on device d
+// with matcher m.
+func (s *sim) lookupOn(p *pnode, look *graph.Node, d int, m coverage.Matcher) coverage.Match {
+	if p.op() != "_Arg" && p.op() != "_Retval" {
+		return m.Match(look)
+	}
+	// System kernels exist on every device (function_ops.cc:91-172).
+	r := coverage.Match{Reason: coverage.ReasonCovered}
+	if d != s.cpu && look != nil && len(look.OutputTypes)+len(look.InputTypes) > 0 {
+		t := append(append([]tpb.DataType(nil), look.InputTypes...), look.OutputTypes...)[0]
+		if hostType(t) || t == tpb.DataType_DT_INT32 {
+			r.HostMemory = argHostMemory
 		}
 	}
+	return r
+}
+
+// priority is the kernel priority a lookup on device d gives the node, -1
+// for no kernel.
+func (s *sim) priority(d int, m *coverage.Match) int {
+	switch m.Reason {
+	case coverage.ReasonCovered, coverage.ReasonCoveredDefault, coverage.ReasonCoveredLowerPrecision:
+		return int(m.Kernel.GetPriority())
+	case coverage.ReasonFunctionCall:
+		return 0
+	case coverage.ReasonPrecisionModeError:
+		// The stack partitions by op name: the node goes to the
+		// device, where its compiler rejects the graph: an error
+		// after placement, reported by coverage (Match.StackError).
+		return 0
+	case coverage.ReasonUnknownOp:
+		// A custom op TF would need its library for; tfscan assumes
+		// the library brings a CPU kernel and nothing for the target.
+		if d == s.cpu {
+			return 0
+		}
+	}
+	return -1
 }
 
 // argHostMemory is an _Arg's or _Retval's host memory for host types,

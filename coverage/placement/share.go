@@ -28,6 +28,12 @@ import (
 //     matcher (resourceArgDevice): build records those arguments
 //     (flattened.resArgs) and each simulation places them itself (bind).
 //
+// Besides the graph, the flattening groups the nodes whose kernel lookups
+// are alike (lookup classes: one op and attr map), so that a simulation
+// looks each class up once on a device whose matcher answers by op and
+// attrs; and the Scratch keeps the CPU's lookups of every node
+// (cpuLookups), the same for every target whose CPU matcher is the same.
+//
 // A simulation never writes to a shared placement node: what it changes
 // (the resource arguments; auto mixed precision's lookup node) it changes
 // in its own copy of the node (sim.own), in its own list of nodes. The
@@ -103,6 +109,10 @@ type flattened struct {
 	outs       [][]outEdge
 	warnings   []string
 	resArgs    []resArg
+	// classOf is each node's lookup class, -1 for none; classes counts
+	// them (lookupClasses).
+	classOf []int32
+	classes int
 }
 
 // resArg is a resource argument of a function placed on its own: node pn
@@ -132,6 +142,7 @@ func (s *sim) flatten() error {
 	}
 	f := &flattened{g: s.g, key: key, nodes: s.nodes, units: s.units, firstOf: s.firstOf,
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs}
+	f.classOf, f.classes = lookupClasses(f.nodes)
 	if sc != nil {
 		sc.flat = f
 	}
@@ -191,6 +202,84 @@ func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Op
 	}
 	s.cpuLookups()
 	return nil
+}
+
+// lookupClasses groups the nodes whose kernel lookups a matcher over a
+// coverage.Index answers alike (classSafe): nodes whose attrs are one map
+// (graph.Build, and the decoder before it, hand the nodes whose attrs are
+// alike one map, across ops too) and whose op, OpDef and whether they call
+// functions are alike. A node alone in its group is in none (-1), and so
+// are inlined calls and lowered ops (no lookup) and _Arg and _Retval
+// (system kernels).
+func lookupClasses(nodes []*pnode) ([]int32, int) {
+	classOf := make([]int32, len(nodes))
+	// The first node of each attr map, and of each op of a map that
+	// other ops share.
+	first := make(map[uintptr]int32, len(nodes)/4)
+	type mapOp struct {
+		attrs uintptr
+		op    string
+	}
+	var firstOfOp map[mapOp]int32
+	alike := func(a, b *graph.Node) bool {
+		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls) > 0) == (len(b.Calls) > 0)
+	}
+	size := make([]int32, len(nodes))
+	for i, p := range nodes {
+		classOf[i] = -1
+		if p.ghost || p.look == nil || p.look.Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
+			continue
+		}
+		k := reflect.ValueOf(p.look.Attrs).Pointer()
+		f, ok := first[k]
+		if !ok {
+			first[k] = int32(i)
+			f = int32(i)
+		}
+		if !alike(nodes[f].look, p.look) {
+			if firstOfOp == nil {
+				firstOfOp = map[mapOp]int32{}
+			}
+			ko := mapOp{k, p.op()}
+			if f, ok = firstOfOp[ko]; !ok {
+				firstOfOp[ko] = int32(i)
+				f = int32(i)
+			}
+			if !alike(nodes[f].look, p.look) {
+				continue
+			}
+		}
+		classOf[i] = f
+		size[f]++
+	}
+	// Number the groups of two or more nodes.
+	num := size // reused: a group's number, by its first node
+	n := int32(0)
+	for i, c := range size {
+		num[i] = -1
+		if c > 1 {
+			num[i] = n
+			n++
+		}
+	}
+	for i, f := range classOf {
+		if f >= 0 {
+			classOf[i] = num[f]
+		}
+	}
+	return classOf, int(n)
+}
+
+// classSafe tells that m looks a node up by its op, OpDef, attrs and
+// whether it calls functions, so that the nodes of a lookup class match
+// alike: a coverage.Index (Index.Match), or a matcher that answers as one
+// (IdentifiedMatcher).
+func classSafe(m coverage.Matcher) bool {
+	if x, ok := m.(IdentifiedMatcher); ok {
+		m, _ = x.LookupIdentity().(*coverage.Index)
+	}
+	ix, ok := m.(*coverage.Index)
+	return ok && ix != nil
 }
 
 // IdentifiedMatcher is a Matcher that answers every lookup as the matcher
