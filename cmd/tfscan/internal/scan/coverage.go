@@ -25,10 +25,18 @@ type Nodes struct {
 	// paths are the nodes' Path(), rendered once for all targets.
 	paths  []string
 	dtypes [][]string
-	// keys are each node's coverage.MatchKey over the attrs that any of
-	// the targets' kernels constrain (attrs, by op).
+	// keys are the distinct coverage.MatchKeys of the nodes over the
+	// attrs that any of the targets' kernels constrain (attrs, by op);
+	// key is each node's, by position, an index in keys.
 	keys  []string
+	key   []int32
 	attrs map[string][]string
+	// f32 tells by position whether a node is coverage.Float32Node
+	// (0: not known yet, 1: no, 2: yes), for targets whose precision
+	// mode treats those apart; matched holds each target's matches by
+	// key (Nodes.match).
+	f32     []uint8
+	matched map[*coverage.Index]*keyMatches
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf).
 	at []int32
@@ -82,7 +90,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	}
 	sortByPath(ns)
 	ns.dtypes = make([][]string, len(ns.list))
-	ns.keys = make([]string, len(ns.list))
+	ns.key = make([]int32, len(ns.list))
 	ns.at = make([]int32, len(g.Nodes))
 	for i := range ns.at {
 		ns.at[i] = -1
@@ -92,7 +100,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// A model's nodes have few distinct dtype lists and keys: each is
 	// kept once (they live as long as the scan of the model).
 	// They are found by their type values, written in a buffer.
-	dtypesSeen, keysSeen := map[string][]string{}, map[string]string{}
+	dtypesSeen, keysSeen := map[string][]string{}, map[string]int32{}
 	var kb, tk []byte
 	var types []tpb.DataType
 	for i, n := range ns.list {
@@ -120,12 +128,13 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			attrs[n.Op] = names
 		}
 		kb = coverage.AppendMatchKey(kb[:0], n, names)
-		key, ok := keysSeen[string(kb)]
+		k, ok := keysSeen[string(kb)]
 		if !ok {
-			key = string(kb)
-			keysSeen[key] = key
+			k = int32(len(ns.keys))
+			ns.keys = append(ns.keys, string(kb))
+			keysSeen[ns.keys[k]] = k
 		}
-		ns.keys[i] = key
+		ns.key[i] = k
 		if n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
 		}
@@ -162,13 +171,13 @@ func (b *pathBuilder) path(n *graph.Node) string {
 	return b.chunk.String()[start:]
 }
 
-// keyOf is the prepared key of n, a node of g; "" when n is not one of
-// the prepared nodes (out of scope, synthetic, or a copy).
-func (ns *Nodes) keyOf(g *graph.Graph, n *graph.Node) string {
+// posOf is the position of n, a node of g, among the prepared nodes; -1
+// when n is not one of them (out of scope, synthetic, or a copy).
+func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
 	if n.ID < 0 || n.ID >= len(ns.at) || ns.at[n.ID] < 0 || g.Nodes[n.ID] != n {
-		return ""
+		return -1
 	}
-	return ns.keys[ns.at[n.ID]]
+	return int(ns.at[n.ID])
 }
 
 // byIDPaths are the prepared nodes' paths by graph.Node.ID, made once: a
@@ -294,14 +303,14 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	var lowered []loweredNode
 	rejected := map[int]coverage.Match{}
 	for i, n := range ns.list {
-		m := t.Index.MatchKeyed(n, ns.keys[i])
+		m := ns.match(t.Index, i)
 		covered := m.Reason.Covered()
 		dtypes := ns.dtypes[i]
 		phase := ns.phaseName(n)
 		// pos is the node's position in rt.Nodes.
 		pos := i
 		if keep == nil {
-			rt.Nodes = append(rt.Nodes, ns.result(i, &m))
+			rt.Nodes = append(rt.Nodes, ns.result(i, m))
 		} else if !covered || m.Reason == coverage.ReasonCoveredLowerPrecision ||
 			m.Reason == coverage.ReasonPrecisionModeError || keep(i, string(m.Reason)) {
 			pos = len(at)
@@ -312,7 +321,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 			lowered = append(lowered, loweredNode{pos, m.Lowered, m.LoweredInputs})
 			rt.Coverage.LowerPrecisionNodes++
 		case coverage.ReasonPrecisionModeError:
-			rejected[pos] = m
+			rejected[pos] = *m
 		}
 		c := &rt.Coverage
 		counts := ns.counts(n)
@@ -374,8 +383,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		// The nodes listed are known now: their array is made to size.
 		rt.Nodes = make([]reports.NodeResult, len(at))
 		for k, i := range at {
-			m := t.Index.MatchKeyed(ns.list[i], ns.keys[i])
-			rt.Nodes[k] = ns.result(int(i), &m)
+			rt.Nodes[k] = ns.result(int(i), ns.match(t.Index, int(i)))
 		}
 	}
 	if len(lowered) > 0 {

@@ -64,8 +64,8 @@ func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 		s.placed, s.transferBytes = true, probe.Placement.TransferBytes
 		s.transferBytesPartial = probe.Placement.TransferBytesPartial()
 	}
-	for i, n := range ns.list {
-		nr := reports.NodeResult{Reason: string(t.Index.MatchKeyed(n, ns.keys[i]).Reason), Device: pl.device(i)}
+	for i := range ns.list {
+		nr := reports.NodeResult{Reason: string(ns.match(t.Index, i).Reason), Device: pl.device(i)}
 		s.nodes[i] = sourceNode{device: s.deviceIndex(nr.Device), leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
 	}
 	return s

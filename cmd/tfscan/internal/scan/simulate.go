@@ -144,8 +144,8 @@ func (k *keyedMatcher) LookupIdentity() any { return k.Index }
 func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
 	// A node that is not the graph's own (a synthetic one, or a copy
 	// with other attrs, as auto mixed precision makes) keys itself.
-	key := k.ns.keyOf(k.g, n)
-	if key == "" {
+	pos := k.ns.posOf(k.g, n)
+	if pos < 0 {
 		return k.Index.Match(n)
 	}
 	ok, seen := k.covers[n.Op]
@@ -161,5 +161,5 @@ func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
 	if !ok {
 		return k.Index.Match(n)
 	}
-	return k.Index.MatchKeyed(n, key)
+	return *k.ns.match(k.Index, pos)
 }
