@@ -37,6 +37,9 @@ type Nodes struct {
 	// key (Nodes.match).
 	f32     []uint8
 	matched map[*coverage.Index]*keyMatches
+	// cls are the nodes' classes and class each node's (Nodes.classes).
+	cls   []nodeClass
+	class []int32
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf).
 	at []int32
@@ -61,6 +64,7 @@ type Nodes struct {
 // phases the figures count.
 func (ns *Nodes) WithPhases(phases []graph.Phase, counted PhaseSet) *Nodes {
 	ns.phases, ns.counted = phases, counted
+	ns.cls, ns.class = nil, nil // classes group nodes by phase
 	return ns
 }
 
@@ -296,17 +300,86 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	if p.Derived != nil {
 		rt.Registry.Base = p.Derived.Base
 	}
+	// The figures are counted per class of nodes that match alike and
+	// count alike (Nodes.classes), each class's match looked up once.
+	cls := ns.classes()
+	ms := make([]*coverage.Match, len(cls))
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}
+	groupOf := make([]*reports.Uncovered, len(cls))
 	opCovered := map[string]bool{}
 	ops := map[string]*reports.OpCoverage{}
+	c := &rt.Coverage
+	for k := range cls {
+		cl := &cls[k]
+		m := ns.match(t.Index, int(cl.first))
+		ms[k] = m
+		covered, reason, n := m.Reason.Covered(), string(m.Reason), cl.nodes
+		if ns.phases != nil {
+			pc := c.ByPhase[cl.phase]
+			pc.Nodes += n
+			if cl.counts {
+				c.CountedNodesTotal += n
+			}
+			if covered {
+				pc.Covered += n
+				if cl.counts {
+					c.CountedNodesCovered += n
+				}
+			}
+			c.ByPhase[cl.phase] = pc
+		}
+		c.NodesTotal += n
+		c.ByReason[reason] += n
+		if cl.reachable {
+			c.ReachableNodesTotal += n
+		}
+		if m.Unverified {
+			c.DTypeUnverifiedNodes += n
+		}
+		if m.Reason == coverage.ReasonCoveredLowerPrecision {
+			c.LowerPrecisionNodes += n
+		}
+		if covered {
+			c.NodesCovered += n
+			if cl.reachable {
+				c.ReachableNodesCovered += n
+			}
+		}
+		if prev, ok := opCovered[cl.op]; cl.counts && (!ok || prev) {
+			opCovered[cl.op] = covered
+		}
+		if cl.counts {
+			o := ops[cl.op]
+			if o == nil {
+				o = &reports.OpCoverage{Op: cl.op, ByReason: map[string]int{}}
+				ops[cl.op] = o
+			}
+			o.Nodes += n
+			o.ByReason[reason] += n
+		}
+		if covered {
+			continue
+		}
+		// Classes are in the order of their first nodes: a group is
+		// made by its first node's class.
+		gk := groupKey{cl.op, strings.Join(cl.dtypes, ","), reason, cl.phase}
+		u := groups[gk]
+		if u == nil {
+			u = &reports.Uncovered{Op: cl.op, DTypes: cl.dtypes, Reason: reason, Nodes: []string{}, Supported: m.Supported, Hint: m.Hint, Phase: cl.phase}
+			groups[gk] = u
+		}
+		u.Count += n
+		groupOf[k] = u
+	}
+	// What is per node: the nodes listed, lowered and rejected, and the
+	// example paths of the groups.
 	var lowered []loweredNode
 	rejected := map[int]coverage.Match{}
-	for i, n := range ns.list {
-		m := ns.match(t.Index, i)
+	for i := range ns.list {
+		k := ns.class[i]
+		m := ms[k]
 		covered := m.Reason.Covered()
-		dtypes := ns.dtypes[i]
-		phase := ns.phaseName(n)
 		// pos is the node's position in rt.Nodes.
 		pos := i
 		if keep == nil {
@@ -319,63 +392,10 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		switch m.Reason {
 		case coverage.ReasonCoveredLowerPrecision:
 			lowered = append(lowered, loweredNode{pos, m.Lowered, m.LoweredInputs})
-			rt.Coverage.LowerPrecisionNodes++
 		case coverage.ReasonPrecisionModeError:
 			rejected[pos] = *m
 		}
-		c := &rt.Coverage
-		counts := ns.counts(n)
-		if ns.phases != nil {
-			pc := c.ByPhase[phase]
-			pc.Nodes++
-			if counts {
-				c.CountedNodesTotal++
-			}
-			if covered {
-				pc.Covered++
-				if counts {
-					c.CountedNodesCovered++
-				}
-			}
-			c.ByPhase[phase] = pc
-		}
-		c.NodesTotal++
-		c.ByReason[string(m.Reason)]++
-		if n.Reachable {
-			c.ReachableNodesTotal++
-		}
-		if m.Unverified {
-			c.DTypeUnverifiedNodes++
-		}
-		if covered {
-			c.NodesCovered++
-			if n.Reachable {
-				c.ReachableNodesCovered++
-			}
-		}
-		if prev, ok := opCovered[n.Op]; counts && (!ok || prev) {
-			opCovered[n.Op] = covered
-		}
-		if counts {
-			o := ops[n.Op]
-			if o == nil {
-				o = &reports.OpCoverage{Op: n.Op, ByReason: map[string]int{}}
-				ops[n.Op] = o
-			}
-			o.Nodes++
-			o.ByReason[string(m.Reason)]++
-		}
-		if covered {
-			continue
-		}
-		k := groupKey{n.Op, strings.Join(dtypes, ","), string(m.Reason), phase}
-		u := groups[k]
-		if u == nil {
-			u = &reports.Uncovered{Op: n.Op, DTypes: dtypes, Reason: string(m.Reason), Nodes: []string{}, Supported: m.Supported, Hint: m.Hint, Phase: phase}
-			groups[k] = u
-		}
-		u.Count++
-		if len(u.Nodes) < maxExamplePaths {
+		if u := groupOf[k]; u != nil && len(u.Nodes) < maxExamplePaths {
 			u.Nodes = append(u.Nodes, ns.paths[i])
 		}
 	}
@@ -383,7 +403,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		// The nodes listed are known now: their array is made to size.
 		rt.Nodes = make([]reports.NodeResult, len(at))
 		for k, i := range at {
-			rt.Nodes[k] = ns.result(int(i), ns.match(t.Index, int(i)))
+			rt.Nodes[k] = ns.result(int(i), ms[ns.class[i]])
 		}
 	}
 	if len(lowered) > 0 {

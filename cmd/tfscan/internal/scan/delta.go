@@ -93,8 +93,10 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		}
 	}
 	return func(i int, reason string) bool {
-		n := ns.list[i]
-		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: n.Reachable, Phase: ns.phaseName(n),
+		// The class holds what the node's graph node would tell (a read
+		// that misses the cache at every node).
+		cl := &ns.cls[ns.class[i]]
+		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: cl.reachable, Phase: cl.phase,
 			Device: pl.device(i), RequestedDevice: pl.requested(i)}
 		if src != nil && probe.Counts(&nr) {
 			nr.Change = change(probe, &nr, &src.nodes[i])

@@ -61,3 +61,55 @@ func (ns *Nodes) float32(i int) bool {
 	}
 	return ns.f32[i] == 2
 }
+
+// nodeClass is a class of prepared nodes that every target matches alike
+// and counts alike: one key (so one op), float32 or not, a function call
+// by name or not, one dtype list, phase and reachability. A model of
+// 200,000 nodes has a few thousand; a target's figures are counted per
+// class, not per node.
+type nodeClass struct {
+	first     int32 // position of the first node
+	nodes     int
+	op        string
+	dtypes    []string
+	phase     string
+	counts    bool
+	reachable bool
+}
+
+// classes are the prepared nodes' classes, in the order of their first
+// nodes (Nodes.class is each node's), made once phases are known.
+func (ns *Nodes) classes() []nodeClass {
+	if ns.class != nil {
+		return ns.cls
+	}
+	type classKey struct {
+		key     int32
+		f32     bool
+		calls   bool
+		dtypes  *string // the interned list's first name (nil: none)
+		phase   uint8
+		reached bool
+	}
+	ns.class = make([]int32, len(ns.list))
+	index := map[classKey]int32{}
+	for i, n := range ns.list {
+		ck := classKey{key: ns.key[i], f32: ns.float32(i), calls: n.OpDef == nil && len(n.Calls) > 0, reached: n.Reachable}
+		if dt := ns.dtypes[i]; len(dt) > 0 {
+			ck.dtypes = &dt[0]
+		}
+		if ns.phases != nil {
+			ck.phase = uint8(ns.phases[n.ID])
+		}
+		k, ok := index[ck]
+		if !ok {
+			k = int32(len(ns.cls))
+			index[ck] = k
+			ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypes[i], phase: ns.phaseName(n),
+				counts: ns.counts(n), reachable: n.Reachable})
+		}
+		ns.cls[k].nodes++
+		ns.class[i] = k
+	}
+	return ns.cls
+}

@@ -52,11 +52,13 @@ func applyPlacementAt(t *reports.Target, pl *placed, ns *Nodes, at []int32) {
 		}
 	}
 	devs, reqs := make([]int, len(pl.names)), make([]int, len(pl.names))
-	for i, gn := range ns.list {
+	cls := ns.classes()
+	for i := range ns.list {
 		if pl.dev[i] == 0 {
 			continue // not placed
 		}
-		probe := reports.NodeResult{Reachable: gn.Reachable, Phase: ns.phaseName(gn)}
+		cl := &cls[ns.class[i]]
+		probe := reports.NodeResult{Reachable: cl.reachable, Phase: cl.phase}
 		if t.Counts(&probe) {
 			devs[pl.dev[i]]++
 			reqs[pl.req[i]]++
