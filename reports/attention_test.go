@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -178,4 +179,25 @@ func TestAttentionGroupsFusions(t *testing.T) {
 	require.NoError(t, WriteJSON(&j, att))
 	require.Contains(t, j.String(), `"count": 3`)
 	require.NoError(t, validate(t, compileSchema(t, "report.schema.json", Schema()), j.Bytes()))
+}
+
+// TestCompareFusionsIsJoinedOrder: fusions compare as their node paths
+// joined by NUL would, prefixes and all.
+func TestCompareFusionsIsJoinedOrder(t *testing.T) {
+	paths := []string{"a", "a/b", "ab", "a/b/c", "b", "a#2"} // paths are never empty
+	var lists [][]string
+	for _, x := range paths {
+		lists = append(lists, []string{x})
+		for _, y := range paths {
+			lists = append(lists, []string{x, y})
+		}
+	}
+	lists = append(lists, nil)
+	for _, a := range lists {
+		for _, b := range lists {
+			want := strings.Compare(strings.Join(a, "\x00"), strings.Join(b, "\x00"))
+			got := compareFusions(Fusion{Fused: "F", Nodes: a}, Fusion{Fused: "F", Nodes: b})
+			require.Equal(t, want, got, "%q vs %q", a, b)
+		}
+	}
 }

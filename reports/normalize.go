@@ -148,7 +148,11 @@ func nonNil[S ~[]E, E any](s S) S {
 	return s
 }
 
-// compareFusions orders fusions by fused op, then by their nodes.
+// compareFusions orders fusions by fused op, then by their nodes: as
+// their paths joined by NUL compare (no path is empty or holds a NUL, so
+// a path that is a prefix of another sorts first either way), without
+// joining them for each of the comparisons a sort of 100,000 fusions
+// makes.
 func compareFusions(a, b Fusion) int {
-	return cmp.Or(cmp.Compare(a.Fused, b.Fused), cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
+	return cmp.Or(cmp.Compare(a.Fused, b.Fused), slices.Compare(a.Nodes, b.Nodes))
 }
