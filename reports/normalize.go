@@ -70,7 +70,7 @@ func (t *Target) normalize() {
 	}
 	slices.SortStableFunc(t.Islands, func(a, b Island) int {
 		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(len(b.Nodes), len(a.Nodes)),
-			cmp.Compare(strings.Join(a.Nodes, "\x00"), strings.Join(b.Nodes, "\x00")))
+			slices.Compare(a.Nodes, b.Nodes)) // as compareFusions
 	})
 	slices.SortStableFunc(t.Wishlist, func(a, b Wish) int {
 		return cmp.Or(cmp.Compare(b.TransfersRemoved, a.TransfersRemoved), cmp.Compare(b.BytesRemoved, a.BytesRemoved),
