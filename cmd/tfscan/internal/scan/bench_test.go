@@ -183,30 +183,36 @@ func BenchmarkPlacement200k(b *testing.B) {
 }
 
 // BenchmarkScanPlacement200k measures placement as a user meets it: a
-// whole scan of the 210,000-node model against one target (musa, no --from
-// source) and its JSON report, with placement and without, beside loading
-// the model, interleaved. Inside a scan the simulation shares the
-// process's heap with the loaded model and the report, so the garbage
-// collector's work falls differently than in BenchmarkPlacement200k's
-// isolated steps; the metric "placement/Load-cpu" is what placement adds
-// to the scan ((Scan-placement - Scan-none) / Load), the scan's cost of
-// one target's simulation against the load's.
+// whole scan of the 210,000-node model against one target (musa) and its
+// JSON report, with placement and without, beside loading the model,
+// interleaved. Inside a scan the simulation shares the process's heap
+// with the loaded model and the report, so the garbage collector's work
+// falls differently than in BenchmarkPlacement200k's isolated steps. The
+// metric "placement/Load-cpu" is what placement adds to a scan without a
+// --from source ((Scan-placement - Scan-none) / Load): one simulation
+// against the load. "cuda-placement/Load-cpu" is what it adds to the same
+// scan compared with cuda (--from cuda, the default), which places the
+// model on cuda too: two simulations, sharing what does not depend on the
+// target.
 // Run: go test -bench ScanPlacement200k -run '^$' -benchtime 5x ./cmd/tfscan/internal/scan/
 func BenchmarkScanPlacement200k(b *testing.B) {
 	dir := b.TempDir()
 	if err := benchmodel.WriteDir(dir); err != nil {
 		b.Fatal(err)
 	}
-	scan := func(name string, disabled bool) benchmodel.Step {
-		return scanStep(b, name, Options{Paths: []string{dir}, Targets: []string{"musa"}, From: "none", Version: "bench",
+	scan := func(name, from string, disabled bool) benchmodel.Step {
+		return scanStep(b, name, Options{Paths: []string{dir}, Targets: []string{"musa"}, From: from, Version: "bench",
 			Placement: PlacementOptions{Disabled: disabled}}, nil)
 	}
 	med := benchmodel.Compare(b,
 		loadStep(b, "Load", dir),
-		scan("Scan-none", true),
-		scan("Scan-placement", false),
+		scan("Scan-none", "none", true),
+		scan("Scan-placement", "none", false),
+		scan("Scan-none-cuda", "cuda", true),
+		scan("Scan-placement-cuda", "cuda", false),
 	)
 	b.ReportMetric(float64(med[2].CPU-med[1].CPU)/float64(med[0].CPU), "placement/Load-cpu")
+	b.ReportMetric(float64(med[4].CPU-med[3].CPU)/float64(med[0].CPU), "cuda-placement/Load-cpu")
 }
 
 // BenchmarkReport200k measures what the report of the 210,000-node model
