@@ -334,13 +334,27 @@ func (s *sim) cpuLookups() *cpuLookups {
 	}
 	c := &cpuLookups{flat: s.flat, id: id, idx: make([]int32, len(s.flat.nodes))}
 	var mt matchTable
+	// Each lookup class's match, -1 before its first lookup, when m
+	// answers alike for a class.
+	var byClass []int32
+	if classSafe(m) {
+		byClass = filled(s.flat.classes, -1)
+	}
 	for i, p := range s.flat.nodes {
 		c.idx[i] = -1
 		if p.ghost || p.op() == "_Arg" || p.op() == "_Retval" {
 			continue
 		}
+		cl := s.flat.classOf[i]
+		if byClass != nil && cl >= 0 && byClass[cl] >= 0 {
+			c.idx[i] = byClass[cl]
+			continue
+		}
 		r := m.Match(p.look)
 		c.idx[i] = mt.add(&r)
+		if byClass != nil && cl >= 0 {
+			byClass[cl] = c.idx[i]
+		}
 	}
 	c.tab = mt.tab
 	sc.cpu = c
