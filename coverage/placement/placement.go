@@ -88,10 +88,12 @@ type Options struct {
 	// what they share: the flattened graph, which a simulation of the
 	// same graph with the same ClearDevices, Signature, Fetches and
 	// function device reads instead of flattening the graph again
-	// (share.go), and the memory of the colocation groups; so that a scan
-	// that simulates several targets of a model, or a target and its
-	// --from source, builds and allocates them once. One simulation at a
-	// time may use it, and the graph must not change between them.
+	// (share.go), the CPU's kernel lookups while the CPU matcher is the
+	// same (IdentifiedMatcher), and the memory of the colocation groups;
+	// so that a scan that simulates several targets of a model, or a
+	// target and its --from source, builds and allocates them once. One
+	// simulation at a time may use it, and the graph must not change
+	// between them.
 	Scratch *Scratch
 	// Paths, when not nil, are the graph nodes' Path() by ID ("" where
 	// not rendered), rendered once for every target (a scan has them for
