@@ -159,7 +159,9 @@ type Result struct {
 	Wishlist []Wish
 	// WhatIf answers Options.WhatIfCovered, one entry per group (Op and
 	// DType empty; Nodes the group's size).
-	WhatIf  []Wish
+	WhatIf []Wish
+	// Fusions are the remapper fusions the target loses, in the order of
+	// the flattened graph (deterministic, not sorted: a report sorts).
 	Fusions []Fusion
 	// AMP lists the nodes auto mixed precision would convert and whether the
 	// target has the half-precision kernel (empty without Options.Precision).
