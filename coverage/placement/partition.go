@@ -90,6 +90,37 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 // no host-memory arg in its kernel, no host or int32 type, no hostmem
 // attr. Most nodes of a large model are such.
 func (s *sim) deviceMemoryOnly(i, d int) bool {
+	// The nodes of a lookup class have one op, OpDef and attr map, and on
+	// a device whose matcher answers by those (classSafe) one match: the
+	// answer is the class's (unless a what-if or auto mixed precision
+	// changed the node's match or lookup node).
+	slot := -1
+	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && s.nodes[i].look == s.flat.nodes[i].look {
+		if s.devMemOnly == nil {
+			s.devMemOnly = make([]int8, s.flat.classes*len(s.devs))
+			s.classSafe = make([]bool, len(s.devs))
+			for k, m := range s.matchers {
+				s.classSafe[k] = classSafe(m)
+			}
+		}
+		if s.classSafe[d] {
+			slot = int(s.flat.classOf[i])*len(s.devs) + d
+			if v := s.devMemOnly[slot]; v != 0 {
+				return v > 0
+			}
+		}
+	}
+	v := s.deviceMemoryOnlyOf(i, d)
+	if slot >= 0 {
+		s.devMemOnly[slot] = -1
+		if v {
+			s.devMemOnly[slot] = 1
+		}
+	}
+	return v
+}
+
+func (s *sim) deviceMemoryOnlyOf(i, d int) bool {
 	p := s.nodes[i]
 	if m := s.matchFor(i, d); m != nil && len(m.HostMemory) > 0 {
 		return false

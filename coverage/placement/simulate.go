@@ -69,6 +69,11 @@ type sim struct {
 	// (oneReason, ignored).
 	shared     map[string][]string
 	ignoredMsg map[string]string
+	// devMemOnly memoizes deviceMemoryOnly by lookup class and device
+	// (0: not yet, 1: yes, -1: no) on the devices whose matchers are
+	// classSafe.
+	devMemOnly []int8
+	classSafe  []bool
 	// said and kernelTexts hold describe's texts (says, kernelOn).
 	said        map[saysKey]string
 	kernelTexts [][2]string
