@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -219,7 +220,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 	}
 	if a >= 0 {
 		if g.prio[a] >= 0 {
-			return []int{a}, nil
+			return s.internCands([]int{a}), nil
 		}
 		return nil, s.explicitError(p, g, a)
 	}
@@ -227,12 +228,13 @@ func (s *sim) candidates(i int) ([]int, error) {
 		return g.cands, nil
 	}
 	filter := func(spec devSpec) []int {
-		var out []int
+		out := s.candBuf[:0]
 		for d, t := range s.types {
 			if spec.matchesLocal(t) && g.prio[d] >= 0 {
 				out = append(out, d)
 			}
 		}
+		s.candBuf = out
 		return out
 	}
 	var out []int
@@ -267,8 +269,22 @@ func (s *sim) candidates(i int) ([]int, error) {
 		}
 	}
 	s.sortCands(out, g)
-	g.cands, g.candsOK = out, true
-	return out, nil
+	g.cands, g.candsOK = s.internCands(out), true
+	return g.cands, nil
+}
+
+// internCands is the simulation's shared copy of the device list c: the
+// lists are few (orders of subsets of two or three devices) and read
+// only, and a graph has a group for most of its nodes.
+func (s *sim) internCands(c []int) []int {
+	for _, l := range s.candLists {
+		if slices.Equal(l, c) {
+			return l
+		}
+	}
+	l := slices.Clone(c)
+	s.candLists = append(s.candLists, l)
+	return l
 }
 
 // sortCands orders candidates: default device first, then kernel priority,

@@ -74,6 +74,10 @@ type sim struct {
 	// classSafe.
 	devMemOnly []int8
 	classSafe  []bool
+	// candLists are the groups' candidate device lists, each once, and
+	// candBuf the buffer candidates fills (internCands).
+	candLists [][]int
+	candBuf   []int
 	// said and kernelTexts hold describe's texts (says, kernelOn).
 	said        map[saysKey]string
 	kernelTexts [][2]string
