@@ -694,15 +694,42 @@ func (s *sim) outEdges() [][]outEdge {
 	if s.outs != nil {
 		return s.outs
 	}
-	outs := make([][]outEdge, len(s.nodes))
-	for i, p := range s.nodes {
-		for j, q := range p.in {
+	// Every node's edges lie in one array, in the order the nodes'
+	// inputs give them (a count, then a fill): a graph of 200,000 nodes
+	// would otherwise grow as many slices.
+	count := make([]int32, len(s.nodes)+1)
+	for _, p := range s.nodes {
+		for _, q := range p.in {
 			if q.n >= 0 {
-				outs[q.n] = append(outs[q.n], outEdge{port: q.port, dst: i, dstIn: j})
+				count[q.n+1]++
 			}
 		}
 		for _, c := range p.ctrl {
-			outs[c] = append(outs[c], outEdge{dst: i, ctrl: true})
+			count[c+1]++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	all := make([]outEdge, count[len(s.nodes)])
+	next := count[:len(s.nodes)] // next free slot of each node, from its start
+	start := slices.Clone(next)
+	for i, p := range s.nodes {
+		for j, q := range p.in {
+			if q.n >= 0 {
+				all[next[q.n]] = outEdge{port: q.port, dst: i, dstIn: j}
+				next[q.n]++
+			}
+		}
+		for _, c := range p.ctrl {
+			all[next[c]] = outEdge{dst: i, ctrl: true}
+			next[c]++
+		}
+	}
+	outs := make([][]outEdge, len(s.nodes))
+	for i := range outs {
+		if start[i] < next[i] {
+			outs[i] = all[start[i]:next[i]:next[i]]
 		}
 	}
 	s.outs = outs
