@@ -217,6 +217,8 @@ type builder struct {
 	frames int
 	// cur is the top-level node being added, the root of what it expands to.
 	cur *graph.Node
+	// rets are the functions' results, parsed once (retInputs).
+	rets map[*graph.Function][]retInput
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -513,22 +515,44 @@ func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.
 
 // retRefs resolves the FunctionDef's ret map in output-arg order.
 func (b *builder) retRefs(c *instance, f *graph.Function) []ref {
+	rets := b.retInputs(f)
+	out := make([]ref, len(rets))
+	for i, r := range rets {
+		out[i] = ref{pn: -2}
+		if r.ok {
+			out[i] = ref{inst: c, in: r.in, pn: -1}
+		}
+	}
+	return out
+}
+
+// retInput is a function result's graph input (ok: the result names one).
+type retInput struct {
+	in graph.Input
+	ok bool
+}
+
+// retInputs are f's results as graph inputs, parsed once per function:
+// a model inlines a function at every call.
+func (b *builder) retInputs(f *graph.Function) []retInput {
+	if r, ok := b.rets[f]; ok {
+		return r
+	}
 	sig := f.Def.GetSignature()
-	out := make([]ref, len(sig.GetOutputArg()))
+	out := make([]retInput, len(sig.GetOutputArg()))
 	byName := make(map[string]*graph.Node, len(f.Nodes))
 	for _, n := range f.Nodes {
 		byName[n.Name] = n
 	}
 	for i, oa := range sig.GetOutputArg() {
-		out[i] = ref{pn: -2}
-		s, ok := f.Def.GetRet()[oa.GetName()]
-		if !ok {
-			continue
-		}
-		if in, ok := parseFuncInput(f, byName, s); ok {
-			out[i] = ref{inst: c, in: in, pn: -1}
+		if s, ok := f.Def.GetRet()[oa.GetName()]; ok {
+			out[i].in, out[i].ok = parseFuncInput(f, byName, s)
 		}
 	}
+	if b.rets == nil {
+		b.rets = map[*graph.Function][]retInput{}
+	}
+	b.rets[f] = out
 	return out
 }
 
