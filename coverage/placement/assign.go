@@ -69,7 +69,7 @@ func (s *sim) assignNodes(idx []int) {
 		if p.isMetadata() && len(p.in) > 0 && p.in[0].n >= 0 {
 			src := p.in[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
-				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name)
+				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
 			}
 		}
 		s.place(i, d, s.describe(i, d, cands, why))
@@ -132,7 +132,7 @@ func (s *sim) assignSingle(i int) {
 		s.place(i, d, s.devs[d]+": "+why)
 		return
 	}
-	msg := fmt.Sprintf("No registered '%s' OpKernel for '%s' devices compatible with node {{node %s}}", p.op(), s.types[d], p.name)
+	msg := fmt.Sprintf("No registered '%s' OpKernel for '%s' devices compatible with node {{node %s}}", p.op(), s.types[d], p.name())
 	s.warnings = append(s.warnings, "will fail at run time (no soft placement inside functional op bodies): "+msg)
 	s.place(i, d, s.devs[d]+": "+why+"; will fail at run time: "+msg)
 }
@@ -183,7 +183,7 @@ func (s *sim) candidatesOrFail(i int) []int {
 	}
 	p := s.nodes[i]
 	g := s.groups[s.find(i)]
-	msg := fmt.Sprintf("Cannot assign a device for operation %s: %s", p.name, err.Error())
+	msg := fmt.Sprintf("Cannot assign a device for operation %s: %s", p.name(), err.Error())
 	if !g.failed {
 		// TF stops at the first error; later members of the group would
 		// fail the same way.
@@ -252,7 +252,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 			if len(out) == 0 {
 				out = filter(g.req.relax(asg.hasType(), asg.hasID()))
 				if len(out) > 0 {
-					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op(), p.name))
+					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op(), p.name()))
 				}
 			}
 			if len(out) > 0 {
@@ -350,7 +350,7 @@ func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 				gpu = " The requested device appears to be a GPU, but CUDA is not enabled."
 			}
 			return fmt.Errorf("{{node %s}} was explicitly assigned to %s but available devices are [ %s ]. Make sure the device specification refers to a valid device.%s",
-				p.name, own.raw, s.sortedDevices(), gpu)
+				p.name(), own.raw, s.sortedDevices(), gpu)
 		case own.hasType():
 			return fmt.Errorf("Could not satisfy explicit device specification '%s' because no supported kernel for %s devices is available.\nOp: %s\nNode attrs: %s\nRegistered kernels:\n%s",
 				own.raw, own.typ, p.op(), attrString(p), strings.TrimSuffix(s.registeredKernels(p.op()), "\n"))
@@ -360,7 +360,7 @@ func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 		}
 	}
 	return fmt.Errorf("Could not satisfy explicit device specification '%s' because the node {{colocation_node %s}} was colocated with a group of nodes that required incompatible device '%s'. All available devices [%s].",
-		own.raw, p.name, greq, s.setDevices())
+		own.raw, p.name(), greq, s.setDevices())
 }
 
 // says is "DEVICE: what", made once per device and text: most nodes of
@@ -440,7 +440,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		if via == "" {
 			via = "its colocation group"
 		}
-		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name, missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
+		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name(), missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
 	case g.req.typ == "CPU" && g.req.hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:

@@ -328,7 +328,7 @@ func (s *sim) colocate() {
 		switch {
 		case allNeg(g.prio):
 			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
-				p.op(), p.name, attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
+				p.op(), p.name(), attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
 			s.reasons[i] = append(s.reasons[i], "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
 			g.prio[s.cpu] = 0
 		case p.badDevice:
@@ -434,8 +434,8 @@ func (s *sim) colocateResourceEdges() {
 				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
 				continue
 			}
-			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name))
-			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op(), p.name))
+			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
+			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
 		}
 	}
 }
@@ -455,7 +455,7 @@ func (s *sim) ensureCompatible(src, dst int) error {
 	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", gs.resSpec(), gd.resSpec()}} {
 		if !compatible(c.a, c.b) {
 			return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible %s devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
-				c.what, c.a, c.b, ns.name, ns.op(), nd.name, nd.op())
+				c.what, c.a, c.b, ns.name(), ns.op(), nd.name(), nd.op())
 		}
 	}
 	if !compatible(gs.req, gd.req) {
@@ -488,10 +488,12 @@ type groupKey struct {
 func (s *sim) colocateClasses() {
 	// Only names some _class refers to can join a group: the others
 	// need no entry (node names are unique within a unit).
-	wanted := map[groupKey]bool{}
+	// A node's name is made only when its graph node's name is one a
+	// _class refers to (base).
+	wanted, base := map[groupKey]bool{}, map[string]bool{}
 	for _, p := range s.nodes {
 		if !p.ghost {
-			classRefs(p, func(k groupKey, _ string) { wanted[k] = true })
+			classRefs(p, func(k groupKey, name string) { wanted[k], base[name] = true, true })
 		}
 	}
 	if len(wanted) == 0 {
@@ -517,16 +519,19 @@ func (s *sim) colocateClasses() {
 		if cls != "" {
 			s.noteMerge(i, "_class loc:@"+cls)
 		} else {
-			s.noteMerge(i, "_class loc:@"+k.name+" of "+s.nodes[root].name)
+			s.noteMerge(i, "_class loc:@"+k.name+" of "+s.nodes[root].name())
 		}
-		s.noteMerge(root, fmt.Sprintf("_class loc:@%s of %s", k.name, s.nodes[i].name))
+		s.noteMerge(root, fmt.Sprintf("_class loc:@%s of %s", k.name, s.nodes[i].name()))
 	}
 	for i, p := range s.nodes {
 		if p.ghost {
 			continue
 		}
 		classRefs(p, func(k groupKey, name string) { join(i, k, name) })
-		if k := (groupKey{p.unit, p.name}); wanted[k] {
+		if p.src != nil && !base[p.src.Name] {
+			continue
+		}
+		if k := (groupKey{p.unit, p.name()}); wanted[k] {
 			join(i, k, "")
 		}
 	}
@@ -542,7 +547,7 @@ func classRefs(p *pnode, fn func(k groupKey, name string)) {
 	if len(cls) == 0 {
 		return
 	}
-	prefix := strings.TrimSuffix(p.name, p.src.Name)
+	prefix := p.inst.prefix // p.name() less its graph node's name
 	for _, c := range cls {
 		if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
 			fn(groupKey{p.unit, prefix + name}, name)
@@ -566,7 +571,7 @@ func (s *sim) union(x, y int) error {
 		root, other = ry, rx
 	}
 	g, o := s.groups[root], s.groups[other]
-	colocate := fmt.Sprintf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}", s.nodes[x].name, s.nodes[y].name)
+	colocate := fmt.Sprintf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}", s.nodes[x].name(), s.nodes[y].name())
 	asg, err := mergeSpecs(s.assignedSpec(g), s.assignedSpec(o), false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)

@@ -125,7 +125,9 @@ type pnode struct {
 	look *graph.Node
 	// inst is the instance the node was added to.
 	inst *instance
-	name string
+	// nm is a synthetic node's name (name: an instance's node is named by
+	// its prefix and graph node, made when a message needs it).
+	nm string
 
 	in   []pin
 	ctrl []int
@@ -171,7 +173,16 @@ type pextra struct {
 	path string
 }
 
-func (p *pnode) op() string               { return p.look.Op }
+func (p *pnode) op() string { return p.look.Op }
+
+// name is the node's name as TensorFlow's inliner names it: its graph
+// node's with the instance's prefix (the caller's name and "/").
+func (p *pnode) name() string {
+	if p.src == nil {
+		return p.nm
+	}
+	return p.inst.prefix + p.src.Name
+}
 func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes }
 func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes }
 func (p *pnode) frameHint() string        { return p.inst.frame }
@@ -464,11 +475,10 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 		b.cur = gn
 	}
 	req, bad := b.reqFor(inst, gn)
-	name := inst.prefix + gn.Name
 	// Field by field into the slab's zeroed node: a whole-struct copy
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
-	p.src, p.look, p.name = gn, gn, name
+	p.src, p.look = gn, gn
 	p.req, p.dflt = req, inst.dflt
 	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
@@ -488,7 +498,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
 	st := append(append([]*graph.Function(nil), inst.stack...), f)
 	c := &instance{fn: f, req: caller.req, dflt: inst.dflt, unit: inst.unit,
-		depth: inst.depth + 1, stack: st, prefix: caller.name + "/", frame: inst.frame, single: -1, root: caller.root}
+		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
 		// device, else the highest-priority device (placement.md §8 R2);
@@ -637,7 +647,7 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
 		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
-	p := &pnode{look: look, name: name, x: &pextra{rin: ins},
+	p := &pnode{look: look, nm: name, x: &pextra{rin: ins},
 		req: req, dflt: inst.dflt, assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
 	return b.newNode(inst, p)

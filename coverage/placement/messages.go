@@ -83,7 +83,7 @@ func kernelLine(k *kdpb.KernelDef) string {
 func (s *sim) malformedDevice(p *pnode) string {
 	dev := p.deviceField()
 	return fmt.Sprintf("Malformed device specification '%s' in node: {name:'%s' id:%d op device:{requested: '%s', assigned: ''} def:{%s}}",
-		dev, p.name, s.tfNodeID(p), dev, summarizeNodeDef(p))
+		dev, p.name(), s.tfNodeID(p), dev, summarizeNodeDef(p))
 }
 
 // tfNodeID is the id the node has in the graph TF places: after the source
@@ -112,7 +112,7 @@ func (s *sim) tfNodeID(p *pnode) int {
 // the device as a last "_device" attr, and the inputs verbatim.
 func summarizeNodeDef(p *pnode) string {
 	var b strings.Builder
-	b.WriteString("{{node " + p.name + "}} = " + p.op() + "[")
+	b.WriteString("{{node " + p.name() + "}} = " + p.op() + "[")
 	attrs := attrString(p)
 	b.WriteString(attrs)
 	if dev := p.deviceField(); dev != "" {

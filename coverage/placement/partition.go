@@ -399,7 +399,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 	}
 	for _, i := range s.fetchNodes {
-		fetch(pin{i, 0}, s.nodes[i].unit, s.nodes[i].name)
+		fetch(pin{i, 0}, s.nodes[i].unit, s.nodes[i].name())
 	}
 	return out
 }
@@ -413,7 +413,7 @@ func (s *sim) label(p *pnode) string {
 	if p.x != nil && p.x.path != "" {
 		return p.x.path
 	}
-	return p.name
+	return p.name()
 }
 
 // countedUnit tells whether a unit's transfers count in the totals: the
@@ -471,7 +471,7 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 		if p.op() == "_Arg" && p.unit < len(s.units) && s.units[p.unit].fn != nil {
 			fn := s.units[p.unit].fn
 			for k, a := range fn.Def.GetSignature().GetInputArg() {
-				if a.GetName() == p.name {
+				if a.GetName() == p.name() {
 					return s.shapes.ArgBytes(fn, k)
 				}
 			}

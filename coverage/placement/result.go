@@ -359,7 +359,7 @@ func (s *sim) islandCause(nodes []int) (string, int) {
 		}
 	}
 	if rs := s.reasons[pick]; len(rs) > 0 {
-		return s.nodes[pick].op() + " " + s.nodes[pick].name + ": " + rs[0], 0
+		return s.nodes[pick].op() + " " + s.nodes[pick].name() + ": " + rs[0], 0
 	}
 	return "placed on CPU", 0
 }

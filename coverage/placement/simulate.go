@@ -291,7 +291,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.ArgTypes[i]
 		}
 		name := f.Def.GetSignature().GetInputArg()[i].GetName()
-		p := &pnode{name: name, x: &pextra{path: f.Name + "/" + name},
+		p := &pnode{nm: name, x: &pextra{path: f.Name + "/" + name},
 			assigned: roleCPU, dflt: -1, ghostOf: -1}
 		resource := false
 		switch {
@@ -324,7 +324,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.RetTypes[i]
 		}
 		name := fmt.Sprintf("%s_retval_%d", f.Name, i)
-		p := &pnode{name: name, x: &pextra{path: f.Name + "/" + name, rin: []ref{r}},
+		p := &pnode{nm: name, x: &pextra{path: f.Name + "/" + name, rin: []ref{r}},
 			assigned: -1, dflt: inst.dflt, ghostOf: -1, fetch: kind == unitFunction,
 			passthrough: true}
 		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: []tpb.DataType{t},
