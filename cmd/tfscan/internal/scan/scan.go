@@ -88,9 +88,10 @@ type Options struct {
 	// onScan, when set, is handed each model's graph once it is built,
 	// with the options its scan runs with (ScanModel).
 	onScan func(*graph.Graph, Options)
-	// listEvery makes a scan without placement list every node before
-	// it keeps those needing attention, as a scan with placement does
-	// (tests compare the two).
+	// listEvery makes a scan that lists the nodes needing attention list
+	// every node first and keep those after, as --nodes all lists them,
+	// instead of choosing them as it matches them (tests compare the
+	// two).
 	listEvery bool
 	// checkpoint is the model's checkpoint index (scanModel opens it once
 	// for every target's placement); checkpointNote, when it could not be
