@@ -160,9 +160,9 @@ func (s *sim) ghostDevice(i int) int {
 			return s.dev[q.n]
 		}
 	}
-	if p.req.typ != "" {
+	if p.req().typ != "" {
 		for d, t := range s.types {
-			if t == p.req.typ {
+			if t == p.req().typ {
 				return d
 			}
 		}
@@ -331,7 +331,7 @@ func (s *sim) setDevices() string {
 // Info (a dump of its union-find state) to these messages; tfscan leaves
 // it out.
 func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
-	own := p.req
+	own := p.req()
 	greq := g.req
 	if assigned >= 0 {
 		// A placed group's request holds its assigned device

@@ -315,11 +315,11 @@ func (s *sim) colocate() {
 			g.req = localSpec(s.types[g.assigned])
 			continue
 		}
-		g.req = p.req
-		if p.resourceGenerator() && !p.req.empty() {
+		g.req = p.req()
+		if p.resourceGenerator() && !p.req().empty() {
 			// Resource generators' requests are resource devices
 			// (colocation_graph.cc:95-98, 1525-1537).
-			res := p.req
+			res := p.req()
 			g.res = &res
 		}
 		if p.assigned == -2 || noPlacer {

@@ -132,7 +132,9 @@ type pnode struct {
 	in   []pin
 	ctrl []int
 
-	req devSpec
+	// rq is the device the node requests (req), nil for none: few nodes
+	// request one, and a devSpec is 64 bytes.
+	rq *devSpec
 	// dflt and assigned are devices as roles (roleTarget, roleCPU; see
 	// share.go), -1 for none; assigned -2 is the caller's device.
 	dflt     int
@@ -174,6 +176,14 @@ type pextra struct {
 }
 
 func (p *pnode) op() string { return p.look.Op }
+
+// req is the device the node requests (empty for none).
+func (p *pnode) req() devSpec {
+	if p.rq == nil {
+		return devSpec{}
+	}
+	return *p.rq
+}
 
 // name is the node's name as TensorFlow's inliner names it: its graph
 // node's with the instance's prefix (the caller's name and "/").
@@ -230,6 +240,24 @@ type builder struct {
 	cur *graph.Node
 	// rets are the functions' results, parsed once (retInputs).
 	rets map[*graph.Function][]retInput
+	// specs are the device requests made, each once (spec).
+	specs map[devSpec]*devSpec
+}
+
+// spec is the shared copy of a device request, nil for none.
+func (b *builder) spec(d devSpec) *devSpec {
+	if d.empty() {
+		return nil
+	}
+	if x, ok := b.specs[d]; ok {
+		return x
+	}
+	if b.specs == nil {
+		b.specs = map[devSpec]*devSpec{}
+	}
+	x := &d
+	b.specs[d] = x
+	return x
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -479,7 +507,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
 	p.src, p.look = gn, gn
-	p.req, p.dflt = req, inst.dflt
+	p.rq, p.dflt = b.spec(req), inst.dflt
 	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -497,7 +525,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
 	st := append(append([]*graph.Function(nil), inst.stack...), f)
-	c := &instance{fn: f, req: caller.req, dflt: inst.dflt, unit: inst.unit,
+	c := &instance{fn: f, req: caller.req(), dflt: inst.dflt, unit: inst.unit,
 		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
@@ -648,7 +676,7 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
 	p := &pnode{look: look, nm: name, x: &pextra{rin: ins},
-		req: req, dflt: inst.dflt, assigned: -1, ghostOf: -1,
+		rq: b.spec(req), dflt: inst.dflt, assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
 	return b.newNode(inst, p)
 }
@@ -723,7 +751,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		if nb == 2 && ifOps[gn.Op] {
 			sw[i] = b.synth(inst, fmt.Sprintf("%s/switch_%d", name, i), "Switch",
 				map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{r, pred},
-				[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req)
+				[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req())
 		} else {
 			outs := make([]tpb.DataType, nb)
 			for k := range outs {
@@ -731,7 +759,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 			}
 			sw[i] = b.synth(inst, fmt.Sprintf("%s/switch_%d", name, i), "_SwitchN",
 				map[string]*attrpb.AttrValue{"T": typeAttr(t), "num_outs": intAttr(int64(nb))}, []ref{r, pred},
-				[]tpb.DataType{t, tpb.DataType_DT_INT32}, outs, p.req)
+				[]tpb.DataType{t, tpb.DataType_DT_INT32}, outs, p.req())
 		}
 	}
 	rets := make([][]ref, nb)
@@ -765,7 +793,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		}
 		m := b.synth(inst, fmt.Sprintf("%s/merge_%d", name, j), "Merge",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(int64(nb))}, ins,
-			inT, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req)
+			inT, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req())
 		p.x.alias[j] = ref{pn: m, port: 0}
 	}
 	return true
@@ -786,11 +814,11 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		enter[i] = b.synth(&inner, fmt.Sprintf("%s/enter_%d", name, i), "Enter",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "frame_name": strAttr(frame),
 				"is_constant": boolAttr(false), "parallel_iterations": intAttr(10)},
-			[]ref{r}, []tpb.DataType{t}, []tpb.DataType{t}, p.req)
+			[]ref{r}, []tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		// Merge's second input is the NextIteration back edge, filled below.
 		merge[i] = b.synth(&inner, fmt.Sprintf("%s/merge_%d", name, i), "Merge",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(2)},
-			[]ref{{pn: enter[i]}, {pn: -2}}, []tpb.DataType{t, t}, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req)
+			[]ref{{pn: enter[i]}, {pn: -2}}, []tpb.DataType{t, t}, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req())
 	}
 	cc := b.child(&inner, cond, p)
 	cc.prefix = name + "/cond/"
@@ -804,7 +832,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		predRef = cr[0]
 	}
 	lc := b.synth(&inner, name+"/loop_cond", "LoopCond", nil, []ref{predRef},
-		[]tpb.DataType{tpb.DataType_DT_BOOL}, []tpb.DataType{tpb.DataType_DT_BOOL}, p.req)
+		[]tpb.DataType{tpb.DataType_DT_BOOL}, []tpb.DataType{tpb.DataType_DT_BOOL}, p.req())
 	sw := make([]int, n)
 	p.x.alias = make([]ref, n)
 	outer := *inst
@@ -812,10 +840,10 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		t := inType(gn, i)
 		sw[i] = b.synth(&inner, fmt.Sprintf("%s/switch_%d", name, i), "Switch",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{{pn: merge[i]}, {pn: lc}},
-			[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req)
+			[]tpb.DataType{t, tpb.DataType_DT_BOOL}, []tpb.DataType{t, t}, p.req())
 		ex := b.synth(&outer, fmt.Sprintf("%s/exit_%d", name, i), "Exit",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{{pn: sw[i]}},
-			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
+			[]tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		p.x.alias[i] = ref{pn: ex}
 	}
 	bc := b.child(&inner, body, p)
@@ -833,7 +861,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 		}
 		next[i] = b.synth(&inner, fmt.Sprintf("%s/next_iteration_%d", name, i), "NextIteration",
 			map[string]*attrpb.AttrValue{"T": typeAttr(t)}, []ref{r},
-			[]tpb.DataType{t}, []tpb.DataType{t}, p.req)
+			[]tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		b.s.nodes[merge[i]].x.rin[1] = ref{pn: next[i]}
 	}
 	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes) }, func() { b.addInstance(bc, body.Nodes) })
