@@ -255,7 +255,8 @@ func (b *builder) spec(d devSpec) *devSpec {
 	if b.specs == nil {
 		b.specs = map[devSpec]*devSpec{}
 	}
-	x := &d
+	x := new(devSpec) // not &d, which would put every d on the heap
+	*x = d
 	b.specs[d] = x
 	return x
 }
