@@ -238,8 +238,8 @@ func (s *sim) candidates(i int) ([]int, error) {
 		return out
 	}
 	var out []int
-	if !g.req.empty() {
-		out = filter(g.req)
+	if !g.req().empty() {
+		out = filter(g.req())
 		if len(out) == 0 && s.soft {
 			// GetSoftDeviceCandidates (colocation_graph.cc:1173-1222):
 			// first drop type and id unless an assigned or resource device
@@ -247,16 +247,16 @@ func (s *sim) candidates(i int) ([]int, error) {
 			// unless an assigned one does (GetSoftDeviceName, 583-593),
 			// which moves resources. Job, replica and task never relax.
 			asg := s.assignedSpec(g)
-			soft := g.req.relax(asg.hasType() || g.resSpec().hasType(), asg.hasID() || g.resSpec().hasID())
+			soft := g.req().relax(asg.hasType() || g.resSpec().hasType(), asg.hasID() || g.resSpec().hasID())
 			out = filter(soft)
 			if len(out) == 0 {
-				out = filter(g.req.relax(asg.hasType(), asg.hasID()))
+				out = filter(g.req().relax(asg.hasType(), asg.hasID()))
 				if len(out) > 0 {
 					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op(), p.name()))
 				}
 			}
 			if len(out) > 0 {
-				s.reasons[i] = append(s.reasons[i], s.ignored(g.req))
+				s.reasons[i] = append(s.reasons[i], s.ignored(g.req()))
 			}
 		}
 		if len(out) == 0 {
@@ -332,7 +332,7 @@ func (s *sim) setDevices() string {
 // it out.
 func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 	own := p.req()
-	greq := g.req
+	greq := g.req()
 	if assigned >= 0 {
 		// A placed group's request holds its assigned device
 		// (Member::AssignDevice).
@@ -441,7 +441,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 			via = "its colocation group"
 		}
 		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name(), missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
-	case g.req.typ == "CPU" && g.req.hasType():
+	case g.req().typ == "CPU" && g.req().hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case g.dflt == d:
 		return s.says(d, "the default device")

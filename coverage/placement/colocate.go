@@ -14,7 +14,9 @@ import (
 
 // group is the state of a colocation group's root (colocation_graph.cc Member).
 type group struct {
-	req devSpec
+	// rq is the requested device (req), nil for none: most groups
+	// request none, and a devSpec is 64 bytes.
+	rq *devSpec
 	// res is the resource device, nil when none (most groups: a pointer
 	// keeps the group small).
 	res      *devSpec
@@ -33,6 +35,32 @@ type group struct {
 	// failed is set once a member could not be placed (error recorded).
 	failed  bool
 	candsOK bool
+}
+
+// req is the group's requested device, the empty spec for none.
+func (g *group) req() devSpec {
+	if g.rq == nil {
+		return devSpec{}
+	}
+	return *g.rq
+}
+
+// spec is the simulation's shared copy of a device request, nil for none:
+// nodes and groups keep their requests by pointer.
+func (s *sim) spec(d devSpec) *devSpec {
+	if d.empty() {
+		return nil
+	}
+	if x, ok := s.specs[d]; ok {
+		return x
+	}
+	if s.specs == nil {
+		s.specs = map[devSpec]*devSpec{}
+	}
+	x := new(devSpec) // not &d, which would put every d on the heap
+	*x = d
+	s.specs[d] = x
+	return x
 }
 
 // resSpec is the group's resource device, the empty spec for none.
@@ -312,10 +340,10 @@ func (s *sim) colocate() {
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
 			g.assigned = s.device(p.assigned)
-			g.req = localSpec(s.types[g.assigned])
+			g.rq = s.spec(localSpec(s.types[g.assigned]))
 			continue
 		}
-		g.req = p.req()
+		g.rq = p.rq
 		if p.resourceGenerator() && !p.req().empty() {
 			// Resource generators' requests are resource devices
 			// (colocation_graph.cc:95-98, 1525-1537).
@@ -458,10 +486,10 @@ func (s *sim) ensureCompatible(src, dst int) error {
 				c.what, c.a, c.b, ns.name(), ns.op(), nd.name(), nd.op())
 		}
 	}
-	if !compatible(gs.req, gd.req) {
+	if !compatible(gs.req(), gd.req()) {
 		// "Ignoring device specification ... because the input edge ...
 		// is a reference connection": the producer's request wins.
-		gd.req = gs.req.specialize(s.assignedSpec(gd)).specialize(gd.resSpec())
+		gd.rq = s.spec(gs.req().specialize(s.assignedSpec(gd)).specialize(gd.resSpec()))
 		gd.candsOK, gd.cands = false, nil
 	}
 	return nil
@@ -580,7 +608,7 @@ func (s *sim) union(x, y int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	req, err := mergeSpecs(g.req, o.req, s.soft)
+	req, err := mergeSpecs(g.req(), o.req(), s.soft)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
@@ -589,7 +617,7 @@ func (s *sim) union(x, y int) error {
 		// TF appends its Colocation Debug Info here; tfscan leaves it out.
 		return fmt.Errorf("%s because no device type supports both of those nodes and the other nodes colocated with them.", colocate)
 	}
-	g.req = req.specialize(asg).specialize(res)
+	g.rq = s.spec(req.specialize(asg).specialize(res))
 	g.res = nil
 	if !res.empty() {
 		g.res = &res

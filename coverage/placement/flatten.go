@@ -240,25 +240,6 @@ type builder struct {
 	cur *graph.Node
 	// rets are the functions' results, parsed once (retInputs).
 	rets map[*graph.Function][]retInput
-	// specs are the device requests made, each once (spec).
-	specs map[devSpec]*devSpec
-}
-
-// spec is the shared copy of a device request, nil for none.
-func (b *builder) spec(d devSpec) *devSpec {
-	if d.empty() {
-		return nil
-	}
-	if x, ok := b.specs[d]; ok {
-		return x
-	}
-	if b.specs == nil {
-		b.specs = map[devSpec]*devSpec{}
-	}
-	x := new(devSpec) // not &d, which would put every d on the heap
-	*x = d
-	b.specs[d] = x
-	return x
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -508,7 +489,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
 	p.src, p.look = gn, gn
-	p.rq, p.dflt = b.spec(req), inst.dflt
+	p.rq, p.dflt = b.s.spec(req), inst.dflt
 	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -677,7 +658,7 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
 	p := &pnode{look: look, nm: name, x: &pextra{rin: ins},
-		rq: b.spec(req), dflt: inst.dflt, assigned: -1, ghostOf: -1,
+		rq: b.s.spec(req), dflt: inst.dflt, assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
 	return b.newNode(inst, p)
 }

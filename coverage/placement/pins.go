@@ -38,7 +38,7 @@ func (s *sim) pinDescription(i int, g *group) string {
 		}
 		return fmt.Sprintf("pinned by its device field %q%s", pin, hint)
 	}
-	return "requested device " + g.req.String() + " (a device field in its colocation group or on its caller)"
+	return "requested device " + g.req().String() + " (a device field in its colocation group or on its caller)"
 }
 
 // pinnedOnCPU reports whether node j sits on CPU because of a device
@@ -48,7 +48,7 @@ func (s *sim) pinnedOnCPU(j int) bool {
 		return false
 	}
 	g := s.groups[s.find(j)]
-	return g != nil && g.req.hasType() && g.req.typ == s.types[s.cpu] && g.prio[s.tgt] >= 0
+	return g != nil && g.req().hasType() && g.req().typ == s.types[s.cpu] && g.prio[s.tgt] >= 0
 }
 
 // pinCause sums the pins that hold an island's nodes on CPU, e.g. "97

@@ -78,6 +78,9 @@ type sim struct {
 	// candBuf the buffer candidates fills (internCands).
 	candLists [][]int
 	candBuf   []int
+	// specs are the device requests of nodes and groups, each once
+	// (spec).
+	specs map[devSpec]*devSpec
 	// said and kernelTexts hold describe's texts (says, kernelOn).
 	said        map[saysKey]string
 	kernelTexts [][2]string

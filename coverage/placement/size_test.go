@@ -14,7 +14,7 @@ func TestFlattenedGraphStaysSmall(t *testing.T) {
 	if s := unsafe.Sizeof(pnode{}); s > 168 {
 		t.Errorf("pnode is %d bytes, more than 168", s)
 	}
-	if s := unsafe.Sizeof(group{}); s > 168 {
-		t.Errorf("group is %d bytes, more than 168", s)
+	if s := unsafe.Sizeof(group{}); s > 112 {
+		t.Errorf("group is %d bytes, more than 112", s)
 	}
 }
