@@ -291,9 +291,9 @@ func hostType(t tpb.DataType) bool {
 }
 
 func (s *sim) find(i int) int {
-	for s.parent[i] != i {
+	for int(s.parent[i]) != i {
 		s.parent[i] = s.parent[s.parent[i]]
-		i = s.parent[i]
+		i = int(s.parent[i])
 	}
 	return i
 }
@@ -309,15 +309,15 @@ func (p *pnode) resourceGenerator() bool {
 // colocation_graph.cc:929-944).
 func (s *sim) colocate() {
 	n := len(s.nodes)
-	s.parent = make([]int, n)
+	s.parent = make([]int32, n)
 	s.groups = make([]*group, n)
 	// The groups and their device priorities, one allocation each.
 	slab := s.opts.Scratch.groupSlab(n)
 	prios := make([]int, n*len(s.devs))
-	s.mergeNote = make([]string, n)
+	s.mergeNote = map[int]string{}
 	s.reasons = make([][]string, n)
 	for i, p := range s.nodes {
-		s.parent[i] = i
+		s.parent[i] = int32(i)
 		// Single-device bodies run without a placer (function.cc:930-951).
 		noPlacer := p.host || p.ghostOf >= 0
 		if p.ghost {
@@ -496,7 +496,7 @@ func (s *sim) ensureCompatible(src, dst int) error {
 }
 
 func (s *sim) noteMerge(i int, note string) {
-	if s.mergeNote[i] == "" {
+	if _, ok := s.mergeNote[i]; !ok {
 		s.mergeNote[i] = note
 	}
 }
@@ -637,7 +637,7 @@ func (s *sim) union(x, y int) error {
 		g.rank++
 	}
 	g.candsOK, g.cands = false, nil
-	s.parent[other] = root
+	s.parent[other] = int32(root)
 	s.groups[other] = nil
 	return nil
 }

@@ -560,9 +560,16 @@ func (b *builder) retInputs(f *graph.Function) []retInput {
 	}
 	sig := f.Def.GetSignature()
 	out := make([]retInput, len(sig.GetOutputArg()))
-	byName := make(map[string]*graph.Node, len(f.Nodes))
+	// Only the nodes the results name are looked up by name.
+	byName := map[string]*graph.Node{}
+	for _, r := range f.Def.GetRet() {
+		name, _, _ := strings.Cut(strings.TrimPrefix(r, "^"), ":")
+		byName[name] = nil
+	}
 	for _, n := range f.Nodes {
-		byName[n.Name] = n
+		if _, ok := byName[n.Name]; ok {
+			byName[n.Name] = n
+		}
 	}
 	for i, oa := range sig.GetOutputArg() {
 		if s, ok := f.Def.GetRet()[oa.GetName()]; ok {

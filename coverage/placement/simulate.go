@@ -44,12 +44,13 @@ type sim struct {
 	midx    []int32
 	dev     []int
 	reasons [][]string
-	parent  []int
+	parent  []int32
 	// groups holds each colocation group at its root's index (nil
 	// elsewhere).
 	groups []*group
-	// mergeNote is why a node joined its group (first merge).
-	mergeNote []string
+	// mergeNote is why a node joined its group (first merge), for the
+	// nodes that did.
+	mergeNote map[int]string
 
 	shapes *shape.Shapes
 	amp    map[int]tpb.DataType
