@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,14 +25,17 @@ func TestAttentionListsNoWholeList(t *testing.T) {
 		name      string
 		targets   []string
 		placement PlacementOptions
+		phases    []string
 	}{
-		{"no-placement", []string{"ascend", "cpu", "musa", "rocm", "xla"}, PlacementOptions{Disabled: true}},
-		{"placement", []string{"cpu", "musa", "rocm"}, PlacementOptions{}},
-		{"amp-hard", []string{"intel-xpu"}, PlacementOptions{Precision: "mixed_float16", NoSoftPlacement: true}},
+		{"no-placement", []string{"ascend", "cpu", "musa", "rocm", "xla"}, PlacementOptions{Disabled: true}, nil},
+		{"placement", []string{"cpu", "musa", "rocm"}, PlacementOptions{}, nil},
+		{"amp-hard", []string{"intel-xpu"}, PlacementOptions{Precision: "mixed_float16", NoSoftPlacement: true}, nil},
+		{"cleared-all-phases", []string{"musa", "ascend"}, PlacementOptions{ClearDevices: true}, []string{"all"}},
 	} {
 		for _, from := range []string{"cuda", "rocm", "none"} {
 			t.Run(c.name+"/"+from, func(t *testing.T) {
-				opts := Options{Paths: []string{corpus}, Targets: c.targets, From: from, Version: "test", Placement: c.placement}
+				opts := Options{Paths: []string{corpus}, Targets: c.targets, From: from, Version: "test", Placement: c.placement,
+					Phases: c.phases}
 				rep, early := runJSON(t, opts)
 				opts.listEvery = true
 				_, every := runJSON(t, opts)
@@ -72,6 +76,20 @@ func TestAttentionListsNoWholeList(t *testing.T) {
 				assert.Positive(t, changed)
 			})
 		}
+	}
+}
+
+// A scan of one signature (a scope smaller than the model) chooses its
+// nodes alike.
+func TestAttentionListsNoWholeListOfASignature(t *testing.T) {
+	model := filepath.Join(testutil.Corpus(t), "tf", "sm_half_plus_two_v1")
+	for _, placement := range []PlacementOptions{{Disabled: true}, {}} {
+		opts := Options{Paths: []string{model}, Targets: []string{"musa", "ascend"}, Version: "test",
+			Signature: "classify_x2_to_y3", Placement: placement}
+		_, early := runJSON(t, opts)
+		opts.listEvery = true
+		_, every := runJSON(t, opts)
+		require.Equal(t, string(every), string(early))
 	}
 }
 
