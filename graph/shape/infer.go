@@ -207,9 +207,18 @@ func (s *Shapes) leave(f *graph.Function) {
 	sig := f.Def.GetSignature()
 	in := s.args[f]
 	rets := make([]Tensor, len(sig.GetOutputArg()))
-	byName := make(map[string]*graph.Node, len(f.Nodes))
+	// Only the nodes the results name are looked up by name (a map of
+	// the whole body, made at every call, cost more than the inference
+	// of small bodies).
+	byName := map[string]*graph.Node{}
+	for _, r := range f.Def.GetRet() {
+		name, _, _ := strings.Cut(r, ":")
+		byName[name] = nil
+	}
 	for _, n := range f.Nodes {
-		byName[n.Name] = n
+		if _, ok := byName[n.Name]; ok {
+			byName[n.Name] = n
+		}
 	}
 	for i, oa := range sig.GetOutputArg() {
 		rets[i] = Tensor{Shape: unknownRank()}
