@@ -101,6 +101,7 @@ func (s *sim) lookupKernels() {
 	for d, m := range s.matchers {
 		safe[d] = classSafe(m)
 	}
+	s.classSafe = safe
 	// Each class's match index and priority on each device, -1 before
 	// its first lookup.
 	byClass := filled(s.flat.classes*nd, -1)

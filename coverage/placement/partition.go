@@ -95,19 +95,13 @@ func (s *sim) deviceMemoryOnly(i, d int) bool {
 	// answer is the class's (unless a what-if or auto mixed precision
 	// changed the node's match or lookup node).
 	slot := -1
-	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && s.nodes[i].look == s.flat.nodes[i].look {
+	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && s.nodes[i].look == s.flat.nodes[i].look && d < len(s.classSafe) && s.classSafe[d] {
 		if s.devMemOnly == nil {
 			s.devMemOnly = make([]int8, s.flat.classes*len(s.devs))
-			s.classSafe = make([]bool, len(s.devs))
-			for k, m := range s.matchers {
-				s.classSafe[k] = classSafe(m)
-			}
 		}
-		if s.classSafe[d] {
-			slot = int(s.flat.classOf[i])*len(s.devs) + d
-			if v := s.devMemOnly[slot]; v != 0 {
-				return v > 0
-			}
+		slot = int(s.flat.classOf[i])*len(s.devs) + d
+		if v := s.devMemOnly[slot]; v != 0 {
+			return v > 0
 		}
 	}
 	v := s.deviceMemoryOnlyOf(i, d)

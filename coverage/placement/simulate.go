@@ -70,11 +70,11 @@ type sim struct {
 	// (oneReason, ignored).
 	shared     map[string][]string
 	ignoredMsg map[string]string
-	// devMemOnly memoizes deviceMemoryOnly by lookup class and device
-	// (0: not yet, 1: yes, -1: no) on the devices whose matchers are
-	// classSafe.
-	devMemOnly []int8
+	// classSafe tells, per device, that its matcher answers a lookup class
+	// alike (lookupKernels); devMemOnly memoizes deviceMemoryOnly by lookup
+	// class and device (0: not yet, 1: yes, -1: no) on those devices.
 	classSafe  []bool
+	devMemOnly []int8
 	// candLists are the groups' candidate device lists, each once, and
 	// candBuf the buffer candidates fills (internCands).
 	candLists [][]int
