@@ -26,17 +26,17 @@ type source struct {
 }
 
 type sourceNode struct {
-	device          uint16 // in devices
+	device          int32 // in devices
 	leaves, covered bool
 }
 
 // deviceIndex is dev's index in s.devices, added when new.
-func (s *source) deviceIndex(dev string) uint16 {
+func (s *source) deviceIndex(dev string) int32 {
 	if i := slices.Index(s.devices, dev); i >= 0 {
-		return uint16(i)
+		return int32(i)
 	}
 	s.devices = append(s.devices, dev)
-	return uint16(len(s.devices) - 1)
+	return int32(len(s.devices) - 1)
 }
 
 // sourceOf takes what applyDelta needs of the source's target, whose
@@ -58,15 +58,21 @@ func sourceOf(ns *Nodes, src *reports.Target) *source {
 // is matched here and, with a placement pl (nil: none), placed where it
 // puts it.
 func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
+	// The devices are the placement's names, a node's its index there
+	// (none: names[0], "").
 	s := &source{name: t.Name, ns: ns, nodes: make([]sourceNode, len(ns.list)), devices: []string{""}}
 	probe := probeTarget(t, pl)
 	if pl != nil {
 		s.placed, s.transferBytes = true, probe.Placement.TransferBytes
 		s.transferBytesPartial = probe.Placement.TransferBytesPartial()
+		s.devices = pl.names
 	}
 	for i := range ns.list {
 		nr := reports.NodeResult{Reason: string(ns.match(t.Index, i).Reason), Device: pl.device(i)}
-		s.nodes[i] = sourceNode{device: s.deviceIndex(nr.Device), leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
+		s.nodes[i] = sourceNode{leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
+		if pl != nil {
+			s.nodes[i].device = pl.dev[i]
+		}
 	}
 	return s
 }
