@@ -25,7 +25,9 @@ import (
 func TestCoverageByClassIsByNode(t *testing.T) {
 	found, err := savedmodel.Discover(testutil.Corpus(t))
 	require.NoError(t, err)
-	ts, err := ResolveTargets([]string{"ascend", "cpu", "musa", "rocm", "xla", "intel-xpu"}, nil)
+	// ascend last: the targets before it count on classes that do not tell
+	// float32 nodes apart, ascend on classes that do (classesFor).
+	ts, err := ResolveTargets([]string{"cpu", "musa", "rocm", "xla", "intel-xpu", "ascend"}, nil)
 	require.NoError(t, err)
 	counted, err := ParsePhases(nil)
 	require.NoError(t, err)
@@ -173,11 +175,27 @@ func TestClassesKeepFloat32Apart(t *testing.T) {
 			{Op: "Foo", Attrs: typ(tpb.DataType_DT_FLOAT)},
 			{Op: "Foo", Attrs: typ(tpb.DataType_DT_INT32), Calls: []*graph.Function{{Name: "Foo"}}},
 		},
-		key:    []int32{0, 0, 0, 0},
-		dtypes: make([][]string, 4),
+		key: []int32{0, 0, 0, 0},
+		// as after a target whose precision mode lowers float32 (classesFor)
+		splitF32: true,
+		dtypes:   make([][]string, 4),
 	}
 	cls := ns.classes()
 	require.Len(t, cls, 3)
 	require.Equal(t, []int32{0, 1, 0, 2}, ns.class)
 	require.Equal(t, []int{2, 1, 1}, []int{cls[0].nodes, cls[1].nodes, cls[2].nodes})
+}
+
+// TestClassesForSplitFloat32ForALoweringTarget: the classes tell float32
+// nodes apart once a target whose precision mode lowers them asks (ascend),
+// not for one that does not (musa).
+func TestClassesForSplitFloat32ForALoweringTarget(t *testing.T) {
+	ts, err := ResolveTargets([]string{"musa", "ascend"}, nil)
+	require.NoError(t, err)
+	f32 := map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_FLOAT}}}
+	i32 := map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_INT32}}}
+	ns := &Nodes{list: []*graph.Node{{Op: "Foo", Attrs: f32}, {Op: "Foo", Attrs: i32}}, key: []int32{0, 0}, dtypes: make([][]string, 2)}
+	require.Len(t, ns.classesFor(ts.List[0].Index), 1, "musa")
+	require.Len(t, ns.classesFor(ts.List[1].Index), 2, "ascend")
+	require.Len(t, ns.classesFor(ts.List[0].Index), 2, "musa after ascend")
 }

@@ -37,9 +37,11 @@ type Nodes struct {
 	// key (Nodes.match).
 	f32     []uint8
 	matched map[*coverage.Index]*keyMatches
-	// cls are the nodes' classes and class each node's (Nodes.classes).
-	cls   []nodeClass
-	class []int32
+	// cls are the nodes' classes and class each node's (Nodes.classes);
+	// splitF32: they tell float32 nodes apart (classesFor).
+	cls      []nodeClass
+	class    []int32
+	splitF32 bool
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf).
 	at []int32
@@ -302,7 +304,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	}
 	// The figures are counted per class of nodes that match alike and
 	// count alike (Nodes.classes), each class's match looked up once.
-	cls := ns.classes()
+	cls := ns.classesFor(t.Index)
 	ms := make([]*coverage.Match, len(cls))
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}

@@ -25,8 +25,7 @@ func (ns *Nodes) match(ix *coverage.Index, i int) *coverage.Match {
 		if ns.matched == nil {
 			ns.matched = map[*coverage.Index]*keyMatches{}
 		}
-		st := ix.Stack()
-		km = &keyMatches{lowers: st != nil && st.Mode != nil, m: make([]*coverage.Match, 2*len(ns.keys))}
+		km = &keyMatches{lowers: lowers(ix), m: make([]*coverage.Match, 2*len(ns.keys))}
 		ns.matched[ix] = km
 	}
 	n := ns.list[i]
@@ -47,6 +46,13 @@ func (ns *Nodes) match(ix *coverage.Index, i int) *coverage.Match {
 	return km.m[slot]
 }
 
+// lowers tells whether ix's precision mode matches float32 nodes apart
+// from the others of their key (coverage.Index.MatchKeyed).
+func lowers(ix *coverage.Index) bool {
+	st := ix.Stack()
+	return st != nil && st.Mode != nil
+}
+
 // float32 is coverage.Float32Node of the node at position i, worked out
 // once.
 func (ns *Nodes) float32(i int) bool {
@@ -63,8 +69,9 @@ func (ns *Nodes) float32(i int) bool {
 }
 
 // nodeClass is a class of prepared nodes that every target matches alike
-// and counts alike: one key (so one op), float32 or not, a function call
-// by name or not, one dtype list, phase and reachability. A model of
+// and counts alike: one key (so one op), a function call by name or not,
+// one dtype list, phase and reachability, and float32 or not once a
+// target's precision mode tells those apart (classesFor). A model of
 // 200,000 nodes has a few thousand; a target's figures are counted per
 // class, not per node.
 type nodeClass struct {
@@ -75,6 +82,17 @@ type nodeClass struct {
 	phase     string
 	counts    bool
 	reachable bool
+}
+
+// classesFor are the classes in which ix matches every node alike: they
+// tell float32 nodes apart only from the first index that lowers them
+// (reading every node's attrs for that is the classes' main cost).
+func (ns *Nodes) classesFor(ix *coverage.Index) []nodeClass {
+	if lowers(ix) && !ns.splitF32 {
+		ns.splitF32 = true
+		ns.cls, ns.class = nil, nil
+	}
+	return ns.classes()
 }
 
 // classes are the prepared nodes' classes, in the order of their first
@@ -94,7 +112,7 @@ func (ns *Nodes) classes() []nodeClass {
 	ns.class = make([]int32, len(ns.list))
 	index := map[classKey]int32{}
 	for i, n := range ns.list {
-		ck := classKey{key: ns.key[i], f32: ns.float32(i), calls: n.OpDef == nil && len(n.Calls) > 0, reached: n.Reachable}
+		ck := classKey{key: ns.key[i], f32: ns.splitF32 && ns.float32(i), calls: n.OpDef == nil && len(n.Calls) > 0, reached: n.Reachable}
 		if dt := ns.dtypes[i]; len(dt) > 0 {
 			ck.dtypes = &dt[0]
 		}
