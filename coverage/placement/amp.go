@@ -139,9 +139,9 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 		}
 	}
 	outputs := func(i int, f func(int)) {
-		for _, e := range outs[i] {
+		for _, e := range outs.of(i) {
 			if !e.ctrl {
-				f(e.dst)
+				f(int(e.dst))
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func (s *sim) assignNodes(idx []int) {
 	for _, i := range second {
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if es := outs[i]; len(es) > 0 {
+		if es := outs.of(i); len(es) > 0 {
 			od := s.dev[es[0].dst]
 			ok := od >= 0
 			for _, e := range es {
@@ -483,7 +483,7 @@ func (s *sim) fixControlFlow() {
 				nd = s.dev[q.n]
 			}
 		case "Enter", "NextIteration":
-			for _, e := range outs[i] {
+			for _, e := range outs.of(i) {
 				if !e.ctrl {
 					nd = s.dev[e.dst]
 					break

@@ -30,7 +30,7 @@ func (s *sim) fusions() []Fusion {
 	outs := s.outEdges()
 	single := func(i int) int {
 		var dst = -1
-		for _, e := range outs[i] {
+		for _, e := range outs.of(i) {
 			if e.ctrl {
 				return -1
 			}
@@ -38,7 +38,7 @@ func (s *sim) fusions() []Fusion {
 				if dst >= 0 {
 					return -1
 				}
-				dst = e.dst
+				dst = int(e.dst)
 			}
 		}
 		return dst

@@ -216,37 +216,43 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// Memory types by node, read only: every port of a node on CPU (or
 	// fed by the client) is in host memory, and those share one slice.
 	var allHost []bool
+	// The ports of a node on a device whose kernel keeps none in host
+	// memory are the shared noHost; the others are worked out at most
+	// once a node: by index in pairs (plus one; 0 before) when all
+	// transfers are computed, in a map when a few are.
 	var memo map[int][2][]bool
-	var memoAll [][2][]bool
+	var slot []int32
+	var pairs [][2][]bool
 	if srcs == nil {
-		memoAll = make([][2][]bool, len(s.nodes))
+		slot = make([]int32, len(s.nodes))
 	} else {
 		memo = map[int][2][]bool{}
 	}
 	mem := func(i int) ([]bool, []bool) {
-		if memoAll != nil && memoAll[i][0] != nil {
-			return memoAll[i][0], memoAll[i][1]
-		}
-		if m, ok := memo[i]; ok {
-			return m[0], m[1]
-		}
-		var a, b []bool
-		if p := s.nodes[i]; s.dev[i] == s.cpu || p.io {
+		p, d := s.nodes[i], s.dev[i]
+		if d == s.cpu || p.io {
 			if n := max(len(p.inTypes()), len(p.outTypes())); len(allHost) < n {
 				allHost = make([]bool, max(n, 64))
 				for j := range allHost {
 					allHost[j] = true
 				}
 			}
-			a, b = allHost[:len(p.inTypes()):len(p.inTypes())], allHost[:len(p.outTypes()):len(p.outTypes())]
-		} else {
-			a, b = s.memTypes(i, s.dev[i])
+			return allHost[:len(p.inTypes()):len(p.inTypes())], allHost[:len(p.outTypes()):len(p.outTypes())]
 		}
-		if memoAll != nil {
-			if a == nil {
-				a = []bool{}
-			}
-			memoAll[i] = [2][]bool{a, b}
+		if slot != nil && slot[i] > 0 {
+			m := &pairs[slot[i]-1]
+			return m[0], m[1]
+		}
+		if m, ok := memo[i]; ok {
+			return m[0], m[1]
+		}
+		if s.deviceMemoryOnly(i, d) && len(p.inTypes()) <= len(noHostPorts) && len(p.outTypes()) <= len(noHostPorts) {
+			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+		}
+		a, b := s.memTypes(i, d)
+		if slot != nil {
+			pairs = append(pairs, [2][]bool{a, b})
+			slot[i] = int32(len(pairs))
 		} else {
 			memo[i] = [2][]bool{a, b}
 		}
@@ -263,7 +269,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			sd = s.cpu
 		}
 		var srcOutHost []bool
-		for _, e := range outs[si] {
+		for _, e := range outs.of(si) {
 			dst := s.nodes[e.dst]
 			dd := s.dev[e.dst]
 			if dst.ghost || dd < 0 {
@@ -277,9 +283,9 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				if x, ok := out[k]; !ok {
 					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 						Src: s.label(src), Dst: s.label(dst), Kind: "control", BytesKnown: true, IO: io,
-						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
+						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 				} else if !x.counted {
-					x.counted = s.counted(si) && s.counted(e.dst)
+					x.counted = s.counted(si) && s.counted(int(e.dst))
 				}
 				continue
 			}
@@ -293,9 +299,9 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 					_, srcOutHost = mem(si)
 				}
 			}
-			sh := e.port < len(srcOutHost) && srcOutHost[e.port]
-			dinHost, _ := mem(e.dst)
-			dh := e.dstIn < len(dinHost) && dinHost[e.dstIn]
+			sh := int(e.port) < len(srcOutHost) && srcOutHost[e.port]
+			dinHost, _ := mem(int(e.dst))
+			dh := int(e.dstIn) < len(dinHost) && dinHost[e.dstIn]
 			if dd == s.cpu {
 				dh = true
 			}
@@ -322,20 +328,20 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			default:
 				kind = "d2d"
 			}
-			k := xferKey{src: si, port: e.port, dst: dd, dstHost: dh, io: io}
+			k := xferKey{src: si, port: int(e.port), dst: dd, dstHost: dh, io: io}
 			if x, ok := out[k]; ok {
 				if !x.counted {
-					x.counted = s.counted(si) && s.counted(e.dst)
+					x.counted = s.counted(si) && s.counted(int(e.dst))
 				}
 				continue
 			}
 			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
-				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(e.dst)}
+				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 			if kind == "host" {
 				x.BytesKnown = true
 			} else {
-				x.Bytes, x.BytesKnown = s.bytesOf(pin{si, e.port})
+				x.Bytes, x.BytesKnown = s.bytesOf(pin{si, int(e.port)})
 			}
 			out[k] = x
 		}

@@ -290,8 +290,8 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		if x.to == s.cpu && x.from != s.cpu {
 			// destination island: any consumer of that port on CPU
 			seen := map[int]bool{}
-			for _, e := range outs[src] {
-				if c := comp[e.dst]; c >= 0 && !seen[c] && (x.key.port == -1) == e.ctrl && (e.ctrl || e.port == x.key.port) {
+			for _, e := range outs.of(src) {
+				if c := comp[int(e.dst)]; c >= 0 && !seen[c] && (x.key.port == -1) == e.ctrl && (e.ctrl || int(e.port) == x.key.port) {
 					seen[c] = true
 					count[c]++
 					bytes[c] = satAdd(bytes[c], x.Bytes)

@@ -106,7 +106,7 @@ type flattened struct {
 	units      []*unit
 	firstOf    []int
 	topFetches []fetchRef
-	outs       [][]outEdge
+	outs       edges
 	warnings   []string
 	resArgs    []resArg
 	// classOf is each node's lookup class, -1 for none; classes counts

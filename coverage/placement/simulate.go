@@ -60,7 +60,7 @@ type sim struct {
 
 	topFetches []fetchRef
 	fetchNodes []int
-	outs       [][]outEdge
+	outs       edges
 	// fused memoizes fusedCovered: the lookups of a fused op repeat for
 	// every chain in the graph.
 	fused map[fusedKey]bool
@@ -589,15 +589,15 @@ func (p *pnode) isNextIteration() bool {
 // eachNeighbour calls f with every node j is joined to: its producers (data,
 // -1 for an unresolved input, and control) and its consumers (outs, from
 // outEdges).
-func (s *sim) eachNeighbour(j int, outs [][]outEdge, f func(k int)) {
+func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
 	for _, q := range s.nodes[j].in {
 		f(q.n)
 	}
 	for _, c := range s.nodes[j].ctrl {
 		f(c)
 	}
-	for _, e := range outs[j] {
-		f(e.dst)
+	for _, e := range outs.of(j) {
+		f(int(e.dst))
 	}
 }
 
@@ -663,20 +663,20 @@ func (s *sim) topo() []int {
 		done[i] = true
 		order = append(order, i)
 		if s.nodes[i].isNextIteration() {
-			for _, e := range outs[i] {
+			for _, e := range outs.of(i) {
 				if e.ctrl {
 					indeg[e.dst]--
 					if indeg[e.dst] == 0 {
-						h.push(e.dst)
+						h.push(int(e.dst))
 					}
 				}
 			}
 			continue
 		}
-		for _, e := range outs[i] {
+		for _, e := range outs.of(i) {
 			indeg[e.dst]--
 			if indeg[e.dst] == 0 {
-				h.push(e.dst)
+				h.push(int(e.dst))
 			}
 		}
 	}
@@ -690,52 +690,62 @@ func (s *sim) topo() []int {
 
 // outEdge is one consumer of a node: data (port → dst input) or control.
 type outEdge struct {
-	port, dst, dstIn int
+	port, dst, dstIn int32
 	ctrl             bool
 }
 
-func (s *sim) outEdges() [][]outEdge {
-	if s.outs != nil {
+// edges are every node's consumers: node i's are all[start[i]:start[i+1]].
+// They lie in one array, in the order the nodes' inputs give them (a
+// count, then a fill): a graph of 200,000 nodes would otherwise grow as
+// many slices, and keep as many slice headers.
+type edges struct {
+	start []int32
+	all   []outEdge
+}
+
+// of is node i's consumers.
+func (e edges) of(i int) []outEdge {
+	a, b := e.start[i], e.start[i+1]
+	return e.all[a:b:b]
+}
+
+func (s *sim) outEdges() edges {
+	if s.outs.start != nil {
 		return s.outs
 	}
-	// Every node's edges lie in one array, in the order the nodes'
-	// inputs give them (a count, then a fill): a graph of 200,000 nodes
-	// would otherwise grow as many slices.
-	count := make([]int32, len(s.nodes)+1)
+	start := make([]int32, len(s.nodes)+1)
 	for _, p := range s.nodes {
 		for _, q := range p.in {
 			if q.n >= 0 {
-				count[q.n+1]++
+				start[q.n+1]++
 			}
 		}
 		for _, c := range p.ctrl {
-			count[c+1]++
+			start[c+1]++
 		}
 	}
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
 	}
-	all := make([]outEdge, count[len(s.nodes)])
-	next := count[:len(s.nodes)] // next free slot of each node, from its start
-	start := slices.Clone(next)
+	all := make([]outEdge, start[len(s.nodes)])
+	// next is each node's next free slot: the start of the node after it
+	// once filled, so start is shifted back by one as the fill goes.
+	next := start[:len(s.nodes)]
 	for i, p := range s.nodes {
 		for j, q := range p.in {
 			if q.n >= 0 {
-				all[next[q.n]] = outEdge{port: q.port, dst: i, dstIn: j}
+				all[next[q.n]] = outEdge{port: int32(q.port), dst: int32(i), dstIn: int32(j)}
 				next[q.n]++
 			}
 		}
 		for _, c := range p.ctrl {
-			all[next[c]] = outEdge{dst: i, ctrl: true}
+			all[next[c]] = outEdge{dst: int32(i), ctrl: true}
 			next[c]++
 		}
 	}
-	outs := make([][]outEdge, len(s.nodes))
-	for i := range outs {
-		if start[i] < next[i] {
-			outs[i] = all[start[i]:next[i]:next[i]]
-		}
-	}
-	s.outs = outs
-	return outs
+	// next[i] is now node i+1's start: shift the starts back into place.
+	copy(start[1:], start[:len(s.nodes)])
+	start[0] = 0
+	s.outs = edges{start: start, all: all}
+	return s.outs
 }

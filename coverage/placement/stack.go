@@ -61,8 +61,8 @@ func (s *sim) oneCluster() {
 					}
 				}
 				if fwd {
-					for _, e := range outs[j] {
-						next(e.dst)
+					for _, e := range outs.of(j) {
+						next(int(e.dst))
 					}
 					continue
 				}
