@@ -128,7 +128,7 @@ func (s *sim) assignSingle(i int) {
 		}
 	}
 	why := p.singleWhy()
-	if p.op() == "_Arg" || p.op() == "_Retval" || s.sup[i] == nil || s.sup[i][d] >= 0 {
+	if p.op() == "_Arg" || p.op() == "_Retval" || s.sup(i) == nil || s.sup(i)[d] >= 0 {
 		s.place(i, d, s.devs[d]+": "+why)
 		return
 	}
@@ -141,12 +141,9 @@ func (s *sim) assignSingle(i int) {
 // placer.cc:141-151).
 func (s *sim) place(i, d int, reason string) {
 	s.dev[i] = d
-	switch {
-	case reason == "":
-	case len(s.reasons[i]) == 0:
-		s.reasons[i] = s.oneReason(reason)
-	default:
-		s.reasons[i] = append([]string{reason}, s.reasons[i]...)
+	if reason != "" {
+		// First: the reason the node is placed where it is.
+		s.prependReason(i, reason)
 	}
 	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
 		g.pinned = d
@@ -190,7 +187,7 @@ func (s *sim) candidatesOrFail(i int) []int {
 		s.addErr(msg)
 		g.failed = true
 	}
-	s.reasons[i] = append(s.reasons[i], "TensorFlow fails here: "+msg)
+	s.addReason(i, "TensorFlow fails here: "+msg)
 	var out []int
 	for d := range s.devs {
 		if g.prio[d] >= 0 {
@@ -256,7 +253,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 				}
 			}
 			if len(out) > 0 {
-				s.reasons[i] = append(s.reasons[i], s.ignored(g.req()))
+				s.addReason(i, s.ignored(g.req()))
 			}
 		}
 		if len(out) == 0 {
@@ -405,7 +402,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		return s.says(d, why)
 	}
 	g := s.groups[s.find(i)]
-	own := s.sup[i]
+	own := s.sup(i)
 	if d == s.tgt && s.tgt != s.cpu {
 		m := *s.match(i, d)
 		switch m.Reason {
@@ -492,23 +489,60 @@ func (s *sim) fixControlFlow() {
 		}
 		if nd >= 0 && nd != s.dev[i] {
 			s.dev[i] = nd
-			s.reasons[i] = append([]string{s.devs[nd] + ": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)"}, s.reasons[i]...)
+			s.prependReason(i, s.devs[nd] + ": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)")
 		}
 	}
 }
 
-// oneReason is the reason list holding reason alone, one list for every
-// node that gives it (its capacity is its length: an append copies).
-func (s *sim) oneReason(reason string) []string {
-	if rs, ok := s.shared[reason]; ok {
-		return rs
+// reasonsOf is node i's reasons, read only: a list may be many nodes'.
+func (s *sim) reasonsOf(i int) []string {
+	return s.reasonLists[s.reasons[i]]
+}
+
+// newReasons keeps the list rs and is its index.
+func (s *sim) newReasons(rs []string) int32 {
+	s.reasonLists = append(s.reasonLists, rs[:len(rs):len(rs)])
+	return int32(len(s.reasonLists) - 1)
+}
+
+// reasonEdit is a list of reasons made from another (base) by adding one
+// reason at its end or, first, at its start. Nodes that go the same way
+// (every node whose ignored request soft placement then places) share
+// the list it makes.
+type reasonEdit struct {
+	base  int32
+	r     string
+	first bool
+}
+
+// edit is the list e makes, made once.
+func (s *sim) edit(e reasonEdit) int32 {
+	if k, ok := s.edits[e]; ok {
+		return k
 	}
-	if s.shared == nil {
-		s.shared = map[string][]string{}
+	if s.edits == nil {
+		s.edits = map[reasonEdit]int32{}
 	}
-	rs := []string{reason}
-	s.shared[reason] = rs[:1:1]
-	return rs[:1:1]
+	base := s.reasonLists[e.base]
+	rs := make([]string, 0, len(base)+1)
+	if e.first {
+		rs = append(append(rs, e.r), base...)
+	} else {
+		rs = append(append(rs, base...), e.r)
+	}
+	k := s.newReasons(rs)
+	s.edits[e] = k
+	return k
+}
+
+// addReason appends r to node i's reasons.
+func (s *sim) addReason(i int, r string) {
+	s.reasons[i] = s.edit(reasonEdit{base: s.reasons[i], r: r})
+}
+
+// prependReason puts r first among node i's reasons.
+func (s *sim) prependReason(i int, r string) {
+	s.reasons[i] = s.edit(reasonEdit{base: s.reasons[i], r: r, first: true})
 }
 
 // ignored is the reason soft placement gives for a request it drops, made

@@ -87,9 +87,8 @@ func (s *sim) assignedSpec(g *group) devSpec {
 // (cpuLookups).
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
-	s.sup = make([][]int, n)
 	nd := len(s.devs)
-	sups := make([]int, n*nd)
+	s.sups = make([]int, n*nd)
 	s.midx = make([]int32, n*nd)
 	var mt matchTable
 	shared := s.cpuLookups()
@@ -113,8 +112,7 @@ func (s *sim) lookupKernels() {
 			}
 			continue
 		}
-		sup := sups[i*nd : (i+1)*nd : (i+1)*nd]
-		s.sup[i] = sup
+		sup := s.sups[i*nd : (i+1)*nd : (i+1)*nd]
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
@@ -150,6 +148,16 @@ func (s *sim) lookupKernels() {
 		}
 	}
 	s.mtab = mt.tab
+}
+
+// sup is node i's kernel priority on each device (-1: unsupported), nil
+// for a ghost node (never placed itself). A what-if writes it in place.
+func (s *sim) sup(i int) []int {
+	if s.nodes[i].ghost {
+		return nil
+	}
+	nd := len(s.devs)
+	return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
 }
 
 // filled is n copies of v.
@@ -316,7 +324,7 @@ func (s *sim) colocate() {
 	slab := s.opts.Scratch.groupSlab(n)
 	prios := make([]int, n*len(s.devs))
 	s.mergeNote = map[int]string{}
-	s.reasons = make([][]string, n)
+	s.reasons, s.reasonLists = make([]int32, n), [][]string{nil}
 	for i, p := range s.nodes {
 		s.parent[i] = int32(i)
 		// Single-device bodies run without a placer (function.cc:930-951).
@@ -330,10 +338,10 @@ func (s *sim) colocate() {
 			continue
 		}
 		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
-		copy(prio, s.sup[i])
+		copy(prio, s.sup(i))
 		g := &slab[i] // zeroed: set field by field (see builder.addNode)
 		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, s.device(p.dflt), prio, -1
-		if s.sup[i][s.tgt] < 0 {
+		if s.sup(i)[s.tgt] < 0 {
 			g.lacks = i
 		}
 		s.groups[i] = g
@@ -358,13 +366,13 @@ func (s *sim) colocate() {
 		case allNeg(g.prio):
 			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
 				p.op(), p.name(), attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
-			s.reasons[i] = append(s.reasons[i], "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
+			s.addReason(i, "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
 			g.prio[s.cpu] = 0
 		case p.badDevice:
 			// SetRequestedDeviceName / SetResourceDeviceName fail whatever
 			// the soft-placement setting (colocation_graph.cc:194-232).
 			s.addErr(s.malformedDevice(p))
-			s.reasons[i] = append(s.reasons[i], fmt.Sprintf("TensorFlow fails: malformed device specification '%s' (colocation_graph.cc:225-229); tfscan ignores it to go on", p.deviceField()))
+			s.addReason(i, fmt.Sprintf("TensorFlow fails: malformed device specification '%s' (colocation_graph.cc:225-229); tfscan ignores it to go on", p.deviceField()))
 		}
 	}
 	s.colocateResourceEdges()
@@ -794,7 +802,7 @@ func (s *sim) hostOnlyVariants() {
 					}
 				}
 				g.hostOnly = true
-				s.reasons[i] = append(s.reasons[i], "CPU: carries a TensorList of strings or resources (host-only variant, colocation_graph.cc:812-911)")
+				s.addReason(i, "CPU: carries a TensorList of strings or resources (host-only variant, colocation_graph.cc:812-911)")
 			}
 		}
 	}

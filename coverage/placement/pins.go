@@ -44,7 +44,7 @@ func (s *sim) pinDescription(i int, g *group) string {
 // pinnedOnCPU reports whether node j sits on CPU because of a device
 // request although the target has its kernel.
 func (s *sim) pinnedOnCPU(j int) bool {
-	if s.sup[j] == nil || s.sup[j][s.tgt] < 0 || s.pinOf(s.nodes[j]) == "" {
+	if s.sup(j) == nil || s.sup(j)[s.tgt] < 0 || s.pinOf(s.nodes[j]) == "" {
 		return false
 	}
 	g := s.groups[s.find(j)]

@@ -215,14 +215,13 @@ func (s *sim) nodeResult(gn *graph.Node, others map[int]map[int]bool) (NodeResul
 	if !p.ghost && p.note() == "" && len(others[gn.ID]) == 0 {
 		// The simulation's own reasons, shared: nothing appends to
 		// them past this length.
-		rs := s.reasons[i]
-		nr.Reasons = rs[:len(rs):len(rs)]
+		nr.Reasons = s.reasonsOf(i)
 		return nr, true
 	}
 	if p.ghost {
 		nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note())
 	}
-	nr.Reasons = append(nr.Reasons, s.reasons[i]...)
+	nr.Reasons = append(nr.Reasons, s.reasonsOf(i)...)
 	if p.note() != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
 		nr.Reasons = append(nr.Reasons, p.note())
 	}
@@ -328,7 +327,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 func (s *sim) islandCause(nodes []int) (string, int) {
 	ops := map[string]int{}
 	for _, j := range nodes {
-		if s.sup[j] != nil && s.sup[j][s.tgt] < 0 {
+		if s.sup(j) != nil && s.sup(j)[s.tgt] < 0 {
 			ops[s.nodes[j].op()+" ("+missingWhy(*s.match(j, s.tgt), s.types[s.tgt])+")"]++
 		}
 	}
@@ -358,7 +357,7 @@ func (s *sim) islandCause(nodes []int) (string, int) {
 			break
 		}
 	}
-	if rs := s.reasons[pick]; len(rs) > 0 {
+	if rs := s.reasonsOf(pick); len(rs) > 0 {
 		return s.nodes[pick].op() + " " + s.nodes[pick].name() + ": " + rs[0], 0
 	}
 	return "placed on CPU", 0
@@ -374,7 +373,7 @@ func (s *sim) ampResult() []AMPNode {
 		if p.src == nil || s.firstOf[p.src.ID] != i {
 			continue
 		}
-		out = append(out, AMPNode{Path: s.label(p), Op: p.op(), DType: dtName(t), Covered: s.sup[i][s.tgt] >= 0})
+		out = append(out, AMPNode{Path: s.label(p), Op: p.op(), DType: dtName(t), Covered: s.sup(i)[s.tgt] >= 0})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out

@@ -37,14 +37,19 @@ type sim struct {
 	firstOf []int
 
 	// per node
-	sup [][]int // kernel priority per device, -1 unsupported
+	// sups are every node's kernel priority on each device (-1:
+	// unsupported), len(devs) a node; see sup.
+	sups []int
 	// mtab holds the distinct kernel lookups; midx is node i's on
 	// device d at i*len(devs)+d (-1: none), see match.
-	mtab    []coverage.Match
-	midx    []int32
-	dev     []int
-	reasons [][]string
-	parent  []int32
+	mtab []coverage.Match
+	midx []int32
+	dev  []int
+	// reasons are node i's reasons: reasonLists[reasons[i]], the first
+	// list nil (see reasonsOf). Most nodes give one reason many give alike.
+	reasons     []int32
+	reasonLists [][]string
+	parent      []int32
 	// groups holds each colocation group at its root's index (nil
 	// elsewhere).
 	groups []*group
@@ -66,9 +71,9 @@ type sim struct {
 	fused map[fusedKey]bool
 	// whatIf overrides node matches during a what-if re-placement.
 	whatIf map[int][]coverage.Match
-	// shared and ignoredMsg hold the reasons many nodes give alike
-	// (oneReason, ignored).
-	shared     map[string][]string
+	// edits and ignoredMsg hold the reasons many nodes give alike (edit,
+	// ignored).
+	edits      map[reasonEdit]int32
 	ignoredMsg map[string]string
 	// classSafe tells, per device, that its matcher answers a lookup class
 	// alike (lookupKernels); devMemOnly memoizes deviceMemoryOnly by lookup

@@ -91,8 +91,8 @@ func (s *sim) oneCluster() {
 			continue
 		}
 		s.dev[i] = s.cpu
-		s.reasons[i] = append([]string{why}, s.reasons[i]...)
-		if s.sup[i] != nil && s.sup[i][s.cpu] < 0 && p.src != nil && s.firstOf[p.src.ID] == i {
+		s.prependReason(i, why)
+		if s.sup(i) != nil && s.sup(i)[s.cpu] < 0 && p.src != nil && s.firstOf[p.src.ID] == i {
 			s.errs = append(s.errs, fmt.Sprintf("%s: %s has no CPU kernel, but mix_compile_mode=false leaves its cluster on the host", s.label(p), p.op()))
 		}
 	}

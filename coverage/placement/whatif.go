@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"slices"
 	"sort"
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
@@ -72,7 +73,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 	}
 	byKey := map[wishKey][]int{}
 	for i, p := range s.nodes {
-		if p.ghost || p.io || p.look == nil || s.sup[i] == nil || s.sup[i][s.tgt] >= 0 || !s.counted(i) {
+		if p.ghost || p.io || p.look == nil || s.sup(i) == nil || s.sup(i)[s.tgt] >= 0 || !s.counted(i) {
 			continue
 		}
 		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
@@ -273,7 +274,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	before := s.transfers(srcs)
 	// save
 	oldDev := make(map[int]int, len(idx))
-	oldReasons := make(map[int][]string, len(idx))
+	oldReasons := make(map[int]int32, len(idx))
 	oldSup := map[int][]int{}
 	roots := map[int]group{}
 	for _, i := range idx {
@@ -288,9 +289,9 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	}
 	s.whatIf = map[int][]coverage.Match{}
 	for _, i := range nodes {
-		oldSup[i] = s.sup[i]
+		oldSup[i] = slices.Clone(s.sup(i))
 		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look, override)
-		s.sup[i] = sup
+		copy(s.sup(i), sup)
 		s.whatIf[i] = ms
 	}
 	// recompute the affected groups' supported devices from their members
@@ -299,10 +300,10 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		var prio []int
 		for _, m := range members.of(r) {
 			if prio == nil {
-				prio = append([]int(nil), s.sup[m]...)
+				prio = append([]int(nil), s.sup(m)...)
 				continue
 			}
-			if p, ok := mergePrio(prio, s.sup[m], s); ok {
+			if p, ok := mergePrio(prio, s.sup(m), s); ok {
 				prio = p
 			}
 		}
@@ -331,7 +332,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		s.reasons[i] = oldReasons[i]
 	}
 	for i, sup := range oldSup {
-		s.sup[i] = sup
+		copy(s.sup(i), sup)
 	}
 	for r, g := range roots {
 		gg := g
