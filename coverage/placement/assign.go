@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -30,11 +31,7 @@ func (s *sim) assignAll() {
 		if ui+1 < len(s.units) {
 			end = s.units[ui+1].first
 		}
-		idx := make([]int, 0, end-u.first)
-		for i := u.first; i < end; i++ {
-			idx = append(idx, i)
-		}
-		s.assignNodes(idx)
+		s.assignNodes(between(u.first, end))
 	}
 	for i, p := range s.nodes {
 		if p.ghost {
@@ -43,11 +40,19 @@ func (s *sim) assignAll() {
 	}
 }
 
+// between is lo, lo+1, ..., hi-1.
+func between(lo, hi int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := lo; i < hi && yield(i); i++ {
+		}
+	}
+}
+
 // assignNodes places the given nodes (ascending ids of one unit, or the
 // region of a what-if); all other nodes keep their devices.
-func (s *sim) assignNodes(idx []int) {
-	var second []int
-	for _, i := range idx {
+func (s *sim) assignNodes(idx iter.Seq[int]) {
+	var second []int32 // the generators, placed after the others
+	for i := range idx {
 		p := s.nodes[i]
 		if p.ghost {
 			continue
@@ -61,7 +66,7 @@ func (s *sim) assignNodes(idx []int) {
 			continue
 		}
 		if p.isGenerator() {
-			second = append(second, i)
+			second = append(second, int32(i))
 			continue
 		}
 		cands := s.candidatesOrFail(i)
@@ -75,7 +80,8 @@ func (s *sim) assignNodes(idx []int) {
 		s.place(i, d, s.describe(i, d, cands, why))
 	}
 	outs := s.outEdges()
-	for _, i := range second {
+	for _, i32 := range second {
+		i := int(i32)
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
 		if es := outs.of(i); len(es) > 0 {
@@ -489,7 +495,7 @@ func (s *sim) fixControlFlow() {
 		}
 		if nd >= 0 && nd != s.dev[i] {
 			s.dev[i] = nd
-			s.prependReason(i, s.devs[nd] + ": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)")
+			s.prependReason(i, s.devs[nd]+": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)")
 		}
 	}
 }

@@ -119,30 +119,28 @@ func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
 
 // members lists the nodes of every colocation group, in index order:
 // those of the group rooted at r are idx[start[r]:start[r+1]].
-type members struct{ start, idx []int }
+type members struct{ start, idx []int32 }
 
-func (m members) of(r int) []int { return m.idx[m.start[r]:m.start[r+1]] }
+func (m members) of(r int) []int32 { return m.idx[m.start[r]:m.start[r+1]] }
 
 // groupMembers lists the members of every group, once for the wishlist.
 func (s *sim) groupMembers() members {
 	n := len(s.nodes)
-	root := make([]int, n)
-	m := members{start: make([]int, n+1)}
+	m := members{start: make([]int32, n+1)}
 	for i, p := range s.nodes {
-		root[i] = -1
 		if !p.ghost {
-			root[i] = s.find(i)
-			m.start[root[i]+1]++
+			m.start[s.find(i)+1]++
 		}
 	}
 	for r := 0; r < n; r++ {
 		m.start[r+1] += m.start[r]
 	}
-	m.idx = make([]int, m.start[n])
-	next := append([]int(nil), m.start[:n]...)
-	for i, r := range root {
-		if r >= 0 {
-			m.idx[next[r]] = i
+	m.idx = make([]int32, m.start[n])
+	next := slices.Clone(m.start[:n])
+	for i, p := range s.nodes {
+		if !p.ghost {
+			r := s.find(i)
+			m.idx[next[r]] = int32(i)
 			next[r]++
 		}
 	}
@@ -189,7 +187,9 @@ func (rg *regions) around(nodes []int) map[int]bool {
 		}
 		if r := rg.s.find(i); !rootDone[r] {
 			rootDone[r] = true
-			stack = append(stack, rg.members.of(r)...)
+			for _, m := range rg.members.of(r) {
+				stack = append(stack, int(m))
+			}
 		}
 	}
 	return region
@@ -300,10 +300,10 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		var prio []int
 		for _, m := range members.of(r) {
 			if prio == nil {
-				prio = append([]int(nil), s.sup(m)...)
+				prio = append([]int(nil), s.sup(int(m))...)
 				continue
 			}
-			if p, ok := mergePrio(prio, s.sup(m), s); ok {
+			if p, ok := mergePrio(prio, s.sup(int(m)), s); ok {
 				prio = p
 			}
 		}
@@ -323,7 +323,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		s.dev[i] = -1
 	}
 	saveErrs, saveWarn := len(s.errs), len(s.warnings)
-	s.assignNodes(idx)
+	s.assignNodes(slices.Values(idx))
 	after := s.transfers(srcs)
 	// restore
 	s.errs, s.warnings = s.errs[:saveErrs], s.warnings[:saveWarn]
