@@ -62,7 +62,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 			continue
 		}
 		if p.assigned >= 0 {
-			s.place(i, s.device(p.assigned), s.pinnedReason(p))
+			s.place(i, s.device(int(p.assigned)), s.pinnedReason(p))
 			continue
 		}
 		if p.isGenerator() {
@@ -115,7 +115,7 @@ func contains(xs []int, x int) bool {
 }
 
 func (s *sim) pinnedReason(p *pnode) string {
-	d := s.devs[s.device(p.assigned)]
+	d := s.devs[s.device(int(p.assigned))]
 	if p.note() != "" {
 		return d + ": " + p.note()
 	}
@@ -171,7 +171,7 @@ func (s *sim) ghostDevice(i int) int {
 		}
 	}
 	if p.dflt >= 0 {
-		return s.device(p.dflt)
+		return s.device(int(p.dflt))
 	}
 	return s.tgt
 }

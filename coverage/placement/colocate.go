@@ -340,7 +340,7 @@ func (s *sim) colocate() {
 		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
 		copy(prio, s.sup(i))
 		g := &slab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, s.device(p.dflt), prio, -1
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, s.device(int(p.dflt)), prio, -1
 		if s.sup(i)[s.tgt] < 0 {
 			g.lacks = i
 		}
@@ -348,7 +348,7 @@ func (s *sim) colocate() {
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
-			g.assigned = s.device(p.assigned)
+			g.assigned = s.device(int(p.assigned))
 			g.rq = s.spec(localSpec(s.types[g.assigned]))
 			continue
 		}
@@ -568,7 +568,7 @@ func (s *sim) colocateClasses() {
 		if p.src != nil && !base[p.src.Name] {
 			continue
 		}
-		if k := (groupKey{p.unit, p.name()}); wanted[k] {
+		if k := (groupKey{int(p.unit), p.name()}); wanted[k] {
 			join(i, k, "")
 		}
 	}
@@ -587,7 +587,7 @@ func classRefs(p *pnode, fn func(k groupKey, name string)) {
 	prefix := p.inst.prefix // p.name() less its graph node's name
 	for _, c := range cls {
 		if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
-			fn(groupKey{p.unit, prefix + name}, name)
+			fn(groupKey{int(p.unit), prefix + name}, name)
 		}
 	}
 }

@@ -116,8 +116,10 @@ type unit struct {
 // of a model node, from its graph node) is not stored, and what few nodes
 // carry is kept apart (extra).
 type pnode struct {
-	idx  int
-	unit int
+	// The numbers of a node are int32: a node is small (see below), and a
+	// model has fewer than 2^31 of them.
+	idx  int32
+	unit int32
 	// src is the graph node this instance comes from (nil when synthetic).
 	src *graph.Node
 	// look is the node used for kernel lookups; its op and dtypes are the
@@ -125,9 +127,6 @@ type pnode struct {
 	look *graph.Node
 	// inst is the instance the node was added to.
 	inst *instance
-	// nm is a synthetic node's name (name: an instance's node is named by
-	// its prefix and graph node, made when a message needs it).
-	nm string
 
 	in   []pin
 	ctrl []int
@@ -137,10 +136,10 @@ type pnode struct {
 	rq *devSpec
 	// dflt and assigned are devices as roles (roleTarget, roleCPU; see
 	// share.go), -1 for none; assigned -2 is the caller's device.
-	dflt     int
-	assigned int
-	ghostOf  int // for body nodes of a single-device unit: the op they run under
-	frame    int
+	dflt     int32
+	assigned int32
+	ghostOf  int32 // for body nodes of a single-device unit: the op they run under
+	frame    int32
 	// root is the top-level node this node stands under (itself at top
 	// level); nil in functions placed on their own. See Options.Count.
 	root *graph.Node
@@ -172,6 +171,9 @@ type pextra struct {
 	alias []ref
 	// note is an extra reason (inlined from, lowered from).
 	note string
+	// name is a synthetic node's name (pnode.name: an instance's node is
+	// named by its prefix and graph node, made when a message needs it).
+	name string
 	path string
 }
 
@@ -189,7 +191,7 @@ func (p *pnode) req() devSpec {
 // node's with the instance's prefix (the caller's name and "/").
 func (p *pnode) name() string {
 	if p.src == nil {
-		return p.nm
+		return p.x.name
 	}
 	return p.inst.prefix + p.src.Name
 }
@@ -319,8 +321,8 @@ func (b *builder) pnode() *pnode {
 
 func (b *builder) newNode(inst *instance, p *pnode) int {
 	s := b.s
-	p.idx = len(s.nodes)
-	p.unit = inst.unit
+	p.idx = int32(len(s.nodes))
+	p.unit = int32(inst.unit)
 	p.inst = inst
 	p.root = inst.root
 	if p.root == nil && inst.fn == nil {
@@ -331,10 +333,10 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.host = true
 	}
 	if inst.single >= 0 || inst.host {
-		p.ghostOf = inst.single
+		p.ghostOf = int32(inst.single)
 	}
 	b.budget--
-	return p.idx
+	return int(p.idx)
 }
 
 // addInstance creates placement nodes for nodes (one function body or the
@@ -489,7 +491,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
 	p.src, p.look = gn, gn
-	p.rq, p.dflt = b.s.spec(req), inst.dflt
+	p.rq, p.dflt = b.s.spec(req), int32(inst.dflt)
 	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -664,8 +666,8 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
 		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
-	p := &pnode{look: look, nm: name, x: &pextra{rin: ins},
-		rq: b.s.spec(req), dflt: inst.dflt, assigned: -1, ghostOf: -1,
+	p := &pnode{look: look, x: &pextra{name: name, rin: ins},
+		rq: b.s.spec(req), dflt: int32(inst.dflt), assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
 	return b.newNode(inst, p)
 }

@@ -93,7 +93,7 @@ func (s *sim) malformedDevice(p *pnode) string {
 // numbers nodes differently, so there the id is the body's own numbering.
 func (s *sim) tfNodeID(p *pnode) int {
 	if p.src == nil {
-		return p.idx + 2
+		return int(p.idx + 2)
 	}
 	nodes, base := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))], 2
 	if f := p.src.Func; f != nil {
@@ -104,7 +104,7 @@ func (s *sim) tfNodeID(p *pnode) int {
 			return base + i
 		}
 	}
-	return p.idx + 2
+	return int(p.idx + 2)
 }
 
 // summarizeNodeDef is SummarizeNodeDef (node_def_util.cc:112-131): name,

@@ -281,7 +281,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
 				if x, ok := out[k]; !ok {
-					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+					out[k] = &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 						Src: s.label(src), Dst: s.label(dst), Kind: "control", BytesKnown: true, IO: io,
 						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 				} else if !x.counted {
@@ -335,7 +335,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				continue
 			}
-			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit, Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+			x := &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
 				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 			if kind == "host" {
@@ -399,7 +399,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 	}
 	for _, i := range s.fetchNodes {
-		fetch(pin{i, 0}, s.nodes[i].unit, s.nodes[i].name())
+		fetch(pin{i, 0}, int(s.nodes[i].unit), s.nodes[i].name())
 	}
 	return out
 }
@@ -431,7 +431,7 @@ func (s *sim) countedUnit(u int) bool {
 // stands under.
 func (s *sim) counted(i int) bool {
 	p := s.nodes[i]
-	if !s.countedUnit(p.unit) {
+	if !s.countedUnit(int(p.unit)) {
 		return false
 	}
 	if s.opts.Count == nil {
@@ -468,7 +468,7 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 			}
 			return t.Bytes()
 		}
-		if p.op() == "_Arg" && p.unit < len(s.units) && s.units[p.unit].fn != nil {
+		if p.op() == "_Arg" && int(p.unit) < len(s.units) && s.units[p.unit].fn != nil {
 			fn := s.units[p.unit].fn
 			for k, a := range fn.Def.GetSignature().GetInputArg() {
 				if a.GetName() == p.name() {

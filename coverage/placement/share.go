@@ -168,7 +168,8 @@ func (s *sim) bind() {
 		p := s.own(a.pn)
 		x := *p.x
 		p.x = &x
-		p.assigned, x.note = s.resourceArgDevice(a.f, a.i)
+		d, note := s.resourceArgDevice(a.f, a.i)
+		p.assigned, x.note = int32(d), note
 	}
 }
 

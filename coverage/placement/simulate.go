@@ -300,7 +300,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.ArgTypes[i]
 		}
 		name := f.Def.GetSignature().GetInputArg()[i].GetName()
-		p := &pnode{nm: name, x: &pextra{path: f.Name + "/" + name},
+		p := &pnode{x: &pextra{name: name, path: f.Name + "/" + name},
 			assigned: roleCPU, dflt: -1, ghostOf: -1}
 		resource := false
 		switch {
@@ -317,7 +317,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		}
 		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg"), OutputTypes: []tpb.DataType{t}}
 		idx := b.newNode(inst, p)
-		p.ghostOf = inst.single
+		p.ghostOf = int32(inst.single)
 		inst.args[i] = ref{pn: idx}
 		if resource {
 			s.resArgs = append(s.resArgs, resArg{pn: idx, f: f, i: i})
@@ -333,8 +333,8 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			t = f.RetTypes[i]
 		}
 		name := fmt.Sprintf("%s_retval_%d", f.Name, i)
-		p := &pnode{nm: name, x: &pextra{path: f.Name + "/" + name, rin: []ref{r}},
-			assigned: -1, dflt: inst.dflt, ghostOf: -1, fetch: kind == unitFunction,
+		p := &pnode{x: &pextra{name: name, path: f.Name + "/" + name, rin: []ref{r}},
+			assigned: -1, dflt: int32(inst.dflt), ghostOf: -1, fetch: kind == unitFunction,
 			passthrough: true}
 		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: []tpb.DataType{t},
 			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
@@ -559,7 +559,7 @@ func (s *sim) computeFrames() {
 		inFrame := -1
 		for _, q := range p.in {
 			if q.n >= 0 && !s.nodes[q.n].isNextIteration() {
-				inFrame = s.nodes[q.n].frame
+				inFrame = int(s.nodes[q.n].frame)
 				break
 			}
 		}
@@ -567,21 +567,21 @@ func (s *sim) computeFrames() {
 		case p.op() == "Enter" || p.op() == "RefEnter":
 			parent := max(inFrame, 0)
 			key := string(p.look.Attrs["frame_name"].GetS())
-			p.frame = frameFor(parent, key)
+			p.frame = int32(frameFor(parent, key))
 			if p.frameHint() != "" {
-				hint[p.frameHint()] = p.frame
+				hint[p.frameHint()] = int(p.frame)
 			}
 		case p.op() == "Exit" || p.op() == "RefExit":
 			if inFrame > 0 {
-				p.frame = frames[inFrame].parent
+				p.frame = int32(frames[inFrame].parent)
 			}
 		case inFrame >= 0:
-			p.frame = inFrame
+			p.frame = int32(inFrame)
 		default:
 			if len(p.ctrl) > 0 {
 				p.frame = s.nodes[p.ctrl[0]].frame
 			} else if id, ok := hint[p.frameHint()]; ok && p.frameHint() != "" {
-				p.frame = id
+				p.frame = int32(id)
 			}
 		}
 	}
