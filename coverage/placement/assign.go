@@ -152,7 +152,7 @@ func (s *sim) place(i, d int, reason string) {
 		s.prependReason(i, reason)
 	}
 	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
-		g.pinned = d
+		g.pinned = int32(d)
 	}
 }
 
@@ -223,12 +223,12 @@ func (s *sim) candidates(i int) ([]int, error) {
 	}
 	if a >= 0 {
 		if g.prio[a] >= 0 {
-			return s.internCands([]int{a}), nil
+			return s.candLists[s.internCands([]int{int(a)})], nil
 		}
-		return nil, s.explicitError(p, g, a)
+		return nil, s.explicitError(p, g, int(a))
 	}
 	if g.candsOK {
-		return g.cands, nil
+		return s.candLists[g.cands], nil
 	}
 	filter := func(spec devSpec) []int {
 		out := s.candBuf[:0]
@@ -273,29 +273,28 @@ func (s *sim) candidates(i int) ([]int, error) {
 	}
 	s.sortCands(out, g)
 	g.cands, g.candsOK = s.internCands(out), true
-	return g.cands, nil
+	return s.candLists[g.cands], nil
 }
 
-// internCands is the simulation's shared copy of the device list c: the
-// lists are few (orders of subsets of two or three devices) and read
-// only, and a graph has a group for most of its nodes.
-func (s *sim) internCands(c []int) []int {
-	for _, l := range s.candLists {
+// internCands is the index in candLists of the simulation's one copy of
+// the device list c: the lists are few (orders of subsets of two or three
+// devices) and read only, and a graph has a group for most of its nodes.
+func (s *sim) internCands(c []int) int32 {
+	for k, l := range s.candLists {
 		if slices.Equal(l, c) {
-			return l
+			return int32(k)
 		}
 	}
-	l := slices.Clone(c)
-	s.candLists = append(s.candLists, l)
-	return l
+	s.candLists = append(s.candLists, slices.Clone(c))
+	return int32(len(s.candLists) - 1)
 }
 
 // sortCands orders candidates: default device first, then kernel priority,
 // then device-type priority, then name (device_set.cc:116-140).
 func (s *sim) sortCands(out []int, g *group) {
 	less := func(da, db int) bool {
-		if g.dflt >= 0 && (da == g.dflt) != (db == g.dflt) {
-			return da == g.dflt
+		if g.dflt >= 0 && (da == int(g.dflt)) != (db == int(g.dflt)) {
+			return da == int(g.dflt)
 		}
 		return s.less(da, db, g.prio)
 	}
@@ -425,7 +424,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		case coverage.ReasonPrecisionModeError:
 			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}
-		return s.kernelOn(d, g.dflt == d && len(cands) > 1)
+		return s.kernelOn(d, int(g.dflt) == d && len(cands) > 1)
 	}
 	if s.tgt == s.cpu {
 		return s.says(d, "the only device")
@@ -437,16 +436,16 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		return s.says(d, missingWhy(tm, s.types[s.tgt]))
 	case g.hostOnly:
 		return s.says(d, "group limited to CPU (host-only variant)")
-	case g.prio[s.tgt] < 0 && g.lacks >= 0 && g.lacks != i:
+	case g.prio[s.tgt] < 0 && g.lacks >= 0 && int(g.lacks) != i:
 		c := s.nodes[g.lacks]
 		via := s.mergeNote[i]
 		if via == "" {
 			via = "its colocation group"
 		}
-		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name(), missingWhy(*s.match(g.lacks, s.tgt), s.types[s.tgt]), via)
+		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name(), missingWhy(*s.match(int(g.lacks), s.tgt), s.types[s.tgt]), via)
 	case g.req().typ == "CPU" && g.req().hasType():
 		return dn + ": " + s.pinDescription(i, g)
-	case g.dflt == d:
+	case int(g.dflt) == d:
 		return s.says(d, "the default device")
 	case g.prio[d] > g.prio[s.tgt]:
 		return fmt.Sprintf("%s: CPU kernel priority %d beats %s priority %d (op_kernel.cc:1586-1591)", dn, g.prio[d], s.types[s.tgt], g.prio[s.tgt])

@@ -20,17 +20,17 @@ type group struct {
 	// res is the resource device, nil when none (most groups: a pointer
 	// keeps the group small).
 	res      *devSpec
-	assigned int // pre-assigned device, -1
 	prio     []int
-	dflt     int
-	pinned   int // device once a member was placed, -1
-	cands    []int
+	cands    int32 // the candidates (candLists) once candsOK
+	assigned int32 // pre-assigned device, -1
+	dflt     int32
+	pinned   int32 // device once a member was placed, -1
 	// lacks is a member without a target kernel (for reasons), -1.
-	lacks int
+	lacks int32
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
 	// device names in TF's merge errors.
-	rank     int
+	rank     int32
 	hostOnly bool
 	// failed is set once a member could not be placed (error recorded).
 	failed  bool
@@ -340,15 +340,15 @@ func (s *sim) colocate() {
 		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
 		copy(prio, s.sup(i))
 		g := &slab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, s.device(int(p.dflt)), prio, -1
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, int32(s.device(int(p.dflt))), prio, -1
 		if s.sup(i)[s.tgt] < 0 {
-			g.lacks = i
+			g.lacks = int32(i)
 		}
 		s.groups[i] = g
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
-			g.assigned = s.device(int(p.assigned))
+			g.assigned = int32(s.device(int(p.assigned)))
 			g.rq = s.spec(localSpec(s.types[g.assigned]))
 			continue
 		}
@@ -499,7 +499,7 @@ func (s *sim) ensureCompatible(src, dst int) error {
 		// "Ignoring device specification ... because the input edge ...
 		// is a reference connection": the producer's request wins.
 		gd.rq = s.spec(gs.req().specialize(s.assignedSpec(gd)).specialize(gd.resSpec()))
-		gd.candsOK, gd.cands = false, nil
+		gd.candsOK = false
 	}
 	return nil
 }
@@ -645,7 +645,7 @@ func (s *sim) union(x, y int) error {
 	if g.rank == o.rank {
 		g.rank++
 	}
-	g.candsOK, g.cands = false, nil
+	g.candsOK = false
 	s.parent[other] = int32(root)
 	s.groups[other] = nil
 	return nil

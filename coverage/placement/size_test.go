@@ -14,7 +14,7 @@ func TestFlattenedGraphStaysSmall(t *testing.T) {
 	if s := unsafe.Sizeof(pnode{}); s > 128 {
 		t.Errorf("pnode is %d bytes, more than 128", s)
 	}
-	if s := unsafe.Sizeof(group{}); s > 112 {
-		t.Errorf("group is %d bytes, more than 112", s)
+	if s := unsafe.Sizeof(group{}); s > 72 {
+		t.Errorf("group is %d bytes, more than 72", s)
 	}
 }

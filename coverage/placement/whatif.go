@@ -317,7 +317,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		if prio != nil {
 			g.prio = prio
 		}
-		g.pinned, g.candsOK, g.cands, g.failed = -1, false, nil, false
+		g.pinned, g.candsOK, g.failed = -1, false, false
 	}
 	for _, i := range idx {
 		s.dev[i] = -1
