@@ -21,7 +21,8 @@ type Cost struct {
 }
 
 // Compare runs the steps in turn, b.N rounds, each after a garbage
-// collection that is not measured, and reports for each step its median
+// collection that is not measured and returns the freed memory to the
+// operating system (sampleHeap), and reports for each step its median
 // cpu-ms and peak-heap-MiB, and for every step after the first its ratios
 // to the first (the baseline) as "NAME/BASE-cpu" and "NAME/BASE-heap".
 // Interleaving the steps in one benchmark run makes the ratios hold on a
