@@ -32,6 +32,8 @@ type group struct {
 	// device names in TF's merge errors.
 	rank     int32
 	hostOnly bool
+	// nodePrio: prio is the node's sup, not the group's own (ownPrio).
+	nodePrio bool
 	// failed is set once a member could not be placed (error recorded).
 	failed  bool
 	candsOK bool
@@ -158,6 +160,15 @@ func (s *sim) sup(i int) []int {
 	}
 	nd := len(s.devs)
 	return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
+}
+
+// ownPrio is g's device priorities, to change: a group starts with its
+// node's (sup), which it must not change.
+func (s *sim) ownPrio(g *group) []int {
+	if g.nodePrio {
+		g.prio, g.nodePrio = slices.Clone(g.prio), false
+	}
+	return g.prio
 }
 
 // filled is n copies of v.
@@ -320,9 +331,9 @@ func (s *sim) colocate() {
 	n := len(s.nodes)
 	s.parent = make([]int32, n)
 	s.groups = make([]*group, n)
-	// The groups and their device priorities, one allocation each.
+	// The groups, one allocation. A group's device priorities are its
+	// node's (sup) until it changes them (ownPrio).
 	slab := s.opts.Scratch.groupSlab(n)
-	prios := make([]int, n*len(s.devs))
 	s.mergeNote = map[int]string{}
 	s.reasons, s.reasonLists = make([]int32, n), [][]string{nil}
 	for i, p := range s.nodes {
@@ -337,10 +348,8 @@ func (s *sim) colocate() {
 			}
 			continue
 		}
-		prio := prios[i*len(s.devs) : (i+1)*len(s.devs) : (i+1)*len(s.devs)]
-		copy(prio, s.sup(i))
 		g := &slab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks = -1, -1, int32(s.device(int(p.dflt))), prio, -1
+		g.assigned, g.pinned, g.dflt, g.prio, g.nodePrio, g.lacks = -1, -1, int32(s.device(int(p.dflt))), s.sup(i), true, -1
 		if s.sup(i)[s.tgt] < 0 {
 			g.lacks = int32(i)
 		}
@@ -367,7 +376,7 @@ func (s *sim) colocate() {
 			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
 				p.op(), p.name(), attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
 			s.addReason(i, "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
-			g.prio[s.cpu] = 0
+			s.ownPrio(g)[s.cpu] = 0
 		case p.badDevice:
 			// SetRequestedDeviceName / SetResourceDeviceName fail whatever
 			// the soft-placement setting (colocation_graph.cc:194-232).
@@ -634,7 +643,7 @@ func (s *sim) union(x, y int) error {
 	if g.assigned < 0 {
 		g.assigned = o.assigned
 	}
-	g.prio = prio
+	g.prio, g.nodePrio = prio, false
 	if g.dflt < 0 {
 		g.dflt = o.dflt
 	}
@@ -796,9 +805,10 @@ func (s *sim) hostOnlyVariants() {
 		}
 		if elem(i, 0) == 1 {
 			if g.prio[s.cpu] >= 0 {
-				for d := range g.prio {
+				prio := s.ownPrio(g)
+				for d := range prio {
 					if d != s.cpu {
-						g.prio[d] = -1
+						prio[d] = -1
 					}
 				}
 				g.hostOnly = true

@@ -289,6 +289,11 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	}
 	s.whatIf = map[int][]coverage.Match{}
 	for _, i := range nodes {
+		// A group that reads the node's priorities keeps the old ones
+		// (the affected groups' are worked out again below).
+		if g := s.groups[i]; g != nil && g.nodePrio {
+			s.ownPrio(g)
+		}
 		oldSup[i] = slices.Clone(s.sup(i))
 		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look, override)
 		copy(s.sup(i), sup)
@@ -315,7 +320,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 			}
 		}
 		if prio != nil {
-			g.prio = prio
+			g.prio, g.nodePrio = prio, false
 		}
 		g.pinned, g.candsOK, g.failed = -1, false, false
 	}
