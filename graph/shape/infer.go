@@ -9,14 +9,17 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
-	"github.com/tfscan/tfscan/internal/slab"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
 // Shapes holds the inferred output of every node and function argument.
 type Shapes struct {
-	out  [][]Tensor // by graph.Node.ID
-	done []bool
+	// outs are every node's output tensors, in one array: node n's are
+	// outs[start[n.ID]:start[n.ID+1]], one per output type, read once its
+	// state is inferred.
+	outs  []Tensor
+	start []int32
+	state []nodeState // by graph.Node.ID
 	args map[*graph.Function][]Tensor
 	rets map[*graph.Function][]Tensor
 	busy map[*graph.Function]bool
@@ -36,10 +39,16 @@ type Shapes struct {
 	// like a stack (a call's rule infers the callee's nodes while its own
 	// inputs are in use).
 	ins []Tensor
-	// outs is where the nodes' output tensors are cut from: they stay,
-	// one slice per node.
-	outs slab.Of[Tensor]
 }
+
+// nodeState is how far inference of a node is.
+type nodeState uint8
+
+const (
+	pending nodeState = iota
+	inferring
+	inferred
+)
 
 // Options are what inference knows besides the graph.
 type Options struct {
@@ -58,9 +67,19 @@ type Options struct {
 // Infer walks g (the top-level graph, then every function, each in
 // topological order) and infers output shapes.
 func Infer(g *graph.Graph, o Options) *Shapes {
+	start := make([]int32, len(g.Nodes)+1)
+	for _, n := range g.Nodes {
+		if n.ID >= 0 && n.ID < len(g.Nodes) {
+			start[n.ID+1] = int32(len(n.OutputTypes))
+		}
+	}
+	for i := range g.Nodes {
+		start[i+1] += start[i]
+	}
 	s := &Shapes{
-		out:      make([][]Tensor, len(g.Nodes)),
-		done:     make([]bool, len(g.Nodes)),
+		outs:     make([]Tensor, start[len(g.Nodes)]),
+		start:    start,
+		state:    make([]nodeState, len(g.Nodes)),
 		args:     map[*graph.Function][]Tensor{},
 		rets:     map[*graph.Function][]Tensor{},
 		busy:     map[*graph.Function]bool{},
@@ -84,12 +103,17 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 	return s
 }
 
+// outputs is how many outputs node id has room for.
+func (s *Shapes) outputs(id int) int {
+	return int(s.start[id+1] - s.start[id])
+}
+
 // Output returns what is known about output i of n.
 func (s *Shapes) Output(n *graph.Node, i int) (Tensor, bool) {
-	if s == nil || n == nil || n.ID < 0 || n.ID >= len(s.out) || i < 0 || i >= len(s.out[n.ID]) {
+	if s == nil || n == nil || n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != inferred || i < 0 || i >= s.outputs(n.ID) {
 		return Tensor{}, false
 	}
-	return s.out[n.ID][i], true
+	return s.outs[int(s.start[n.ID])+i], true
 }
 
 // Bytes is the size of output i of n, when known.
@@ -306,20 +330,23 @@ func walkOrder(nodes []*graph.Node) []*graph.Node {
 		start[j+1] += start[j]
 	}
 	outs := make([]int32, start[len(nodes)])
-	fill := append([]int32(nil), start[:len(nodes)]...)
+	// start[j] is j's next free slot as the fill goes (then j+1's start:
+	// shifted back after).
 	for i, n := range nodes {
 		for _, in := range n.Inputs {
 			if j, ok := edge(in); ok {
 				indeg[i]++
-				outs[fill[j]] = int32(i)
-				fill[j]++
+				outs[start[j]] = int32(i)
+				start[j]++
 			}
 		}
 	}
-	queue := make([]int, 0, len(nodes))
+	copy(start[1:], start[:len(nodes)])
+	start[0] = 0
+	queue := make([]int32, 0, len(nodes))
 	for i := range nodes {
 		if indeg[i] == 0 {
-			queue = append(queue, i)
+			queue = append(queue, int32(i))
 		}
 	}
 	order := make([]*graph.Node, 0, len(nodes))
@@ -331,7 +358,7 @@ func walkOrder(nodes []*graph.Node) []*graph.Node {
 		for _, j := range outs[start[i]:start[i+1]] {
 			indeg[j]--
 			if indeg[j] == 0 {
-				queue = append(queue, int(j))
+				queue = append(queue, j)
 			}
 		}
 	}
@@ -364,10 +391,10 @@ func (s *Shapes) input(n *graph.Node, i int) Tensor {
 }
 
 func (s *Shapes) node(n *graph.Node) {
-	if n.ID < 0 || n.ID >= len(s.out) || s.done[n.ID] {
+	if n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != pending || len(n.OutputTypes) != s.outputs(n.ID) {
 		return
 	}
-	s.done[n.ID] = true
+	s.state[n.ID] = inferring
 	mark := len(s.ins)
 	ins := s.takeIns(len(n.Inputs))
 	assumed := false
@@ -375,7 +402,7 @@ func (s *Shapes) node(n *graph.Node) {
 		ins[i] = s.input(n, i)
 		assumed = assumed || ins[i].Assumed
 	}
-	outs := s.outs.Take(len(n.OutputTypes))
+	outs := s.outs[s.start[n.ID]:s.start[n.ID+1]:s.start[n.ID+1]]
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
 	}
@@ -394,7 +421,7 @@ func (s *Shapes) node(n *graph.Node) {
 			outs[i].Value = nil
 		}
 	}
-	s.out[n.ID] = outs
+	s.state[n.ID] = inferred
 	s.ins = s.ins[:mark]
 }
 

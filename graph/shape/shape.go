@@ -34,10 +34,7 @@ type Shape struct {
 
 // Tensor is what inference knows about one output.
 type Tensor struct {
-	DType tpb.DataType
 	Shape Shape
-	// Assumed is set when the shape rests on an assumed dimension.
-	Assumed bool
 	// Value holds the contents of small integer tensors when known (a Const
 	// shape operand, the output of Shape), else nil.
 	Value []int64
@@ -47,6 +44,11 @@ type Tensor struct {
 	// has one entry, its value's shape and dtype; a lookup table's has
 	// two, its keys' and its values'.
 	Handle []ShapeAndType
+	DType  tpb.DataType
+	// Assumed is set when the shape rests on an assumed dimension.
+	Assumed bool
+	// (DType and Assumed after the slices: a model has a Tensor per
+	// output, 88 bytes so and 96 with them first.)
 }
 
 // ShapeAndType is one entry of a resource's handle data.
