@@ -20,9 +20,9 @@ type Shapes struct {
 	outs  []Tensor
 	start []int32
 	state []nodeState // by graph.Node.ID
-	args map[*graph.Function][]Tensor
-	rets map[*graph.Function][]Tensor
-	busy map[*graph.Function]bool
+	args  map[*graph.Function][]Tensor
+	rets  map[*graph.Function][]Tensor
+	busy  map[*graph.Function]bool
 	// AssumedDims lists every assumption made, e.g.
 	// "x: dim 0 = 1 (default batch)", sorted.
 	AssumedDims []string
