@@ -57,7 +57,7 @@ func (s *sim) fusions() []Fusion {
 	}
 	reasons := map[reasonKey]string{}
 	for i, p := range s.nodes {
-		if p.ghost || p.src == nil || s.dev[i] != s.tgt || s.firstOf[p.src.ID] != i {
+		if p.ghost || p.src == nil || s.dev[i] != s.tgt || int(s.firstOf[p.src.ID]) != i {
 			continue
 		}
 		var fused string

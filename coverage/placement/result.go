@@ -167,7 +167,7 @@ func (s *sim) otherInstances() map[int]map[int]bool {
 			continue
 		}
 		first := s.firstOf[p.src.ID]
-		if first != i && s.dev[first] != s.dev[i] {
+		if int(first) != i && s.dev[first] != s.dev[i] {
 			if others[p.src.ID] == nil {
 				others[p.src.ID] = map[int]bool{}
 			}
@@ -182,7 +182,7 @@ func (s *sim) otherInstances() map[int]map[int]bool {
 // device): the node a result speaks for.
 func (s *sim) placedAt(gn *graph.Node) (int, bool) {
 	i := s.firstOf[gn.ID]
-	return i, i >= 0 && s.dev[i] >= 0
+	return int(i), i >= 0 && s.dev[i] >= 0
 }
 
 // nodeResults reports every graph node that was placed, by its first
@@ -290,8 +290,8 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 			// destination island: any consumer of that port on CPU
 			seen := map[int]bool{}
 			for _, e := range outs.of(src) {
-				if c := comp[int(e.dst)]; c >= 0 && !seen[c] && (x.key.port == -1) == e.ctrl && (e.ctrl || int(e.port) == x.key.port) {
-					seen[c] = true
+				if c := comp[int(e.dst)]; c >= 0 && !seen[int(c)] && (x.key.port == -1) == e.ctrl && (e.ctrl || int(e.port) == x.key.port) {
+					seen[int(c)] = true
 					count[c]++
 					bytes[c] = satAdd(bytes[c], x.Bytes)
 				}
@@ -370,7 +370,7 @@ func (s *sim) ampResult() []AMPNode {
 	var out []AMPNode
 	for i, t := range s.amp {
 		p := s.nodes[i]
-		if p.src == nil || s.firstOf[p.src.ID] != i {
+		if p.src == nil || int(s.firstOf[p.src.ID]) != i {
 			continue
 		}
 		out = append(out, AMPNode{Path: s.label(p), Op: p.op(), DType: dtName(t), Covered: s.sup(i)[s.tgt] >= 0})

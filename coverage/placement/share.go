@@ -104,7 +104,7 @@ type flattened struct {
 	key        flatKey
 	nodes      []*pnode
 	units      []*unit
-	firstOf    []int
+	firstOf    []int32
 	topFetches []fetchRef
 	outs       edges
 	warnings   []string

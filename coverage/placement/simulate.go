@@ -34,7 +34,7 @@ type sim struct {
 	// resArgs are the resource arguments bind places.
 	resArgs []resArg
 	// first placement node of each graph node (graph.Node.ID), -1 if none
-	firstOf []int
+	firstOf []int32
 
 	// per node
 	// sups are every node's kernel priority on each device (-1:
@@ -158,7 +158,7 @@ func (s *sim) opDef(op string) *opdefpb.OpDef {
 // build flattens the graph into placement units, with devices as roles
 // (share.go).
 func (s *sim) build() error {
-	s.firstOf = make([]int, len(s.g.Nodes))
+	s.firstOf = make([]int32, len(s.g.Nodes))
 	for i := range s.firstOf {
 		s.firstOf[i] = -1
 	}
@@ -235,7 +235,7 @@ func (s *sim) recordFirst(from int) {
 	for i := from; i < len(s.nodes); i++ {
 		p := s.nodes[i]
 		if p.src != nil && p.src.ID >= 0 && p.src.ID < len(s.firstOf) && s.firstOf[p.src.ID] < 0 {
-			s.firstOf[p.src.ID] = i
+			s.firstOf[p.src.ID] = int32(i)
 		}
 	}
 }
@@ -266,14 +266,14 @@ func (s *sim) bodyCaller(f *graph.Function) (int, string, bool) {
 		}
 		switch {
 		case isXLAMarked(c):
-			return pi, fmt.Sprintf("body of XLA-compiled %s %s: no per-op placement (placement.md §3.5)", c.Op, c.Name), false
+			return int(pi), fmt.Sprintf("body of XLA-compiled %s %s: no per-op placement (placement.md §3.5)", c.Op, c.Name), false
 		case ifOps[c.Op] || caseOps[c.Op] || whileOps[c.Op]:
-			return pi, fmt.Sprintf("body of non-lowered %s %s: runs single-device (functional_ops.cc:45-56, function.cc:930-951)", c.Op, c.Name), false
+			return int(pi), fmt.Sprintf("body of non-lowered %s %s: runs single-device (functional_ops.cc:45-56, function.cc:930-951)", c.Op, c.Name), false
 		case callOps[c.Op] || c.OpDef == nil:
 			// an un-inlined call (recursion, size limit): its own function
 			continue
 		default:
-			return pi, fmt.Sprintf("function of %s %s runs on its device", c.Op, c.Name), false
+			return int(pi), fmt.Sprintf("function of %s %s runs on its device", c.Op, c.Name), false
 		}
 	}
 	return -1, "", false
@@ -468,10 +468,6 @@ func splitTensor(name string) (string, int) {
 // Placeholders are fed and the outputs summarize_graph would take are
 // fetched.
 func (s *sim) markFeeds(top []*graph.Node) {
-	byName := make(map[string]*graph.Node, len(top))
-	for _, n := range top {
-		byName[n.Name] = n
-	}
 	sig := s.signature()
 	fetches := s.opts.Fetches
 	if fetches == nil && sig == nil {
@@ -493,6 +489,20 @@ func (s *sim) markFeeds(top []*graph.Node) {
 			}
 		}
 		return
+	}
+	// The nodes the signature names, found in one pass (a signature
+	// names a few of a model's nodes).
+	byName := map[string]*graph.Node{}
+	for _, ts := range [][]sigTensor{sig.inputs, sig.outputs} {
+		for _, t := range ts {
+			nm, _ := splitTensor(t.name)
+			byName[nm] = nil
+		}
+	}
+	for _, n := range top {
+		if _, ok := byName[n.Name]; ok {
+			byName[n.Name] = n
+		}
 	}
 	for _, in := range sig.inputs {
 		nm, _ := splitTensor(in.name)
@@ -522,7 +532,7 @@ func (s *sim) firstOf2(n *graph.Node) int {
 	if n.ID < 0 || n.ID >= len(s.firstOf) {
 		return -1
 	}
-	return s.firstOf[n.ID]
+	return int(s.firstOf[n.ID])
 }
 
 // computeFrames assigns while-frame ids: Enter opens a frame named by its
@@ -611,9 +621,9 @@ func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
 // seed being the lowest-numbered node of the component being grown.
 // comp[i] is the component's number (in order of their seeds) or -1, and
 // sizes[c] the number of nodes in component c.
-func (s *sim) components(in func(seed, k int) bool) (comp, sizes []int) {
+func (s *sim) components(in func(seed, k int) bool) (comp []int32, sizes []int) {
 	outs := s.outEdges()
-	comp = make([]int, len(s.nodes))
+	comp = make([]int32, len(s.nodes))
 	for i := range comp {
 		comp[i] = -1
 	}
@@ -624,10 +634,10 @@ func (s *sim) components(in func(seed, k int) bool) (comp, sizes []int) {
 		id := len(sizes)
 		sizes = append(sizes, 0)
 		stack := []int{i}
-		comp[i] = id
+		comp[i] = int32(id)
 		visit := func(k int) {
 			if k >= 0 && comp[k] < 0 && in(i, k) {
-				comp[k] = id
+				comp[k] = int32(id)
 				stack = append(stack, k)
 			}
 		}

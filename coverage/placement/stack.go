@@ -43,7 +43,7 @@ func (s *sim) oneCluster() {
 			seen := make([]bool, len(s.nodes))
 			var stack []int
 			for i := range s.nodes {
-				if comp[i] == root {
+				if int(comp[i]) == root {
 					stack = append(stack, i)
 					seen[i] = true
 				}
@@ -51,7 +51,7 @@ func (s *sim) oneCluster() {
 			for len(stack) > 0 {
 				j := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				if c := comp[j]; c >= 0 && c != root {
+				if c := int(comp[j]); c >= 0 && c != root {
 					related[c] = true
 				}
 				next := func(k int) {
@@ -92,7 +92,7 @@ func (s *sim) oneCluster() {
 		}
 		s.dev[i] = s.cpu
 		s.prependReason(i, why)
-		if s.sup(i) != nil && s.sup(i)[s.cpu] < 0 && p.src != nil && s.firstOf[p.src.ID] == i {
+		if s.sup(i) != nil && s.sup(i)[s.cpu] < 0 && p.src != nil && int(s.firstOf[p.src.ID]) == i {
 			s.errs = append(s.errs, fmt.Sprintf("%s: %s has no CPU kernel, but mix_compile_mode=false leaves its cluster on the host", s.label(p), p.op()))
 		}
 	}

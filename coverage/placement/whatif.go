@@ -152,7 +152,7 @@ func (s *sim) groupMembers() members {
 type regions struct {
 	s         *sim
 	members   members // the nodes of each colocation group
-	comp      []int   // CPU component of each node, -1 if none
+	comp      []int32 // CPU component of each node, -1 if none
 	compNodes map[int][]int
 }
 
@@ -161,7 +161,7 @@ func (s *sim) newRegions() *regions {
 	rg.comp = s.cpuComponents()
 	for i, c := range rg.comp {
 		if c >= 0 {
-			rg.compNodes[c] = append(rg.compNodes[c], i)
+			rg.compNodes[int(c)] = append(rg.compNodes[int(c)], i)
 		}
 	}
 	return rg
@@ -171,7 +171,7 @@ func (s *sim) newRegions() *regions {
 // components and colocation groups, and so on until closed.
 func (rg *regions) around(nodes []int) map[int]bool {
 	region := map[int]bool{}
-	compDone := map[int]bool{}
+	compDone := map[int32]bool{}
 	rootDone := map[int]bool{}
 	stack := append([]int(nil), nodes...)
 	for len(stack) > 0 {
@@ -183,7 +183,7 @@ func (rg *regions) around(nodes []int) map[int]bool {
 		region[i] = true
 		if c := rg.comp[i]; c >= 0 && !compDone[c] {
 			compDone[c] = true
-			stack = append(stack, rg.compNodes[c]...)
+			stack = append(stack, rg.compNodes[int(c)]...)
 		}
 		if r := rg.s.find(i); !rootDone[r] {
 			rootDone[r] = true
@@ -245,7 +245,7 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 
 // cpuComponents labels connected components of CPU-placed nodes, each
 // within one function-call unit.
-func (s *sim) cpuComponents() []int {
+func (s *sim) cpuComponents() []int32 {
 	onCPU := func(i int) bool { return !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
 	comp, _ := s.components(func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
 	return comp
