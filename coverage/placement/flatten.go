@@ -140,10 +140,7 @@ type pnode struct {
 	assigned int32
 	ghostOf  int32 // for body nodes of a single-device unit: the op they run under
 	frame    int32
-	// root is the top-level node this node stands under (itself at top
-	// level); nil in functions placed on their own. See Options.Count.
-	root *graph.Node
-	x    *pextra
+	x        *pextra
 
 	// The flags, together.
 
@@ -171,6 +168,8 @@ type pextra struct {
 	alias []ref
 	// note is an extra reason (inlined from, lowered from).
 	note string
+	// root is a synthetic top-level node's root (pnode.root).
+	root *graph.Node
 	// name is a synthetic node's name (pnode.name: an instance's node is
 	// named by its prefix and graph node, made when a message needs it).
 	name string
@@ -195,6 +194,22 @@ func (p *pnode) name() string {
 	}
 	return p.inst.prefix + p.src.Name
 }
+
+// root is the top-level node p stands under (itself at top level; for a
+// node a top-level node was lowered into, that node); nil in functions
+// placed on their own. See Options.Count.
+func (p *pnode) root() *graph.Node {
+	switch {
+	case p.inst.root != nil:
+		return p.inst.root
+	case p.inst.fn != nil:
+		return nil
+	case p.src != nil:
+		return p.src
+	}
+	return p.x.root
+}
+
 func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes }
 func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes }
 func (p *pnode) frameHint() string        { return p.inst.frame }
@@ -324,9 +339,8 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 	p.idx = int32(len(s.nodes))
 	p.unit = int32(inst.unit)
 	p.inst = inst
-	p.root = inst.root
-	if p.root == nil && inst.fn == nil {
-		p.root = b.cur
+	if p.src == nil && inst.root == nil && inst.fn == nil {
+		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
 	if inst.host {
@@ -510,7 +524,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
 	st := append(append([]*graph.Function(nil), inst.stack...), f)
 	c := &instance{fn: f, req: caller.req(), dflt: inst.dflt, unit: inst.unit,
-		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root}
+		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root()}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
 		// device, else the highest-priority device (placement.md §8 R2);

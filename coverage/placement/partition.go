@@ -437,7 +437,7 @@ func (s *sim) counted(i int) bool {
 	if s.opts.Count == nil {
 		return true
 	}
-	return (p.src == nil || s.opts.Count(p.src)) && (p.root == nil || s.opts.Count(p.root))
+	return (p.src == nil || s.opts.Count(p.src)) && (p.root() == nil || s.opts.Count(p.root()))
 }
 
 // countedXfer tells whether a transfer counts in the totals: a counted
