@@ -134,7 +134,7 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 	inputs := func(i int, f func(int)) {
 		for _, q := range s.nodes[i].in {
 			if q.n >= 0 {
-				f(q.n)
+				f(int(q.n))
 			}
 		}
 	}

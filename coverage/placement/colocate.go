@@ -472,16 +472,16 @@ func (s *sim) colocateResourceEdges() {
 			}
 			// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
 			// edge check's errors come as they are, a failed merge wrapped.
-			if err := s.ensureCompatible(q.n, i); err != nil {
+			if err := s.ensureCompatible(int(q.n), i); err != nil {
 				s.addErr(err.Error())
 				continue
 			}
-			if err := s.union(q.n, i); err != nil {
+			if err := s.union(int(q.n), i); err != nil {
 				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
 				continue
 			}
 			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
-			s.noteMerge(q.n, fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
+			s.noteMerge(int(q.n), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
 		}
 	}
 }
@@ -775,8 +775,8 @@ func (s *sim) hostOnlyVariants() {
 				continue
 			}
 			src := s.nodes[q.n]
-			if q.port < len(src.outTypes()) && src.outTypes()[q.port] == tpb.DataType_DT_VARIANT {
-				if r := elem(q.n, depth+1); r != 0 {
+			if int(q.port) < len(src.outTypes()) && src.outTypes()[q.port] == tpb.DataType_DT_VARIANT {
+				if r := elem(int(q.n), depth+1); r != 0 {
 					memo[i] = r
 					return r
 				}

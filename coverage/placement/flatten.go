@@ -14,7 +14,7 @@ import (
 )
 
 // pin is one output port of a placement node.
-type pin struct{ n, port int }
+type pin struct{ n, port int32 }
 
 var noPin = pin{-1, 0}
 
@@ -891,7 +891,7 @@ func (s *sim) resolve(r ref) pin {
 		case r.pn >= 0:
 			p := s.nodes[r.pn]
 			if !p.ghost {
-				return pin{r.pn, r.port}
+				return pin{int32(r.pn), int32(r.port)}
 			}
 			alias := p.alias()
 			if r.port < 0 || r.port >= len(alias) {
@@ -946,14 +946,14 @@ func (s *sim) resolveAll() {
 func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
 	q := s.resolve(ref{inst: inst, in: graph.Input{Node: c}, pn: -1})
 	if q.n >= 0 {
-		return append(ctrl, q.n)
+		return append(ctrl, int(q.n))
 	}
 	if inst != nil && c != nil {
 		// control input on an inlined call: depend on its outputs
 		if idx, ok := inst.nodes.get(c); ok && s.nodes[idx].ghost {
 			for _, a := range s.nodes[idx].alias() {
 				if q := s.resolve(a); q.n >= 0 {
-					ctrl = append(ctrl, q.n)
+					ctrl = append(ctrl, int(q.n))
 				}
 			}
 		}

@@ -341,7 +341,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			if kind == "host" {
 				x.BytesKnown = true
 			} else {
-				x.Bytes, x.BytesKnown = s.bytesOf(pin{si, int(e.port)})
+				x.Bytes, x.BytesKnown = s.bytesOf(pin{int32(si), e.port})
 			}
 			out[k] = x
 		}
@@ -358,7 +358,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// Fetches: results leave through the client CPU:0; a tensor an op on
 	// CPU:0 already receives is not sent again (placement.md §4.6).
 	fetch := func(q pin, unitIdx int, name string) {
-		if q.n < 0 || (srcs != nil && !srcs[q.n]) {
+		if q.n < 0 || (srcs != nil && !srcs[int(q.n)]) {
 			return
 		}
 		src := s.nodes[q.n]
@@ -366,20 +366,20 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		if src.io || src.fed || sd < 0 || sd == s.cpu {
 			return
 		}
-		if _, ok := out[xferKey{src: q.n, port: q.port, dst: s.cpu, dstHost: true}]; ok {
+		if _, ok := out[xferKey{src: int(q.n), port: int(q.port), dst: s.cpu, dstHost: true}]; ok {
 			return
 		}
-		_, oh := mem(q.n)
+		_, oh := mem(int(q.n))
 		kind := "d2h"
-		if q.port < len(oh) && oh[q.port] {
+		if int(q.port) < len(oh) && oh[q.port] {
 			kind = "host"
 		}
-		k := xferKey{src: q.n, port: q.port, dst: s.cpu, dstHost: true, io: true}
+		k := xferKey{src: int(q.n), port: int(q.port), dst: s.cpu, dstHost: true, io: true}
 		if _, ok := out[k]; ok {
 			return
 		}
 		x := &xfer{key: k, from: sd, to: s.cpu, unit: unitIdx, Transfer: Transfer{From: s.devs[sd], To: s.devs[s.cpu],
-			Src: fmt.Sprintf("%s:%d", s.label(src), q.port), Dst: "fetch " + name, Kind: kind, IO: true}, counted: s.counted(q.n)}
+			Src: fmt.Sprintf("%s:%d", s.label(src), q.port), Dst: "fetch " + name, Kind: kind, IO: true}, counted: s.counted(int(q.n))}
 		if kind == "host" {
 			x.BytesKnown = true
 		} else {
@@ -399,7 +399,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 	}
 	for _, i := range s.fetchNodes {
-		fetch(pin{i, 0}, int(s.nodes[i].unit), s.nodes[i].name())
+		fetch(pin{int32(i), 0}, int(s.nodes[i].unit), s.nodes[i].name())
 	}
 	return out
 }
@@ -450,7 +450,7 @@ func (s *sim) countedXfer(x *xfer) bool {
 func (s *sim) bytesOf(q pin) (int64, bool) {
 	for depth := 0; depth < 1000 && q.n >= 0; depth++ {
 		p := s.nodes[q.n]
-		if q.port < len(p.outTypes()) {
+		if int(q.port) < len(p.outTypes()) {
 			switch graph.BaseType(p.outTypes()[q.port]) {
 			case tpb.DataType_DT_RESOURCE:
 				return 0, true
@@ -459,11 +459,11 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 			}
 		}
 		if p.src != nil {
-			t, ok := s.shapes.Output(p.src, q.port)
+			t, ok := s.shapes.Output(p.src, int(q.port))
 			if !ok {
 				return 0, false
 			}
-			if q.port < len(p.outTypes()) {
+			if int(q.port) < len(p.outTypes()) {
 				t.DType = p.outTypes()[q.port] // AMP may have changed it
 			}
 			return t.Bytes()

@@ -606,7 +606,7 @@ func (p *pnode) isNextIteration() bool {
 // outEdges).
 func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
 	for _, q := range s.nodes[j].in {
-		f(q.n)
+		f(int(q.n))
 	}
 	for _, c := range s.nodes[j].ctrl {
 		f(c)

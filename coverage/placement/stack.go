@@ -67,7 +67,7 @@ func (s *sim) oneCluster() {
 					continue
 				}
 				for _, q := range s.nodes[j].in {
-					next(q.n)
+					next(int(q.n))
 				}
 				for _, k := range s.nodes[j].ctrl {
 					next(k)

@@ -264,7 +264,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		srcs[i] = true
 		for _, q := range s.nodes[i].in {
 			if q.n >= 0 {
-				srcs[q.n] = true
+				srcs[int(q.n)] = true
 			}
 		}
 		for _, c := range s.nodes[i].ctrl {
