@@ -522,9 +522,20 @@ type reasonEdit struct {
 
 // edit is the list e makes, made once.
 func (s *sim) edit(e reasonEdit) int32 {
-	if k, ok := s.edits[e]; ok {
-		return k
+	// Nodes one after the other often give the same reasons.
+	if s.lastEdit.k > 0 && s.lastEdit.e == e {
+		return s.lastEdit.k
 	}
+	k, ok := s.edits[e]
+	if !ok {
+		k = s.newEdit(e)
+	}
+	s.lastEdit.e, s.lastEdit.k = e, k
+	return k
+}
+
+// newEdit makes the list e makes.
+func (s *sim) newEdit(e reasonEdit) int32 {
 	if s.edits == nil {
 		s.edits = map[reasonEdit]int32{}
 	}

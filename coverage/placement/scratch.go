@@ -42,6 +42,7 @@ func (sc *Scratch) groupSlab(n int) []group {
 	}
 	if cap(sc.groups) < n {
 		sc.groups = make([]group, n)
+		return sc.groups
 	}
 	g := sc.groups[:n]
 	clear(g)

@@ -73,7 +73,11 @@ type sim struct {
 	whatIf map[int][]coverage.Match
 	// edits and ignoredMsg hold the reasons many nodes give alike (edit,
 	// ignored).
-	edits      map[reasonEdit]int32
+	edits    map[reasonEdit]int32
+	lastEdit struct {
+		e reasonEdit
+		k int32
+	}
 	ignoredMsg map[string]string
 	// classSafe tells, per device, that its matcher answers a lookup class
 	// alike (lookupKernels); devMemOnly memoizes deviceMemoryOnly by lookup
