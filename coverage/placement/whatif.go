@@ -289,8 +289,9 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	}
 	s.whatIf = map[int][]coverage.Match{}
 	for _, i := range nodes {
-		// A group that reads the node's priorities keeps the old ones
-		// (the affected groups' are worked out again below).
+		// The region holds the nodes' groups, whose priorities are
+		// worked out again below; should it not, a group that reads the
+		// node's priorities keeps the old ones.
 		if g := s.groups[i]; g != nil && g.nodePrio {
 			s.ownPrio(g)
 		}
