@@ -76,18 +76,43 @@ func groupFusions(fs []Fusion) []Fusion {
 	if len(fs) < 2 {
 		return fs
 	}
-	sorted := slices.Clone(fs)
-	slices.SortStableFunc(sorted, compareFusions)
+	// What sorting them all (stably, by compareFusions) and keeping the
+	// first of each kind gives, without the sort: each kind's first is
+	// its least, the earliest among equals.
 	type key struct{ fused, reason string }
-	at := map[key]int{}
-	out := make([]Fusion, 0, 1)
-	for _, f := range sorted {
+	type kind struct {
+		first  int // index in fs
+		n      int
+		chains int
+	}
+	at := map[key]*kind{}
+	var kinds []*kind
+	for i := range fs {
+		f := &fs[i]
 		k := key{f.Fused, f.Reason}
-		if i, ok := at[k]; ok {
-			out[i].Count = out[i].Chains() + f.Chains()
-			continue
+		c := at[k]
+		if c == nil {
+			c = &kind{first: i}
+			at[k] = c
+			kinds = append(kinds, c)
+		} else if compareFusions(*f, fs[c.first]) < 0 {
+			c.first = i
 		}
-		at[k] = len(out)
+		c.n++
+		c.chains += f.Chains()
+	}
+	slices.SortFunc(kinds, func(a, b *kind) int {
+		if c := compareFusions(fs[a.first], fs[b.first]); c != 0 {
+			return c
+		}
+		return a.first - b.first
+	})
+	out := make([]Fusion, 0, len(kinds))
+	for _, c := range kinds {
+		f := fs[c.first]
+		if c.n > 1 {
+			f.Count = c.chains
+		}
 		out = append(out, f)
 	}
 	return out

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -199,5 +200,50 @@ func TestCompareFusionsIsJoinedOrder(t *testing.T) {
 			got := compareFusions(Fusion{Fused: "F", Nodes: a}, Fusion{Fused: "F", Nodes: b})
 			require.Equal(t, want, got, "%q vs %q", a, b)
 		}
+	}
+}
+
+// TestGroupFusionsIsSortThenKeepFirst: groupFusions gives what sorting
+// every chain stably by compareFusions and keeping the first of each fused
+// op and reason, with the chains of the others counted, gives, on chains
+// that tie (same op and nodes, other reasons), repeat and carry counts.
+func TestGroupFusionsIsSortThenKeepFirst(t *testing.T) {
+	want := func(fs []Fusion) []Fusion {
+		sorted := slices.Clone(fs)
+		slices.SortStableFunc(sorted, compareFusions)
+		type key struct{ fused, reason string }
+		at := map[key]int{}
+		var out []Fusion
+		for _, f := range sorted {
+			k := key{f.Fused, f.Reason}
+			if i, ok := at[k]; ok {
+				out[i].Count = out[i].Chains() + f.Chains()
+				continue
+			}
+			at[k] = len(out)
+			out = append(out, f)
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	for round := 0; round < 200; round++ {
+		var fs []Fusion
+		for i := rng.IntN(40); i >= 0; i-- {
+			f := Fusion{Fused: pick("_FusedConv2D", "_FusedMatMul"), Reason: pick("a", "b", "c"),
+				Nodes: []string{pick("b1/conv", "b2/conv", "b3/conv"), pick("b1/bias", "b2/bias")}}
+			if rng.IntN(4) == 0 {
+				f.Count = rng.IntN(5)
+			}
+			fs = append(fs, f)
+		}
+		in := slices.Clone(fs)
+		got := groupFusions(fs)
+		require.Equal(t, in, fs, "round %d: the input is left as it was", round)
+		w := want(in)
+		if len(in) < 2 {
+			w = in
+		}
+		require.Equal(t, w, got, "round %d", round)
 	}
 }
