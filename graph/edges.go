@@ -6,70 +6,48 @@ import (
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/internal/csr"
 )
 
-// edgeIndex holds every node's consumers (data and control, each consumer
-// once, in Node.ID order) in one flat slice.
-type edgeIndex struct {
-	start []int32 // consumers of node i are list[start[i]:start[i+1]]
-	list  []*Node
-}
-
-// index builds the consumer index.
+// index builds every node's consumers (data and control, each consumer
+// once, in Node.ID order), grouped by producer.
 func (b *builder) index() {
 	g := b.g
-	start := make([]int32, len(g.Nodes)+1)
-	count := func(n *Node, visit func(src *Node)) {
-		for _, in := range n.Inputs {
-			if in.Node != nil {
-				visit(in.Node)
-			}
-		}
-		for _, c := range n.ControlInputs {
-			visit(c)
-		}
-	}
-	// Consumers are listed once per (consumer, producer) pair.
+	// Consumers are listed once per (consumer, producer) pair: last is
+	// the last consumer each producer was given, reset for each pass.
 	last := make([]int32, len(g.Nodes))
-	for i := range last {
-		last[i] = -1
-	}
-	for _, n := range g.Nodes {
-		count(n, func(src *Node) {
-			if last[src.ID] != int32(n.ID) {
-				last[src.ID] = int32(n.ID)
-				start[src.ID+1]++
+	g.edges = csr.Build(len(g.Nodes), func(add func(int, *Node)) {
+		for i := range last {
+			last[i] = -1
+		}
+		for _, n := range g.Nodes {
+			visit := func(src *Node) {
+				if last[src.ID] != int32(n.ID) {
+					last[src.ID] = int32(n.ID)
+					add(src.ID, n)
+				}
 			}
-		})
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	list := make([]*Node, start[len(g.Nodes)])
-	fill := append([]int32(nil), start[:len(g.Nodes)]...)
-	for i := range last {
-		last[i] = -1
-	}
-	for _, n := range g.Nodes {
-		count(n, func(src *Node) {
-			if last[src.ID] != int32(n.ID) {
-				last[src.ID] = int32(n.ID)
-				list[fill[src.ID]] = n
-				fill[src.ID]++
+			for _, in := range n.Inputs {
+				if in.Node != nil {
+					visit(in.Node)
+				}
 			}
-		})
-	}
-	g.edges = edgeIndex{start: start, list: list}
+			for _, c := range n.ControlInputs {
+				visit(c)
+			}
+		}
+	})
 }
 
 // Consumers returns the nodes that take n's outputs or have n as a control
 // input, each once, in Node.ID order. A function's argument consumers are
 // not n's consumers; the slice is shared, do not modify it.
 func (g *Graph) Consumers(n *Node) []*Node {
-	if n == nil || n.ID < 0 || n.ID+1 >= len(g.edges.start) || g.Nodes[n.ID] != n {
+	if n == nil || n.ID < 0 || n.ID >= g.edges.Keys() || g.Nodes[n.ID] != n {
 		return nil
 	}
-	return g.edges.list[g.edges.start[n.ID]:g.edges.start[n.ID+1]]
+	return g.edges.Of(n.ID)
 }
 
 // DTypes lists the node's dtype attrs in the OpDef's attr order (type and

@@ -11,6 +11,7 @@ import (
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/internal/csr"
 	"github.com/tfscan/tfscan/savedmodel"
 )
 
@@ -34,8 +35,8 @@ type Graph struct {
 	// *InvalidGraphError) and those it does not (unknown ops, input counts).
 	Diagnostics []Diagnostic
 
-	edges edgeIndex
-	topo  []*Node // top-level topological order
+	edges csr.Groups[*Node] // consumers by producer (index)
+	topo  []*Node           // top-level topological order
 }
 
 // Function is one FunctionDef of the library.

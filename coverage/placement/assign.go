@@ -84,7 +84,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		i := int(i32)
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if es := outs.of(i); len(es) > 0 {
+		if es := outs.Of(i); len(es) > 0 {
 			od := s.dev[es[0].dst]
 			ok := od >= 0
 			for _, e := range es {
@@ -485,7 +485,7 @@ func (s *sim) fixControlFlow() {
 				nd = s.dev[q.n]
 			}
 		case "Enter", "NextIteration":
-			for _, e := range outs.of(i) {
+			for _, e := range outs.Of(i) {
 				if !e.ctrl {
 					nd = s.dev[e.dst]
 					break

@@ -30,7 +30,7 @@ func (s *sim) fusions() []Fusion {
 	outs := s.outEdges()
 	single := func(i int) int {
 		var dst = -1
-		for _, e := range outs.of(i) {
+		for _, e := range outs.Of(i) {
 			if e.ctrl {
 				return -1
 			}

@@ -269,7 +269,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			sd = s.cpu
 		}
 		var srcOutHost []bool
-		for _, e := range outs.of(si) {
+		for _, e := range outs.Of(si) {
 			dst := s.nodes[e.dst]
 			dd := s.dev[e.dst]
 			if dst.ghost || dd < 0 {

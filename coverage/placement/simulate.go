@@ -13,6 +13,7 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/internal/csr"
 )
 
 // sim is one simulation's state.
@@ -615,7 +616,7 @@ func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
 	for _, c := range s.nodes[j].ctrl {
 		f(c)
 	}
-	for _, e := range outs.of(j) {
+	for _, e := range outs.Of(j) {
 		f(int(e.dst))
 	}
 }
@@ -682,7 +683,7 @@ func (s *sim) topo() []int {
 		done[i] = true
 		order = append(order, i)
 		if s.nodes[i].isNextIteration() {
-			for _, e := range outs.of(i) {
+			for _, e := range outs.Of(i) {
 				if e.ctrl {
 					indeg[e.dst]--
 					if indeg[e.dst] == 0 {
@@ -692,7 +693,7 @@ func (s *sim) topo() []int {
 			}
 			continue
 		}
-		for _, e := range outs.of(i) {
+		for _, e := range outs.Of(i) {
 			indeg[e.dst]--
 			if indeg[e.dst] == 0 {
 				h.push(int(e.dst))
@@ -713,58 +714,25 @@ type outEdge struct {
 	ctrl             bool
 }
 
-// edges are every node's consumers: node i's are all[start[i]:start[i+1]].
-// They lie in one array, in the order the nodes' inputs give them (a
-// count, then a fill): a graph of 200,000 nodes would otherwise grow as
-// many slices, and keep as many slice headers.
-type edges struct {
-	start []int32
-	all   []outEdge
-}
-
-// of is node i's consumers.
-func (e edges) of(i int) []outEdge {
-	a, b := e.start[i], e.start[i+1]
-	return e.all[a:b:b]
-}
+// edges are every node's consumers, by node, in the order the nodes'
+// inputs give them.
+type edges = csr.Groups[outEdge]
 
 func (s *sim) outEdges() edges {
-	if s.outs.start != nil {
+	if s.outs.Keys() > 0 || len(s.nodes) == 0 {
 		return s.outs
 	}
-	start := make([]int32, len(s.nodes)+1)
-	for _, p := range s.nodes {
-		for _, q := range p.in {
-			if q.n >= 0 {
-				start[q.n+1]++
+	s.outs = csr.Build(len(s.nodes), func(add func(int, outEdge)) {
+		for i, p := range s.nodes {
+			for j, q := range p.in {
+				if q.n >= 0 {
+					add(int(q.n), outEdge{port: q.port, dst: int32(i), dstIn: int32(j)})
+				}
+			}
+			for _, c := range p.ctrl {
+				add(c, outEdge{dst: int32(i), ctrl: true})
 			}
 		}
-		for _, c := range p.ctrl {
-			start[c+1]++
-		}
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	all := make([]outEdge, start[len(s.nodes)])
-	// next is each node's next free slot: the start of the node after it
-	// once filled, so start is shifted back by one as the fill goes.
-	next := start[:len(s.nodes)]
-	for i, p := range s.nodes {
-		for j, q := range p.in {
-			if q.n >= 0 {
-				all[next[q.n]] = outEdge{port: int32(q.port), dst: int32(i), dstIn: int32(j)}
-				next[q.n]++
-			}
-		}
-		for _, c := range p.ctrl {
-			all[next[c]] = outEdge{dst: int32(i), ctrl: true}
-			next[c]++
-		}
-	}
-	// next[i] is now node i+1's start: shift the starts back into place.
-	copy(start[1:], start[:len(s.nodes)])
-	start[0] = 0
-	s.outs = edges{start: start, all: all}
+	})
 	return s.outs
 }

@@ -61,7 +61,7 @@ func (s *sim) oneCluster() {
 					}
 				}
 				if fwd {
-					for _, e := range outs.of(j) {
+					for _, e := range outs.Of(j) {
 						next(int(e.dst))
 					}
 					continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/csr"
 )
 
 // WithKernel wraps m so that nodes of op whose primary dtype is dtype find
@@ -117,34 +118,19 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 
 func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
 
-// members lists the nodes of every colocation group, in index order:
-// those of the group rooted at r are idx[start[r]:start[r+1]].
-type members struct{ start, idx []int32 }
-
-func (m members) of(r int) []int32 { return m.idx[m.start[r]:m.start[r+1]] }
+// members lists the nodes of every colocation group, in index order, by
+// the group's root.
+type members = csr.Groups[int32]
 
 // groupMembers lists the members of every group, once for the wishlist.
 func (s *sim) groupMembers() members {
-	n := len(s.nodes)
-	m := members{start: make([]int32, n+1)}
-	for i, p := range s.nodes {
-		if !p.ghost {
-			m.start[s.find(i)+1]++
+	return csr.Build(len(s.nodes), func(add func(int, int32)) {
+		for i, p := range s.nodes {
+			if !p.ghost {
+				add(s.find(i), int32(i))
+			}
 		}
-	}
-	for r := 0; r < n; r++ {
-		m.start[r+1] += m.start[r]
-	}
-	m.idx = make([]int32, m.start[n])
-	next := slices.Clone(m.start[:n])
-	for i, p := range s.nodes {
-		if !p.ghost {
-			r := s.find(i)
-			m.idx[next[r]] = int32(i)
-			next[r]++
-		}
-	}
-	return m
+	})
 }
 
 // regions finds what a what-if must re-place around some nodes: their
@@ -187,7 +173,7 @@ func (rg *regions) around(nodes []int) map[int]bool {
 		}
 		if r := rg.s.find(i); !rootDone[r] {
 			rootDone[r] = true
-			for _, m := range rg.members.of(r) {
+			for _, m := range rg.members.Of(r) {
 				stack = append(stack, int(m))
 			}
 		}
@@ -304,7 +290,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	for r := range roots {
 		g := s.groups[r]
 		var prio []int
-		for _, m := range members.of(r) {
+		for _, m := range members.Of(r) {
 			if prio == nil {
 				prio = append([]int(nil), s.sup(int(m))...)
 				continue

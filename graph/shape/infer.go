@@ -9,6 +9,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/csr"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
@@ -309,40 +310,29 @@ func outputOffset(n *graph.Node, name string) (int, bool) {
 // nodes left on a cycle, in the given order.
 func walkOrder(nodes []*graph.Node) []*graph.Node {
 	pos := positions(nodes)
-	// The edges, by producer, in one array: start[j]..start[j+1] are j's
-	// consumers, in the order the loop meets them.
-	indeg := make([]int32, len(nodes))
-	start := make([]int32, len(nodes)+1)
 	edge := func(in graph.Input) (int, bool) {
 		if in.Node == nil || in.Node.Op == "NextIteration" {
 			return 0, false
 		}
 		return pos(in.Node)
 	}
-	for _, n := range nodes {
-		for _, in := range n.Inputs {
-			if j, ok := edge(in); ok {
-				start[j+1]++
+	// Each node's consumers, in the order the loop meets them, and its
+	// number of producers.
+	indeg := make([]int32, len(nodes))
+	outs := csr.Build(len(nodes), func(add func(int, int32)) {
+		for i, n := range nodes {
+			for _, in := range n.Inputs {
+				if j, ok := edge(in); ok {
+					add(j, int32(i))
+				}
 			}
 		}
-	}
+	})
 	for j := range nodes {
-		start[j+1] += start[j]
-	}
-	outs := make([]int32, start[len(nodes)])
-	// start[j] is j's next free slot as the fill goes (then j+1's start:
-	// shifted back after).
-	for i, n := range nodes {
-		for _, in := range n.Inputs {
-			if j, ok := edge(in); ok {
-				indeg[i]++
-				outs[start[j]] = int32(i)
-				start[j]++
-			}
+		for _, i := range outs.Of(j) {
+			indeg[i]++
 		}
 	}
-	copy(start[1:], start[:len(nodes)])
-	start[0] = 0
 	queue := make([]int32, 0, len(nodes))
 	for i := range nodes {
 		if indeg[i] == 0 {
@@ -355,7 +345,7 @@ func walkOrder(nodes []*graph.Node) []*graph.Node {
 		i := queue[head]
 		placed[i] = true
 		order = append(order, nodes[i])
-		for _, j := range outs[start[i]:start[i+1]] {
+		for _, j := range outs.Of(int(i)) {
 			indeg[j]--
 			if indeg[j] == 0 {
 				queue = append(queue, j)

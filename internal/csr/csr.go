@@ -1,0 +1,45 @@
+// Package csr groups values by a small integer key in one array
+// (compressed sparse rows): a graph's consumers by producer, a placement
+// node's out edges, the members of each colocation group. A model of
+// 200,000 nodes would otherwise grow a slice per key, and keep as many
+// slice headers.
+package csr
+
+// Groups are values grouped by a key in [0, Keys()): key k's lie in the
+// order they were added. The zero value has no keys.
+type Groups[T any] struct {
+	// start[k] is where key k's values begin in items, start[Keys()] the
+	// end of the last.
+	start []int32
+	items []T
+}
+
+// Build groups the values each adds under keys in [0, n). It calls each
+// twice, to count and then to fill, and each must add the same values in
+// the same order both times.
+func Build[T any](n int, each func(add func(key int, v T))) Groups[T] {
+	start := make([]int32, n+1)
+	each(func(k int, _ T) { start[k+1]++ })
+	for k := 0; k < n; k++ {
+		start[k+1] += start[k]
+	}
+	items := make([]T, start[n])
+	// During the fill start[k] is key k's next free slot; after it, the
+	// start of key k+1: shifted back into place below.
+	each(func(k int, v T) {
+		items[start[k]] = v
+		start[k]++
+	})
+	copy(start[1:], start[:n])
+	start[0] = 0
+	return Groups[T]{start: start, items: items}
+}
+
+// Keys is the number of keys, 0 for the zero value.
+func (g Groups[T]) Keys() int { return max(len(g.start)-1, 0) }
+
+// Of is key k's values, shared: read them, do not append to them.
+func (g Groups[T]) Of(k int) []T {
+	a, b := g.start[k], g.start[k+1]
+	return g.items[a:b:b]
+}

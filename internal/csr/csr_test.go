@@ -1,0 +1,42 @@
+package csr
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestBuildGroupsInOrder compares Build with appending each value to its
+// key's own slice, on random keys (some keys empty, some repeated).
+func TestBuildGroupsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 100; round++ {
+		n := rng.IntN(20)
+		type kv struct{ k, v int }
+		var adds []kv
+		if n > 0 {
+			for i := rng.IntN(60); i > 0; i-- {
+				adds = append(adds, kv{rng.IntN(n), rng.Int()})
+			}
+		}
+		want := make([][]int, n)
+		for _, a := range adds {
+			want[a.k] = append(want[a.k], a.v)
+		}
+		g := Build(n, func(add func(int, int)) {
+			for _, a := range adds {
+				add(a.k, a.v)
+			}
+		})
+		require.Equal(t, n, g.Keys())
+		for k := range n {
+			require.Equal(t, len(want[k]), len(g.Of(k)), "round %d key %d", round, k)
+			for i, v := range want[k] {
+				require.Equal(t, v, g.Of(k)[i])
+			}
+			require.Equal(t, len(g.Of(k)), cap(g.Of(k)), "a key's values end where the next key's begin")
+		}
+	}
+	require.Equal(t, 0, Groups[int]{}.Keys())
+}
