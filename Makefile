@@ -1,16 +1,22 @@
 GO ?= go
 export CGO_ENABLED = 0
 
-.PHONY: build test demo fuzz-short bench lint opdefs opdefs-check
+.PHONY: build test demo fuzz-short bench lint opdefs opdefs-check tf
 
 build:
 	$(GO) build -o bin/tfscan ./cmd/tfscan
 
-# The whole suite, as CI runs it (.ci/run): unit, golden, corpus and CLI
-# tests, then the HTML report in a real headless Chromium.
+# The whole suite, as CI runs it (.ci/run): unit, golden, corpus, CLI and
+# TensorFlow conformance tests, then the HTML report in a real headless
+# Chromium. The pinned TensorFlow is installed on first use (make tf).
 test:
-	$(GO) test ./...
+	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test ./...
 	$(MAKE) html-check
+
+# The pinned TensorFlow the conformance tests ask (tools/tf/requirements.lock):
+# a virtual environment in the cache folder, installed once per lock.
+tf:
+	@tools/tf/ensure.sh
 
 # tfscan's main job on the bundled example models: a scan against four
 # vendor stacks, as a table on the terminal plus HTML and JSON reports.
