@@ -184,3 +184,10 @@ func TestPlacementCitationsResolve(t *testing.T) {
 	}
 	assert.Positive(t, cited, "the code cites docs/placement.md")
 }
+
+// TestReadmeIsShort: the README is read in five minutes; the details live
+// in docs/, one home each.
+func TestReadmeIsShort(t *testing.T) {
+	lines := strings.Count(read(t, "README.md"), "\n")
+	assert.LessOrEqual(t, lines, 150, "README.md has %d lines: move details to docs/", lines)
+}
