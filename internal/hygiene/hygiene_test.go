@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -33,8 +34,12 @@ var citation = regexp.MustCompile(`([\w./-]*)placement\.md(#[\w-]+)?(\s*§)?`)
 // heading matches a Markdown ATX heading.
 var heading = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
 
-// textFiles returns the repository's Go and Markdown files, relative to
-// root, leaving out build output and dependencies.
+// textExt are the kinds of files people write and read: code, scripts,
+// tests and documents (generated data and binaries are left out).
+var textExt = []string{".go", ".md", ".txtar", ".sh", ".py", ".js", ".txt", ".yaml", ".yml", ".html", ".css"}
+
+// textFiles returns the repository's code, scripts and documents,
+// relative to root, leaving out build output and dependencies.
 func textFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
@@ -49,7 +54,7 @@ func textFiles(t *testing.T) []string {
 			}
 			return nil
 		}
-		if strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".md") {
+		if name == "Makefile" || slices.Contains(textExt, filepath.Ext(name)) {
 			rel, err := filepath.Rel(root, path)
 			if err != nil {
 				return err
