@@ -105,7 +105,7 @@ type ExplainPrediction struct {
 }
 
 // Fix kinds. FixRewrite names the `tfscan rewrite` command that fixes a
-// node (issue #13), planned as rewrite plans (scan.Scanned.RewriteFixes).
+// node, planned as rewrite plans (scan.Scanned.RewriteFixes).
 const (
 	FixKernelWishlist = "kernel_wishlist"
 	FixSoftPlacement  = "soft_placement"

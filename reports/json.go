@@ -53,8 +53,8 @@ func writeTargetJSON(w *bufio.Writer, t *Target, prefix string) error {
 	head.Nodes = []NodeResult{}
 	return streamField(w, &head, prefix, "nodes", func(prefix string) error {
 		// One encoder and buffer for every node: json.Marshal would make
-		// a new result for each (issue #14: the report's garbage adds to
-		// a scan's peak heap).
+		// a new result for each, and the report's garbage adds to a scan's
+		// peak heap.
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		return streamArray(w, len(t.Nodes), prefix, func(w *bufio.Writer, i int, prefix string) error {

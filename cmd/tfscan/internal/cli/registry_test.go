@@ -55,7 +55,7 @@ func golden(t *testing.T, name, got string) {
 func TestRegistryList(t *testing.T) {
 	code, out, _ := runRegistryCLI(t, t.TempDir(), "list")
 	require.Equal(t, ExitOK, code)
-	// Every stack issue #12 names, with its mechanism.
+	// Every stack with a built-in pack, with its mechanism.
 	for _, want := range []string{
 		`(?m)^musa +Moore Threads +MUSA +kernel +high`,
 		`(?m)^ascend +Huawei +NPU +graph_offload +low`,
