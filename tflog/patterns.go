@@ -233,13 +233,17 @@ var (
 )
 
 // The colocation debug block (colocation_graph.cc:1394-1453 DebugInfo).
+// TensorFlow ends each "Op: TYPE TYPE " line with a space and indents each
+// member by two; both are read without them too, because editors and log
+// collectors strip trailing blanks and some re-indent, and a line of the
+// block that is not read closes the message before its kernel list.
 var (
 	reDebugInfo  = regexp.MustCompile(`^\s*Colocation Debug Info:\s*$`)
 	reDebugGroup = regexp.MustCompile(`^\s*Colocation group had the following types and supported devices:\s*$`)
 	reDebugRoot  = regexp.MustCompile(`^\s*Root Member\(`)
-	reDebugType  = regexp.MustCompile(`^(` + opName + `): ((?:[A-Z][A-Z0-9_]* )*)$`)
+	reDebugType  = regexp.MustCompile(`^\s*(` + opName + `):((?: [A-Z][A-Z0-9_]*)*) ?\s*$`)
 	reDebugHead  = regexp.MustCompile(`^\s*Colocation members, user-requested devices, and framework assigned devices, if any:\s*$`)
-	reDebugMem   = regexp.MustCompile(`^  (` + nodeName + `) \((` + opName + `)\) ?(\S*)(?: framework assigned device=(\S+))?\s*$`)
+	reDebugMem   = regexp.MustCompile(`^\s*(` + nodeName + `) \((` + opName + `)\) ?(\S*)(?: framework assigned device=(\S+))?\s*$`)
 )
 
 // nodesOf reads the {{node X}} tags of FormatNodeDefForError (one, or the
