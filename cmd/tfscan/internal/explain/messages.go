@@ -57,9 +57,18 @@ func (x *explainer) message(m *tflog.Message) reports.Explanation {
 		x.missingDevice(&e, m, ns)
 	case tflog.KindOpNotRegistered:
 		unknown := slices.ContainsFunc(ns, func(n *graph.Node) bool { return x.result[x.path[n]].Reason == "unknown_op" })
-		e.Agrees = boolPtr(unknown)
+		// A SavedModel carries the OpDefs of its custom ops
+		// (meta_info_def.stripped_op_list): tfscan then knows the op's
+		// signature but no pack has a kernel for it, which is what
+		// TensorFlow's refusal means for the run as well.
+		custom := graph.Default().Lookup(m.Op) == nil
+		e.Agrees = boolPtr(unknown || custom && x.anyUncovered(ns))
 		e.Cause = fmt.Sprintf("%s is not an op of the TensorFlow binary that ran the model: a custom op whose library was not loaded before the model.", m.Op)
-		if !unknown {
+		switch {
+		case unknown:
+		case custom:
+			e.Cause += fmt.Sprintf(" %s is no TensorFlow 2.15 op: tfscan knows it only from the model's own op list (meta_info_def.stripped_op_list), and no kernel of it is in the target's pack.", m.Op)
+		default:
 			e.Cause += fmt.Sprintf(" tfscan knows %s (it is in TensorFlow 2.15's op registry), so the binary that ran the model is another build or version of TensorFlow.", m.Op)
 		}
 		e.Fixes = append(e.Fixes, loadLibraryFix(m.Op))
