@@ -215,7 +215,7 @@ var (
 	reNoKernels    = regexp.MustCompile(`^\s*<no registered kernels>\s*$`) // op_kernel.cc:1634
 	reAttrMismatch = regexp.MustCompile(`^\s*\(OpKernel was found, but attributes didn't match\) Requested Attributes: (.*)$`)
 	reOpLine       = regexp.MustCompile(`^\s*Op: (` + opName + `)\s*$`)
-	reNodeAttrs    = regexp.MustCompile(`^\s*Node attrs: (.*)$`)
+	reNodeAttrs    = regexp.MustCompile(`^\s*Node attrs:(?: (.*))?$`) // "Node attrs: " when the node has none
 	reAttachDef    = regexp.MustCompile(`^\s*\[\[(.*)\]\]`) // node_def_util.cc:909-921 AttachDef "\n\t [[node]]"
 	reEagerOp      = regexp.MustCompile(`^\s*\[Op:(` + opName + `)\]`)
 	// Eager errors end in " [Op:Foo]" (eager/execute.cc, c_api's status

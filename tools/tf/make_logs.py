@@ -84,24 +84,22 @@ def explicit_device(tf, out):
     """The placer error: MatrixDeterminant pinned to XLA_CPU, which has no
     kernel for it, soft placement off (colocation_graph.cc:1311)."""
     case = "explicit_device"
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.compat.v1.placeholder(tf.float32, [None, 3, 3], name="x")
-        with tf.device("/device:XLA_CPU:0"):
-            sq = tf.linalg.matmul(x, x, transpose_b=True, name="gram")
-            det = tf.linalg.det(sq, name="det")
-    write_graph(tf, g, out, case)
     with captured(os.path.join(out, case + ".log")):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 3, 3], name="x")
+            with tf.device("/device:XLA_CPU:0"):
+                sq = tf.linalg.matmul(x, x, transpose_b=True, name="gram")
+                det = tf.linalg.det(sq, name="det")
+        write_graph(tf, g, out, case)
         with tf.compat.v1.Session(graph=g, config=session_config(tf, False, False)) as s:
             s.run(det, {x: [[[1, 2, 0], [0, 1, 0], [0, 0, 2]]]})
 
 
-def soft_placement_resources(tf, out):
-    """Soft placement moves a resource group: AMSGrad's update pinned with its
-    variables to XLA_CPU, which has kernels for the variables but not for
-    ResourceApplyAdamWithAmsgrad (colocation_graph.cc:1213), with
-    log_device_placement."""
-    case = "soft_placement_resources"
+def amsgrad_graph(tf, step_device):
+    """AMSGrad's update of a variable, the variables and their slots pinned
+    to XLA_CPU (which has kernels for them but not for
+    ResourceApplyAdamWithAmsgrad), the update to step_device."""
     g = tf.Graph()
     with g.as_default():
         with tf.device("/device:XLA_CPU:0"):
@@ -110,17 +108,55 @@ def soft_placement_resources(tf, out):
             v = tf.compat.v1.get_variable("w_v", initializer=tf.zeros([2]), use_resource=True)
             vhat = tf.compat.v1.get_variable("w_vhat", initializer=tf.zeros([2]), use_resource=True)
             grad = tf.constant([0.5, -0.5], name="grad")
+        with tf.device(step_device):
             step = tf.raw_ops.ResourceApplyAdamWithAmsgrad(
                 var=var.handle, m=m.handle, v=v.handle, vhat=vhat.handle,
                 beta1_power=tf.constant(0.9), beta2_power=tf.constant(0.999), lr=tf.constant(0.01),
                 beta1=tf.constant(0.9), beta2=tf.constant(0.999), epsilon=tf.constant(1e-7),
                 grad=grad, name="amsgrad")
         init = tf.compat.v1.global_variables_initializer()
-    write_graph(tf, g, out, case)
+    return g, init, step
+
+
+def soft_placement_resources(tf, out):
+    """Soft placement moves a resource group: AMSGrad's update pinned with its
+    variables to XLA_CPU (colocation_graph.cc:1213), with
+    log_device_placement."""
+    case = "soft_placement_resources"
     with captured(os.path.join(out, case + ".log")):
+        g, init, step = amsgrad_graph(tf, "/device:XLA_CPU:0")
+        write_graph(tf, g, out, case)
         with tf.compat.v1.Session(graph=g, config=session_config(tf, True, True)) as s:
             s.run(init)
             s.run(step)
+
+
+def explicit_device_group(tf, out):
+    """The same update pinned to the CPU, its variables to XLA_CPU, soft
+    placement off: a resource and the ops using it must share a device, so
+    the placer error names a node of the group that has an XLA_CPU kernel
+    (colocation_graph.cc:1311), and the group's debug block the op that has
+    none."""
+    case = "explicit_device_group"
+    with captured(os.path.join(out, case + ".log")):
+        g, init, step = amsgrad_graph(tf, "/device:CPU:0")
+        write_graph(tf, g, out, case)
+        with tf.compat.v1.Session(graph=g, config=session_config(tf, False, False)) as s:
+            s.run(init)
+            s.run(step)
+
+
+def eager_device(tf, out):
+    """An eager MatrixDeterminant pinned to XLA_CPU with soft placement off
+    (eager/context.cc:357)."""
+    case = "eager_device"
+    with captured(os.path.join(out, case + ".log")):
+        tf.config.set_soft_device_placement(False)
+        try:
+            with tf.device("/device:XLA_CPU:0"):
+                tf.linalg.det(tf.constant([[[1.0, 2.0], [3.0, 4.0]]]))
+        finally:
+            tf.config.set_soft_device_placement(True)
 
 
 def export_text_model(tf, out):
@@ -157,9 +193,9 @@ def placement(tf, out):
     """log_device_placement of a graph whose layer code pins /device:GPU:0,
     run with soft placement on a machine without a GPU."""
     case = "placement"
-    g, x, probs = dense_graph(tf, "/device:GPU:0")
-    write_graph(tf, g, out, case)
     with captured(os.path.join(out, case + ".log")):
+        g, x, probs = dense_graph(tf, "/device:GPU:0")
+        write_graph(tf, g, out, case)
         with tf.compat.v1.Session(graph=g, config=session_config(tf, True, True)) as s:
             s.run(probs, {x: [[1, 2, 3, 4]]})
 
@@ -167,9 +203,9 @@ def placement(tf, out):
 def device_not_available(tf, out):
     """The same graph with soft placement off (colocation_graph.cc:1304)."""
     case = "device_not_available"
-    g, x, probs = dense_graph(tf, "/device:GPU:0")
-    write_graph(tf, g, out, case)
     with captured(os.path.join(out, case + ".log")):
+        g, x, probs = dense_graph(tf, "/device:GPU:0")
+        write_graph(tf, g, out, case)
         with tf.compat.v1.Session(graph=g, config=session_config(tf, False, False)) as s:
             s.run(probs, {x: [[1, 2, 3, 4]]})
 
@@ -178,14 +214,14 @@ def no_opkernel(tf, out):
     """A uint8 MatMul pinned to the CPU, whose MatMul kernels lack uint8
     (colocation_graph.cc:1513)."""
     case = "no_opkernel"
-    g = tf.Graph()
-    with g.as_default():
-        a = tf.compat.v1.placeholder(tf.uint8, [2, 2], name="a")
-        with tf.device("/device:CPU:0"):
-            q = tf.constant([[1, 0], [0, 1]], tf.uint8, name="q")
-            mm = tf.linalg.matmul(a, q, name="qmatmul")
-    write_graph(tf, g, out, case)
     with captured(os.path.join(out, case + ".log")):
+        g = tf.Graph()
+        with g.as_default():
+            a = tf.compat.v1.placeholder(tf.uint8, [2, 2], name="a")
+            with tf.device("/device:CPU:0"):
+                q = tf.constant([[1, 0], [0, 1]], tf.uint8, name="q")
+                mm = tf.linalg.matmul(a, q, name="qmatmul")
+        write_graph(tf, g, out, case)
         with tf.compat.v1.Session(graph=g, config=session_config(tf, False, False)) as s:
             s.run(mm, {a: [[1, 2], [3, 4]]})
 
@@ -215,7 +251,7 @@ def op_not_registered(tf, out):
 
 
 PARTS = {
-    "xla": [export_text_model, explicit_device, soft_placement_resources],
+    "xla": [export_text_model, explicit_device, soft_placement_resources, explicit_device_group, eager_device],
     "cpu": [eager, placement, device_not_available, no_opkernel, op_not_registered],
 }
 

@@ -39,6 +39,8 @@ func TestRealLogsCLI(t *testing.T) {
 		{"eager.log", "", ": MatMul", 0, 0},
 		{"op_not_registered.log", "op_not_registered", "", 0, 0},
 		{"explicit_device.log", "explicit_device.pbtxt", ": MatrixDeterminant", 0, 0},
+		{"explicit_device_group.log", "explicit_device_group.pbtxt", ": VarIsInitializedOp", 0, 0},
+		{"eager_device.log", "", "", 0, 0},
 		// the nodes TensorFlow left on XLA_CPU are predicted on the CPU of
 		// the cpu target, which has no XLA_CPU device
 		{"soft_placement_resources.log", "soft_placement_resources.pbtxt", "", 29, 17},

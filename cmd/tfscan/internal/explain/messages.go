@@ -163,7 +163,17 @@ func (x *explainer) noKernelOn(e *reports.Explanation, m *tflog.Message, ns []*g
 	dev, _, _ := strings.Cut(m.Device, ":")
 	switch m.Kind {
 	case tflog.KindExplicitDevice:
-		e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m, *e))
+		if others := groupLacking(m, dev); len(others) > 0 {
+			// TensorFlow names the node it was placing, but its own op
+			// has a kernel there: another op of its colocation group
+			// has none (Member::MergeSupportedDevices,
+			// colocation_graph.cc:424-486, intersects the members'
+			// device types).
+			e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off. %s itself has a %s kernel, but it is colocated (through a resource it uses, or a colocation attr) with %s, which the log's colocation block lists with no %s kernel, and TensorFlow places a colocation group on one device.",
+				subject(*e), devSpec(m.Device), orDash(m.Op), orDash(dev), strings.Join(others, ", "), orDash(dev))
+		} else {
+			e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m, *e))
+		}
 		e.Cause += " " + x.pinNote(ns, m.Device)
 	case tflog.KindEagerDeviceSpec:
 		e.Cause = fmt.Sprintf("The eager op %s was asked to run on %s, which has no kernel for it, and soft placement is off.", orDash(m.Op), devSpec(m.Device))
@@ -299,13 +309,28 @@ func (x *explainer) resourcesMoved(e *reports.Explanation, m *tflog.Message, ns 
 // lacking are the ops of a colocation group that, by the log's own debug
 // block, have no kernel on the target's device type.
 func (x *explainer) lacking(m *tflog.Message) []string {
+	return opsLacking(m, x.devType)
+}
+
+func opsLacking(m *tflog.Message, dev string) []string {
 	var out []string
 	for _, od := range m.OpDevices {
-		if !slices.Contains(od.Devices, x.devType) {
+		if !slices.Contains(od.Devices, dev) {
 			out = append(out, od.Op)
 		}
 	}
 	return out
+}
+
+// groupLacking are the other ops of the message's colocation group that
+// have no dev kernel, when the message's own op has one (by the log's
+// colocation block); nil otherwise.
+func groupLacking(m *tflog.Message, dev string) []string {
+	own := slices.IndexFunc(m.OpDevices, func(od tflog.OpDevices) bool { return od.Op == m.Op })
+	if dev == "" || own < 0 || !slices.Contains(m.OpDevices[own].Devices, dev) {
+		return nil
+	}
+	return opsLacking(m, dev)
 }
 
 func boolInt(b bool) int {

@@ -43,6 +43,7 @@ var realCases = []struct {
 	{"device_not_available.log", "device_not_available.pbtxt", []string{"device_not_available"}, []string{"dense"}, []*bool{yes}, 0, 0},
 	{"no_opkernel.log", "no_opkernel.pbtxt", []string{"no_opkernel"}, []string{"qmatmul"}, []*bool{yes}, 0, 0},
 	{"explicit_device.log", "explicit_device.pbtxt", []string{"explicit_device_unsatisfiable"}, []string{"det"}, []*bool{nil}, 0, 0},
+	{"explicit_device_group.log", "explicit_device_group.pbtxt", []string{"explicit_device_unsatisfiable"}, []string{"w/IsInitialized/VarIsInitializedOp"}, []*bool{nil}, 0, 0},
 	{"op_not_registered.log", "op_not_registered", []string{"op_not_registered"},
 		[]string{"serving_default/PartitionedCall/__inference_signature_wrapper_12/PartitionedCall/__inference___call___6/CaseFoldUTF8/CaseFoldUTF8"}, []*bool{yes}, 0, 0},
 	{"soft_placement_resources.log", "soft_placement_resources.pbtxt",
@@ -74,6 +75,11 @@ func TestExplainRealLogs(t *testing.T) {
 	for _, c := range realCases {
 		t.Run(c.log, func(t *testing.T) {
 			rep := explainReal(t, c.log, c.model)
+			if c.log == "explicit_device_group.log" {
+				// TensorFlow names a node whose op has an XLA_CPU kernel;
+				// the group's op without one is the cause.
+				assert.Contains(t, rep.Explanations[0].Cause, "with ResourceApplyAdamWithAmsgrad, which the log's colocation block lists with no XLA_CPU kernel")
+			}
 			var kinds, nodes []string
 			var agrees []*bool
 			for _, e := range rep.Explanations {
@@ -119,6 +125,8 @@ func TestLearnRealLogs(t *testing.T) {
 		complete []string
 	}{
 		{"explicit_device.log", "XLA_CPU", []string{"MatrixDeterminant"}, []string{"CPU", "DEFAULT", "GPU", "XLA_CPU"}},
+		{"explicit_device_group.log", "XLA_CPU", []string{"VarIsInitializedOp"}, []string{"CPU", "DEFAULT", "XLA_CPU", "XLA_CPU_JIT", "XLA_GPU", "XLA_GPU_JIT"}},
+		{"eager_device.log", "CPU", nil, nil},
 		{"no_opkernel.log", "CPU", []string{"MatMul"}, []string{"CPU", "DEFAULT", "GPU", "XLA_CPU_JIT", "XLA_GPU_JIT"}},
 		{"eager.log", "CPU", []string{"MatMul"}, []string{"CPU", "DEFAULT", "GPU", "XLA_CPU_JIT", "XLA_GPU_JIT"}},
 		{"placement.log", "CPU", nil, nil},
