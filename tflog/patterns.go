@@ -216,7 +216,7 @@ var (
 	reAttrMismatch = regexp.MustCompile(`^\s*\(OpKernel was found, but attributes didn't match\) Requested Attributes: (.*)$`)
 	reOpLine       = regexp.MustCompile(`^\s*Op: (` + opName + `)\s*$`)
 	reNodeAttrs    = regexp.MustCompile(`^\s*Node attrs:(?: (.*))?$`) // "Node attrs: " when the node has none
-	reAttachDef    = regexp.MustCompile(`^\s*\[\[(.*)\]\]`) // node_def_util.cc:909-921 AttachDef "\n\t [[node]]"
+	reAttachDef    = regexp.MustCompile(`^\s*\[\[(.*)\]\]`)           // node_def_util.cc:909-921 AttachDef "\n\t [[node]]"
 	reEagerOp      = regexp.MustCompile(`^\s*\[Op:(` + opName + `)\]`)
 	// Eager errors end in " [Op:Foo]" (eager/execute.cc, c_api's status
 	// annotation); where it is on the header's line it names the op.
