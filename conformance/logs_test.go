@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/internal/tfenv"
 	"github.com/tfscan/tfscan/tflog"
 )
@@ -162,15 +162,7 @@ func learnedLines(l *tflog.Log) []string {
 		out = append(out, "complete "+c.Op+" on "+strings.Join(c.DeviceTypes, ", "))
 	}
 	for _, k := range p.Kernels {
-		s := k.GetOp() + " device='" + k.GetDeviceType() + "'"
-		for _, c := range k.GetConstraint() {
-			var ts []string
-			for _, dt := range c.GetAllowedValues().GetList().GetType() {
-				ts = append(ts, tpb.DataType_name[int32(dt)])
-			}
-			s += "; " + c.GetName() + " in [" + strings.Join(ts, ", ") + "]"
-		}
-		out = append(out, s)
+		out = append(out, k.GetOp()+" "+placement.KernelLine(k))
 	}
 	slices.Sort(out)
 	return out

@@ -180,7 +180,7 @@ func TestUnparsedRule(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, path := range []string{"tf_graph_errors.log", "tf_soft_placement.log", "ascend_tf1.log", "ascend_tf2.log"} {
+	for _, path := range []string{"tf_graph_errors.log", "tf_soft_placement.log", "ascend_tf1.log", "ascend_tf2.log", "tf2.15/explicit_device_group.log"} {
 		b, err := os.ReadFile(filepath.Join("testdata", path))
 		if err != nil {
 			f.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -192,23 +192,11 @@ func kernelLines(t *testing.T, path string) []string {
 	return out
 }
 
-// packLines prints a pack's kernels as KernelsRegisteredForOp does
-// (op_kernel.cc:1631-1650), for type constraints, sorted.
+// packLines prints a pack's kernels as KernelsRegisteredForOp does, sorted.
 func packLines(ks []*kdpb.KernelDef) []string {
 	var out []string
 	for _, k := range ks {
-		s := "device='" + k.GetDeviceType() + "'"
-		if k.GetLabel() != "" {
-			s += "; label='" + k.GetLabel() + "'"
-		}
-		for _, c := range k.GetConstraint() {
-			var ts []string
-			for _, dt := range c.GetAllowedValues().GetList().GetType() {
-				ts = append(ts, tpb.DataType_name[int32(dt)])
-			}
-			s += "; " + c.GetName() + " in [" + strings.Join(ts, ", ") + "]"
-		}
-		out = append(out, s)
+		out = append(out, placement.KernelLine(k))
 	}
 	slices.Sort(out)
 	return out
