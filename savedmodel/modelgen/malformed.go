@@ -8,7 +8,6 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
-	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -20,8 +19,8 @@ type Malformed struct {
 	// Name is the file (a binary GraphDef, "*.pb") or the SavedModel
 	// directory that WriteMalformed writes.
 	Name string
-	// Where names what is malformed: `node "x"`, `function "f": node "x"`
-	// or `signature "s" tensor "x"`.
+	// Where names what is malformed: `node "x"` or `function "f": node
+	// "x"`.
 	Where string
 	// Model is the GraphDef or SavedModel.
 	Model proto.Message
@@ -80,24 +79,22 @@ func MalformedModels() []Malformed {
 	fnNoValue := WhileSavedModel()
 	delete(fnNoValue.MetaGraphs[0].GraphDef.Library.Function[1].NodeDef[0].Attr, "value")
 
-	sigDim := func(dims ...int64) *mgpb.SavedModel {
-		sm := ConvNetSavedModel()
-		sm.MetaGraphs[0].SignatureDef["serving_default"].Inputs["x"].TensorShape = shape(dims...)
-		return sm
+	placeholder := func(dims ...int64) *gpb.GraphDef {
+		gd := ConvNetGraphDef()
+		sh := &shapepb.TensorShapeProto{}
+		for _, d := range dims {
+			sh.Dim = append(sh.Dim, &shapepb.TensorShapeProto_Dim{Size: d})
+		}
+		gd.Node[0].Attr["shape"] = &attrpb.AttrValue{Value: &attrpb.AttrValue_Shape{Shape: sh}}
+		return gd
 	}
-	placeholder := ConvNetGraphDef()
-	placeholder.Node[0].Attr["shape"] = &attrpb.AttrValue{Value: &attrpb.AttrValue_Shape{Shape: &shapepb.TensorShapeProto{
-		Dim: []*shapepb.TensorShapeProto_Dim{{Size: -1}, {Size: -7}},
-	}}}
 	return []Malformed{
 		{"const_without_value.pb", `node "conv1/weights"`, noValue},
 		{"function_const_without_value", `function "while_cond_8": node "Less/y"`, fnNoValue},
-		{"signature_negative_dim", `signature "serving_default" tensor "x"`, sigDim(-2, 8, 8, 1)},
-		{"signature_absurd_dim", `signature "serving_default" tensor "x"`, sigDim(1, 1<<62, 8, 1)},
-		{"signature_absurd_product", `signature "serving_default" tensor "x"`, sigDim(1<<20, 1<<20, 1<<20, 1<<20)},
 		{"const_absurd_shape.pb", `node "unused"`, extraConst([]int64{1 << 62}, 16)},
 		{"const_unknown_dim.pb", `node "conv1/bias"`, constShape("conv1/bias", -1)},
 		{"const_content_size.pb", `node "unused"`, extraConst([]int64{4}, 12)},
-		{"placeholder_negative_dim.pb", `node "x"`, placeholder},
+		{"placeholder_negative_dim.pb", `node "x"`, placeholder(-1, -7)},
+		{"placeholder_absurd_dim.pb", `node "x"`, placeholder(1, 1<<50, 8, 1)},
 	}
 }
