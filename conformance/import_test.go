@@ -532,8 +532,8 @@ func importSection(results []importResult) string {
 		"`graph.SelectMetaGraph`, `graph.Build`, what every command runs; a refusal is exit code 3) and to TensorFlow " +
 		"(`tools/tf/import_verdict.py`, one process): a GraphDef to `tf.compat.v1.import_graph_def` and then to a " +
 		"session that imports, places and builds it and evaluates every Const; a MetaGraphDef to " +
-		"`tf.compat.v1.train.import_meta_graph`; a SavedModel to `tf.saved_model.load` and " +
-		"`tf.compat.v1.saved_model.loader.load`. TensorFlow refuses a model when any of the APIs its format goes " +
+		"`tf.compat.v1.train.import_meta_graph`; a SavedModel to `tf.saved_model.load` and, when that accepts it, " +
+		"`tf.compat.v1.saved_model.loader.load` (which crashes on the recursive libraries the first refuses). TensorFlow refuses a model when any of the APIs its format goes " +
 		"through refuses it or crashes on it; the first such API's message counts. The verdicts must agree, and " +
 		"every node or function TensorFlow's message names must be named by tfscan's. The models: the hostile " +
 		"graphs and malformed models tfscan refuses (`savedmodel/modelgen`: `hostile.go`, `malformed.go`), " +

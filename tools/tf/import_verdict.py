@@ -33,7 +33,10 @@ The APIs, tried in this order:
   saved_model saved_model.load   tf.saved_model.load (TF2's loader)
               loader.load        tf.compat.v1.saved_model.loader.load into a
                                  session (TF1's loader), with the first meta
-                                 graph's tags
+                                 graph's tags. Tried only when TF2's loader
+                                 accepted: TF1's crashes on the recursive
+                                 function libraries TF2's refuses, and a model
+                                 one loader refuses is refused already.
 
 A "started" line with no verdict after it is where TensorFlow crashed (a
 CHECK failure or a stack overflow ends the process): the caller knows the
@@ -41,7 +44,7 @@ model and API from it and can go on with the next models in a new process.
 
 TensorFlow's messages are kept whole up to 4000 characters; the Python
 traceback is not printed. The process exits 0 when every model got its
-line, 2 when the list cannot be read.
+verdicts, 2 when the list cannot be read.
 """
 
 import json
@@ -166,9 +169,10 @@ def saved_model_apis(m, text):
         with tf.compat.v1.Session(graph=tf.Graph()) as sess:
             tf.compat.v1.saved_model.loader.load(sess, tags, export_dir)
 
-    # TF1's loader last: it crashes on some graphs TF2's loader refuses.
-    m.attempt("saved_model.load", v2)
-    m.attempt("loader.load", v1)
+    # TF1's loader only after TF2's accepted: it crashes (a stack overflow)
+    # on recursive function libraries, which TF2's loader refuses.
+    if m.attempt("saved_model.load", v2):
+        m.attempt("loader.load", v1)
 
 
 APIS = {
