@@ -41,7 +41,7 @@ func TestLogs(t *testing.T) {
 	tfenv.Run(t, filepath.Join("tools", "tf", "make_logs.py"), dir)
 	made, err := filepath.Glob(filepath.Join(dir, "*.log"))
 	require.NoError(t, err)
-	assert.Equal(t, names(committed), names(made), "make_logs.py makes the committed fixtures, no more, no fewer")
+	assert.Equal(t, baseNames(committed), baseNames(made), "make_logs.py makes the committed fixtures, no more, no fewer")
 
 	var rows []logRow
 	for _, path := range committed {
@@ -60,7 +60,7 @@ func TestLogs(t *testing.T) {
 	section("logs", logsSection(rows))
 }
 
-func names(paths []string) []string {
+func baseNames(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		out = append(out, filepath.Base(p))
