@@ -12,6 +12,7 @@ import (
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/gate"
 )
 
 // gateFlags are the thresholds of `tfscan check`; a flag that is given
@@ -44,7 +45,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 type checkSetup struct {
 	opts     scan.Options
 	formats  []string
-	policy   reports.Policy
+	policy   gate.Policy
 	baseline string
 	cfgPath  string
 	cfg      *config.File
@@ -277,7 +278,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return scanError(err)
 	}
-	rep.Gate = reports.EvaluateGate(rep, s.policy, base, today)
+	rep.Gate = gate.EvaluateGate(rep, s.policy, base, today)
 	if err := writeReports(e, s.formats, rep); err != nil {
 		return err
 	}

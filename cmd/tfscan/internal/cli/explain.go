@@ -14,6 +14,9 @@ import (
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
+	"github.com/tfscan/tfscan/reports/markdown"
+	"github.com/tfscan/tfscan/reports/table"
 )
 
 // runExplain implements `tfscan explain LOG --model MODEL --target T
@@ -52,11 +55,11 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	var write func(*reports.ExplainReport) ([]byte, error)
 	switch *format {
 	case "table":
-		write = render(reports.WriteExplainTable)
+		write = render(table.WriteExplainTable)
 	case "json":
-		write = render(reports.WriteExplainJSON)
+		write = render(jsonout.WriteExplainJSON)
 	case "markdown":
-		write = render(reports.WriteExplainMarkdown)
+		write = render(markdown.WriteExplainMarkdown)
 	default:
 		return usageErrorf("explain: unknown --format %q (want table, json or markdown)", *format)
 	}

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
+	"github.com/tfscan/tfscan/reports/table"
 	"github.com/tfscan/tfscan/savedmodel"
 )
 
@@ -74,9 +77,9 @@ paths:
 			}
 		}
 	}
-	write := reports.WriteInspectTable
+	write := table.WriteInspectTable
 	if *format == "json" {
-		write = reports.WriteInspectJSON
+		write = jsonout.WriteInspectJSON
 	}
 	if err := write(e.stdout, rep); err != nil {
 		return err
@@ -97,7 +100,7 @@ func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 	}
 	g, err := graph.Build(m, mg)
 	if ie := (*graph.InvalidGraphError)(nil); errors.As(err, &ie) {
-		return reports.NewInspectModel(g), err
+		return scan.NewInspectModel(g), err
 	}
 	if err != nil {
 		var se *savedmodel.Error
@@ -106,7 +109,7 @@ func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 		}
 		return nil, &savedmodel.Error{File: m.File, Err: err}
 	}
-	return reports.NewInspectModel(g), nil
+	return scan.NewInspectModel(g), nil
 }
 
 // inspectAbs resolves a path given on the command line against the working
