@@ -17,8 +17,8 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
-	"github.com/tfscan/tfscan/kernels/parity"
 	"github.com/tfscan/tfscan/kernels/precision"
+	"github.com/tfscan/tfscan/parity"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
 )

@@ -6,8 +6,8 @@ import (
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
-	"github.com/tfscan/tfscan/kernels/parity"
 	"github.com/tfscan/tfscan/kernels/precision"
+	"github.com/tfscan/tfscan/parity"
 	"github.com/tfscan/tfscan/reports"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
-	"github.com/tfscan/tfscan/kernels/parity"
+	"github.com/tfscan/tfscan/parity"
 )
 
 // runVectors implements `tfscan vectors PATH --target T -o DIR`: for

@@ -18,7 +18,7 @@ import (
 // loadGraph builds a test graph from testdata/parity.
 func loadGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
-	return testmodel.Graph(t, filepath.Join("..", "..", "testdata", "parity", name))
+	return testmodel.Graph(t, filepath.Join("..", "testdata", "parity", name))
 }
 
 func profile(t testing.TB, name string) *precision.Profile {
