@@ -12,7 +12,6 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/explain"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/reports/jsonout"
 	"github.com/tfscan/tfscan/reports/markdown"
@@ -126,7 +125,7 @@ func render(w func(io.Writer, *reports.ExplainReport) error) func(*reports.Expla
 // learnRegistry writes the log's kernel lists as a learned pack, for the
 // target's device type (or, without --target, the log's accelerator).
 func learnRegistry(e *env, log *explain.Log, out, target string, registries []string) error {
-	devType, mech := "", coverage.MechanismKernel
+	devType, mech := "", scan.MechanismKernel
 	if target != "" {
 		ts, err := scan.ResolveTargets([]string{target}, registries)
 		if err != nil {
@@ -139,7 +138,7 @@ func learnRegistry(e *env, log *explain.Log, out, target string, registries []st
 	}
 	p, skipped := explain.LearnPack(log, devType, mech)
 	var buf bytes.Buffer
-	if err := coverage.WritePack(&buf, p); err != nil {
+	if err := scan.WritePack(&buf, p); err != nil {
 		return fmt.Errorf("internal error: writing the learned pack: %w", err)
 	}
 	file := out

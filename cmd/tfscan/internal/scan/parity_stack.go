@@ -1,9 +1,8 @@
-package cli
+package scan
 
 import (
 	"sort"
 
-	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels/precision"
@@ -23,7 +22,7 @@ type stackLowered struct {
 
 // loweredByStack returns nil when the target's stack lowers nothing or
 // --precision overrides it.
-func loweredByStack(g *graph.Graph, t scan.Target, override string, ftz bool) (*stackLowered, error) {
+func loweredByStack(g *graph.Graph, t Target, override string, ftz bool) (*stackLowered, error) {
 	c := t.Index.Stack()
 	if override != "" || c == nil || c.Mode == nil {
 		return nil, nil
