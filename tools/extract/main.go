@@ -184,10 +184,10 @@ func registryExtract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("extract takes no positional arguments")
+		return usageErrorf("takes no positional arguments")
 	}
 	if o.Source == "" || po.Name == "" || po.Vendor == "" || po.DeviceType == "" || po.SourceRef == "" || out == "" {
-		return usageErrorf("extract needs --source, --name, --vendor, --device-type, --source-ref and -o")
+		return usageErrorf("needs --source, --name, --vendor, --device-type, --source-ref and -o")
 	}
 	if err := coverage.CheckPackName(po.Name); err != nil {
 		return usageError(err)
