@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -273,42 +272,4 @@ func TestRegistryImportAndDiff(t *testing.T) {
 		assert.Equal(t, tc.code, code, tc.args)
 		assert.Contains(t, errs, tc.want, tc.args)
 	}
-}
-
-func TestRegistryExtract(t *testing.T) {
-	if _, err := exec.LookPath("cpp"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("cpp is required in CI")
-		}
-		t.Skip("no cpp")
-	}
-	wd := t.TempDir()
-	src := filepath.Join(wd, "src", "kernels")
-	require.NoError(t, os.MkdirAll(src, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "types.h"), []byte("#define TF_CALL_float(m) m(float)\n#define TF_CALL_half(m) m(Eigen::half)\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "relu_op.cc"), []byte(`#include "types.h"
-#define REG(T) REGISTER_KERNEL_BUILDER(Name("Relu").Device(DEVICE_GPU).TypeConstraint<T>("T"), ReluOp<T>);
-TF_CALL_float(REG) TF_CALL_half(REG)
-#if GOOGLE_CUDA
-REGISTER_KERNEL_BUILDER(Name("CudaOnly").Device(DEVICE_GPU), X);
-#endif
-`), 0o644))
-	code, _, errs := runRegistryCLI(t, wd, "extract", "--source", "src", "--name", "mini", "--vendor", "Test", "--device-type", "GPU",
-		"--define", "GOOGLE_CUDA=1", "--source-ref", "example/mini@0123456789012345678901234567890123456789", "--date", "2024-02-03", "-o", "mini.json.gz")
-	require.Equal(t, ExitOK, code, errs)
-	assert.Contains(t, errs, "3 kernels for 2 ops on GPU")
-	code, out, errs := runRegistryCLI(t, wd, "show", "mini.json.gz", "--op", "Relu")
-	require.Equal(t, ExitOK, code, errs)
-	assert.Contains(t, out, "T in {float16}")
-	assert.Contains(t, out, "date:       2024-02-03")
-
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--source", "src", "--name", "mini")
-	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errs, "needs --source")
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--source", "nowhere", "--name", "m", "--vendor", "v", "--device-type", "GPU", "--source-ref", "r", "-o", "m.json")
-	assert.Equal(t, ExitInput, code)
-	assert.Contains(t, errs, "not a directory")
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--style", "magic", "--source", "src", "--name", "m", "--vendor", "v", "--device-type", "GPU", "--source-ref", "r", "-o", "m.json")
-	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errs, "unknown --style")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/internal/benchmodel"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // BenchmarkCoverage200k measures matching a 210,000-node model against every
@@ -286,7 +287,7 @@ func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)
 			b.Fatal(rep.Errors[0].Message)
 		}
 		var w countingWriter
-		if err := reports.WriteJSON(&w, rep); err != nil {
+		if err := jsonout.WriteJSON(&w, rep); err != nil {
 			b.Fatal(err)
 		}
 		if size != nil {
