@@ -17,6 +17,7 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // realDir holds real TensorFlow 2.15 logs and the models they are about
@@ -101,7 +102,7 @@ func TestExplainRealLogs(t *testing.T) {
 			assert.Zero(t, rep.UnparsedLines, "every line about a node, op, kernel or device is read")
 
 			var out bytes.Buffer
-			require.NoError(t, reports.WriteExplainJSON(&out, rep))
+			require.NoError(t, jsonout.WriteExplainJSON(&out, rep))
 			golden := filepath.Join("testdata", "real", strings.TrimSuffix(c.log, ".log")+".golden.json")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
