@@ -25,6 +25,7 @@ const registryUsage = `Usage:
   tfscan registry show NAME|FILE [--op OP] [--format table|json]
   tfscan registry diff A B [--format table|json]
   tfscan registry import DUMP --name NAME --vendor V [--device-type T] -o PACK
+  tfscan registry check DUMP [--format table|json]
   tfscan registry extract --source DIR --name NAME --vendor V --device-type T
         [--device-tag TAG]... [--define NAME[=V]]... --source-ref REPO@COMMIT
         [--date D] [--style tf|xla|dml|ascend] [--confidence-level L] -o PACK
@@ -38,7 +39,7 @@ const registryUsage = `Usage:
 func runRegistry(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, registryUsage)
-		return usageErrorf("registry: no subcommand (list, show, diff, import, extract, derive, audit)")
+		return usageErrorf("registry: no subcommand (list, show, diff, import, check, extract, derive, audit)")
 	}
 	switch args[0] {
 	case "list":
@@ -49,6 +50,8 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		return registryDiff(e, args[1:])
 	case "import":
 		return registryImport(e, args[1:])
+	case "check":
+		return registryCheck(e, args[1:])
 	case "extract":
 		return registryExtract(ctx, e, args[1:])
 	case "audit":
@@ -59,7 +62,7 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		fmt.Fprint(e.stdout, registryUsage)
 		return nil
 	}
-	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, extract, derive, audit)", args[0])
+	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, check, extract, derive, audit)", args[0])
 }
 
 func checkFormat(f string) error {
@@ -222,6 +225,17 @@ func resolvePacks(e *env, arg string) ([]*coverage.Pack, error) {
 	return []*coverage.Pack{p}, nil
 }
 
+// builtinArg reports whether resolvePacks reads arg as a built-in pack's
+// name rather than a file.
+func builtinArg(e *env, arg string) bool {
+	path := arg
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.wd, path)
+	}
+	st, err := os.Stat(path)
+	return (err != nil || st.IsDir()) && !strings.ContainsAny(arg, `/\`)
+}
+
 func resolveOnePack(e *env, arg string) (*coverage.Pack, error) {
 	packs, err := resolvePacks(e, arg)
 	if err != nil {
@@ -267,19 +281,23 @@ func registryShow(e *env, args []string) error {
 	}
 	type shown struct {
 		packSummary
-		UnresolvedOpsList []string             `json:"unresolved_ops_list,omitempty"`
-		Stack             *coverage.Stack      `json:"stack,omitempty"`
-		Derived           *coverage.Derivation `json:"derived,omitempty"`
-		NewerThanStack    []string             `json:"ops_newer_than_stack,omitempty"`
-		HostKernels       int                  `json:"host_kernels,omitempty"`
-		OpDefs            int                  `json:"op_defs,omitempty"`
-		KernelList        []kernelRow          `json:"kernel_list"`
+		UnresolvedOpsList []string              `json:"unresolved_ops_list,omitempty"`
+		Stack             *coverage.Stack       `json:"stack,omitempty"`
+		Derived           *coverage.Derivation  `json:"derived,omitempty"`
+		NewerThanStack    []string              `json:"ops_newer_than_stack,omitempty"`
+		HostKernels       int                   `json:"host_kernels,omitempty"`
+		CheckedAgainst    *coverage.BinaryCheck `json:"checked_against,omitempty"`
+		OpDefs            int                   `json:"op_defs,omitempty"`
+		KernelList        []kernelRow           `json:"kernel_list"`
 	}
 	var out []shown
 	found := false
 	for _, p := range packs {
 		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack, Derived: p.Derived,
 			NewerThanStack: p.NewerThanStack, HostKernels: len(p.HostKernels()), OpDefs: len(p.OpDefs)}
+		if builtinArg(e, pos[0]) {
+			s.CheckedAgainst = coverage.CheckedAgainst(p.Name)
+		}
 		for _, k := range p.Kernels {
 			if *op != "" && k.GetOp() != *op {
 				continue
@@ -308,6 +326,10 @@ func registryShow(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "build:      %s\n", strings.Join(s.BuildFlags, " "))
 		} else {
 			fmt.Fprintf(e.stdout, "build:      %s\n", buildNote(packs[i]))
+		}
+		if c := s.CheckedAgainst; c != nil {
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel against the %s registry of TensorFlow %s (%s, sha256 %s) by conformance/registries_test.go; the differences and their reasons are in docs/conformance.md\n",
+				c.DeviceType, c.TFVersion, c.Wheel, c.SHA256)
 		}
 		writeDerivation(e.stdout, packs[i])
 		if len(s.UnresolvedOpsList) > 0 {
