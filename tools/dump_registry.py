@@ -126,8 +126,8 @@ def wheel_names(dists, owned):
 
 def fail(what, err):
     """One line on stderr naming what could not be loaded, and exit 3."""
-    msg = str(err).strip().splitlines()
-    print("dump_registry.py: %s: %s: %s" % (what, type(err).__name__, msg[-1] if msg else "no message"),
+    msg = [l.strip() for l in str(err).splitlines() if l.strip()]
+    print("dump_registry.py: %s: %s: %s" % (what, type(err).__name__, msg[0] if msg else "no message"),
           file=sys.stderr)
     sys.exit(3)
 

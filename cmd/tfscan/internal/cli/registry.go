@@ -228,11 +228,7 @@ func resolvePacks(e *env, arg string) ([]*coverage.Pack, error) {
 // builtinArg reports whether resolvePacks reads arg as a built-in pack's
 // name rather than a file.
 func builtinArg(e *env, arg string) bool {
-	path := arg
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.wd, path)
-	}
-	st, err := os.Stat(path)
+	st, err := os.Stat(abs(e, arg))
 	return (err != nil || st.IsDir()) && !strings.ContainsAny(arg, `/\`)
 }
 
@@ -327,9 +323,13 @@ func registryShow(e *env, args []string) error {
 		} else {
 			fmt.Fprintf(e.stdout, "build:      %s\n", buildNote(packs[i]))
 		}
-		if c := s.CheckedAgainst; c != nil {
-			fmt.Fprintf(e.stdout, "checked:    kernel by kernel against the %s registry of TensorFlow %s (%s, sha256 %s) by conformance/registries_test.go; the differences and their reasons are in docs/conformance.md\n",
+		switch c := s.CheckedAgainst; {
+		case c != nil && c.Conformance:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel against the %s registry of TensorFlow %s (%s, sha256 %s) on every run of conformance/registries_test.go; the differences and their reasons are in docs/conformance.md\n",
 				c.DeviceType, c.TFVersion, c.Wheel, c.SHA256)
+		case c != nil:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel, once (%s), against the %s registry of %s (sha256 %s) on TensorFlow %s: %s; the result is in docs/registries.md\n",
+				c.Date, c.DeviceType, c.Wheel, c.SHA256, c.TFVersion, c.Setting)
 		}
 		writeDerivation(e.stdout, packs[i])
 		if len(s.UnresolvedOpsList) > 0 {
@@ -363,17 +363,24 @@ func toRow(k *kdpb.KernelDef) kernelRow {
 	}
 }
 
-func registryDiff(e *env, args []string) error {
-	fs := newFlagSet("registry diff", e.stderr)
+// formatArgs parses a registry subcommand that takes only --format and n
+// positional arguments (what says which, for the usage error).
+func formatArgs(e *env, cmd string, args []string, n int, what string) (string, []string, error) {
+	fs := newFlagSet(cmd, e.stderr)
 	format := fs.String("format", "table", "table or json")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	if len(pos) != 2 {
-		return usageErrorf("registry diff takes two packs (names or files)")
+	if len(pos) != n {
+		return "", nil, usageErrorf("%s takes %s", cmd, what)
 	}
-	if err := checkFormat(*format); err != nil {
+	return *format, pos, checkFormat(*format)
+}
+
+func registryDiff(e *env, args []string) error {
+	format, pos, err := formatArgs(e, "registry diff", args, 2, "two packs (names or files)")
+	if err != nil {
 		return err
 	}
 	a, err := resolveOnePack(e, pos[0])
@@ -385,7 +392,7 @@ func registryDiff(e *env, args []string) error {
 		return err
 	}
 	d := coverage.DiffPacks(a, b)
-	if *format == "json" {
+	if format == "json" {
 		return writeJSON(e.stdout, d)
 	}
 	w := e.stdout

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/tfscan/tfscan/coverage"
@@ -14,23 +13,11 @@ import (
 // wants to see it on their own install. Exit 1 when a pack disagrees, 3
 // when the dump cannot be read or is not of the binary's TensorFlow version.
 func registryCheck(e *env, args []string) error {
-	fs := newFlagSet("registry check", e.stderr)
-	format := fs.String("format", "table", "table or json")
-	pos, err := parseArgs(fs, args)
+	format, pos, err := formatArgs(e, "registry check", args, 1, "one dump file (tools/dump_registry.py)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("registry check takes one dump file (tools/dump_registry.py)")
-	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	path := pos[0]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.wd, path)
-	}
-	d, err := coverage.ReadDumpFile(path)
+	d, err := coverage.ReadDumpFile(abs(e, pos[0]))
 	if err != nil {
 		return inputError(err)
 	}
@@ -42,7 +29,7 @@ func registryCheck(e *env, args []string) error {
 	for _, c := range checks {
 		ok = ok && c.OK()
 	}
-	if *format == "json" {
+	if format == "json" {
 		if err := writeJSON(e.stdout, checks); err != nil {
 			return err
 		}
