@@ -45,6 +45,8 @@ var binaryChecks = []BinaryCheck{
 	{Pack: "cpu", DeviceType: DeviceCPU, TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256, Conformance: true},
 	{Pack: "cuda", DeviceType: "GPU", TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256, Conformance: true},
 	{Pack: DefaultPackName, DeviceType: DeviceDefault, TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256, Conformance: true},
+	{Pack: "xla", DeviceType: "XLA_GPU_JIT", TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256,
+		Date: "2026-12-02", Setting: "the pinned wheel after one tf.function(jit_compile=True) call, which makes XlaOpRegistry::RegisterCompilationKernels register the XLA JIT kernels"},
 	{Pack: "intel-xpu", DeviceType: "XPU", TFVersion: "2.15.1",
 		Wheel:  "intel_extension_for_tensorflow_lib-2.15.0.3.2-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
 		SHA256: "aea3a014db095b0d7641d90e46658a6b3477efc65479a1dd034ea04df71eaaae",
