@@ -384,3 +384,28 @@ func TestRegistryCheckUnexplained(t *testing.T) {
 	assert.Contains(t, out, "cuda: unexplained - NotAnOp GPU\n")
 	assert.Contains(t, errs, "d.pbtxt: a built-in pack disagrees")
 }
+
+// registry show says which built-in packs are checked against a binary,
+// and against which; a pack file of the same name is not.
+func TestRegistryShowChecked(t *testing.T) {
+	wd := fixtures(t)
+	code, _, errs := runRegistryCLI(t, wd, "import", "a.pbtxt", "--name", "cpu", "--vendor", "x", "--device-type", "CPU", "-o", "cpu.json")
+	require.Equal(t, ExitOK, code, errs)
+	tests := []struct {
+		arg, want string
+	}{
+		{"cpu", "checked:    kernel by kernel against the CPU registry of TensorFlow 2.15.0 (tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl, sha256 dee8ec2b"},
+		{"intel-xpu", "checked:    kernel by kernel, once (2026-12-02), against the XPU registry of intel_extension_for_tensorflow_lib-2.15.0.3.2"},
+		{"musa", ""},
+		{"cpu.json", ""},
+	}
+	for _, tc := range tests {
+		code, out, errs := runRegistryCLI(t, wd, "show", tc.arg, "--op", "Relu")
+		require.Equal(t, ExitOK, code, errs)
+		if tc.want == "" {
+			assert.NotContains(t, out, "checked:", tc.arg)
+		} else {
+			assert.Contains(t, out, tc.want, tc.arg)
+		}
+	}
+}
