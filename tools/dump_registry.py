@@ -62,8 +62,8 @@ def plugin_libraries():
 
 
 def distributions():
-    """(name, version, files) of the installed distributions; empty when
-    importlib.metadata (Python 3.8+) is missing."""
+    """(name, version, files, WHEEL metadata text) of the installed
+    distributions; empty when importlib.metadata (Python 3.8+) is missing."""
     try:
         from importlib import metadata
     except ImportError:
@@ -73,10 +73,11 @@ def distributions():
         try:
             name = dist.metadata["Name"]
             files = [str(f) for f in (dist.files or [])]
+            wheel = dist.read_text("WHEEL") or ""
         except Exception:  # a broken install must not stop the dump
             continue
         if name:
-            out.append((name, dist.version, files))
+            out.append((name, dist.version, files, wheel))
     return out
 
 
@@ -84,7 +85,7 @@ def owning_packages(dists, paths, modules):
     """name==version of the distributions that install one of paths (files
     under site-packages) or the top-level modules."""
     owned = set()
-    for name, version, files in dists:
+    for name, version, files, _ in dists:
         for f in files:
             top = f.split("/")[0].split("\\")[0]
             base = os.path.basename(f)
@@ -100,17 +101,8 @@ def wheel_names(dists, owned):
     rebuilt from each one's WHEEL tags (PEP 427: the tags of one wheel are
     compressed into dot-joined sets), e.g.
     tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl."""
-    try:
-        from importlib import metadata
-    except ImportError:
-        return []
     out = []
-    for dist in metadata.distributions():
-        try:
-            name, version = dist.metadata["Name"], dist.version
-            wheel = dist.read_text("WHEEL") or ""
-        except Exception:  # a broken install must not stop the dump
-            continue
+    for name, version, _, wheel in dists:
         if "%s==%s" % (name, version) not in owned:
             continue
         parts = [[], [], []]
