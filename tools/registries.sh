@@ -40,14 +40,27 @@ done
 TF_REF="tensorflow/tensorflow@6887368d6d46223f460358323c4b76d61d1558a8 (v2.15.0)"
 TF_DATE=2023-11-10
 # Kernel directories of a TF pip build: the kernel libraries that
-# all_kernels_impl in tensorflow/core/BUILD links. Left out: tests (always),
+# all_kernels_impl in tensorflow/core/BUILD links, plus what `import tensorflow`
+# registers beside them (the wheel's own registry says so, see
+# conformance/registries_test.go): the test kernels of
+# tensorflow/python/framework/test_ops.cc and
+# tensorflow/python/client/test_construction_fails_op.cc (tf_session_helper in
+# tensorflow/python/client/BUILD depends on :test_ops_kernels), the flex
+# delegate's TfLiteSubgraphExecute (tensorflow/python/BUILD depends on
+# //tensorflow/lite/delegates/flex:delegate) and AudioMicrofrontend, whose
+# _audio_microfrontend_op.so tf.lite's import loads. Left out: other tests,
 # TPU kernels (tensorflow/core/tpu/kernels, dtensor_tpu_kernels: only with
 # libtpu, tf_tpu_dependencies in tensorflow/core/platform/build_config.default.bzl),
 # the RISC ops (tensorflow/core/kernels/risc: no target outside that folder
-# depends on them), TFRT, fuzzing, examples.
+# depends on them), CheckPreemption (tensorflow/core/distributed_runtime/preemption:
+# a tf_custom_op_py_strict_library kernel that the wheel does not ship), TFRT,
+# fuzzing, examples.
 TF_DIRS=(
   --dir tensorflow/core/kernels --dir tensorflow/core/data --dir tensorflow/core/framework
-  --dir tensorflow/core/common_runtime --dir tensorflow/core/distributed_runtime/preemption
+  --dir tensorflow/core/common_runtime
+  --dir tensorflow/python/framework/test_ops.cc --dir tensorflow/python/client/test_construction_fails_op.cc
+  --dir tensorflow/lite/delegates/flex/tflite_subgraph_execute.cc
+  --dir tensorflow/lite/experimental/microfrontend/ops/audio_microfrontend_op.cc
   --dir tensorflow/core/grappler/optimizers/gpu_swapping_kernels.cc
   --dir tensorflow/compiler/jit/kernels --dir tensorflow/compiler/jit/xla_ops_on_regular_devices.cc
   --dir tensorflow/python/lib/core/py_func.cc --dir tensorflow/distribute/experimental/rpc/kernels

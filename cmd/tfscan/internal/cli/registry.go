@@ -21,6 +21,7 @@ const registryUsage = `Usage:
   tfscan registry show NAME|FILE [--op OP] [--format table|json]
   tfscan registry diff A B [--format table|json]
   tfscan registry import DUMP --name NAME --vendor V [--device-type T] -o PACK
+  tfscan registry check DUMP [--format table|json]
   tfscan registry derive --base PACK --name NAME --vendor V --device-type T
         --tf-version X --rule TEXT --evidence TEXT... --confidence-level low|medium
         --version-check TEXT [--known-ops PATH... --recorded-ops PATH...] -o PACK
@@ -31,7 +32,7 @@ const registryUsage = `Usage:
 func runRegistry(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, registryUsage)
-		return usageErrorf("registry: no subcommand (list, show, diff, import, derive, audit)")
+		return usageErrorf("registry: no subcommand (list, show, diff, import, check, derive, audit)")
 	}
 	switch args[0] {
 	case "list":
@@ -42,6 +43,8 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		return registryDiff(e, args[1:])
 	case "import":
 		return registryImport(e, args[1:])
+	case "check":
+		return registryCheck(e, args[1:])
 	case "audit":
 		return registryAudit(e, args[1:])
 	case "derive":
@@ -50,7 +53,7 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		fmt.Fprint(e.stdout, registryUsage)
 		return nil
 	}
-	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, derive, audit)", args[0])
+	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, check, derive, audit)", args[0])
 }
 
 func checkFormat(f string) error {
@@ -213,6 +216,13 @@ func resolvePacks(e *env, arg string) ([]*coverage.Pack, error) {
 	return []*coverage.Pack{p}, nil
 }
 
+// builtinArg reports whether resolvePacks reads arg as a built-in pack's
+// name rather than a file.
+func builtinArg(e *env, arg string) bool {
+	st, err := os.Stat(abs(e, arg))
+	return (err != nil || st.IsDir()) && !strings.ContainsAny(arg, `/\`)
+}
+
 func resolveOnePack(e *env, arg string) (*coverage.Pack, error) {
 	packs, err := resolvePacks(e, arg)
 	if err != nil {
@@ -258,19 +268,23 @@ func registryShow(e *env, args []string) error {
 	}
 	type shown struct {
 		packSummary
-		UnresolvedOpsList []string             `json:"unresolved_ops_list,omitempty"`
-		Stack             *coverage.Stack      `json:"stack,omitempty"`
-		Derived           *coverage.Derivation `json:"derived,omitempty"`
-		NewerThanStack    []string             `json:"ops_newer_than_stack,omitempty"`
-		HostKernels       int                  `json:"host_kernels,omitempty"`
-		OpDefs            int                  `json:"op_defs,omitempty"`
-		KernelList        []kernelRow          `json:"kernel_list"`
+		UnresolvedOpsList []string              `json:"unresolved_ops_list,omitempty"`
+		Stack             *coverage.Stack       `json:"stack,omitempty"`
+		Derived           *coverage.Derivation  `json:"derived,omitempty"`
+		NewerThanStack    []string              `json:"ops_newer_than_stack,omitempty"`
+		HostKernels       int                   `json:"host_kernels,omitempty"`
+		CheckedAgainst    *coverage.BinaryCheck `json:"checked_against,omitempty"`
+		OpDefs            int                   `json:"op_defs,omitempty"`
+		KernelList        []kernelRow           `json:"kernel_list"`
 	}
 	var out []shown
 	found := false
 	for _, p := range packs {
 		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack, Derived: p.Derived,
 			NewerThanStack: p.NewerThanStack, HostKernels: len(p.HostKernels()), OpDefs: len(p.OpDefs)}
+		if builtinArg(e, pos[0]) {
+			s.CheckedAgainst = coverage.CheckedAgainst(p.Name)
+		}
 		for _, k := range p.Kernels {
 			if *op != "" && k.GetOp() != *op {
 				continue
@@ -299,6 +313,14 @@ func registryShow(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "build:      %s\n", strings.Join(s.BuildFlags, " "))
 		} else {
 			fmt.Fprintf(e.stdout, "build:      %s\n", buildNote(packs[i]))
+		}
+		switch c := s.CheckedAgainst; {
+		case c != nil && c.Conformance:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel against the %s registry of TensorFlow %s (%s, sha256 %s) on every run of conformance/registries_test.go; the differences and their reasons are in docs/conformance.md\n",
+				c.DeviceType, c.TFVersion, c.Wheel, c.SHA256)
+		case c != nil:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel, once (%s), against the %s registry of %s (sha256 %s) on TensorFlow %s: %s; the result is in docs/registries.md\n",
+				c.Date, c.DeviceType, c.Wheel, c.SHA256, c.TFVersion, c.Setting)
 		}
 		writeDerivation(e.stdout, packs[i])
 		if len(s.UnresolvedOpsList) > 0 {
@@ -332,17 +354,24 @@ func toRow(k *kdpb.KernelDef) kernelRow {
 	}
 }
 
-func registryDiff(e *env, args []string) error {
-	fs := newFlagSet("registry diff", e.stderr)
+// formatArgs parses a registry subcommand that takes only --format and n
+// positional arguments (what says which, for the usage error).
+func formatArgs(e *env, cmd string, args []string, n int, what string) (string, []string, error) {
+	fs := newFlagSet(cmd, e.stderr)
 	format := fs.String("format", "table", "table or json")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	if len(pos) != 2 {
-		return usageErrorf("registry diff takes two packs (names or files)")
+	if len(pos) != n {
+		return "", nil, usageErrorf("%s takes %s", cmd, what)
 	}
-	if err := checkFormat(*format); err != nil {
+	return *format, pos, checkFormat(*format)
+}
+
+func registryDiff(e *env, args []string) error {
+	format, pos, err := formatArgs(e, "registry diff", args, 2, "two packs (names or files)")
+	if err != nil {
 		return err
 	}
 	a, err := resolveOnePack(e, pos[0])
@@ -354,7 +383,7 @@ func registryDiff(e *env, args []string) error {
 		return err
 	}
 	d := coverage.DiffPacks(a, b)
-	if *format == "json" {
+	if format == "json" {
 		return writeJSON(e.stdout, d)
 	}
 	w := e.stdout
