@@ -25,6 +25,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -236,8 +237,8 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*kernels.Tensor, fe
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
 		}
-		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && kernels.BaseType(want) != t.DType {
-			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(kernels.BaseType(want)))
+		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && dtype.Base(want) != t.DType {
+			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(dtype.Base(want)))
 		}
 		if err := checkPlaceholderShape(ref.Node, t); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
@@ -412,7 +413,7 @@ func outputType(n *graph.Node, i int) tpb.DataType {
 	return tpb.DataType_DT_INVALID
 }
 
-func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+func dtName(t tpb.DataType) string { return dtype.Name(t) }
 
 // checkPlaceholderShape checks a feed against a Placeholder's shape attr
 // (unknown dims and unknown rank match anything), as TensorFlow does.

@@ -7,6 +7,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/internal/csr"
 )
 
@@ -103,7 +104,7 @@ func DTypeNames(types []tpb.DataType) []string {
 	var out []string
 next:
 	for _, t := range types {
-		s := DTypeName(t)
+		s := dtype.Name(t)
 		for _, x := range out {
 			if x == s {
 				continue next

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Goldens from NumPy (tools/goldens/numpy_goldens.py): an independent
@@ -159,7 +161,7 @@ func npAssertClose(t *testing.T, want, got *Tensor, rtol, atol float64, msg stri
 	require.Equal(t, want.DType, got.DType, "%s: dtype", msg)
 	require.Equal(t, want.Shape, got.Shape, "%s: shape", msg)
 	require.NoError(t, got.Validate(), msg)
-	if !IsFloat(want.DType) {
+	if !dtype.IsFloat(want.DType) {
 		require.Equal(t, want.Data, got.Data, msg)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -165,7 +166,7 @@ func NewInspectModel(g *graph.Graph) *InspectModel {
 func inspectTensors(ts []*savedmodel.TensorInfo) []InspectTensor {
 	out := []InspectTensor{}
 	for _, t := range ts {
-		it := InspectTensor{Key: t.Key, Name: t.Name, DType: graph.DTypeName(t.DType)}
+		it := InspectTensor{Key: t.Key, Name: t.Name, DType: dtype.Name(t.DType)}
 		if !t.UnknownRank {
 			it.Shape = append([]int64{}, t.Shape...)
 		}

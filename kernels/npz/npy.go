@@ -25,6 +25,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/kernels"
 )
 
@@ -100,7 +101,7 @@ func ReadNPY(r io.Reader) (*kernels.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := n * kernels.DTypeSize(dt)
+	size := n * dtype.Size(dt)
 	raw := make([]byte, 0, min(size, 1<<20))
 	buf := bytes.NewBuffer(raw)
 	got, err := io.Copy(buf, io.LimitReader(r, int64(size)+1))

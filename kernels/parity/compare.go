@@ -12,7 +12,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/precision"
 )
@@ -102,16 +102,16 @@ func Values(t *kernels.Tensor) ([]float64, bool) {
 func Compare(got, ref *kernels.Tensor, storage tpb.DataType, tol Tolerance) (Metrics, error) {
 	a, ok := Values(got)
 	if !ok {
-		return Metrics{}, fmt.Errorf("cannot compare a %s tensor", graph.DTypeName(got.DType))
+		return Metrics{}, fmt.Errorf("cannot compare a %s tensor", dtype.Name(got.DType))
 	}
 	b, ok := Values(ref)
 	if !ok {
-		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", graph.DTypeName(ref.DType))
+		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", dtype.Name(ref.DType))
 	}
 	if len(a) != len(b) || !slices.Equal(got.Shape, ref.Shape) {
 		return Metrics{}, fmt.Errorf("shape %v differs from the reference's %v", got.Shape, ref.Shape)
 	}
-	floats := kernels.IsFloat(got.DType)
+	floats := dtype.IsFloat(got.DType)
 	return CompareValues(a, b, storage, floats, tol), nil
 }
 

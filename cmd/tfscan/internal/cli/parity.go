@@ -13,6 +13,7 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -411,7 +412,7 @@ func compareGolden(gold map[string]*kernels.Tensor, res *parity.Result, lm *load
 			return nil, fmt.Errorf("no recorded array for output %s (arrays: %s)", name, strings.Join(npz.SortedKeys(gold), ", "))
 		}
 		storage := g.DType
-		if !kernels.IsFloat(storage) {
+		if !dtype.IsFloat(storage) {
 			storage = tpb.DataType_DT_DOUBLE
 		}
 		o, err := parity.CompareOutput(name, g, res.Reference[name], storage, tol)
