@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -155,21 +154,19 @@ type TensorRef struct {
 	Output int
 }
 
-// ParseTensorName splits "name:3" into ("name", 3); a name without an index
-// is output 0. A leading "^" is refused (use targets).
+// ParseTensorName reads a tensor name with graph.ParseTensorName ("name:3"
+// is output 3 of name, a name without an index output 0) and refuses what
+// cannot be fed or fetched: an empty name and a control input ("^name",
+// use targets).
 func ParseTensorName(s string) (string, int, error) {
 	if s == "" {
 		return "", 0, errors.New("empty tensor name")
 	}
-	if strings.HasPrefix(s, "^") {
+	node, port, ctl := graph.ParseTensorName(s)
+	if ctl {
 		return "", 0, fmt.Errorf("tensor name %q: control inputs cannot be fed or fetched", s)
 	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		if v, err := strconv.Atoi(s[i+1:]); err == nil && v >= 0 {
-			return s[:i], v, nil
-		}
-	}
-	return s, 0, nil
+	return node, port, nil
 }
 
 // Resolve finds the top-level tensor a name like "x", "x:0" or "split:1"

@@ -611,7 +611,7 @@ func (b *builder) topInputs(n *Node) {
 		n.Inputs = b.inputs(len(in) - ctl)
 	}
 	for _, s := range in {
-		name, idx, ctl := parseTensorName(s)
+		name, idx, ctl := ParseTensorName(s)
 		src := b.topByName[name]
 		if src == nil {
 			// graph_constructor.cc:762-768 InitFromEdges
