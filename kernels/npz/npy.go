@@ -11,6 +11,18 @@
 // np.load(f).view(ml_dtypes.bfloat16) gives the values back). Anything else
 // (unicode strings, complex, objects, structured or big-endian arrays,
 // fortran_order True) is a clear error.
+//
+// The format is read here rather than with codeberg.org/sbinet/npyio
+// (v0.14.0) because these files are untrusted input and that library does
+// not meet what tfscan needs of them:
+//   - a malformed header panics instead of failing: descr '<f3' or '<c4'
+//     ("invalid float element size 3") and a shape of 2^62 elements
+//     (makeslice: len out of range) panic in Reader.Read;
+//   - bfloat16 is missing both ways: '<V2' data is handed to its pickle
+//     decoder (read into []any) or refused (read into []uint16), and a
+//     two-byte array is written as '|u1' with an extra dimension, not '<V2';
+//   - an 'O' (object) array is decoded by running a pickle decoder on the
+//     file's bytes, which tfscan refuses outright.
 package npz
 
 import (
