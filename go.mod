@@ -3,6 +3,7 @@ module github.com/tfscan/tfscan
 go 1.26.8
 
 require (
+	github.com/golang/snappy v1.0.0
 	github.com/mattn/go-isatty v0.0.20
 	github.com/mattn/go-runewidth v0.0.19
 	github.com/olekukonko/tablewriter v1.1.5
