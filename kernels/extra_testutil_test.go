@@ -40,6 +40,8 @@ func xstr(shape []int, v ...string) *Tensor {
 	return &Tensor{DType: tpb.DataType_DT_STRING, Shape: shape, Data: d}
 }
 
+// xattrs builds attrs from name, value pairs (bool, int, float64, string,
+// DataType, []int, []int64, []float32, []string).
 func xattrs(kv ...any) map[string]*attrpb.AttrValue {
 	m := map[string]*attrpb.AttrValue{}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -55,8 +57,20 @@ func xattrs(kv ...any) map[string]*attrpb.AttrValue {
 			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(x)}}
 		case tpb.DataType:
 			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: x}}
+		case []int:
+			l := &attrpb.AttrValue_ListValue{}
+			for _, e := range x {
+				l.I = append(l.I, int64(e))
+			}
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
 		case []int64:
 			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{I: x}}}
+		case []string:
+			l := &attrpb.AttrValue_ListValue{}
+			for _, e := range x {
+				l.S = append(l.S, []byte(e))
+			}
+			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
 		case []float32:
 			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{F: x}}}
 		default:
