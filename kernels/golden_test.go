@@ -233,37 +233,16 @@ func (g goldenTensor) tensor() (*Tensor, error) {
 // setGolden stores v, a value of the golden files, as element i of t:
 // integers exactly from their decimal digits, floats rounded to t's dtype.
 func setGolden(t *Tensor, i int, v any) error {
-	if n, ok := v.(json.Number); ok {
-		if u, err := strconv.ParseUint(n.String(), 10, 64); err == nil {
-			if d, ok := t.Data.([]uint64); ok {
-				d[i] = u
-				return nil
-			}
+	if d, ok := t.Data.([]uint64); ok {
+		if n, ok := v.(json.Number); ok {
+			u, err := strconv.ParseUint(n.String(), 10, 64)
+			d[i] = u
+			return err
 		}
-		if x, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-			switch d := t.Data.(type) {
-			case []int8:
-				d[i] = int8(x)
-				return nil
-			case []uint8:
-				d[i] = uint8(x)
-				return nil
-			case []int16:
-				d[i] = int16(x)
-				return nil
-			case []uint16:
-				d[i] = uint16(x)
-				return nil
-			case []int32:
-				d[i] = int32(x)
-				return nil
-			case []int64:
-				d[i] = x
-				return nil
-			case []uint32:
-				d[i] = uint32(x)
-				return nil
-			}
+	}
+	if n, ok := v.(json.Number); ok {
+		if x, err := strconv.ParseInt(n.String(), 10, 64); err == nil && !dtype.IsFloat(t.DType) {
+			return setInt(t, i, x)
 		}
 	}
 	f, err := goldenNumber(v)
@@ -279,24 +258,38 @@ func setGolden(t *Tensor, i int, v any) error {
 		d[i] = Float16FromFloat32(float32(f))
 	case []BFloat16:
 		d[i] = BFloat16FromFloat32(float32(f))
-	case []int8:
-		d[i] = int8(f)
-	case []uint8:
-		d[i] = uint8(f)
-	case []int16:
-		d[i] = int16(f)
-	case []uint16:
-		d[i] = uint16(f)
-	case []int32:
-		d[i] = int32(f)
-	case []int64:
-		d[i] = int64(f)
-	case []uint32:
-		d[i] = uint32(f)
-	case []uint64:
-		d[i] = uint64(f)
 	case []bool:
 		d[i] = f != 0
+	case []uint64:
+		d[i] = uint64(f)
+	default:
+		return setInt(t, i, int64(f))
+	}
+	return nil
+}
+
+// setInt stores x as element i of an integer or bool tensor, wrapped to
+// its width as a C cast does.
+func setInt(t *Tensor, i int, x int64) error {
+	switch d := t.Data.(type) {
+	case []int8:
+		d[i] = int8(x)
+	case []uint8:
+		d[i] = uint8(x)
+	case []int16:
+		d[i] = int16(x)
+	case []uint16:
+		d[i] = uint16(x)
+	case []int32:
+		d[i] = int32(x)
+	case []int64:
+		d[i] = x
+	case []uint32:
+		d[i] = uint32(x)
+	case []uint64:
+		d[i] = uint64(x)
+	case []bool:
+		d[i] = x != 0
 	default:
 		return fmt.Errorf("dtype %s", dtype.Name(t.DType))
 	}
