@@ -7,7 +7,7 @@ import (
 )
 
 // ParseTensorName splits a tensor name the way TensorFlow's ParseTensorName
-// does (tensorflow/core/graph/tensor_id.cc:34-62), for every place that reads
+// does (tensorflow/core/graph/tensor_id.cc:34-63), for every place that reads
 // one: graph inputs, signature tensors, fetches and feeds. Going back from
 // the end over a run of digits, a ':' before them (not at the start) makes
 // "name:digits" output digits of name; otherwise a leading "^" makes a

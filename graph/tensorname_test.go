@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// The cases are TensorFlow's ParseTensorName (tensor_id.cc:34-62) on the
+// The cases are TensorFlow's ParseTensorName (tensor_id.cc:34-63) on the
 // names the loader, the executor, the placement simulation and the
 // rewriter meet: plain, indexed and control names, and the odd ones where
 // the port is not a run of digits after a colon.
