@@ -31,7 +31,7 @@ var builtinExpect = map[string]struct {
 	"directml":  {"GPU", MechanismKernel, 290, 340, "Microsoft", LevelMedium},
 	"musa":      {"MUSA", MechanismKernel, 220, 260, "Moore Threads", LevelHigh},
 	"ascend":    {"NPU", MechanismGraphOffload, 750, 900, "Huawei", LevelLow},
-	// Derived packs (issue #12): the base's kernels, relabelled.
+	// Derived packs: the base's kernels, relabelled.
 	"iluvatar-corex": {"GPU", MechanismDerived, 600, 800, "Iluvatar CoreX", LevelLow},
 	"hygon-dcu":      {"GPU", MechanismDerived, 600, 800, "Hygon", LevelMedium},
 	"enflame-gcu":    {"XLA_DTU", MechanismDerived, 350, 600, "Enflame", LevelLow},
@@ -154,7 +154,7 @@ func TestBuiltinPackFacts(t *testing.T) {
 		{"xla Conv2D has no int32 on GPU", accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_FLOAT) && !accepts(get("xla"), "Conv2D", "T", tpb.DataType_DT_INT32)},
 		{"ascend keeps Const off the NPU", !slices.Contains(ops(get("ascend")), "Const")},
 		{"ascend has MatMul", slices.Contains(ops(get("ascend")), "MatMul")},
-		// Issue #11 item 6: the Linux wheel's oneDNN and C API kernels.
+		// The Linux wheel's oneDNN and C API kernels.
 		{"cpu has the oneDNN placeholder QuantizedConv2DAndRelu", slices.Contains(ops(cpu), "QuantizedConv2DAndRelu")},
 		{"cpu has _FusedDepthwiseConv2dNative", accepts(cpu, "_FusedDepthwiseConv2dNative", "T", tpb.DataType_DT_FLOAT)},
 		{"cpu has _FusedBatchNormEx and _FusedConv3D", slices.Contains(ops(cpu), "_FusedBatchNormEx") && slices.Contains(ops(cpu), "_FusedConv3D")},

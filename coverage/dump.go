@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -35,6 +36,13 @@ type DumpHeader struct {
 	// TensorFlow and the loaded plugins (a vendor build shows its local
 	// version, e.g. tensorflow==2.6.5+corex.3.1.0).
 	Packages []string `json:"packages,omitempty"`
+	// Wheels are the file names of the wheels those distributions were
+	// installed from, rebuilt from their WHEEL tags.
+	Wheels []string `json:"wheels,omitempty"`
+	// Kernels and OpDefs are how many of each the script wrote: a dump
+	// that holds fewer is truncated. Zero when the header does not say.
+	Kernels int `json:"kernels,omitempty"`
+	OpDefs  int `json:"op_defs,omitempty"`
 }
 
 // Dump is a parsed live dump: TensorFlow's KernelList from
@@ -291,6 +299,10 @@ func parseDump(path string, data []byte) (*Dump, error) {
 	if len(list.GetKernel()) == 0 {
 		return nil, errors.New("KernelList has no kernels")
 	}
+	if h := d.Header; h.Kernels > 0 && len(list.GetKernel()) != h.Kernels || h.OpDefs > 0 && len(d.OpDefs) != h.OpDefs {
+		return nil, fmt.Errorf("truncated dump: its header says %d kernels and %d OpDefs, the file holds %d and %d",
+			h.Kernels, h.OpDefs, len(list.GetKernel()), len(d.OpDefs))
+	}
 	for i, k := range list.GetKernel() {
 		if err := checkKernel(k); err != nil {
 			return nil, fmt.Errorf("kernel %d: %w", i, err)
@@ -352,6 +364,12 @@ func parseTextHeader(data []byte) DumpHeader {
 			h.DeviceTypes = splitList(val)
 		case "packages":
 			h.Packages = splitList(val)
+		case "wheels":
+			h.Wheels = splitList(val)
+		case "kernels":
+			h.Kernels, _ = strconv.Atoi(val)
+		case "op_defs":
+			h.OpDefs, _ = strconv.Atoi(val)
 		}
 	}
 	return h

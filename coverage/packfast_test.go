@@ -318,8 +318,8 @@ func FuzzKernelLine(f *testing.F) {
 
 // BenchmarkParsePack reads the CPU pack (what every scan with placement
 // reads) and every built-in pack from their gzip files as loadBuiltin does, with the plain decode as
-// the same-run baseline (ReadPack of the file as it was before the fast
-// decode: io.ReadAll of the gzip stream, parsePackProtojson). A step's peak
+// the same-run baseline (the plain decode: io.ReadAll of the gzip stream,
+// parsePackProtojson). A step's peak
 // heap counts its packs, held to its end as loadBuiltin's cache holds them;
 // fast-kept-MiB and protojson-kept-MiB are what they hold after collection.
 func BenchmarkParsePack(b *testing.B) {

@@ -30,8 +30,8 @@ func ran(t *testing.T, text string, feeds map[string]*kernels.Tensor, fetches ..
 
 func TestFeedPlaceholderWithControlConsumers(t *testing.T) {
 	needKernels(t, "Mul", "AddV2")
-	// The shape of the TF.js-converted models of issue #11: constants and
-	// a NoOp hang off the input by ^x.
+	// The shape of TF.js-converted models: constants and a NoOp hang off
+	// the input by ^x.
 	text := placeholder("x", "DT_FLOAT") +
 		constF32("two", "2.0", "x") +
 		node("y", "Mul", attrF32, "x", "two") +

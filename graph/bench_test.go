@@ -18,7 +18,7 @@ import (
 // SavedModel (64 MiB of Const tensors) with a bare proto.Unmarshal of the
 // same bytes. Ratio interleaves the three in one run and reports
 // Load/Unmarshal and LoadBuild/Unmarshal, CPU and peak heap (medians);
-// goal (issue #14 item 5): Load, and LoadBuild too, below 1.
+// goal: Load, and LoadBuild too, below 1 (docs/performance.md).
 // Run: go test -bench LoadBuild -run '^$' -benchmem ./graph/
 func BenchmarkLoadBuild(b *testing.B) {
 	data := benchmodel.SavedModel()
@@ -92,8 +92,8 @@ func BenchmarkLoadBuild(b *testing.B) {
 }
 
 // BenchmarkDeepCallChain measures a valid SavedModel of 10,000 nested
-// calls (modelgen.CallChain), which once drove inspect to 2 GiB: reading
-// and building it, and rendering every node's path once (as inspect and
+// calls (modelgen.CallChain), whose paths grow quadratically when every
+// node's path is rendered in full: reading and building it, and rendering every node's path once (as inspect and
 // scan's reports do), against a bare proto.Unmarshal of the same bytes in
 // the same run. The goal is LoadBuild under 5 s and 512 MiB of peak heap.
 // Run: go test -bench DeepCallChain -run '^$' -benchmem ./graph/

@@ -468,6 +468,9 @@ func (b *builder) addCall(n *Node, attr, name string) {
 		b.missingFunction(n, attr, name)
 		return
 	}
+	if attr == "f" && (n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall") {
+		b.checkCallOutputs(n, f)
+	}
 	for _, c := range n.Calls {
 		if c == f {
 			return

@@ -191,6 +191,28 @@ func (b *builder) checkOutputIndex(n *Node, in Input) {
 	b.fatalNode("invalid_output", rankConvert, n, "%s", msg)
 }
 
+// checkCallOutputs refuses a PartitionedCall whose Tout lists fewer
+// outputs than its function returns: TensorFlow's importer infers the
+// function's shapes into the call's outputs and meets a result with no
+// output to go to (common_runtime/shape_refiner.cc:108-116; the index it
+// names is the first such result it meets, the first past Tout here). A
+// signature with list-valued results is not counted.
+func (b *builder) checkCallOutputs(n *Node, f *Function) {
+	tout, ok := n.Def.GetAttr()["Tout"]
+	if !ok {
+		return
+	}
+	results := f.Def.GetSignature().GetOutputArg()
+	for _, a := range results {
+		if a.GetNumberAttr() != "" || a.GetTypeListAttr() != "" {
+			return
+		}
+	}
+	if have := len(tout.GetList().GetType()); len(results) > have {
+		b.fatalNode("call_outputs", rankCall, n, "Function instantiation included invalid output index: %d not in [0, %d).", have, have)
+	}
+}
+
 // sameFunction is framework/function.cc:909-936 FunctionDefsEqual: the
 // signature, attrs, body, ret and control_ret maps; arg attrs and resource
 // ids do not count. A library may hold a function twice when both copies

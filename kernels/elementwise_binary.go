@@ -258,7 +258,7 @@ func floorModF[T float](x, y T) T {
 func fmodF[T float](x, y T) T { return T(math.Mod(float64(x), float64(y))) }
 
 // powInt is Eigen's integer pow (repeated squaring, wrapping on overflow);
-// negative exponents were rejected before.
+// the Pow kernel rejects negative exponents first (checkPow).
 func powInt[T integer](x, y T) T {
 	r := T(1)
 	for y > 0 {

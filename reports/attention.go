@@ -180,9 +180,9 @@ func (t *Target) CountOps() []OpCoverage {
 	return out
 }
 
-// opCounts is t.Ops, or counted from the nodes when a producer left it
+// OpCounts is t.Ops, or counted from the nodes when a producer left it
 // empty.
-func (t *Target) opCounts() []OpCoverage {
+func (t *Target) OpCounts() []OpCoverage {
 	if len(t.Ops) > 0 || len(t.Nodes) == 0 {
 		return t.Ops
 	}

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -58,128 +57,6 @@ func TestDeviceType(t *testing.T) {
 	} {
 		require.Equal(t, want, deviceType(dev), dev)
 	}
-}
-
-// attentionFixture is fixture() as a scan with the default --nodes writes
-// it: the same figures, only the nodes that need attention listed.
-func attentionFixture() *Report {
-	r := fixture()
-	r.Options.Nodes = NodesAttention
-	for _, m := range r.Models {
-		for _, t := range m.Targets {
-			t.KeepAttention(m.Findings)
-		}
-	}
-	return r
-}
-
-// What the list drops changes no figure: every writer but JSON and HTML
-// (which list the nodes) writes the same bytes, the HTML's charts and
-// matrix are the same, and the gate decides the same, with and without a
-// baseline of either kind.
-func TestAttentionKeepsAggregates(t *testing.T) {
-	all, att := fixture(), attentionFixture()
-	dropped := 0
-	for i, m := range all.Models {
-		for j, t := range m.Targets {
-			dropped += len(t.Nodes) - len(att.Models[i].Targets[j].Nodes)
-		}
-	}
-	require.Positive(t, dropped, "the fixture has nodes that need no attention")
-	require.Equal(t, []NodeResult{}, att.Models[0].Targets[1].Nodes, "tiny.pbtxt is covered everywhere, nothing to list")
-
-	for _, format := range []string{"table", "markdown", "sarif", "junit"} {
-		w, err := Writer(format)
-		require.NoError(t, err)
-		var a, b bytes.Buffer
-		require.NoError(t, w(&a, fixture()))
-		require.NoError(t, w(&b, attentionFixture()))
-		require.Equal(t, a.String(), b.String(), format)
-	}
-	for i, m := range all.Models {
-		am := att.Models[i]
-		require.Equal(t, buildMatrix(m), buildMatrix(am), m.Path)
-		for j, t0 := range m.Targets {
-			require.Equal(t, coverageSegments(t0), coverageSegments(am.Targets[j]), "%s on %s", m.Path, t0.Target)
-			require.Equal(t, t0.FallbackNodes(), am.Targets[j].FallbackNodes())
-		}
-	}
-
-	policies := map[string]Policy{
-		"none":     {},
-		"coverage": {Thresholds: Thresholds{MinCoverage: ptr(90.0)}},
-		"fallback": {Thresholds: Thresholds{MaxFallbackNodes: ptr(0), MaxNewFallbackNodes: ptr(1)}},
-		"fail_on":  {Thresholds: Thresholds{FailOn: []string{ReasonLabelMismatch, ReasonNoKernel, ReasonCoveredDefault, KindUnsafeOp, ChangeNewFallback}}},
-		"ignores": {Thresholds: Thresholds{MinCoverage: ptr(80.0), MaxNewFallbackNodes: ptr(0)},
-			Ignore: []IgnoreRule{{Op: "Erf"}, {Node: "model/pool/*", Target: "musa"}}},
-	}
-	for name, p := range policies {
-		for _, base := range []struct {
-			name     string
-			all, att *Report
-		}{{"no baseline", nil, nil}, {"baseline", gateFixture(), withoutPlacementErrors(attentionFixture())}} {
-			want := EvaluateGate(fixture(), p, base.all, today)
-			require.Equal(t, want, EvaluateGate(attentionFixture(), p, base.att, today), "%s, %s", name, base.name)
-			if base.all != nil {
-				require.Equal(t, want, EvaluateGate(attentionFixture(), p, base.all, today), "%s, a baseline listing every node", name)
-			}
-		}
-	}
-}
-
-// A report that lists only the nodes that need attention validates, and
-// says so.
-func TestAttentionGolden(t *testing.T) {
-	s := compileSchema(t, "report.schema.json", Schema())
-	for _, format := range []string{"json", "html"} {
-		b := writeGolden(t, format, "attention", attentionFixture())
-		if format == "json" {
-			require.NoError(t, validate(t, s, b))
-			require.Contains(t, string(b), `"nodes": "attention"`)
-		} else {
-			require.Contains(t, string(b), "scan with <code>--nodes all</code> to list every node")
-		}
-	}
-}
-
-// With --nodes attention a target's lost fusions are one chain per fused
-// op and reason with their count: the table says the same as with every
-// chain listed, the JSON validates, and grouping again changes nothing.
-func TestAttentionGroupsFusions(t *testing.T) {
-	chain := func(block string) []string {
-		return []string{block + "/Conv2D", block + "/BiasAdd", block + "/Relu"}
-	}
-	fusions := func() []Fusion {
-		return []Fusion{
-			{Fused: "_FusedConv2D", Nodes: chain("b3"), Reason: "no kernel"},
-			{Fused: "_FusedBatchNormEx", Nodes: []string{"bn/FusedBatchNormV3", "bn/Relu"}, Reason: "no kernel"},
-			{Fused: "_FusedConv2D", Nodes: chain("b1"), Reason: "no kernel"},
-			{Fused: "_FusedConv2D", Nodes: chain("b9"), Reason: "pinned"},
-			{Fused: "_FusedConv2D", Nodes: chain("b2"), Reason: "no kernel"},
-		}
-	}
-	all, att := fixture(), fixture()
-	all.Models[0].Targets[0].Fusions = fusions()
-	tg := att.Models[0].Targets[0]
-	tg.Fusions = fusions()
-	tg.KeepAttention(nil)
-	require.Equal(t, []Fusion{
-		{Fused: "_FusedBatchNormEx", Nodes: []string{"bn/FusedBatchNormV3", "bn/Relu"}, Reason: "no kernel"},
-		{Fused: "_FusedConv2D", Nodes: chain("b1"), Reason: "no kernel", Count: 3},
-		{Fused: "_FusedConv2D", Nodes: chain("b9"), Reason: "pinned"},
-	}, tg.Fusions)
-	require.Equal(t, tg.Fusions, groupFusions(slices.Clone(tg.Fusions)), "grouping is idempotent")
-
-	var a, b bytes.Buffer
-	require.NoError(t, WriteTable(&a, all))
-	require.NoError(t, WriteTable(&b, att))
-	require.Contains(t, a.String(), "4 _FusedConv2D fusion(s) of the source lost")
-	require.Equal(t, a.String(), b.String())
-
-	var j bytes.Buffer
-	require.NoError(t, WriteJSON(&j, att))
-	require.Contains(t, j.String(), `"count": 3`)
-	require.NoError(t, validate(t, compileSchema(t, "report.schema.json", Schema()), j.Bytes()))
 }
 
 // TestCompareFusionsIsJoinedOrder: fusions compare as their node paths

@@ -179,7 +179,7 @@ func (t *Target) FallbackNodes() int {
 	if p := t.Placement; p != nil && len(p.DeviceNodes) > 0 && t.Registry.DeviceType != "CPU" {
 		n := 0
 		for dev, c := range p.DeviceNodes {
-			if isCPUDevice(dev) {
+			if IsCPUDevice(dev) {
 				n += c
 			}
 		}
@@ -199,12 +199,13 @@ func (t *Target) FallbackNodes() int {
 // without a placement, it is uncovered. FallbackNodes counts these.
 func (t *Target) LeavesDevice(n *NodeResult) bool {
 	if t.Placement != nil && n.Device != "" && t.Registry.DeviceType != "CPU" {
-		return isCPUDevice(n.Device)
+		return IsCPUDevice(n.Device)
 	}
 	return !IsCovered(n.Reason)
 }
 
-func isCPUDevice(dev string) bool {
+// IsCPUDevice says whether a device name, full or short, names a CPU.
+func IsCPUDevice(dev string) bool {
 	// "CPU", "CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"
 	return strings.EqualFold(deviceType(dev), "cpu")
 }

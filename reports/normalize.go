@@ -23,7 +23,7 @@ func (r *Report) Normalize() {
 		m.normalize()
 	}
 	if r.Gate != nil {
-		r.Gate.normalize()
+		r.Gate.Normalize()
 	}
 	slices.SortStableFunc(r.Errors, func(a, b ScanError) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Message, b.Message))
@@ -118,7 +118,8 @@ func (t *Target) normalize() {
 	slices.SortStableFunc(t.Nodes, func(a, b NodeResult) int { return cmp.Compare(a.Path, b.Path) })
 }
 
-func (g *Gate) normalize() {
+// Normalize gives the gate's lists the order they are written in.
+func (g *Gate) Normalize() {
 	g.Failures = nonNil(g.Failures)
 	slices.SortStableFunc(g.Failures, func(a, b GateFailure) int {
 		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Target, b.Target),
@@ -155,4 +156,11 @@ func nonNil[S ~[]E, E any](s S) S {
 // makes.
 func compareFusions(a, b Fusion) int {
 	return cmp.Or(cmp.Compare(a.Fused, b.Fused), slices.Compare(a.Nodes, b.Nodes))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

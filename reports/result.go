@@ -1,6 +1,9 @@
-// Package reports holds tfscan's result model (JSON schema version 2) and
-// the writers that render it: table, JSON, HTML, Markdown, SARIF and JUnit.
-// Writers are pure functions of the model; nothing here reads models or flags.
+// Package reports holds tfscan's result model: the scan report (JSON schema
+// version 2, schema/report.schema.json), the inspect and explain reports,
+// the codes and counts every reader shares, and reading a report back. It
+// imports only the standard library, so that any producer or consumer can use
+// it; the writers (reports/table, jsonout, html, markdown, sarif, junit) render
+// it and reports/gate judges it.
 package reports
 
 // SchemaVersion is the version of the JSON report. Within a version, changes
@@ -206,16 +209,6 @@ func (t *Target) CoverageLevel() string {
 		return ""
 	}
 	return t.Registry.ConfidenceLevel
-}
-
-// formatCoverage is the coverage percentage with the confidence of a pack
-// that is not high next to it: "87.5% (low confidence)".
-func formatCoverage(t *Target) string {
-	s := formatPercent(t.CoveragePercent())
-	if l := t.CoverageLevel(); l != "" {
-		s += " (" + l + " confidence)"
-	}
-	return s
 }
 
 // Coverage counts nodes and distinct ops, all nodes and reachable ones.

@@ -55,7 +55,7 @@ func BenchmarkLoadBinaryLarge(b *testing.B) {
 		}
 	})
 	// Load against a bare proto.Unmarshal of the same bytes, interleaved
-	// in one run; goal (issue #14 item 5): Load/Unmarshal below 1.
+	// in one run; goal: Load/Unmarshal below 1.
 	b.Run("Ratio", func(b *testing.B) {
 		benchmodel.Compare(b,
 			benchmodel.Step{Name: "Unmarshal", Run: func() {

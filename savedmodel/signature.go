@@ -59,5 +59,13 @@ func decodeTensorInfo(key string, ti *mgpb.TensorInfo) *TensorInfo {
 	for i, d := range sh.GetDim() {
 		t.Shape[i] = d.GetSize()
 	}
+	if checkDims(t.Shape, true, MaxShapeElements) != nil {
+		// A shape no tensor has (a dimension below -1, more elements than
+		// MaxShapeElements) is read as unknown: TensorFlow's loaders find
+		// a signature's tensors by name and never read its shapes
+		// (python/saved_model/load_v1_in_v2.py:158-161), so the model
+		// loads and runs.
+		t.Shape, t.UnknownRank = nil, true
+	}
 	return t
 }

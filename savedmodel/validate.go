@@ -19,7 +19,8 @@ import (
 // is asked to allocate for them.
 const (
 	// MaxShapeElements bounds the element count of a shape's known
-	// dimensions (signatures, shape attrs): 2^40.
+	// dimensions (shape attrs; a signature's shape over it is read as
+	// unknown): 2^40.
 	MaxShapeElements = 1 << 40
 	// MaxTensorElements bounds the element count of a tensor stored in the
 	// model (a Const value, a TF.js weight): 2^31, more than a 2 GiB file
@@ -28,18 +29,11 @@ const (
 )
 
 // validate checks what every later stage relies on: Consts have values,
-// shapes are sane, tensor_content sizes match their shapes.
+// shapes are sane, tensor_content sizes match their shapes. Signature
+// shapes are not checked here: decodeTensorInfo reads one no tensor has as
+// unknown.
 func validate(m *Model) error {
 	for _, mg := range m.MetaGraphs {
-		for _, sig := range mg.Signatures {
-			for _, list := range [][]*TensorInfo{sig.Inputs, sig.Outputs} {
-				for _, ti := range list {
-					if err := checkDims(ti.Shape, true, MaxShapeElements); err != nil {
-						return fmt.Errorf("signature %q tensor %q: %v", sig.Key, ti.Key, err)
-					}
-				}
-			}
-		}
 		gd := mg.Def.GetGraphDef()
 		checked := attrMaps{}
 		for _, n := range gd.GetNode() {

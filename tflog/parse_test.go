@@ -22,12 +22,18 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
 // The fixtures in testdata are written from the message templates cited in
 // patterns.go; the golden files hold what the parser reads from them.
+// The fixtures in testdata/tf2.15 are real TensorFlow 2.15 logs
+// (tools/tf/make_logs.py, testdata/tf2.15/README.md).
 func TestParseFixtures(t *testing.T) {
 	logs, err := filepath.Glob("testdata/*.log")
 	require.NoError(t, err)
+	real, err := filepath.Glob("testdata/tf2.15/*.log")
+	require.NoError(t, err)
 	require.NotEmpty(t, logs)
+	require.NotEmpty(t, real)
+	logs = append(logs, real...)
 	for _, path := range logs {
-		t.Run(filepath.Base(path), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(path, "testdata/"), func(t *testing.T) {
 			l, err := ParseFile(path, nil)
 			require.NoError(t, err)
 			got, err := json.MarshalIndent(l, "", "  ")
@@ -174,7 +180,7 @@ func TestUnparsedRule(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, path := range []string{"tf_graph_errors.log", "tf_soft_placement.log", "ascend_tf1.log", "ascend_tf2.log"} {
+	for _, path := range []string{"tf_graph_errors.log", "tf_soft_placement.log", "ascend_tf1.log", "ascend_tf2.log", "tf2.15/explicit_device_group.log"} {
 		b, err := os.ReadFile(filepath.Join("testdata", path))
 		if err != nil {
 			f.Fatal(err)
@@ -286,4 +292,35 @@ func TestParseStreamsInBoundedMemory(t *testing.T) {
 	assert.Equal(t, n, l.Messages[0].Count)
 	assert.Len(t, l.Placements, 1)
 	assert.Less(t, int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(4<<20), "16 MB of log keep less than 4 MB")
+}
+
+// Editors and log collectors strip trailing blanks; TensorFlow ends each
+// "Op: TYPE " line of a colocation debug block with one. A real log read
+// with them stripped says the same (the kernel list after the block
+// included).
+func TestParseRealTrimmed(t *testing.T) {
+	logs, err := filepath.Glob("testdata/tf2.15/*.log")
+	require.NoError(t, err)
+	require.NotEmpty(t, logs)
+	for _, path := range logs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			want, err := Parse(bytes.NewReader(raw))
+			require.NoError(t, err)
+			var trimmed strings.Builder
+			for _, line := range strings.SplitAfter(string(raw), "\n") {
+				trimmed.WriteString(strings.TrimRight(line, " \t\n"))
+				if strings.HasSuffix(line, "\n") {
+					trimmed.WriteString("\n")
+				}
+			}
+			got, err := Parse(strings.NewReader(trimmed.String()))
+			require.NoError(t, err)
+			for _, m := range append(want.Messages, got.Messages...) {
+				m.Text = strings.TrimRight(m.Text, " \t")
+			}
+			assert.Equal(t, want, got)
+		})
+	}
 }

@@ -215,8 +215,8 @@ var (
 	reNoKernels    = regexp.MustCompile(`^\s*<no registered kernels>\s*$`) // op_kernel.cc:1634
 	reAttrMismatch = regexp.MustCompile(`^\s*\(OpKernel was found, but attributes didn't match\) Requested Attributes: (.*)$`)
 	reOpLine       = regexp.MustCompile(`^\s*Op: (` + opName + `)\s*$`)
-	reNodeAttrs    = regexp.MustCompile(`^\s*Node attrs: (.*)$`)
-	reAttachDef    = regexp.MustCompile(`^\s*\[\[(.*)\]\]`) // node_def_util.cc:909-921 AttachDef "\n\t [[node]]"
+	reNodeAttrs    = regexp.MustCompile(`^\s*Node attrs:(?: (.*))?$`) // "Node attrs: " when the node has none
+	reAttachDef    = regexp.MustCompile(`^\s*\[\[(.*)\]\]`)           // node_def_util.cc:909-921 AttachDef "\n\t [[node]]"
 	reEagerOp      = regexp.MustCompile(`^\s*\[Op:(` + opName + `)\]`)
 	// Eager errors end in " [Op:Foo]" (eager/execute.cc, c_api's status
 	// annotation); where it is on the header's line it names the op.
@@ -233,13 +233,17 @@ var (
 )
 
 // The colocation debug block (colocation_graph.cc:1394-1453 DebugInfo).
+// TensorFlow ends each "Op: TYPE TYPE " line with a space and indents each
+// member by two; both are read without them too, because editors and log
+// collectors strip trailing blanks and some re-indent, and a line of the
+// block that is not read closes the message before its kernel list.
 var (
 	reDebugInfo  = regexp.MustCompile(`^\s*Colocation Debug Info:\s*$`)
 	reDebugGroup = regexp.MustCompile(`^\s*Colocation group had the following types and supported devices:\s*$`)
 	reDebugRoot  = regexp.MustCompile(`^\s*Root Member\(`)
-	reDebugType  = regexp.MustCompile(`^(` + opName + `): ((?:[A-Z][A-Z0-9_]* )*)$`)
+	reDebugType  = regexp.MustCompile(`^\s*(` + opName + `):((?: [A-Z][A-Z0-9_]*)*) ?\s*$`)
 	reDebugHead  = regexp.MustCompile(`^\s*Colocation members, user-requested devices, and framework assigned devices, if any:\s*$`)
-	reDebugMem   = regexp.MustCompile(`^  (` + nodeName + `) \((` + opName + `)\) ?(\S*)(?: framework assigned device=(\S+))?\s*$`)
+	reDebugMem   = regexp.MustCompile(`^\s*(` + nodeName + `) \((` + opName + `)\) ?(\S*)(?: framework assigned device=(\S+))?\s*$`)
 )
 
 // nodesOf reads the {{node X}} tags of FormatNodeDefForError (one, or the

@@ -24,8 +24,15 @@ Then on any machine:
 The header records the TensorFlow version, the device types the install
 registers (from its kernels and the physical devices TensorFlow finds), the
 Python distributions that provide TensorFlow and each loaded plugin with
-their versions, the host and the date; `tfscan registry import` reads it
-(its flags override it).
+their versions and the wheels they came from, the host, the date, and how
+many kernels and OpDefs follow; `tfscan registry import` reads it (its flags
+override it) and refuses a dump that holds fewer than the header says (a
+truncated file).
+
+Exit codes: 0 the dump is written; 2 a usage error; 3 TensorFlow, a --load
+library or an --import module cannot be loaded (a missing or broken
+install), one line on stderr says which and why; 1 the output cannot be
+written.
 
 Only the standard library and TensorFlow (which brings protobuf) are used;
 Python 3.6 and TensorFlow 1.15 or later.
@@ -55,8 +62,8 @@ def plugin_libraries():
 
 
 def distributions():
-    """(name, version, files) of the installed distributions; empty when
-    importlib.metadata (Python 3.8+) is missing."""
+    """(name, version, files, WHEEL metadata text) of the installed
+    distributions; empty when importlib.metadata (Python 3.8+) is missing."""
     try:
         from importlib import metadata
     except ImportError:
@@ -66,10 +73,11 @@ def distributions():
         try:
             name = dist.metadata["Name"]
             files = [str(f) for f in (dist.files or [])]
+            wheel = dist.read_text("WHEEL") or ""
         except Exception:  # a broken install must not stop the dump
             continue
         if name:
-            out.append((name, dist.version, files))
+            out.append((name, dist.version, files, wheel))
     return out
 
 
@@ -77,7 +85,7 @@ def owning_packages(dists, paths, modules):
     """name==version of the distributions that install one of paths (files
     under site-packages) or the top-level modules."""
     owned = set()
-    for name, version, files in dists:
+    for name, version, files, _ in dists:
         for f in files:
             top = f.split("/")[0].split("\\")[0]
             base = os.path.basename(f)
@@ -86,6 +94,34 @@ def owning_packages(dists, paths, modules):
                 owned.add("%s==%s" % (name, version))
                 break
     return sorted(owned)
+
+
+def wheel_names(dists, owned):
+    """The wheel file names of the distributions in owned (name==version),
+    rebuilt from each one's WHEEL tags (PEP 427: the tags of one wheel are
+    compressed into dot-joined sets), e.g.
+    tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl."""
+    out = []
+    for name, version, _, wheel in dists:
+        if "%s==%s" % (name, version) not in owned:
+            continue
+        parts = [[], [], []]
+        for line in wheel.splitlines():
+            if line.startswith("Tag:"):
+                for i, t in enumerate(line.split(":", 1)[1].strip().split("-")[:3]):
+                    if t not in parts[i]:
+                        parts[i].append(t)
+        if all(parts):
+            out.append("%s-%s-%s.whl" % (name.replace("-", "_"), version, "-".join(".".join(p) for p in parts)))
+    return sorted(out)
+
+
+def fail(what, err):
+    """One line on stderr naming what could not be loaded, and exit 3."""
+    msg = [l.strip() for l in str(err).splitlines() if l.strip()]
+    print("dump_registry.py: %s: %s: %s" % (what, type(err).__name__, msg[0] if msg else "no message"),
+          file=sys.stderr)
+    sys.exit(3)
 
 
 def all_kernels():
@@ -135,44 +171,8 @@ def physical_device_types(tf):
     return []
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", required=True, help="output file")
-    fmt = ap.add_mutually_exclusive_group()
-    fmt.add_argument("--binary", action="store_true", help="binary KernelList plus OUTPUT.meta.json and OUTPUT.ops.pb")
-    fmt.add_argument("--json", action="store_true", help="protojson KernelList with a tfscan_dump header and op_list")
-    ap.add_argument("--load", action="append", default=[], metavar="LIB",
-                    help="PluggableDevice library to load first (repeatable)")
-    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                    help="Python module that registers a device when imported (repeatable)")
-    ap.add_argument("--no-ops", action="store_true", help="leave the OpDefs out")
-    args = ap.parse_args()
-
-    import tensorflow as tf
-
-    libs = plugin_libraries()
-    for lib in args.load:
-        from tensorflow.python.framework import load_library
-        load_library.load_pluggable_device_library(lib)
-        libs.append(lib)
-    for mod in args.imports:
-        importlib.import_module(mod)
-
-    kernel_list = all_kernels()
-    op_list = None if args.no_ops else all_ops()
-    kernel_types = sorted({k.device_type for k in kernel_list.kernel})
-    device_types = sorted(set(kernel_types) | set(physical_device_types(tf)))
-    packages = owning_packages(distributions(), libs, set(["tensorflow"] + [m.split(".")[0] for m in args.imports]))
-    header = {
-        "tf_version": tf.__version__,
-        "device_types": device_types,
-        "packages": packages,
-        "host": "%s (%s %s, Python %s)" % (platform.node(), platform.system(), platform.machine(),
-                                           platform.python_version()),
-        "plugins": [os.path.basename(p) for p in libs] + list(args.imports),
-        "date": datetime.date.today().isoformat(),
-    }
-
+def write_dump(args, header, kernel_list, op_list):
+    """Writes the dump in the format args chose."""
     if args.binary:
         with open(args.output, "wb") as f:
             f.write(kernel_list.SerializeToString())
@@ -194,15 +194,81 @@ def main():
         with open(args.output, "w") as f:
             f.write("# tfscan live dump (tools/dump_registry.py)\n")
             f.write("# tf_version: %s\n" % header["tf_version"])
-            f.write("# device_types: %s\n" % ", ".join(device_types))
-            f.write("# packages: %s\n" % (", ".join(packages) or "none"))
+            f.write("# device_types: %s\n" % ", ".join(header["device_types"]))
+            f.write("# packages: %s\n" % (", ".join(header["packages"]) or "none"))
+            f.write("# wheels: %s\n" % (", ".join(header["wheels"]) or "none"))
             f.write("# host: %s\n" % header["host"])
             f.write("# plugins: %s\n" % (", ".join(header["plugins"]) or "none"))
             f.write("# date: %s\n" % header["date"])
+            f.write("# kernels: %d\n" % header["kernels"])
+            f.write("# op_defs: %d\n" % header["op_defs"])
             f.write(text_format.MessageToString(kernel_list))
             if op_list is not None:
                 f.write("\n%s\n" % OP_LIST_MARKER)
                 f.write(text_format.MessageToString(op_list))
+
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-o", "--output", required=True, help="output file")
+    fmt = ap.add_mutually_exclusive_group()
+    fmt.add_argument("--binary", action="store_true", help="binary KernelList plus OUTPUT.meta.json and OUTPUT.ops.pb")
+    fmt.add_argument("--json", action="store_true", help="protojson KernelList with a tfscan_dump header and op_list")
+    ap.add_argument("--load", action="append", default=[], metavar="LIB",
+                    help="PluggableDevice library to load first (repeatable)")
+    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                    help="Python module that registers a device when imported (repeatable)")
+    ap.add_argument("--no-ops", action="store_true", help="leave the OpDefs out")
+    args = ap.parse_args()
+
+    try:
+        import tensorflow as tf
+        version = tf.__version__
+    except Exception as e:  # ImportError, or a broken install's OSError or AttributeError
+        fail("cannot import tensorflow (is it installed in %s?)" % sys.executable, e)
+
+    libs = plugin_libraries()
+    for lib in args.load:
+        try:
+            from tensorflow.python.framework import load_library
+            load_library.load_pluggable_device_library(lib)
+        except Exception as e:
+            fail("cannot load the PluggableDevice library %s" % lib, e)
+        libs.append(lib)
+    for mod in args.imports:
+        try:
+            importlib.import_module(mod)
+        except Exception as e:
+            fail("cannot import %s" % mod, e)
+
+    try:
+        kernel_list = all_kernels()
+    except Exception as e:
+        fail("TensorFlow %s cannot list its kernels" % version, e)
+    op_list = None if args.no_ops else all_ops()
+    kernel_types = sorted({k.device_type for k in kernel_list.kernel})
+    device_types = sorted(set(kernel_types) | set(physical_device_types(tf)))
+    dists = distributions()
+    packages = owning_packages(dists, libs, set(["tensorflow"] + [m.split(".")[0] for m in args.imports]))
+    header = {
+        "tf_version": version,
+        "device_types": device_types,
+        "packages": packages,
+        "wheels": wheel_names(dists, set(packages)),
+        "host": "%s (%s %s, Python %s)" % (platform.node(), platform.system(), platform.machine(),
+                                           platform.python_version()),
+        "plugins": [os.path.basename(p) for p in libs] + list(args.imports),
+        "date": datetime.date.today().isoformat(),
+        "kernels": len(kernel_list.kernel),
+        "op_defs": 0 if op_list is None else len(op_list.op),
+    }
+
+    try:
+        write_dump(args, header, kernel_list, op_list)
+    except OSError as e:
+        print("dump_registry.py: cannot write %s: %s" % (args.output, e.strerror or e), file=sys.stderr)
+        sys.exit(1)
 
     counts = {}
     for k in kernel_list.kernel:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates tfscan's built-in kernel registry packs (coverage/packs/*.json.gz)
-# from pinned sources with `tfscan registry extract`. See docs/registries.md.
+# from pinned sources with the extractor (tools/extract). See docs/registries.md.
 #
 # Usage: tools/registries.sh OUTDIR
 #
@@ -13,7 +13,8 @@
 #           $SRC/musa     MooreThreads/tensorflow_musa_extension @ 083894371d7a0022d49685d155bb06a21f927312
 #           $SRC/ascend   Ascend/tensorflow @ 085a7b2e7feac20dae2e3371fe08ea34296ea9fc
 #           $SRC/canndev  dengguojie/vue-element-admin (a canndev mirror) @ 7d77ce32d0541475052616d118df360baf50a5f5
-#   TFSCAN  the tfscan binary (default: go run ./cmd/tfscan)
+#   TFSCAN  the tfscan binary (default: built from ./cmd/tfscan)
+#   EXTRACT the extractor binary (default: built from ./tools/extract)
 set -euo pipefail
 out=${1:?usage: tools/registries.sh OUTDIR}
 mkdir -p "$out"
@@ -21,12 +22,16 @@ out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 TF_SRC=${TF_SRC:-$(go env GOMODCACHE)/github.com/tensorflow/tensorflow@v2.15.0+incompatible}
 SRC=${SRC:-/tmp/src}
+# Binaries are built outside OUTDIR, and removed however the script ends.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
 if [[ -z "${TFSCAN:-}" ]]; then
-  # Built outside OUTDIR, and removed however the script ends.
-  bin=$(mktemp -d)
-  trap 'rm -rf "$bin"' EXIT
   go build -o "$bin/tfscan" ./cmd/tfscan
   TFSCAN=$bin/tfscan
+fi
+if [[ -z "${EXTRACT:-}" ]]; then
+  go build -o "$bin/extract" ./tools/extract
+  EXTRACT=$bin/extract
 fi
 for d in "$TF_SRC/tensorflow/core/kernels"; do
   [[ -d $d ]] || { echo "missing TensorFlow source at $TF_SRC" >&2; exit 2; }
@@ -35,14 +40,27 @@ done
 TF_REF="tensorflow/tensorflow@6887368d6d46223f460358323c4b76d61d1558a8 (v2.15.0)"
 TF_DATE=2023-11-10
 # Kernel directories of a TF pip build: the kernel libraries that
-# all_kernels_impl in tensorflow/core/BUILD links. Left out: tests (always),
+# all_kernels_impl in tensorflow/core/BUILD links, plus what `import tensorflow`
+# registers beside them (the wheel's own registry says so, see
+# conformance/registries_test.go): the test kernels of
+# tensorflow/python/framework/test_ops.cc and
+# tensorflow/python/client/test_construction_fails_op.cc (tf_session_helper in
+# tensorflow/python/client/BUILD depends on :test_ops_kernels), the flex
+# delegate's TfLiteSubgraphExecute (tensorflow/python/BUILD depends on
+# //tensorflow/lite/delegates/flex:delegate) and AudioMicrofrontend, whose
+# _audio_microfrontend_op.so tf.lite's import loads. Left out: other tests,
 # TPU kernels (tensorflow/core/tpu/kernels, dtensor_tpu_kernels: only with
 # libtpu, tf_tpu_dependencies in tensorflow/core/platform/build_config.default.bzl),
 # the RISC ops (tensorflow/core/kernels/risc: no target outside that folder
-# depends on them), TFRT, fuzzing, examples.
+# depends on them), CheckPreemption (tensorflow/core/distributed_runtime/preemption:
+# a tf_custom_op_py_strict_library kernel that the wheel does not ship), TFRT,
+# fuzzing, examples.
 TF_DIRS=(
   --dir tensorflow/core/kernels --dir tensorflow/core/data --dir tensorflow/core/framework
-  --dir tensorflow/core/common_runtime --dir tensorflow/core/distributed_runtime/preemption
+  --dir tensorflow/core/common_runtime
+  --dir tensorflow/python/framework/test_ops.cc --dir tensorflow/python/client/test_construction_fails_op.cc
+  --dir tensorflow/lite/delegates/flex/tflite_subgraph_execute.cc
+  --dir tensorflow/lite/experimental/microfrontend/ops/audio_microfrontend_op.cc
   --dir tensorflow/core/grappler/optimizers/gpu_swapping_kernels.cc
   --dir tensorflow/compiler/jit/kernels --dir tensorflow/compiler/jit/xla_ops_on_regular_devices.cc
   --dir tensorflow/python/lib/core/py_func.cc --dir tensorflow/distribute/experimental/rpc/kernels
@@ -76,7 +94,7 @@ ROCM_BUILD=(
   --define EIGEN_USE_GPU --define INTEL_MKL --define ENABLE_ONEDNN_V3
 )
 tf() {
-  "$TFSCAN" registry extract --source "$TF_SRC" "${TF_DIRS[@]}" --vendor Google \
+  "$EXTRACT" --source "$TF_SRC" "${TF_DIRS[@]}" --vendor Google \
     --source-ref "$TF_REF" --date "$TF_DATE" --tf-version 2.15.0 "$@"
 }
 tf --name cpu --device-type CPU -o "$out/cpu.json.gz" "${LINUX_WHEEL[@]}" --confidence-level high \
@@ -89,7 +107,7 @@ tf --name rocm --device-type GPU -o "$out/rocm.json.gz" "${ROCM_BUILD[@]}" --con
   --note "ROCm build of upstream TF (not ROCm/tensorflow-upstream); the base of the derived hygon-dcu pack"
 
 xla() {
-  "$TFSCAN" registry extract --style xla --source "$TF_SRC" --dir tensorflow/compiler/tf2xla/kernels \
+  "$EXTRACT" --style xla --source "$TF_SRC" --dir tensorflow/compiler/tf2xla/kernels \
     --include third_party/xla/third_party/tsl --include third_party/xla --define 'TF_OPTION_REGISTRATION_V2()=0' \
     --type-lists tensorflow/compiler/tf2xla/xla_op_registry.h \
     --type-lists tensorflow/compiler/tf2xla/kernels/conv_op_helpers.cc  \
@@ -101,7 +119,7 @@ xla --name xla --device-type XLA_GPU_JIT --xla-device XLA_GPU_JIT --xla-types kG
 need() { [[ -d $SRC/$1 ]] || { echo "missing $SRC/$1 (see the header of this script)" >&2; exit 2; }; }
 need itex; need musa; need dml; need ascend; need canndev
 
-"$TFSCAN" registry extract --source "$SRC/itex" \
+"$EXTRACT" --source "$SRC/itex" \
   --dir itex/core/kernels/gpu --dir itex/core/kernels/common --dir itex/core/kernels/onednn --dir itex/core/kernels/legacy \
   --define INTEL_GPU_ONLY --define EIGEN_USE_GPU=1 --define ITEX_ENABLE_DOUBLE=1 --define TENSORFLOW_USE_SYCL=1 --define ITEX_USE_MKL \
   --name intel-xpu --vendor Intel --device-type XPU --device-tag GPU --tf-version 2.16 --confidence-level high \
@@ -113,20 +131,20 @@ need itex; need musa; need dml; need ascend; need canndev
   --stack-input optimizer=itex/core/graph/xpu_optimizer.cc --stack-input config=itex/core/graph/optimizer_config.h \
   -o "$out/intel-xpu.json.gz"
 
-"$TFSCAN" registry extract --source "$SRC/musa" --dir musa_ext --include musa_ext/kernels --include musa_ext \
+"$EXTRACT" --source "$SRC/musa" --dir musa_ext --include musa_ext/kernels --include musa_ext \
   --name musa --vendor "Moore Threads" --device-type MUSA --tf-version 2.6.1 --confidence-level high \
   --source-ref "MooreThreads/tensorflow_musa_extension@083894371d7a0022d49685d155bb06a21f927312" --date 2026-07-17 \
   --note "a young, fast-moving repository built against tensorflow 2.6.1; MUSA registers Const, Identity, Shape and variables itself" \
   --stack musa-fusion --stack-input fusions=musa_ext/graph/fusion --stack-input optimizer=musa_ext/mu/optimizer/musa_graph_optimizer.cc \
   -o "$out/musa.json.gz"
 
-"$TFSCAN" registry extract --style dml --source "$SRC/dml" --dir tfdml/kernels --op-defs tfdml/runtime_adapter/op_defs_core.h \
+"$EXTRACT" --style dml --source "$SRC/dml" --dir tfdml/kernels --op-defs tfdml/runtime_adapter/op_defs_core.h \
   --name directml --vendor Microsoft --device-type GPU --tf-version 2.12 --confidence-level medium \
   --source-ref "microsoft/tensorflow-directml-plugin@6c3e918359b70fb4f0de9d703eb8aa56a8cd3592" --date 2023-10-24 \
   --note "development paused in 2023; pairs with tensorflow-cpu 2.12; device type GPU collides with CUDA; DEFAULT kernels are inherited from TensorFlow and not in this pack" \
   -o "$out/directml.json.gz"
 
-"$TFSCAN" registry extract --style ascend --source "$SRC" \
+"$EXTRACT" --style ascend --source "$SRC" \
   --dir canndev/ops/built-in/framework/tf_plugin --dir ascend/tf_adapter_2.x/npu_device/core/npu_device.cpp \
   --type-lists canndev/ops/built-in/tbe/op_info_cfg/ai_core/ascend910/aic-ascend910-ops-info.ini \
   --type-lists canndev/ops/built-in/aicpu/op_info_cfg/aicpu_kernel/aicpu_kernel.ini \

@@ -47,7 +47,8 @@ type Options struct {
 	// kernel files (default: all of Source).
 	Dirs []string
 	// Exclude drops files whose slash path (relative to Source) matches
-	// one of these regular expressions. Tests are always dropped.
+	// one of these regular expressions. Test files are dropped unless named
+	// on their own in Dirs.
 	Exclude []string
 	// Includes are extra include roots, relative to Source.
 	Includes []string
@@ -239,10 +240,15 @@ func kernelFiles(root string, dirs []string, excl []*regexp.Regexp) ([]string, e
 	var files []string
 	for _, d := range dirs {
 		base := filepath.Join(root, d)
-		if _, err := os.Stat(base); err != nil {
+		st, err := os.Stat(base)
+		if err != nil {
 			return nil, fmt.Errorf("source dir: %w", err)
 		}
-		err := filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+		// A file named on its own is read even when its name looks like a
+		// test's (tensorflow/python/framework/test_ops.cc is linked into
+		// the wheel): naming it is the decision.
+		named := !st.IsDir()
+		err = filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -254,7 +260,7 @@ func kernelFiles(root string, dirs []string, excl []*regexp.Regexp) ([]string, e
 				return err
 			}
 			rel = filepath.ToSlash(rel)
-			if testFile.MatchString(rel) || seen[rel] {
+			if !named && testFile.MatchString(rel) || seen[rel] {
 				return nil
 			}
 			for _, re := range excl {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,6 +114,29 @@ func TestExtractTensorFlowStyle(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, describe(got))
 		})
+	}
+}
+
+// A file named on its own in Dirs is read even when its name looks like a
+// test's; the same file found by walking a directory is not.
+func TestExtractNamedTestFile(t *testing.T) {
+	needCPP(t)
+	root := tree(t, tfTree)
+	for _, tc := range []struct {
+		dirs []string
+		want int
+	}{
+		{[]string{"tensorflow/core/kernels"}, 1},
+		{[]string{"tensorflow/core/kernels", "tensorflow/core/kernels/relu_op_test.cc"}, 2},
+	} {
+		res, err := Extract(context.Background(), Options{Source: root, Dirs: tc.dirs})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, res.Files, tc.dirs)
+		var ops []string
+		for _, r := range res.Registrations {
+			ops = append(ops, r.Kernel.GetOp())
+		}
+		assert.Equal(t, tc.want == 2, slices.Contains(ops, "TestOnly"), tc.dirs)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // Each reader takes the few files that hold the optimizer's tables and
 // cites the line of every rewrite it declares.
 
-// Optimizer readers (registry extract --stack).
+// Optimizer readers (tools/extract --stack).
 const (
 	StackITEX   = "itex-remapper"
 	StackMUSA   = "musa-fusion"

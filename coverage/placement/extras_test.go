@@ -127,7 +127,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// Logs written by hand from the §10 scenarios.
+// Logs written by hand from the scenarios (docs/placement.md#scenarios).
 func TestParseLogAndCompare(t *testing.T) {
 	log := `2026-11-29 10:00:00.000000: I tensorflow/core/common_runtime/placer.cc:125] v: (VarHandleOp): /job:localhost/replica:0/task:0/device:CPU:0
 read: (ReadVariableOp): /job:localhost/replica:0/task:0/device:CPU:0
@@ -286,7 +286,7 @@ func TestMergeSpecs(t *testing.T) {
 	}
 }
 
-// With soft placement off, TF's own error templates (placement.md §2.10,
+// With soft placement off, TF's own error templates (docs/placement.md#placement-errors,
 // colocation_graph.cc:1287-1340).
 func TestHardPlacementErrors(t *testing.T) {
 	reg := cpuOps + "Identity XPU T=float32\nPlaceholder DEFAULT\n"

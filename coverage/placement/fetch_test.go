@@ -45,7 +45,7 @@ Placeholder DEFAULT
 	assert.Equal(t, Transfer{From: "GPU:0", To: "CPU:0", Src: "r:0", Dst: "fetch r:0", Bytes: out, BytesKnown: true, Kind: "d2h", IO: true}, *fetch)
 
 	// Options.Fetches overrides: y instead, which CPU:0 already receives
-	// for t, so it is not sent again (placement.md §4.6), ...
+	// for t, so it is not sent again (docs/placement.md#feeds-and-fetches), ...
 	y, err := g.ResolveFetch("y")
 	require.NoError(t, err)
 	r = simulate(t, g, "GPU", reg, Options{Fetches: []graph.Tensor{y}})

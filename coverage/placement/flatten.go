@@ -527,7 +527,7 @@ func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *insta
 		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root()}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
-		// device, else the highest-priority device (placement.md §8 R2);
+		// device, else the highest-priority device (docs/placement.md#nested-calls);
 		// body nodes without a device prefer it.
 		c.dflt = roleTarget
 	}
@@ -715,7 +715,7 @@ func outType(gn *graph.Node, i int) tpb.DataType {
 // lower rewrites If/Case/While carrying _lower_using_switch_merge into
 // Switch/Merge (and Enter/Exit/NextIteration/LoopCond) and inlines the
 // branches and bodies (lower_if_op.cc, lower_case_op.cc, lower_while_op.cc;
-// placement.md §3.3). It reports false when a function is missing.
+// docs/placement.md#control-flow-v2). It reports false when a function is missing.
 func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 	var fns []*graph.Function
 	switch {

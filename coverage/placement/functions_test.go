@@ -149,7 +149,7 @@ func TestS12FunctionalWhile(t *testing.T) {
 // target has a kernel for MatMul only, so the variable's value (read on
 // CPU, beside its handle) is copied to the device. Its size is the
 // variable's: the handle data of the VarHandleOp flows into the body
-// (graph/shape), where before the transfer was of unknown size.
+// (graph/shape), so the transfer's size is known.
 func TestVariableThroughResourceArgIsSized(t *testing.T) {
 	lib := `library { function {
 	  signature { name: "layer" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "kernel" type: DT_RESOURCE }

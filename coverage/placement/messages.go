@@ -64,15 +64,21 @@ func (s *sim) registeredKernels(op string) string {
 
 // kernelLine is one line of KernelsRegisteredForOp.
 func kernelLine(k *kdpb.KernelDef) string {
+	return "  " + KernelLine(k) + "\n"
+}
+
+// KernelLine is a kernel as KernelsRegisteredForOp prints it
+// (op_kernel.cc:1631-1650), without the indent: "device='CPU'; T in
+// [DT_FLOAT]". Tests compare learned packs with TensorFlow's own lines by it.
+func KernelLine(k *kdpb.KernelDef) string {
 	var b strings.Builder
-	b.WriteString("  device='" + k.GetDeviceType() + "'")
+	b.WriteString("device='" + k.GetDeviceType() + "'")
 	if k.GetLabel() != "" {
 		b.WriteString("; label='" + k.GetLabel() + "'")
 	}
 	for _, c := range k.GetConstraint() {
 		b.WriteString("; " + c.GetName() + " in " + summarizeAttr(c.GetAllowedValues()))
 	}
-	b.WriteString("\n")
 	return b.String()
 }
 

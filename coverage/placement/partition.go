@@ -357,7 +357,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 	}
 	// Fetches: results leave through the client CPU:0; a tensor an op on
-	// CPU:0 already receives is not sent again (placement.md §4.6).
+	// CPU:0 already receives is not sent again (docs/placement.md#feeds-and-fetches).
 	fetch := func(q pin, unitIdx int, name string) {
 		if q.n < 0 || (srcs != nil && !srcs[int(q.n)]) {
 			return

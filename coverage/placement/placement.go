@@ -4,7 +4,7 @@
 // host↔device transfers. It follows the rules of the placer
 // (tensorflow/core/common_runtime/placer.cc, colocation_graph.cc), the
 // graph partitioner (tensorflow/core/graph/graph_partition.cc) and the
-// function-lowering passes, as summarised in shared/docs/placement.md §8.
+// function-lowering passes, as docs/placement.md states them.
 //
 // Kernel availability comes from two coverage.Matcher values, one for the
 // target device type and one for CPU; the simulator never prints and never
@@ -28,7 +28,7 @@ type Options struct {
 	NoSoftPlacement bool
 	// FunctionDevice is the default device type for library functions that
 	// are not called from the top-level graph (TF2: the device of the eager
-	// call, placement.md §3.1). "" means the target; "CPU" models a call
+	// call, docs/placement.md#the-top-level-call). "" means the target; "CPU" models a call
 	// under tf.device("/CPU:0").
 	FunctionDevice string
 	// Dims gives values for unknown dimensions: a signature input name (or

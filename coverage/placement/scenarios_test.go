@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The scenarios of shared/docs/placement.md §10, each on a small hand-built
+// The scenarios of docs/placement.md#scenarios, each on a small hand-built
 // graph with a small hand-written registry. The expected answers come from
 // reading TF 2.15's source (cited per scenario); none was run on a real
 // TensorFlow build.
@@ -22,7 +22,7 @@ var cpuOps = cpuAll("MatMul", "Reshape", "Const", "Placeholder", "Identity", "Va
 	"StringToHashBucketFast", "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
 	"While", "StatelessWhile", "_Arg", "_Retval", "Relu", "BiasAdd", "Conv2D")
 
-// S1 (placement.md §10): the int32 Const shape of a Reshape resolves
+// S1 (docs/placement.md#scenarios): the int32 Const shape of a Reshape resolves
 // through the DEFAULT host-memory kernel (constant_op.cc:103-141,
 // host_constant_op.cc:46-53), follows its only consumer (placer.cc:296-311)
 // and feeds Reshape's HostMemory shape input (reshape_op.cc:33-44): 0 transfers.

@@ -38,11 +38,11 @@ import (
 // (the resource arguments; auto mixed precision's lookup node) it changes
 // in its own copy of the node (sim.own), in its own list of nodes. The
 // nodes' input and control slices, their extras, the instances and the
-// units are read-only once built. This was chosen over copying every node
-// into each simulation (47 MB of nodes for the 210,000-node model, most of
-// a build's cost again) and over moving every target-dependent field out
-// of pnode (auto mixed precision's node would then be looked up apart by
-// every reader of the node's op and dtypes).
+// units are read-only once built. Copying every node into each simulation
+// instead would cost 47 MB of nodes for the 210,000-node model, most of a
+// build's cost again; moving every target-dependent field out of pnode
+// would make every reader of a node's op and dtypes look auto mixed
+// precision's node up apart.
 
 // Device roles, as the flattened graph records devices.
 const (

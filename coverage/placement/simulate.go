@@ -246,7 +246,7 @@ func (s *sim) recordFirst(from int) {
 }
 
 // datasetOp reports whether an op takes functions that run inside tf.data
-// (placement.md §3.6).
+// (docs/placement.md#dataset-functions).
 func datasetOp(op string) bool {
 	return strings.Contains(op, "Dataset")
 }
@@ -257,7 +257,7 @@ func datasetOp(op string) bool {
 func (s *sim) bodyCaller(f *graph.Function) (int, string, bool) {
 	for _, c := range f.Callers {
 		if datasetOp(c.Op) {
-			return -1, fmt.Sprintf("dataset function of %s: runs inside tf.data on the host (placement.md §3.6)", c.Op), true
+			return -1, fmt.Sprintf("dataset function of %s: runs inside tf.data on the host (docs/placement.md#dataset-functions)", c.Op), true
 		}
 	}
 	for _, c := range f.Callers {
@@ -271,7 +271,7 @@ func (s *sim) bodyCaller(f *graph.Function) (int, string, bool) {
 		}
 		switch {
 		case isXLAMarked(c):
-			return int(pi), fmt.Sprintf("body of XLA-compiled %s %s: no per-op placement (placement.md §3.5)", c.Op, c.Name), false
+			return int(pi), fmt.Sprintf("body of XLA-compiled %s %s: no per-op placement (docs/placement.md#xla-compiled-functions)", c.Op, c.Name), false
 		case ifOps[c.Op] || caseOps[c.Op] || whileOps[c.Op]:
 			return int(pi), fmt.Sprintf("body of non-lowered %s %s: runs single-device (functional_ops.cc:45-56, function.cc:930-951)", c.Op, c.Name), false
 		case callOps[c.Op] || c.OpDef == nil:
@@ -349,7 +349,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 }
 
 // varDevice is where a TF2 loader creates a float variable: the target when
-// it has a float VarHandleOp kernel, else CPU (placement.md §3.7), as a
+// it has a float VarHandleOp kernel, else CPU (docs/placement.md#resource-arguments), as a
 // role.
 func (s *sim) varDevice(dt tpb.DataType) int {
 	if dt == tpb.DataType_DT_INVALID {
@@ -374,7 +374,7 @@ func (s *sim) varDevice(dt tpb.DataType) int {
 // kernels), else the target.
 func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
 	if dt := resourceArgDType(f, i); dt != tpb.DataType_DT_INVALID {
-		return s.varDevice(dt), "resource argument: pinned to the variable's device (placement.md §3.7)"
+		return s.varDevice(dt), "resource argument: pinned to the variable's device (docs/placement.md#resource-arguments)"
 	}
 	for _, n := range f.Nodes {
 		for _, in := range n.Inputs {
@@ -383,7 +383,7 @@ func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
 			}
 		}
 	}
-	return s.varDevice(tpb.DataType_DT_INVALID), "resource argument: pinned to the variable's device (placement.md §3.7)"
+	return s.varDevice(tpb.DataType_DT_INVALID), "resource argument: pinned to the variable's device (docs/placement.md#resource-arguments)"
 }
 
 // resourceArgDType guesses the dtype of the variable behind resource

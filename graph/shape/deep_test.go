@@ -14,8 +14,8 @@ import (
 
 // Shapes flow through 10,000 nested calls: the body of each function is
 // inferred with its caller's argument shapes, and the innermost result
-// comes back out, without a Go stack frame per call (100,000 calls used to
-// overflow the goroutine stack).
+// comes back out, without a Go stack frame per call (a frame per call
+// overflows the goroutine stack at 100,000 calls).
 func TestInferDeepCallChain(t *testing.T) {
 	sm := modelgen.CallChain(10_000)
 	mg := &savedmodel.MetaGraph{Def: sm.GetMetaGraphs()[0]}

@@ -69,7 +69,7 @@ func KerasSavedModel() *mgpb.SavedModel {
 		call("StatefulPartitionedCall", kerasSignatureFn,
 			[]string{"serving_default_features", "serving_default_word", "hash_table", "Const", "dense/kernel", "dense/bias"},
 			[]tpb.DataType{f32, str, resource, i64, resource, resource}, []tpb.DataType{f32}),
-		call("StatefulPartitionedCall_1", kerasInitOpFn, []string{"hash_table"}, []tpb.DataType{resource}, nil),
+		call("StatefulPartitionedCall_1", kerasInitOpFn, []string{"hash_table"}, []tpb.DataType{resource}, []tpb.DataType{i32}),
 		node("NoOp", "NoOp", []string{"^StatefulPartitionedCall_1"}, nil),
 		node("saver_filename", "Placeholder", nil, attrs{"dtype": aType(str), "shape": aShape()}),
 		call("StatefulPartitionedCall_2", kerasSaveFn,

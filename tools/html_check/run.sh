@@ -30,7 +30,7 @@ if [ ! -d tools/html_check/node_modules/playwright-core ]; then
 fi
 
 mkdir -p "$OUT"
-TFSCAN_HTML_OUT="$PWD/$OUT" $GO test ./reports -run TestWriteHTMLExamples -count=1 >/dev/null
+TFSCAN_HTML_OUT="$PWD/$OUT" $GO test ./reports/html -run TestWriteHTMLExamples -count=1 >/dev/null
 $GO build -o "$OUT/tfscan" ./cmd/tfscan
 examples=(testdata/models)
 if [ -d "$SHARED/corpus/tfjs/centernet" ]; then examples+=("$SHARED/corpus/tfjs/centernet"); fi

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // runBaseline scans and writes the JSON report that a later
@@ -44,7 +45,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 func writeJSONReport(e *env, what, out string, rep *reports.Report) error {
 	if out == "-" {
 		bw := bufio.NewWriterSize(e.stdout, 1<<16)
-		if err := reports.WriteJSON(bw, rep); err != nil {
+		if err := jsonout.WriteJSON(bw, rep); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -52,7 +53,7 @@ func writeJSONReport(e *env, what, out string, rep *reports.Report) error {
 	if !isAbs(out) {
 		out = joinWD(e, out)
 	}
-	if err := writeFileAtomic(out, func(w io.Writer) error { return reports.WriteJSON(w, rep) }); err != nil {
+	if err := writeFileAtomic(out, func(w io.Writer) error { return jsonout.WriteJSON(w, rep) }); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil

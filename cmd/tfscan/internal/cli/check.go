@@ -10,8 +10,8 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/config"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/gate"
 )
 
 // gateFlags are the thresholds of `tfscan check`; a flag that is given
@@ -44,14 +44,14 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 type checkSetup struct {
 	opts     scan.Options
 	formats  []string
-	policy   reports.Policy
+	policy   gate.Policy
 	baseline string
 	cfgPath  string
 	cfg      *config.File
 	// set holds the flags given on the command line.
 	set map[string]bool
 	// minConfidence is --min-confidence, "" when not given.
-	minConfidence coverage.Level
+	minConfidence scan.Level
 }
 
 // setup parses flags, finds and merges the configuration file, and checks
@@ -162,9 +162,9 @@ func setup(e *env, name string, args []string, extra func(fs *flag.FlagSet)) (*c
 	} else if !isAbs(base) {
 		base = joinWD(e, base)
 	}
-	var minConf coverage.Level
+	var minConf scan.Level
 	if set["min-confidence"] {
-		minConf = coverage.Level(gf.minConfidence)
+		minConf = scan.Level(gf.minConfidence)
 		if minConf.Rank() == 0 {
 			return nil, usageErrorf("--min-confidence %q: want low, medium or high", gf.minConfidence)
 		}
@@ -205,14 +205,14 @@ func checkResultsConfidence(s *checkSetup, rep *reports.Report) error {
 				continue
 			}
 			seen[t.Target] = true
-			weak = s.appendWeak(weak, t.Target, coverage.Level(t.Registry.ConfidenceLevel), t.Registry.Mechanism)
+			weak = s.appendWeak(weak, t.Target, scan.Level(t.Registry.ConfidenceLevel), t.Registry.Mechanism)
 		}
 	}
 	return s.refuseWeak(weak)
 }
 
 // appendWeak adds the target to weak when its level is below --min-confidence.
-func (s *checkSetup) appendWeak(weak []string, target string, level coverage.Level, mech string) []string {
+func (s *checkSetup) appendWeak(weak []string, target string, level scan.Level, mech string) []string {
 	if level.Rank() >= s.minConfidence.Rank() {
 		return weak
 	}
@@ -277,7 +277,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return scanError(err)
 	}
-	rep.Gate = reports.EvaluateGate(rep, s.policy, base, today)
+	rep.Gate = gate.EvaluateGate(rep, s.policy, base, today)
 	if err := writeReports(e, s.formats, rep); err != nil {
 		return err
 	}

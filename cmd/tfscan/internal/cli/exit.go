@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -83,4 +84,19 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return ExitInternal
+}
+
+// appError maps the errors of the application layer's runs (run, parity,
+// vectors) to exit codes: scan.UsageError exits 2, scan.InputError 3;
+// anything else stays as it is (a cancelled run, or a tfscan bug: exit 4).
+func appError(err error) error {
+	var ue *scan.UsageError
+	if errors.As(err, &ue) {
+		return usageError(err)
+	}
+	var ie *scan.InputError
+	if errors.As(err, &ie) {
+		return inputError(err)
+	}
+	return err
 }

@@ -12,8 +12,10 @@ import (
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/explain"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
+	"github.com/tfscan/tfscan/reports/markdown"
+	"github.com/tfscan/tfscan/reports/table"
 )
 
 // runExplain implements `tfscan explain LOG --model MODEL --target T
@@ -52,11 +54,11 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	var write func(*reports.ExplainReport) ([]byte, error)
 	switch *format {
 	case "table":
-		write = render(reports.WriteExplainTable)
+		write = render(table.WriteExplainTable)
 	case "json":
-		write = render(reports.WriteExplainJSON)
+		write = render(jsonout.WriteExplainJSON)
 	case "markdown":
-		write = render(reports.WriteExplainMarkdown)
+		write = render(markdown.WriteExplainMarkdown)
 	default:
 		return usageErrorf("explain: unknown --format %q (want table, json or markdown)", *format)
 	}
@@ -123,7 +125,7 @@ func render(w func(io.Writer, *reports.ExplainReport) error) func(*reports.Expla
 // learnRegistry writes the log's kernel lists as a learned pack, for the
 // target's device type (or, without --target, the log's accelerator).
 func learnRegistry(e *env, log *explain.Log, out, target string, registries []string) error {
-	devType, mech := "", coverage.MechanismKernel
+	devType, mech := "", scan.MechanismKernel
 	if target != "" {
 		ts, err := scan.ResolveTargets([]string{target}, registries)
 		if err != nil {
@@ -136,7 +138,7 @@ func learnRegistry(e *env, log *explain.Log, out, target string, registries []st
 	}
 	p, skipped := explain.LearnPack(log, devType, mech)
 	var buf bytes.Buffer
-	if err := coverage.WritePack(&buf, p); err != nil {
+	if err := scan.WritePack(&buf, p); err != nil {
 		return fmt.Errorf("internal error: writing the learned pack: %w", err)
 	}
 	file := out

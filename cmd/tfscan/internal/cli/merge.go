@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/gate"
 )
 
 // runMerge combines the JSON reports of shards (`scan --shard i/n` on each
 // runner) into the report one run over every model writes, byte for byte
-// (reports.Merge says what may be combined). Reports that may not be
+// (gate.Merge says what may be combined). Reports that may not be
 // combined are a usage error (exit 2) and nothing is written; a report that
 // cannot be read is exit 3. The models the shards could not scan stay in
 // errors[], and merge succeeds: `tfscan check --results` gates the merged
@@ -27,7 +28,7 @@ func runMerge(_ context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usageErrorf("merge: no report given (tfscan merge REPORT... -o FILE)")
 	}
-	in := make([]reports.Named, 0, len(files))
+	in := make([]gate.Named, 0, len(files))
 	for _, f := range files {
 		path := f
 		if !isAbs(path) {
@@ -37,9 +38,9 @@ func runMerge(_ context.Context, e *env, args []string) error {
 		if err != nil {
 			return inputError(err)
 		}
-		in = append(in, reports.Named{Name: f, Report: r})
+		in = append(in, gate.Named{Name: f, Report: r})
 	}
-	rep, err := reports.Merge(in)
+	rep, err := gate.Merge(in)
 	if err != nil {
 		return usageErrorf("merge: %v", err)
 	}

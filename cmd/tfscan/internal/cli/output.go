@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/format"
+	"github.com/tfscan/tfscan/reports/table"
 )
 
 // outputSpec is one parsed --format value.
@@ -21,7 +23,7 @@ type outputSpec struct {
 
 func parseFormat(v string) (outputSpec, error) {
 	name, file, hasFile := strings.Cut(v, "=")
-	if _, err := reports.Writer(name); err != nil {
+	if _, err := format.Writer(name); err != nil {
 		return outputSpec{}, err
 	}
 	if hasFile && file == "" {
@@ -68,9 +70,9 @@ func writeReports(e *env, formats []string, rep *reports.Report) error {
 	}
 	rep.Normalize()
 	for _, s := range specs {
-		w, _ := reports.Writer(s.format)
+		w, _ := format.Writer(s.format)
 		if s.format == "table" {
-			w = reports.TableWriter(tableOptions(e, s.file == ""))
+			w = table.TableWriter(tableOptions(e, s.file == ""))
 		}
 		render := func(out io.Writer) error {
 			if err := w(out, rep); err != nil {

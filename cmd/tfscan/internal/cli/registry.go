@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +12,8 @@ import (
 	"text/tabwriter"
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
-	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
-	"github.com/tfscan/tfscan/coverage/extract"
-	"github.com/tfscan/tfscan/graph/opdefs"
 )
 
 const registryUsage = `Usage:
@@ -25,9 +21,7 @@ const registryUsage = `Usage:
   tfscan registry show NAME|FILE [--op OP] [--format table|json]
   tfscan registry diff A B [--format table|json]
   tfscan registry import DUMP --name NAME --vendor V [--device-type T] -o PACK
-  tfscan registry extract --source DIR --name NAME --vendor V --device-type T
-        [--device-tag TAG]... [--define NAME[=V]]... --source-ref REPO@COMMIT
-        [--date D] [--style tf|xla|dml|ascend] [--confidence-level L] -o PACK
+  tfscan registry check DUMP [--format table|json]
   tfscan registry derive --base PACK --name NAME --vendor V --device-type T
         --tf-version X --rule TEXT --evidence TEXT... --confidence-level low|medium
         --version-check TEXT [--known-ops PATH... --recorded-ops PATH...] -o PACK
@@ -38,7 +32,7 @@ const registryUsage = `Usage:
 func runRegistry(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, registryUsage)
-		return usageErrorf("registry: no subcommand (list, show, diff, import, extract, derive, audit)")
+		return usageErrorf("registry: no subcommand (list, show, diff, import, check, derive, audit)")
 	}
 	switch args[0] {
 	case "list":
@@ -49,8 +43,8 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		return registryDiff(e, args[1:])
 	case "import":
 		return registryImport(e, args[1:])
-	case "extract":
-		return registryExtract(ctx, e, args[1:])
+	case "check":
+		return registryCheck(e, args[1:])
 	case "audit":
 		return registryAudit(e, args[1:])
 	case "derive":
@@ -59,7 +53,7 @@ func runRegistry(ctx context.Context, e *env, args []string) error {
 		fmt.Fprint(e.stdout, registryUsage)
 		return nil
 	}
-	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, extract, derive, audit)", args[0])
+	return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, check, derive, audit)", args[0])
 }
 
 func checkFormat(f string) error {
@@ -222,6 +216,13 @@ func resolvePacks(e *env, arg string) ([]*coverage.Pack, error) {
 	return []*coverage.Pack{p}, nil
 }
 
+// builtinArg reports whether resolvePacks reads arg as a built-in pack's
+// name rather than a file.
+func builtinArg(e *env, arg string) bool {
+	st, err := os.Stat(abs(e, arg))
+	return (err != nil || st.IsDir()) && !strings.ContainsAny(arg, `/\`)
+}
+
 func resolveOnePack(e *env, arg string) (*coverage.Pack, error) {
 	packs, err := resolvePacks(e, arg)
 	if err != nil {
@@ -267,19 +268,23 @@ func registryShow(e *env, args []string) error {
 	}
 	type shown struct {
 		packSummary
-		UnresolvedOpsList []string             `json:"unresolved_ops_list,omitempty"`
-		Stack             *coverage.Stack      `json:"stack,omitempty"`
-		Derived           *coverage.Derivation `json:"derived,omitempty"`
-		NewerThanStack    []string             `json:"ops_newer_than_stack,omitempty"`
-		HostKernels       int                  `json:"host_kernels,omitempty"`
-		OpDefs            int                  `json:"op_defs,omitempty"`
-		KernelList        []kernelRow          `json:"kernel_list"`
+		UnresolvedOpsList []string              `json:"unresolved_ops_list,omitempty"`
+		Stack             *coverage.Stack       `json:"stack,omitempty"`
+		Derived           *coverage.Derivation  `json:"derived,omitempty"`
+		NewerThanStack    []string              `json:"ops_newer_than_stack,omitempty"`
+		HostKernels       int                   `json:"host_kernels,omitempty"`
+		CheckedAgainst    *coverage.BinaryCheck `json:"checked_against,omitempty"`
+		OpDefs            int                   `json:"op_defs,omitempty"`
+		KernelList        []kernelRow           `json:"kernel_list"`
 	}
 	var out []shown
 	found := false
 	for _, p := range packs {
 		s := shown{packSummary: summarize(p), UnresolvedOpsList: p.UnresolvedOps, Stack: p.Stack, Derived: p.Derived,
 			NewerThanStack: p.NewerThanStack, HostKernels: len(p.HostKernels()), OpDefs: len(p.OpDefs)}
+		if builtinArg(e, pos[0]) {
+			s.CheckedAgainst = coverage.CheckedAgainst(p.Name)
+		}
 		for _, k := range p.Kernels {
 			if *op != "" && k.GetOp() != *op {
 				continue
@@ -308,6 +313,14 @@ func registryShow(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "build:      %s\n", strings.Join(s.BuildFlags, " "))
 		} else {
 			fmt.Fprintf(e.stdout, "build:      %s\n", buildNote(packs[i]))
+		}
+		switch c := s.CheckedAgainst; {
+		case c != nil && c.Conformance:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel against the %s registry of TensorFlow %s (%s, sha256 %s) on every run of conformance/registries_test.go; the differences and their reasons are in docs/conformance.md\n",
+				c.DeviceType, c.TFVersion, c.Wheel, c.SHA256)
+		case c != nil:
+			fmt.Fprintf(e.stdout, "checked:    kernel by kernel, once (%s), against the %s registry of %s (sha256 %s) on TensorFlow %s: %s; the result is in docs/registries.md\n",
+				c.Date, c.DeviceType, c.Wheel, c.SHA256, c.TFVersion, c.Setting)
 		}
 		writeDerivation(e.stdout, packs[i])
 		if len(s.UnresolvedOpsList) > 0 {
@@ -341,17 +354,24 @@ func toRow(k *kdpb.KernelDef) kernelRow {
 	}
 }
 
-func registryDiff(e *env, args []string) error {
-	fs := newFlagSet("registry diff", e.stderr)
+// formatArgs parses a registry subcommand that takes only --format and n
+// positional arguments (what says which, for the usage error).
+func formatArgs(e *env, cmd string, args []string, n int, what string) (string, []string, error) {
+	fs := newFlagSet(cmd, e.stderr)
 	format := fs.String("format", "table", "table or json")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	if len(pos) != 2 {
-		return usageErrorf("registry diff takes two packs (names or files)")
+	if len(pos) != n {
+		return "", nil, usageErrorf("%s takes %s", cmd, what)
 	}
-	if err := checkFormat(*format); err != nil {
+	return *format, pos, checkFormat(*format)
+}
+
+func registryDiff(e *env, args []string) error {
+	format, pos, err := formatArgs(e, "registry diff", args, 2, "two packs (names or files)")
+	if err != nil {
 		return err
 	}
 	a, err := resolveOnePack(e, pos[0])
@@ -363,7 +383,7 @@ func registryDiff(e *env, args []string) error {
 		return err
 	}
 	d := coverage.DiffPacks(a, b)
-	if *format == "json" {
+	if format == "json" {
 		return writeJSON(e.stdout, d)
 	}
 	w := e.stdout
@@ -459,196 +479,6 @@ func registryImport(e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "wrote %s: %s, %d kernels for %d ops on %s (+%d DEFAULT kernels, %d CPU kernels of this build, %d vendor OpDefs)\n",
 		*out, p.Name, len(p.OwnKernels()), len(p.Ops()), p.DeviceType, len(p.Kernels)-len(p.OwnKernels())-host, host, len(p.OpDefs))
 	return nil
-}
-
-func registryExtract(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("registry extract", e.stderr)
-	var (
-		o                             extract.Options
-		po                            extract.PackOptions
-		dirs, excludes, includes      repeatFlag
-		defines, tags, typeLists      repeatFlag
-		style, out, mech, opsFile     string
-		stackKind                     string
-		stackInputs                   repeatFlag
-		xlaDevice, xlaTypes, opDefDir string
-	)
-	fs.StringVar(&o.Source, "source", "", "root of the source tree (required)")
-	fs.Var(&dirs, "dir", "file or directory under --source to scan (repeatable; default all)")
-	fs.Var(&excludes, "exclude", "regexp of paths to skip (repeatable)")
-	fs.Var(&includes, "include", "extra include root under --source (repeatable)")
-	fs.Var(&defines, "define", "preprocessor define NAME or NAME=VALUE (repeatable)")
-	fs.Var(&typeLists, "type-lists", "header defining named dtype lists, e.g. kFloatTypes; ascend style: op info INI files (repeatable)")
-	fs.StringVar(&po.Name, "name", "", "pack name (required)")
-	fs.StringVar(&po.Vendor, "vendor", "", "vendor (required)")
-	fs.StringVar(&po.DeviceType, "device-type", "", "device type of the pack (required)")
-	fs.Var(&tags, "device-tag", "source .Device() tag registering on --device-type (repeatable; default the device type)")
-	fs.StringVar(&po.SourceRef, "source-ref", "", "repository@commit the source came from (required)")
-	fs.StringVar(&po.Date, "date", "", "source commit date")
-	fs.StringVar(&po.TFVersion, "tf-version", "", "TensorFlow version the source builds against")
-	fs.StringVar(&po.Note, "note", "", "extra limits for the confidence note")
-	fs.StringVar(&mech, "mechanism", "kernel", "kernel, xla_cluster or graph_offload")
-	var level string
-	fs.StringVar(&level, "confidence-level", "medium", "high, medium or low: how far the pack can be trusted")
-	fs.StringVar(&style, "style", "tf", "tf (REGISTER_KERNEL_BUILDER), xla (REGISTER_XLA_OP), dml (DirectML templates), ascend (CANN parser plugins)")
-	fs.StringVar(&opsFile, "ops", "", "xla and ascend styles: TensorFlow OpList text file (default: tfscan's embedded TF 2.15 OpDefs)")
-	fs.StringVar(&xlaDevice, "xla-device", "XLA_GPU_JIT", "xla style: JIT device")
-	fs.StringVar(&xlaTypes, "xla-types", "kGpuAllTypes", "xla style: the backend's dtype list name")
-	fs.StringVar(&opDefDir, "op-defs", "", "dml style: header with the generated op structs (relative to --source)")
-	fs.StringVar(&stackKind, "stack", "", "also read what the stack does around its kernels: "+extract.StackAscend+" (precision modes, partitioning), "+extract.StackITEX+" or "+extract.StackMUSA+" (graph optimizer)")
-	fs.Var(&stackInputs, "stack-input", "`KEY=PATH` (under --source) of a file the --stack reader needs (repeatable)")
-	fs.StringVar(&out, "o", "", "output pack file (.json or .json.gz)")
-	verbose := fs.Bool("v", false, "list every skipped registration and preprocessor error")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErrorf("registry extract takes no positional arguments")
-	}
-	if o.Source == "" || po.Name == "" || po.Vendor == "" || po.DeviceType == "" || po.SourceRef == "" || out == "" {
-		return usageErrorf("registry extract needs --source, --name, --vendor, --device-type, --source-ref and -o")
-	}
-	if err := coverage.CheckPackName(po.Name); err != nil {
-		return usageError(err)
-	}
-	if !filepath.IsAbs(o.Source) {
-		o.Source = filepath.Join(e.wd, o.Source)
-	}
-	o.Dirs, o.Exclude, o.Includes, o.Defines, o.TypeListFiles = dirs, excludes, includes, defines, typeLists
-	stackIn := extract.StackInputs{}
-	for _, kv := range stackInputs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || v == "" {
-			return usageErrorf("--stack-input %q: want KEY=PATH", kv)
-		}
-		stackIn[k] = v
-	}
-	switch stackKind {
-	case "", extract.StackITEX, extract.StackMUSA:
-	case extract.StackAscend:
-		if style != "ascend" {
-			return usageErrorf("--stack %s needs --style ascend", stackKind)
-		}
-	default:
-		return usageErrorf("unknown --stack %q (%s, %s, %s)", stackKind, extract.StackAscend, extract.StackITEX, extract.StackMUSA)
-	}
-	po.DeviceTags = tags
-	po.Mechanism = coverage.Mechanism(mech)
-	po.Level = coverage.Level(level)
-	if po.Level.Rank() == 0 {
-		return usageErrorf("--confidence-level must be high, medium or low, not %q", level)
-	}
-	po.BuildFlags = defines
-
-	var res *extract.Result
-	switch style {
-	case "tf":
-		res, err = extract.Extract(ctx, o)
-	case "xla":
-		ops, oerr := loadOpDefs(e, opsFile)
-		if oerr != nil {
-			return oerr
-		}
-		o.Marker = "REGISTER_XLA_OP"
-		res, err = extract.Extract(ctx, o)
-		if err == nil {
-			res, err = extract.ToXLA(res, ops, xlaDevice, xlaTypes)
-		}
-		po.DeviceTags = []string{xlaDevice}
-		po.Style = "C preprocessor expansion of REGISTER_XLA_OP, kernels built as XlaOpRegistry::RegisterCompilationKernels does with TF 2.15 OpDefs"
-	case "dml":
-		if opDefDir == "" {
-			return usageErrorf("--style dml needs --op-defs")
-		}
-		res, err = extract.ExtractDML(ctx, o, opDefDir)
-		po.Style = "C preprocessor expansion, then DirectML KernelDefinition<...> template patterns"
-	case "ascend":
-		ops, oerr := loadOpDefs(e, opsFile)
-		if oerr != nil {
-			return oerr
-		}
-		ao := extract.AscendOptions{INIFiles: typeLists, Ops: ops}
-		if stackKind == extract.StackAscend {
-			ao.Stack = stackIn
-		}
-		res, err = extract.ExtractAscend(o, ao)
-		po.Style = "CANN TensorFlow parser plugins (REGISTER_CUSTOM_OP ... OriginOpType); dtypes from the AI Core / AI CPU op info INI files"
-	default:
-		return usageErrorf("unknown --style %q (tf, xla, dml, ascend)", style)
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return inputError(err)
-	}
-	p, st, err := extract.ToPack(res, po)
-	if err != nil {
-		return inputError(err)
-	}
-	if p.Stack, err = readOptimizer(o.Source, stackKind, stackIn, res.Stack); err != nil {
-		return inputError(err)
-	}
-	if err := writePackFile(e, out, p); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "wrote %s: %d kernels for %d ops on %s (dtypes known for %d/%d; %d skipped; %d preprocessor errors)\n",
-		out, st.Registrations, st.Ops, p.DeviceType, st.Resolved, st.Registrations, st.Skipped, len(res.CPPErrors))
-	shown := 5
-	if *verbose {
-		shown = len(res.CPPErrors)
-		for _, s := range res.Skips {
-			fmt.Fprintf(e.stderr, "  skipped: %s: %s: %s\n", s.File, s.Reason, s.Text)
-		}
-	}
-	for _, s := range res.CPPErrors[:min(len(res.CPPErrors), shown)] {
-		fmt.Fprintf(e.stderr, "  preprocessor: %s: %s\n", s.File, s.Reason)
-	}
-	return nil
-}
-
-// readOptimizer adds the --stack graph optimizer, if any, to what the
-// style's own reader found.
-func readOptimizer(root, kind string, in extract.StackInputs, st *coverage.Stack) (*coverage.Stack, error) {
-	var read func(string, extract.StackInputs) (*coverage.Optimizer, error)
-	switch kind {
-	case extract.StackITEX:
-		read = extract.ReadITEXOptimizer
-	case extract.StackMUSA:
-		read = extract.ReadMUSAOptimizer
-	default:
-		return st, nil
-	}
-	opt, err := read(root, in)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		st = &coverage.Stack{}
-	}
-	st.Optimizer = opt
-	return st, nil
-}
-
-// loadOpDefs reads an OpList text file, or tfscan's embedded OpDefs
-// (graph/opdefs: ops.pbtxt plus TensorFlow's internal _* ops) when path is "".
-func loadOpDefs(e *env, path string) (map[string]*opdefpb.OpDef, error) {
-	if path == "" {
-		l, err := opdefs.Load()
-		if err != nil {
-			return nil, err
-		}
-		return extract.OpDefMap(l), nil
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.wd, path)
-	}
-	m, err := extract.LoadOpList(path)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	return m, nil
 }
 
 // buildNote says what a pack without recorded build flags assumes.

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/coverage"
 )
@@ -52,7 +54,7 @@ func golden(t *testing.T, name, got string) {
 func TestRegistryList(t *testing.T) {
 	code, out, _ := runRegistryCLI(t, t.TempDir(), "list")
 	require.Equal(t, ExitOK, code)
-	// Every stack issue #12 names, with its mechanism.
+	// Every stack with a built-in pack, with its mechanism.
 	for _, want := range []string{
 		`(?m)^musa +Moore Threads +MUSA +kernel +high`,
 		`(?m)^ascend +Huawei +NPU +graph_offload +low`,
@@ -272,40 +274,96 @@ func TestRegistryImportAndDiff(t *testing.T) {
 	}
 }
 
-func TestRegistryExtract(t *testing.T) {
-	if _, err := exec.LookPath("cpp"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("cpp is required in CI")
-		}
-		t.Skip("no cpp")
-	}
+// Dumps that cannot be imported or checked give one line naming the file
+// and exit 3; a dump of another TensorFlow version imports (vendor builds
+// are other versions) but cannot be checked against the built-in packs.
+func TestRegistryBadDumps(t *testing.T) {
 	wd := t.TempDir()
-	src := filepath.Join(wd, "src", "kernels")
-	require.NoError(t, os.MkdirAll(src, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "types.h"), []byte("#define TF_CALL_float(m) m(float)\n#define TF_CALL_half(m) m(Eigen::half)\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "relu_op.cc"), []byte(`#include "types.h"
-#define REG(T) REGISTER_KERNEL_BUILDER(Name("Relu").Device(DEVICE_GPU).TypeConstraint<T>("T"), ReluOp<T>);
-TF_CALL_float(REG) TF_CALL_half(REG)
-#if GOOGLE_CUDA
-REGISTER_KERNEL_BUILDER(Name("CudaOnly").Device(DEVICE_GPU), X);
-#endif
-`), 0o644))
-	code, _, errs := runRegistryCLI(t, wd, "extract", "--source", "src", "--name", "mini", "--vendor", "Test", "--device-type", "GPU",
-		"--define", "GOOGLE_CUDA=1", "--source-ref", "example/mini@0123456789012345678901234567890123456789", "--date", "2024-02-03", "-o", "mini.json.gz")
-	require.Equal(t, ExitOK, code, errs)
-	assert.Contains(t, errs, "3 kernels for 2 ops on GPU")
-	code, out, errs := runRegistryCLI(t, wd, "show", "mini.json.gz", "--op", "Relu")
-	require.Equal(t, ExitOK, code, errs)
-	assert.Contains(t, out, "T in {float16}")
-	assert.Contains(t, out, "date:       2024-02-03")
+	head := func(version string, kernels int) string {
+		return "# tfscan live dump (tools/dump_registry.py)\n# tf_version: " + version + "\n# kernels: " + strconv.Itoa(kernels) + "\n"
+	}
+	body := `kernel { op: "NoOp" device_type: "CPU" }
+kernel { op: "NoOp" device_type: "GPU" }
+kernel { op: "NoOp" device_type: "DEFAULT" }
+`
+	files := map[string]string{
+		"empty.pbtxt":     "",
+		"truncated.pbtxt": head("2.15.0", 5) + body,
+		"cut.pbtxt":       head("2.15.0", 3) + body[:20],
+		"tf216.pbtxt":     head("2.16.1", 3) + body,
+	}
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(wd, name), []byte(data), 0o644))
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"import", "empty.pbtxt", "--name", "n", "--vendor", "v", "--device-type", "GPU", "-o", "x.json"}, ExitInput, "empty.pbtxt: empty file"},
+		{[]string{"import", "truncated.pbtxt", "--name", "n", "--vendor", "v", "--device-type", "GPU", "-o", "x.json"}, ExitInput, "truncated.pbtxt: truncated dump: its header says 5 kernels"},
+		{[]string{"import", "cut.pbtxt", "--name", "n", "--vendor", "v", "--device-type", "GPU", "-o", "x.json"}, ExitInput, "cut.pbtxt: not a KernelList in text form"},
+		{[]string{"check", "empty.pbtxt"}, ExitInput, "empty.pbtxt: empty file"},
+		{[]string{"check", "truncated.pbtxt"}, ExitInput, "truncated dump"},
+		{[]string{"check", "tf216.pbtxt"}, ExitInput, "tf216.pbtxt: a dump of TensorFlow 2.16.1, but the built-in packs are checked against TensorFlow 2.15.0"},
+		{[]string{"check"}, ExitUsage, "takes one dump file"},
+		{[]string{"import", "tf216.pbtxt", "--name", "n", "--vendor", "v", "--device-type", "GPU", "-o", "x.json"}, ExitOK, "wrote x.json"},
+	}
+	for _, tc := range tests {
+		code, _, errs := runRegistryCLI(t, wd, tc.args...)
+		assert.Equal(t, tc.code, code, tc.args)
+		assert.Contains(t, errs, tc.want, tc.args)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+	}
+	packs, err := coverage.LoadRegistryFile(filepath.Join(wd, "x.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "2.16.1", packs[0].TFVersion)
+}
 
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--source", "src", "--name", "mini")
-	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errs, "needs --source")
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--source", "nowhere", "--name", "m", "--vendor", "v", "--device-type", "GPU", "--source-ref", "r", "-o", "m.json")
-	assert.Equal(t, ExitInput, code)
-	assert.Contains(t, errs, "not a directory")
-	code, _, errs = runRegistryCLI(t, wd, "extract", "--style", "magic", "--source", "src", "--name", "m", "--vendor", "v", "--device-type", "GPU", "--source-ref", "r", "-o", "m.json")
-	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errs, "unknown --style")
+// registry check fails (exit 1) on a difference the explained list does
+// not cover, and names it.
+func TestRegistryCheckUnexplained(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# tf_version: 2.15.0\n")
+	for _, c := range coverage.BinaryChecks() {
+		p, err := coverage.BuiltinPack(c.Pack)
+		require.NoError(t, err)
+		for _, k := range p.OwnKernels() {
+			text, err := prototext.Marshal(k)
+			require.NoError(t, err)
+			fmt.Fprintf(&b, "kernel { %s }\n", text)
+		}
+	}
+	b.WriteString(`kernel { op: "NotAnOp" device_type: "GPU" }` + "\n")
+	wd := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "d.pbtxt"), []byte(b.String()), 0o644))
+	code, out, errs := runRegistryCLI(t, wd, "check", "d.pbtxt")
+	assert.Equal(t, ExitGate, code)
+	assert.Contains(t, out, "cuda: unexplained - NotAnOp GPU\n")
+	assert.Contains(t, errs, "d.pbtxt: a built-in pack disagrees")
+}
+
+// registry show says which built-in packs are checked against a binary,
+// and against which; a pack file of the same name is not.
+func TestRegistryShowChecked(t *testing.T) {
+	wd := fixtures(t)
+	code, _, errs := runRegistryCLI(t, wd, "import", "a.pbtxt", "--name", "cpu", "--vendor", "x", "--device-type", "CPU", "-o", "cpu.json")
+	require.Equal(t, ExitOK, code, errs)
+	tests := []struct {
+		arg, want string
+	}{
+		{"cpu", "checked:    kernel by kernel against the CPU registry of TensorFlow 2.15.0 (tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl, sha256 dee8ec2b"},
+		{"intel-xpu", "checked:    kernel by kernel, once (2026-12-02), against the XPU registry of intel_extension_for_tensorflow_lib-2.15.0.3.2"},
+		{"musa", ""},
+		{"cpu.json", ""},
+	}
+	for _, tc := range tests {
+		code, out, errs := runRegistryCLI(t, wd, "show", tc.arg, "--op", "Relu")
+		require.Equal(t, ExitOK, code, errs)
+		if tc.want == "" {
+			assert.NotContains(t, out, "checked:", tc.arg)
+		} else {
+			assert.Contains(t, out, tc.want, tc.arg)
+		}
+	}
 }

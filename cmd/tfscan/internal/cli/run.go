@@ -100,7 +100,7 @@ Usage:
   tfscan check --results REPORT [thresholds] [--baseline FILE]
   tfscan baseline PATH... --target NAME[,NAME...] -o FILE
   tfscan merge REPORT... -o FILE
-  tfscan registry list|show|diff|import|extract ...
+  tfscan registry list|show|diff|import|derive|audit ...
   tfscan run PATH [--inputs in.npz] --outputs out.npz [--signature KEY] [--fetch NAME]... [--seed N] [--dim N]
   tfscan parity PATH --target T [--precision P] [--inputs in.npz] [--golden out.npz]
   tfscan vectors PATH --target T -o DIR

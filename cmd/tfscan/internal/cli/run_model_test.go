@@ -246,11 +246,11 @@ func TestRunStaticHashTable(t *testing.T) {
 	assert.Equal(t, []int64{2, 0, -1}, out["output_0"].Data)
 }
 
-// TestRunFeedsLikeSessionRun: issue #11 item 4. A TF.js graph model whose
-// weights live in a shard, as the converter writes them, with constants
-// and a NoOp hanging off the input by ^x control edges (the shape of the
-// hand-skeleton, NSFW and video-matting models that failed with "placeholder
-// must be fed"); then an intermediate tensor of a signature model fed.
+// TestRunFeedsLikeSessionRun: a TF.js graph model whose weights live in a
+// shard, as the converter writes them, with constants and a NoOp hanging
+// off the input by ^x control edges (the shape of the hand-skeleton, NSFW
+// and video-matting models, which need the feed to fire those edges); then
+// an intermediate tensor of a signature model fed.
 func TestRunFeedsLikeSessionRun(t *testing.T) {
 	dir := t.TempDir()
 	model := `{"format": "graph-model",

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
-	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -38,7 +37,7 @@ type scanFlags struct {
 	stack      stackFlags
 }
 
-// stackFlags set what a target's stack does (coverage.StackSettings).
+// stackFlags set what a target's stack does (scan.StackSettings).
 type stackFlags struct {
 	mode    string
 	options repeatFlag
@@ -49,12 +48,12 @@ func (f *stackFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.options, "stack-option", "a stack setting `KEY=VALUE` (e.g. soc=ascend910b, adapter=tf1, mix_compile_mode=true; repeatable)")
 }
 
-func (f *stackFlags) settings() (coverage.StackSettings, error) {
+func (f *stackFlags) settings() (scan.StackSettings, error) {
 	opts, err := scan.ParseStackOptions(f.options)
 	if err != nil {
-		return coverage.StackSettings{}, usageError(err)
+		return scan.StackSettings{}, usageError(err)
 	}
-	return coverage.StackSettings{PrecisionMode: f.mode, Options: opts}, nil
+	return scan.StackSettings{PrecisionMode: f.mode, Options: opts}, nil
 }
 
 func (f *scanFlags) register(fs *flag.FlagSet) {

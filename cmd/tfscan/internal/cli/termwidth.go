@@ -6,14 +6,14 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/table"
 )
 
 // tableOptions fit the table view to where it goes: a file gets
-// reports.DefaultWidth; stdout gets $COLUMNS when set, else the terminal's
-// width when it is a terminal, else reports.DefaultWidth. -v cuts nothing.
-func tableOptions(e *env, toStdout bool) reports.TableOptions {
-	o := reports.TableOptions{Width: reports.DefaultWidth, Verbose: e.verbose}
+// table.DefaultWidth; stdout gets $COLUMNS when set, else the terminal's
+// width when it is a terminal, else table.DefaultWidth. -v cuts nothing.
+func tableOptions(e *env, toStdout bool) table.TableOptions {
+	o := table.TableOptions{Width: table.DefaultWidth, Verbose: e.verbose}
 	if !toStdout {
 		return o
 	}

@@ -21,7 +21,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/gate"
 )
 
 // FileName is the configuration file tfscan looks for.
@@ -44,7 +44,7 @@ type File struct {
 	// does not say); Phases the counted phases.
 	From   string
 	Phases []string
-	Policy reports.Policy
+	Policy gate.Policy
 }
 
 // Error is a configuration error with the file and line it is about.
@@ -243,14 +243,14 @@ func Parse(path string, data []byte) (*File, error) {
 		if o.Model == "" {
 			return nil, &Error{File: path, Line: lines["overrides"][i], Msg: "overrides: each entry needs a model pattern"}
 		}
-		out.Policy.Overrides = append(out.Policy.Overrides, reports.Override{Model: o.Model, Thresholds: o.thresholds.policy()})
+		out.Policy.Overrides = append(out.Policy.Overrides, gate.Override{Model: o.Model, Thresholds: o.thresholds.policy()})
 	}
 	for i, ig := range r.Ignore {
 		until := ""
 		if ig.Until.Kind != 0 {
 			until = ig.Until.Value
 		}
-		out.Policy.Ignore = append(out.Policy.Ignore, reports.IgnoreRule{
+		out.Policy.Ignore = append(out.Policy.Ignore, gate.IgnoreRule{
 			Op: ig.Op, Node: ig.Node, Target: ig.Target, Reason: ig.Reason, Until: until,
 			Source: fmt.Sprintf("%s:%d", filepath.Base(path), lines["ignore"][i]),
 		})
@@ -261,8 +261,8 @@ func Parse(path string, data []byte) (*File, error) {
 	return out, nil
 }
 
-func (t thresholds) policy() reports.Thresholds {
-	return reports.Thresholds{MinCoverage: t.MinCoverage, MaxFallbackNodes: t.MaxFallbackNodes,
+func (t thresholds) policy() gate.Thresholds {
+	return gate.Thresholds{MinCoverage: t.MinCoverage, MaxFallbackNodes: t.MaxFallbackNodes,
 		MaxPartitions: t.MaxPartitions, MaxTransferBytes: t.MaxTransferBytes, MaxNewFallbackNodes: t.MaxNewFallbackNodes,
 		FailOn: t.FailOn}
 }

@@ -22,6 +22,9 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
+	"github.com/tfscan/tfscan/reports/markdown"
+	"github.com/tfscan/tfscan/reports/table"
 	"github.com/tfscan/tfscan/tflog"
 )
 
@@ -69,7 +72,7 @@ func TestExplainGolden(t *testing.T) {
 			rep := explainCase(t, c.log, c.model, c.target)
 			var got bytes.Buffer
 			for ext, write := range map[string]func(io.Writer, *reports.ExplainReport) error{
-				".golden.json": reports.WriteExplainJSON, ".golden.txt": reports.WriteExplainTable, ".golden.md": reports.WriteExplainMarkdown,
+				".golden.json": jsonout.WriteExplainJSON, ".golden.txt": table.WriteExplainTable, ".golden.md": markdown.WriteExplainMarkdown,
 			} {
 				var out bytes.Buffer
 				require.NoError(t, write(&out, rep))
@@ -86,7 +89,7 @@ func TestExplainGolden(t *testing.T) {
 			}
 			// the same input gives the same bytes
 			var again bytes.Buffer
-			require.NoError(t, reports.WriteExplainJSON(&again, explainCase(t, c.log, c.model, c.target)))
+			require.NoError(t, jsonout.WriteExplainJSON(&again, explainCase(t, c.log, c.model, c.target)))
 			assert.Equal(t, got.String(), again.String())
 		})
 	}

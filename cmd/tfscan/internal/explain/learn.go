@@ -40,25 +40,45 @@ func packName(s string) string {
 	return s
 }
 
-// logAccelerator is the first non-CPU, non-DEFAULT device type the log's
-// messages name.
+// logAccelerator is the log's accelerator: the first, in name order, of the
+// non-CPU device types the process had, as the log shows them (a message's
+// registered devices, the device whose kernel lookup failed, the device a
+// placement line names); CPU when it shows only the CPU. A log that shows
+// none falls back to the device types of its kernel lines. The kernel
+// lines alone list every registration of the binary (a CPU-only run of the
+// Linux wheel prints GPU kernels, and XLA's *_JIT compilation types, which
+// are no devices), so they decide only when nothing else tells.
 func logAccelerator(l *tflog.Log) string {
-	var types []string
-	add := func(t string) {
+	var process, listed []string
+	add := func(to *[]string, t string) {
 		t, _, _ = strings.Cut(t, ":")
-		if t != "" && t != "CPU" && t != coverage.DeviceDefault {
-			types = append(types, t)
+		if t != "" && t != coverage.DeviceDefault && !strings.HasSuffix(t, "_JIT") {
+			*to = append(*to, t)
 		}
 	}
 	for _, m := range l.Messages {
 		for _, d := range m.RegisteredDevices {
-			add(d)
+			add(&process, d)
+		}
+		switch m.Kind {
+		case tflog.KindExplicitDevice, tflog.KindNoRegisteredKernel, tflog.KindSoftPlacementResources:
+			add(&process, m.Device)
 		}
 		for _, k := range m.Kernels {
-			add(k.DeviceType)
+			add(&listed, k.DeviceType)
 		}
-		add(m.Device)
 	}
+	for _, p := range l.Placements {
+		add(&process, p.Device)
+	}
+	for _, p := range l.Eager {
+		add(&process, p.Device)
+	}
+	types := process
+	if len(types) == 0 {
+		types = listed
+	}
+	types = slices.DeleteFunc(types, func(t string) bool { return t == "CPU" })
 	if len(types) == 0 {
 		return "CPU"
 	}

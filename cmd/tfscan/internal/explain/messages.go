@@ -58,9 +58,18 @@ func (x *explainer) message(m *tflog.Message) reports.Explanation {
 		x.missingDevice(&e, m, ns)
 	case tflog.KindOpNotRegistered:
 		unknown := slices.ContainsFunc(ns, func(n *graph.Node) bool { return x.result[x.path[n]].Reason == "unknown_op" })
-		e.Agrees = boolPtr(unknown)
+		// A SavedModel carries the OpDefs of its custom ops
+		// (meta_info_def.stripped_op_list): tfscan then knows the op's
+		// signature but no pack has a kernel for it, which is what
+		// TensorFlow's refusal means for the run as well.
+		custom := graph.Default().Lookup(m.Op) == nil
+		e.Agrees = boolPtr(unknown || custom && x.anyUncovered(ns))
 		e.Cause = fmt.Sprintf("%s is not an op of the TensorFlow binary that ran the model: a custom op whose library was not loaded before the model.", m.Op)
-		if !unknown {
+		switch {
+		case unknown:
+		case custom:
+			e.Cause += fmt.Sprintf(" %s is no TensorFlow 2.15 op: tfscan knows it only from the model's own op list (meta_info_def.stripped_op_list), and no kernel of it is in the target's pack.", m.Op)
+		default:
 			e.Cause += fmt.Sprintf(" tfscan knows %s (it is in TensorFlow 2.15's op registry), so the binary that ran the model is another build or version of TensorFlow.", m.Op)
 		}
 		e.Fixes = append(e.Fixes, loadLibraryFix(m.Op))
@@ -155,7 +164,17 @@ func (x *explainer) noKernelOn(e *reports.Explanation, m *tflog.Message, ns []*g
 	dev, _, _ := strings.Cut(m.Device, ":")
 	switch m.Kind {
 	case tflog.KindExplicitDevice:
-		e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m, *e))
+		if others := groupLacking(m, dev); len(others) > 0 {
+			// TensorFlow names the node it was placing, but its own op
+			// has a kernel there: another op of its colocation group
+			// has none (Member::MergeSupportedDevices,
+			// colocation_graph.cc:424-486, intersects the members'
+			// device types).
+			e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off. %s itself has a %s kernel, but it is colocated (through a resource it uses, or a colocation attr) with %s, which the log's colocation block lists with no %s kernel, and TensorFlow places a colocation group on one device.",
+				subject(*e), devSpec(m.Device), orDash(m.Op), orDash(dev), strings.Join(others, ", "), orDash(dev))
+		} else {
+			e.Cause = fmt.Sprintf("%s is pinned to %s and soft placement is off, but %s has no kernel for it%s.", subject(*e), devSpec(m.Device), orDash(dev), attrsNote(m, *e))
+		}
 		e.Cause += " " + x.pinNote(ns, m.Device)
 	case tflog.KindEagerDeviceSpec:
 		e.Cause = fmt.Sprintf("The eager op %s was asked to run on %s, which has no kernel for it, and soft placement is off.", orDash(m.Op), devSpec(m.Device))
@@ -291,13 +310,28 @@ func (x *explainer) resourcesMoved(e *reports.Explanation, m *tflog.Message, ns 
 // lacking are the ops of a colocation group that, by the log's own debug
 // block, have no kernel on the target's device type.
 func (x *explainer) lacking(m *tflog.Message) []string {
+	return opsLacking(m, x.devType)
+}
+
+func opsLacking(m *tflog.Message, dev string) []string {
 	var out []string
 	for _, od := range m.OpDevices {
-		if !slices.Contains(od.Devices, x.devType) {
+		if !slices.Contains(od.Devices, dev) {
 			out = append(out, od.Op)
 		}
 	}
 	return out
+}
+
+// groupLacking are the other ops of the message's colocation group that
+// have no dev kernel, when the message's own op has one (by the log's
+// colocation block); nil otherwise.
+func groupLacking(m *tflog.Message, dev string) []string {
+	own := slices.IndexFunc(m.OpDevices, func(od tflog.OpDevices) bool { return od.Op == m.Op })
+	if dev == "" || own < 0 || !slices.Contains(m.OpDevices[own].Devices, dev) {
+		return nil
+	}
+	return opsLacking(m, dev)
 }
 
 func boolInt(b bool) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // TestAttentionListsNoWholeList checks that a scan that lists the nodes
@@ -98,6 +99,6 @@ func runJSON(t *testing.T, opts Options) (*reports.Report, []byte) {
 	rep, err := Run(context.Background(), opts)
 	require.NoError(t, err)
 	var b bytes.Buffer
-	require.NoError(t, reports.WriteJSON(&b, rep))
+	require.NoError(t, jsonout.WriteJSON(&b, rep))
 	return rep, b.Bytes()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/internal/benchmodel"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // BenchmarkCoverage200k measures matching a 210,000-node model against every
@@ -16,10 +17,9 @@ import (
 // "Coverage/all-packs" lists the nodes that need attention (a scan's
 // default, --nodes attention), "Coverage/all-packs-all-nodes" lists every
 // node of every target (--nodes all). Goal: all-packs takes less than
-// Load. Met since stop 21, which matches a node class once and lists only
-// the nodes needing attention: on 2 quiet cores 225 against 365 ms of CPU
-// (0.62x). With every node listed it is 1.8x (669 ms): twelve lists of
-// 210,000 entries.
+// Load; a node class is matched once and only the nodes needing attention
+// are listed. With every node listed it is above Load: twelve lists of
+// 210,000 entries. docs/performance.md has the figures.
 // Run: go test -bench Coverage200k -run '^$' -benchmem ./cmd/tfscan/internal/scan/
 func BenchmarkCoverage200k(b *testing.B) {
 	dir := b.TempDir()
@@ -109,8 +109,8 @@ func BenchmarkCoverage200k(b *testing.B) {
 // simulation with its what-if wishlist on the 210,000-node model (as a
 // scan runs it: the step's nodes counted), against loading the same model
 // (reading, decoding and building its graph: what `tfscan inspect` costs)
-// in the same run. Goal (issue #14 item 1): placement within 1x the
-// load's CPU time and 1.5x its peak heap per target.
+// in the same run. Goal: placement within 1x the load's CPU time and 1.5x
+// its peak heap per target.
 //
 // What does not depend on the target a scan computes once per model: the
 // shapes ("Shapes"), and the flattened graph (the placement nodes, their
@@ -229,7 +229,7 @@ func BenchmarkScanPlacement200k(b *testing.B) {
 }
 
 // BenchmarkReport200k measures what the report of the 210,000-node model
-// against 7 targets without placement costs (issue #14 item 2): the whole
+// against 7 targets without placement costs: the whole
 // scan (Run: load, coverage of the 7 targets and of the cuda source, the
 // delta, the nodes listed) and its JSON, written to a counter, with
 // --nodes attention (the default) and --nodes all, interleaved with
@@ -287,7 +287,7 @@ func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)
 			b.Fatal(rep.Errors[0].Message)
 		}
 		var w countingWriter
-		if err := reports.WriteJSON(&w, rep); err != nil {
+		if err := jsonout.WriteJSON(&w, rep); err != nil {
 			b.Fatal(err)
 		}
 		if size != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/internal/testutil"
-	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
 // cacheZoo copies the generated models and three corpus models (a TF.js
@@ -41,7 +41,7 @@ func scanJSON(t *testing.T, dir, cacheDir string, mutate ...func(*Options)) ([]b
 	require.NoError(t, err)
 	require.Empty(t, rep.Errors)
 	var b bytes.Buffer
-	require.NoError(t, reports.WriteJSON(&b, rep))
+	require.NoError(t, jsonout.WriteJSON(&b, rep))
 	return b.Bytes(), stats
 }
 

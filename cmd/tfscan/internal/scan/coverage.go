@@ -265,8 +265,8 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 // lower precision, or that keep accepts (i: the node's position in ns),
 // and returns each listed node's position: a scan that lists only the
 // nodes needing attention, and knows which those are before a placement,
-// never holds every node's entry (issue #14: a 7-target report of a
-// 210,000-node model). Every figure is still counted over every node.
+// never holds every node's entry (docs/performance.md: a 7-target report
+// of a 210,000-node model). Every figure is still counted over every node.
 func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int, reason string) bool) (*reports.Target, []int32) {
 	var at []int32
 	if keep != nil {

@@ -1,0 +1,4 @@
+package reports
+
+// GroupFusions is groupFusions, for the tests outside the package.
+var GroupFusions = groupFusions
