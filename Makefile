@@ -13,6 +13,14 @@ test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test ./...
 	$(MAKE) html-check
 
+# Every golden file rewritten from what the code gives now: go test -update
+# over each package whose tests define the -update flag (the writers'
+# pages, log and explain goldens, the CLI scripts, docs/conformance.md).
+# Review the diff before committing it.
+.PHONY: update-goldens
+update-goldens:
+	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test $$(grep -rl --include='*_test.go' 'flag.Bool("update"' . | xargs -n1 dirname | sort -u) -update
+
 # The pinned TensorFlow the conformance tests ask (tools/tf/requirements.lock):
 # a virtual environment in the cache folder, installed once per lock.
 tf:

@@ -7,7 +7,7 @@ import (
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // PackDiff is what changes between two packs, op by op: which ops one has
@@ -88,7 +88,7 @@ func dtypeSets(p *Pack) map[string]map[string]bool {
 		for _, c := range k.GetConstraint() {
 			l := c.GetAllowedValues().GetList()
 			for _, t := range l.GetType() {
-				s[c.GetName()+"="+graph.DTypeName(t)] = true
+				s[c.GetName()+"="+dtype.Name(t)] = true
 				typed = true
 			}
 			for _, i := range l.GetI() {
@@ -125,7 +125,7 @@ func allowedNames(c *kdpb.KernelDef_AttrConstraint) string {
 	l := c.GetAllowedValues().GetList()
 	var vals []string
 	for _, t := range l.GetType() {
-		vals = append(vals, graph.DTypeName(t))
+		vals = append(vals, dtype.Name(t))
 	}
 	for _, i := range l.GetI() {
 		vals = append(vals, fmt.Sprint(i))

@@ -6,6 +6,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 )
 
@@ -52,7 +53,7 @@ func (ix *Index) applyMode(n *graph.Node, m Match) Match {
 		}
 		if k, ok := ix.lowered(n, to); ok {
 			return Match{Reason: ReasonCoveredLowerPrecision, Kernel: k.Kernel, HostMemory: k.HostMemory,
-				Unverified: k.Unverified, Lowered: graph.DTypeName(to), LoweredInputs: rule == "lower_inputs"}
+				Unverified: k.Unverified, Lowered: dtype.Name(to), LoweredInputs: rule == "lower_inputs"}
 		}
 	case ReasonNoKernelForDType:
 		k, ok := ix.lowered(n, to)
@@ -63,10 +64,10 @@ func (ix *Index) applyMode(n *graph.Node, m Match) Match {
 			pm := ix.stack.stack.Precision
 			return Match{Reason: ReasonPrecisionModeError, Supported: m.Supported,
 				StackError: fmt.Sprintf("%s %s keeps float32, but the %s kernel of %s supports %s only for these inputs (%s); the compiler rejects the graph (%s)",
-					pm.Option, mode.Name, ix.pack.DeviceType, n.Op, graph.DTypeName(to), joinSupported(m.Supported), mode.Doc)}
+					pm.Option, mode.Name, ix.pack.DeviceType, n.Op, dtype.Name(to), joinSupported(m.Supported), mode.Doc)}
 		}
 		return Match{Reason: ReasonCoveredLowerPrecision, Kernel: k.Kernel, HostMemory: k.HostMemory,
-			Unverified: k.Unverified, Lowered: graph.DTypeName(to)}
+			Unverified: k.Unverified, Lowered: dtype.Name(to)}
 	}
 	return m
 }

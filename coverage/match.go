@@ -13,6 +13,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	"google.golang.org/protobuf/encoding/prototext"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 )
 
@@ -416,7 +417,7 @@ func supported(ks []*kdpb.KernelDef, label string) []string {
 				if byAttr[c.GetName()] == nil {
 					byAttr[c.GetName()] = map[string]bool{}
 				}
-				byAttr[c.GetName()][graph.DTypeName(t)] = true
+				byAttr[c.GetName()][dtype.Name(t)] = true
 			}
 		}
 	}

@@ -40,3 +40,13 @@ func Size(dt tpb.DataType) int {
 	}
 	return 0
 }
+
+// IsFloat reports whether dt, or the base type of a reference dtype, is a
+// floating-point dtype (half, bfloat16, float, double).
+func IsFloat(dt tpb.DataType) bool {
+	switch Base(dt) {
+	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE:
+		return true
+	}
+	return false
+}

@@ -17,4 +17,16 @@ func TestSize(t *testing.T) {
 		assert.Equal(t, want, Size(dt), dt.String())
 	}
 	assert.Equal(t, tpb.DataType_DT_INT32, Base(tpb.DataType_DT_INT32_REF))
+	assert.Equal(t, tpb.DataType_DT_INT32_REF, Ref(tpb.DataType_DT_INT32))
+	assert.Equal(t, tpb.DataType_DT_INT32_REF, Ref(tpb.DataType_DT_INT32_REF))
+}
+
+func TestIsFloat(t *testing.T) {
+	for dt, want := range map[tpb.DataType]bool{
+		tpb.DataType_DT_HALF: true, tpb.DataType_DT_BFLOAT16: true, tpb.DataType_DT_FLOAT: true,
+		tpb.DataType_DT_DOUBLE: true, tpb.DataType_DT_FLOAT_REF: true, tpb.DataType_DT_INT32: false,
+		tpb.DataType_DT_COMPLEX64: false, tpb.DataType_DT_BOOL: false, tpb.DataType_DT_STRING: false,
+	} {
+		assert.Equal(t, want, IsFloat(dt), dt.String())
+	}
 }

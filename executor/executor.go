@@ -19,12 +19,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -154,21 +154,19 @@ type TensorRef struct {
 	Output int
 }
 
-// ParseTensorName splits "name:3" into ("name", 3); a name without an index
-// is output 0. A leading "^" is refused (use targets).
+// ParseTensorName reads a tensor name with graph.ParseTensorName ("name:3"
+// is output 3 of name, a name without an index output 0) and refuses what
+// cannot be fed or fetched: an empty name and a control input ("^name",
+// use targets).
 func ParseTensorName(s string) (string, int, error) {
 	if s == "" {
 		return "", 0, errors.New("empty tensor name")
 	}
-	if strings.HasPrefix(s, "^") {
+	node, port, ctl := graph.ParseTensorName(s)
+	if ctl {
 		return "", 0, fmt.Errorf("tensor name %q: control inputs cannot be fed or fetched", s)
 	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		if v, err := strconv.Atoi(s[i+1:]); err == nil && v >= 0 {
-			return s[:i], v, nil
-		}
-	}
-	return s, 0, nil
+	return node, port, nil
 }
 
 // Resolve finds the top-level tensor a name like "x", "x:0" or "split:1"
@@ -236,8 +234,8 @@ func (e *Executor) Run(ctx context.Context, feeds map[string]*kernels.Tensor, fe
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
 		}
-		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && kernels.BaseType(want) != t.DType {
-			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(kernels.BaseType(want)))
+		if want := outputType(ref.Node, ref.Output); want != tpb.DataType_DT_INVALID && dtype.Base(want) != t.DType {
+			return nil, fmt.Errorf("feed %q: tensor has dtype %s but %s (%s) produces %s", name, dtName(t.DType), ref.Node.Name, ref.Node.Op, dtName(dtype.Base(want)))
 		}
 		if err := checkPlaceholderShape(ref.Node, t); err != nil {
 			return nil, fmt.Errorf("feed %q: %w", name, err)
@@ -412,7 +410,7 @@ func outputType(n *graph.Node, i int) tpb.DataType {
 	return tpb.DataType_DT_INVALID
 }
 
-func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+func dtName(t tpb.DataType) string { return dtype.Name(t) }
 
 // checkPlaceholderShape checks a feed against a Placeholder's shape attr
 // (unknown dims and unknown rank match anything), as TensorFlow does.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/savedmodel"
 
 	"github.com/tfscan/tfscan/kernels"
@@ -107,7 +108,7 @@ func (e *Executor) initVariablesByName(w kernels.WeightSource) error {
 			kernels.Create(e.res, name, &kernels.Variable{Name: name, DType: n.Attrs["dtype"].GetType(), Value: t})
 			continue
 		}
-		kernels.Create(e.res, name, &kernels.RefVar{Name: n.Name, DType: kernels.BaseType(n.Attrs["dtype"].GetType()), Value: t})
+		kernels.Create(e.res, name, &kernels.RefVar{Name: n.Name, DType: dtype.Base(n.Attrs["dtype"].GetType()), Value: t})
 	}
 	return nil
 }

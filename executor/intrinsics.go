@@ -9,6 +9,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -174,7 +175,7 @@ func opCheckNumerics(b *ictx) ([]slot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if vals, ok := t.Float64s(); ok && kernels.IsFloat(t.DType) {
+	if vals, ok := t.Float64s(); ok && dtype.IsFloat(t.DType) {
 		for _, v := range vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, b.errorf("%s : Tensor had NaN or Inf values", string(b.n.Attrs["message"].GetS()))
@@ -267,7 +268,7 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		if err := o.Validate(); err != nil {
 			return nil, fmt.Errorf("%s (%s): output %d: %v (a tfscan bug)", nodePath(n), n.Op, i, err)
 		}
-		if rs.e.num.Float64() && kernels.IsFloat(o.DType) && o.DType != tpb.DataType_DT_DOUBLE {
+		if rs.e.num.Float64() && dtype.IsFloat(o.DType) && o.DType != tpb.DataType_DT_DOUBLE {
 			// Ops whose output dtype is fixed (ResizeBilinear's float,
 			// a Cast to half) stay in float64 in a float64 run.
 			if o, err = rs.e.num.Import(o); err != nil {

@@ -9,8 +9,8 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
-	"github.com/tfscan/tfscan/kernels"
 )
 
 // A scope is the top-level graph or one function body, prepared for
@@ -285,13 +285,13 @@ func promoteAttrs(attrs map[string]*attrpb.AttrValue) map[string]*attrpb.AttrVal
 		var na *attrpb.AttrValue
 		switch v := a.GetValue().(type) {
 		case *attrpb.AttrValue_Type:
-			if kernels.IsFloat(v.Type) && kernels.BaseType(v.Type) != tpb.DataType_DT_DOUBLE {
+			if dtype.IsFloat(v.Type) && dtype.Base(v.Type) != tpb.DataType_DT_DOUBLE {
 				na = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: promoteType(v.Type)}}
 			}
 		case *attrpb.AttrValue_List:
 			changed := false
 			for _, t := range v.List.GetType() {
-				if kernels.IsFloat(t) && kernels.BaseType(t) != tpb.DataType_DT_DOUBLE {
+				if dtype.IsFloat(t) && dtype.Base(t) != tpb.DataType_DT_DOUBLE {
 					changed = true
 				}
 			}
@@ -317,10 +317,10 @@ func promoteAttrs(attrs map[string]*attrpb.AttrValue) map[string]*attrpb.AttrVal
 }
 
 func promoteType(t tpb.DataType) tpb.DataType {
-	if !kernels.IsFloat(t) {
+	if !dtype.IsFloat(t) {
 		return t
 	}
-	if t > 100 {
+	if dtype.IsRef(t) {
 		return tpb.DataType_DT_DOUBLE_REF
 	}
 	return tpb.DataType_DT_DOUBLE

@@ -15,6 +15,7 @@ import (
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/internal/slab"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -591,8 +592,8 @@ func appendArgTypes(out []tpb.DataType, args []*opdefpb.OpDef_ArgDef, attrs map[
 }
 
 func refIf(t tpb.DataType, ref bool) tpb.DataType {
-	if ref && t != tpb.DataType_DT_INVALID && !IsRef(t) {
-		return t + 100
+	if ref && t != tpb.DataType_DT_INVALID {
+		return dtype.Ref(t)
 	}
 	return t
 }
@@ -613,7 +614,7 @@ func (b *builder) topInputs(n *Node) {
 		n.Inputs = b.inputs(len(in) - ctl)
 	}
 	for _, s := range in {
-		name, idx, ctl := parseTensorName(s)
+		name, idx, ctl := ParseTensorName(s)
 		src := b.topByName[name]
 		if src == nil {
 			// graph_constructor.cc:762-768 InitFromEdges

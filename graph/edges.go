@@ -7,6 +7,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/internal/csr"
 )
 
@@ -52,7 +53,7 @@ func (g *Graph) Consumers(n *Node) []*Node {
 
 // DTypes lists the node's dtype attrs in the OpDef's attr order (type and
 // list(type) attrs, e.g. T, or SrcT then DstT for Cast), each dtype once, as
-// DTypeName names. These are what a KernelDef's type constraints are checked
+// dtype.Name names. These are what a KernelDef's type constraints are checked
 // against. For a node without an OpDef it is the type-valued attrs in name
 // order, skipping attrs that start with "_".
 func (n *Node) DTypes() []string {
@@ -97,13 +98,13 @@ func appendTypeAttr(dst []tpb.DataType, v *attrpb.AttrValue) []tpb.DataType {
 	return append(dst, v.GetList().GetType()...)
 }
 
-// DTypeNames names types as DTypes does: by DTypeName, each name once, in
+// DTypeNames names types as DTypes does: by dtype.Name, each name once, in
 // order (nil for none).
 func DTypeNames(types []tpb.DataType) []string {
 	var out []string
 next:
 	for _, t := range types {
-		s := DTypeName(t)
+		s := dtype.Name(t)
 		for _, x := range out {
 			if x == s {
 				continue next

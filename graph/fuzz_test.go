@@ -122,7 +122,7 @@ func FuzzParseTensorName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		name, idx, ctl := parseTensorName(s)
+		name, idx, ctl := ParseTensorName(s)
 		switch {
 		case ctl:
 			if "^"+name != s || idx != 0 {

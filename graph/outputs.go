@@ -70,7 +70,7 @@ func (n *Node) NumOutputs() (int, bool) {
 // and a node that is missing, has no outputs, or has fewer than N+1 is
 // refused with FetchOutputs' errors (tensorflow/core/graph/subgraph.cc:128-157).
 func (g *Graph) ResolveFetch(name string) (Tensor, error) {
-	node, port, ctl := parseTensorName(name)
+	node, port, ctl := ParseTensorName(name)
 	if ctl {
 		return Tensor{}, fmt.Errorf("fetch %s names a control edge, not a tensor", name)
 	}

@@ -320,17 +320,6 @@ func (b *builder) signatureRoots(s *savedmodel.Signature, report bool) []*Node {
 	return roots
 }
 
-// tensorNode is the node part of a tensor name ("x:0" → "x", "^x" → "x").
-func tensorNode(name string) string {
-	name = strings.TrimPrefix(name, "^")
-	if i := strings.LastIndexByte(name, ':'); i >= 0 {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			name = name[:i]
-		}
-	}
-	return name
-}
-
 // topClosure marks the top-level nodes roots need through data and control
 // edges (indexed by Node.ID).
 func (b *builder) topClosure(roots []*Node) []bool {

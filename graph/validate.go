@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,28 +130,6 @@ func validNodeName(s string) bool {
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// parseTensorName is core/graph/tensor_id.cc:34-62 ParseTensorName:
-// "name:digits" is output digits of name; otherwise "^name" is a control
-// input (ctl) and anything else is output 0 of the whole string. An index
-// past int32 (no node has that many outputs) becomes math.MaxInt32.
-func parseTensorName(s string) (name string, index int, ctl bool) {
-	p := len(s) - 1
-	for p > 0 && s[p] >= '0' && s[p] <= '9' {
-		p--
-	}
-	if p > 0 && s[p] == ':' && p < len(s)-1 {
-		v, err := strconv.ParseInt(s[p+1:], 10, 32)
-		if err != nil {
-			v = math.MaxInt32
-		}
-		return s[:p], int(v), false
-	}
-	if strings.HasPrefix(s, "^") {
-		return s[1:], 0, true
-	}
-	return s, 0, false
 }
 
 // checkNodeIndex applies graph_constructor.cc:676-715 BuildNodeIndex to one

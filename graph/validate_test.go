@@ -100,20 +100,3 @@ func TestValidNodeName(t *testing.T) {
 		assert.False(t, validNodeName(s), s)
 	}
 }
-
-func TestParseTensorName(t *testing.T) {
-	tests := []struct {
-		in   string
-		name string
-		idx  int
-		ctl  bool
-	}{
-		{"x", "x", 0, false}, {"x:3", "x", 3, false}, {"^x", "x", 0, true}, {"^x:0", "^x", 0, false},
-		{"x:", "x:", 0, false}, {":1", ":1", 0, false}, {"x:+1", "x:+1", 0, false}, {"a:b:2", "a:b", 2, false},
-		{"x:99999999999", "x", 1<<31 - 1, false},
-	}
-	for _, tt := range tests {
-		name, idx, ctl := parseTensorName(tt.in)
-		assert.Equal(t, []any{tt.name, tt.idx, tt.ctl}, []any{name, idx, ctl}, tt.in)
-	}
-}

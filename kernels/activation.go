@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"math"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Activations, after TensorFlow's relu_op_functor.h (Relu, Relu6 propagate
@@ -108,7 +110,7 @@ func init() {
 				return nil, err
 			}
 			x := ctx.Inputs[0]
-			if (k == actRelu || k == actRelu6) && !IsFloat(x.DType) {
+			if (k == actRelu || k == actRelu6) && !dtype.IsFloat(x.DType) {
 				return reluInt(ctx, k)
 			}
 			return byFloat(ctx, x.DType, dts,

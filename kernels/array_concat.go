@@ -1,6 +1,10 @@
 package kernels
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tfscan/tfscan/dtype"
+)
 
 // Concat, ConcatV2, Pack, Split, SplitV, Unpack (concat_op.cc, pack_op.cc,
 // split_op.cc, split_v_op.cc, unpack_op.cc), for every dtype.
@@ -37,7 +41,7 @@ func concatCore(ctx *Context, values []*Tensor, axisT *Tensor) ([]*Tensor, error
 			return nil, ctx.Errorf("ConcatOp : Ranks of all input tensors should match: shape[0] = %s vs. shape[%d] = %s",
 				dimsString(first.Shape), k, dimsString(v.Shape))
 		}
-		if BaseType(v.DType) != BaseType(first.DType) {
+		if dtype.Base(v.DType) != dtype.Base(first.DType) {
 			return nil, ctx.Errorf("inputs have different dtypes")
 		}
 		for d := range v.Shape {

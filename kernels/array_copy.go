@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"fmt"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Two data-movement primitives that the shape/array kernels are built on.
@@ -122,7 +124,7 @@ func gatherDims(x *Tensor, maps [][]int, fill *Tensor) (*Tensor, error) {
 	if fill != nil {
 		fd = fill.Data
 	}
-	out := &Tensor{DType: BaseType(x.DType), Shape: shape}
+	out := &Tensor{DType: dtype.Base(x.DType), Shape: shape}
 	var ok bool
 	switch d := x.Data.(type) {
 	case []float32:
@@ -216,7 +218,7 @@ func copySpans(first *Tensor, srcs []*Tensor, spans []span, shape []int) (*Tenso
 	for i, s := range srcs {
 		data[i] = s.Data
 	}
-	out := &Tensor{DType: BaseType(first.DType), Shape: shape}
+	out := &Tensor{DType: dtype.Base(first.DType), Shape: shape}
 	var ok bool
 	switch first.Data.(type) {
 	case []float32:

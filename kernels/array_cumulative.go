@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/tfscan/tfscan/dtype"
+
 // Cumsum and Cumprod (scan_ops.cc): a sequential scan along one axis with
 // the exclusive and reverse attrs. Accumulation is in the tensor's own
 // dtype, element by element along the axis, which is what Eigen's scan does
@@ -85,7 +87,7 @@ func scanKernel(prod bool) KernelFunc {
 				return v
 			}
 		}
-		out := &Tensor{DType: BaseType(x.DType), Shape: cloneShape(x.Shape)}
+		out := &Tensor{DType: dtype.Base(x.DType), Shape: cloneShape(x.Shape)}
 		switch d := x.Data.(type) {
 		case []float32:
 			out.Data = scanT(d, outer, n, inner, exclusive, reverse, identityFor[float32](prod), f32step(nil))

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Fill, ZerosLike, OnesLike, Empty, Range, LinSpace (constant_op.cc,
@@ -55,11 +57,11 @@ func zerosLikeKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
-	switch BaseType(x.DType) {
+	switch dtype.Base(x.DType) {
 	case tpb.DataType_DT_RESOURCE, tpb.DataType_DT_VARIANT:
 		return nil, ctx.Unsupported("dtype %s", dtypeName(x.DType))
 	}
-	out, err := NewTensor(BaseType(x.DType), cloneShape(x.Shape))
+	out, err := NewTensor(dtype.Base(x.DType), cloneShape(x.Shape))
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -112,7 +114,7 @@ func onesLikeKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
-	out, err := NewTensor(BaseType(x.DType), cloneShape(x.Shape))
+	out, err := NewTensor(dtype.Base(x.DType), cloneShape(x.Shape))
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -197,7 +199,7 @@ func rangeT[T int32 | int64 | float32 | float64](ctx *Context) (*Tensor, error) 
 	for i := range d {
 		d[i] = start + T(T(i)*delta) // explicit rounding: no fused multiply-add
 	}
-	return &Tensor{DType: BaseType(ctx.Inputs[0].DType), Shape: []int{n}, Data: d}, nil
+	return &Tensor{DType: dtype.Base(ctx.Inputs[0].DType), Shape: []int{n}, Data: d}, nil
 }
 
 func absI64(v int64) int64 {
@@ -259,7 +261,7 @@ func linSpaceT[T float32 | float64](ctx *Context) (*Tensor, error) {
 		}
 		d[num-1] = stop
 	}
-	return &Tensor{DType: BaseType(ctx.Inputs[0].DType), Shape: []int{int(num)}, Data: d}, nil
+	return &Tensor{DType: dtype.Base(ctx.Inputs[0].DType), Shape: []int{int(num)}, Data: d}, nil
 }
 
 func linSpaceKernel(ctx *Context) ([]*Tensor, error) {

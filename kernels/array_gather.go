@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Gather, GatherV2, GatherNd, ScatterNd, TensorScatterUpdate/Add/Sub/Max/Min
@@ -202,7 +204,7 @@ func halfFn(op string, rnd func(float32) float32) func(a, b float32) float32 {
 
 // scatterInto applies updates to out (a fresh tensor) in place.
 func scatterInto(out, updates *Tensor, offs []int, slice int, op string) (bool, error) {
-	if BaseType(out.DType) != BaseType(updates.DType) {
+	if dtype.Base(out.DType) != dtype.Base(updates.DType) {
 		return false, errorf("updates dtype %s does not match %s", dtypeName(updates.DType), dtypeName(out.DType))
 	}
 	ok := true
@@ -281,7 +283,7 @@ func scatterNdKernel(ctx *Context) ([]*Tensor, error) {
 	if err := checkUpdates(indices, updates, shape); err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	out, err := NewTensor(BaseType(updates.DType), shape)
+	out, err := NewTensor(dtype.Base(updates.DType), shape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -309,7 +311,7 @@ func tensorScatterKernel(op string) KernelFunc {
 			return nil, ctx.Errorf("%v", err)
 		}
 		out := tensor.Clone()
-		out.DType = BaseType(out.DType)
+		out.DType = dtype.Base(out.DType)
 		ok, err := scatterInto(out, updates, offs, slice, op)
 		if err != nil {
 			return nil, ctx.Errorf("%v", err)
@@ -356,7 +358,7 @@ func oneHotKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, ctx.Errorf("indices: %v", err)
 	}
 	on, off := ctx.Inputs[2], ctx.Inputs[3]
-	if on.NumElements() != 1 || off.NumElements() != 1 || BaseType(on.DType) != BaseType(off.DType) {
+	if on.NumElements() != 1 || off.NumElements() != 1 || dtype.Base(on.DType) != dtype.Base(off.DType) {
 		return nil, ctx.Errorf("on_value and off_value must be scalars of the same dtype")
 	}
 	rank := len(indices.Shape)
@@ -376,7 +378,7 @@ func oneHotKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, ctx.Errorf("%v", err)
 	}
 	outer, inner, d := product(indices.Shape[:a]), product(indices.Shape[a:]), int(depth)
-	out := &Tensor{DType: BaseType(on.DType), Shape: outShape}
+	out := &Tensor{DType: dtype.Base(on.DType), Shape: outShape}
 	switch v := on.Data.(type) {
 	case []float32:
 		out.Data = oneHotT(idx, outer, d, inner, v[0], off.Data.([]float32)[0])

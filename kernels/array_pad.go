@@ -3,6 +3,8 @@ package kernels
 import (
 	"slices"
 	"strings"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Pad, PadV2, MirrorPad, Tile, Reverse, ReverseV2 and BroadcastTo
@@ -66,7 +68,7 @@ func padKernel(ctx *Context) ([]*Tensor, error) {
 		if fill.NumElements() != 1 {
 			return nil, ctx.Errorf("constant_values must be a scalar. Got: %s", dimsString(fill.Shape))
 		}
-	} else if fill, err = NewTensor(BaseType(x.DType), []int{}); err != nil {
+	} else if fill, err = NewTensor(dtype.Base(x.DType), []int{}); err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
 	maps := make([][]int, len(x.Shape))

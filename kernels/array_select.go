@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Select, SelectV2, Where and ClipByValue (cwise_op_select.cc, where_op.cc,
@@ -81,7 +83,7 @@ func selectKernel(v2 bool) KernelFunc {
 		if !ok {
 			return nil, ctx.Errorf("condition must be bool, got %s", dtypeName(c.DType))
 		}
-		if BaseType(t.DType) != BaseType(e.DType) {
+		if dtype.Base(t.DType) != dtype.Base(e.DType) {
 			return nil, ctx.Errorf("then and else have different dtypes")
 		}
 		var p *bcastPlan
@@ -116,7 +118,7 @@ func selectKernel(v2 bool) KernelFunc {
 		if !ok {
 			return nil, ctx.Unsupported("dtype %s", dtypeName(t.DType))
 		}
-		return []*Tensor{{DType: BaseType(t.DType), Shape: p.out, Data: data}}, nil
+		return []*Tensor{{DType: dtype.Base(t.DType), Shape: p.out, Data: data}}, nil
 	}
 }
 
@@ -288,7 +290,7 @@ func clipKernel(ctx *Context) ([]*Tensor, error) {
 	if !ok {
 		return nil, ctx.Errorf("bounds dtype does not match input")
 	}
-	return []*Tensor{{DType: BaseType(x.DType), Shape: cloneShape(x.Shape), Data: data}}, nil
+	return []*Tensor{{DType: dtype.Base(x.DType), Shape: cloneShape(x.Shape), Data: data}}, nil
 }
 
 func init() {

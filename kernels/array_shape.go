@@ -2,6 +2,8 @@ package kernels
 
 import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Shape ops (shape_ops.cc, reshape_op.h, bcast_ops.cc, transpose_op.cc
@@ -154,7 +156,7 @@ func reshapeKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	return []*Tensor{{DType: BaseType(x.DType), Shape: dims, Data: x.Data}}, nil
+	return []*Tensor{{DType: dtype.Base(x.DType), Shape: dims, Data: x.Data}}, nil
 }
 
 func expandDimsKernel(ctx *Context) ([]*Tensor, error) {
@@ -174,7 +176,7 @@ func expandDimsKernel(ctx *Context) ([]*Tensor, error) {
 		a += int64(rank) + 1
 	}
 	shape := append(append(append([]int{}, x.Shape[:a]...), 1), x.Shape[a:]...)
-	return []*Tensor{{DType: BaseType(x.DType), Shape: shape, Data: x.Data}}, nil
+	return []*Tensor{{DType: dtype.Base(x.DType), Shape: shape, Data: x.Data}}, nil
 }
 
 func squeezeKernel(ctx *Context) ([]*Tensor, error) {
@@ -207,7 +209,7 @@ func squeezeKernel(ctx *Context) ([]*Tensor, error) {
 		}
 		shape = append(shape, d)
 	}
-	return []*Tensor{{DType: BaseType(x.DType), Shape: shape, Data: x.Data}}, nil
+	return []*Tensor{{DType: dtype.Base(x.DType), Shape: shape, Data: x.Data}}, nil
 }
 
 // broadcastArgsKernel is BroadcastArgs: the broadcast shape of two shape
@@ -235,7 +237,7 @@ func broadcastArgsKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	t, err := shapeTensor(out, BaseType(ctx.Inputs[0].DType))
+	t, err := shapeTensor(out, dtype.Base(ctx.Inputs[0].DType))
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -267,7 +269,7 @@ func invertPermutationKernel(ctx *Context) ([]*Tensor, error) {
 		seen[d] = true
 		inv[d] = int64(i)
 	}
-	out := &Tensor{DType: BaseType(x.DType), Shape: []int{n}}
+	out := &Tensor{DType: dtype.Base(x.DType), Shape: []int{n}}
 	if _, ok := x.Data.([]int32); ok {
 		out.Data = mapTo(inv, func(v int64) int32 { return int32(v) })
 	} else {

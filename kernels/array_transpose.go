@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"fmt"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Transpose and ConjugateTranspose (transpose_op.cc, for all dtypes:
@@ -218,7 +220,7 @@ func TransposeTensor(x *Tensor, perm []int) (*Tensor, error) {
 	for i, a := range perm {
 		shape[i] = x.Shape[a]
 	}
-	out := &Tensor{DType: BaseType(x.DType), Shape: shape}
+	out := &Tensor{DType: dtype.Base(x.DType), Shape: shape}
 	switch d := x.Data.(type) {
 	case []float32:
 		out.Data = transposeData(d, x.Shape, perm)

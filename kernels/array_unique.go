@@ -4,6 +4,8 @@ import (
 	"math"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Unique (unique_op.cc): the distinct values of a 1-D tensor in order of
@@ -92,7 +94,7 @@ func uniqueKernel(ctx *Context) ([]*Tensor, error) {
 	default:
 		return nil, ctx.Unsupported("dtype %s", dtypeName(x.DType))
 	}
-	y := &Tensor{DType: BaseType(x.DType), Data: vals}
+	y := &Tensor{DType: dtype.Base(x.DType), Data: vals}
 	y.Shape = []int{y.DataLen()}
 	ot := outType(ctx, "out_idx")
 	idxT := &Tensor{DType: ot, Shape: []int{len(idx)}}

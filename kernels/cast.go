@@ -5,6 +5,8 @@ import (
 	"math"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Cast between the real number types and bool (tensorflow/core/kernels/
@@ -33,7 +35,7 @@ import (
 // (Truncate=false). The executor and other kernels use it for implicit
 // conversions.
 func CastTensor(x *Tensor, dst tpb.DataType) (*Tensor, error) {
-	return castTensor(x, BaseType(dst), false)
+	return castTensor(x, dtype.Base(dst), false)
 }
 
 func castKernel(ctx *Context) ([]*Tensor, error) {
@@ -48,7 +50,7 @@ func castKernel(ctx *Context) ([]*Tensor, error) {
 	if ctx.HasAttr("Truncate") {
 		truncate, _ = ctx.AttrBool("Truncate")
 	}
-	out, err := castTensor(ctx.Inputs[0], BaseType(dst), truncate)
+	out, err := castTensor(ctx.Inputs[0], dtype.Base(dst), truncate)
 	if err != nil {
 		var ue *castUnsupported
 		if asCastUnsupported(err, &ue) {
@@ -74,7 +76,7 @@ func asCastUnsupported(err error, target **castUnsupported) bool {
 // castTensor performs the cast; it returns a *castUnsupported for dtype
 // pairs without a kernel here.
 func castTensor(x *Tensor, dst tpb.DataType, truncate bool) (*Tensor, error) {
-	src := BaseType(x.DType)
+	src := dtype.Base(x.DType)
 	out := &Tensor{DType: dst, Shape: cloneShape(x.Shape)}
 	if src == dst {
 		c := x.Clone()

@@ -5,6 +5,8 @@ import (
 	"cmp"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Comparisons with broadcasting and a bool output
@@ -21,7 +23,7 @@ func compareKernel(op string) KernelFunc {
 			return nil, err
 		}
 		a, b := ctx.Inputs[0], ctx.Inputs[1]
-		if BaseType(a.DType) != BaseType(b.DType) {
+		if dtype.Base(a.DType) != dtype.Base(b.DType) {
 			return nil, ctx.Errorf("operands have different dtypes %s and %s", dtypeName(a.DType), dtypeName(b.DType))
 		}
 		p, err := newBcastPlan(a.Shape, b.Shape)

@@ -8,6 +8,8 @@ import (
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // FromProto decodes a TensorProto the way TensorFlow's Tensor::FromProto
@@ -46,7 +48,7 @@ func FromProto(p *tensorpb.TensorProto) (*Tensor, error) {
 		}
 		return nil, fmt.Errorf("constant tensors of dtype %s are not supported", dt)
 	}
-	if DTypeSize(dt) == 0 && dt != tpb.DataType_DT_STRING {
+	if dtype.Size(dt) == 0 && dt != tpb.DataType_DT_STRING {
 		return nil, fmt.Errorf("constant tensors of dtype %s are not supported", dt)
 	}
 	if content := p.GetTensorContent(); len(content) > 0 {
@@ -170,7 +172,7 @@ func DecodeRaw(dt tpb.DataType, shape []int, raw []byte) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := DTypeSize(dt)
+	size := dtype.Size(dt)
 	if size == 0 {
 		return nil, fmt.Errorf("dtype %s has no fixed-size encoding", dt)
 	}
@@ -242,7 +244,7 @@ func DecodeRaw(dt tpb.DataType, shape []int, raw []byte) (*Tensor, error) {
 // EncodeRaw returns t's elements as little-endian bytes (the inverse of
 // DecodeRaw).
 func EncodeRaw(t *Tensor) ([]byte, error) {
-	size := DTypeSize(t.DType)
+	size := dtype.Size(t.DType)
 	if size == 0 {
 		return nil, fmt.Errorf("dtype %s has no fixed-size encoding", t.DType)
 	}

@@ -16,7 +16,7 @@ func FuzzEinsumEquation(f *testing.F) {
 		if len(eq) > 64 {
 			return
 		}
-		ctx := &Context{Op: "Einsum", Path: "fuzz", Attrs: nnAttrs("equation", eq), Inputs: []*Tensor{x, y}}
+		ctx := &Context{Op: "Einsum", Path: "fuzz", Attrs: xattrs("equation", eq), Inputs: []*Tensor{x, y}}
 		outs, err := Lookup("Einsum")(ctx)
 		if err == nil {
 			if err := outs[0].Validate(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Binary elementwise math with TensorFlow broadcasting
@@ -49,14 +51,14 @@ func runBinary(ctx *Context, fns binaryFns) ([]*Tensor, error) {
 		return nil, err
 	}
 	a, b := ctx.Inputs[0], ctx.Inputs[1]
-	if BaseType(a.DType) != BaseType(b.DType) {
+	if dtype.Base(a.DType) != dtype.Base(b.DType) {
 		return nil, ctx.Errorf("operands have different dtypes %s and %s", dtypeName(a.DType), dtypeName(b.DType))
 	}
 	p, err := newBcastPlan(a.Shape, b.Shape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	out := &Tensor{DType: BaseType(a.DType), Shape: p.out}
+	out := &Tensor{DType: dtype.Base(a.DType), Shape: p.out}
 	c := max(fns.cost, 1)
 	switch ad := a.Data.(type) {
 	case []float32:
@@ -491,11 +493,11 @@ func addN(ctx *Context) ([]*Tensor, error) {
 			return nil, ctx.Errorf("Inputs to operation AddN must have the same size and shape.  Input 0: %s != input %d: %s",
 				dimsString(first.Shape), i+1, dimsString(t.Shape))
 		}
-		if BaseType(t.DType) != BaseType(first.DType) {
+		if dtype.Base(t.DType) != dtype.Base(first.DType) {
 			return nil, ctx.Errorf("inputs have different dtypes")
 		}
 	}
-	out := &Tensor{DType: BaseType(first.DType), Shape: cloneShape(first.Shape)}
+	out := &Tensor{DType: dtype.Base(first.DType), Shape: cloneShape(first.Shape)}
 	var err error
 	switch first.Data.(type) {
 	case []float32:

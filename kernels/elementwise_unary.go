@@ -4,6 +4,8 @@ import (
 	"math"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Unary elementwise math (tensorflow/core/kernels/cwise_op_*.cc and
@@ -91,7 +93,7 @@ func runUnary(ctx *Context, fns unaryFns) ([]*Tensor, error) {
 		return nil, err
 	}
 	x := ctx.Inputs[0]
-	out := &Tensor{DType: BaseType(x.DType), Shape: cloneShape(x.Shape)}
+	out := &Tensor{DType: dtype.Base(x.DType), Shape: cloneShape(x.Shape)}
 	c := max(fns.cost, 1)
 	switch d := x.Data.(type) {
 	case []float32:

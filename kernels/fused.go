@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"strings"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // _FusedConv2D, _FusedDepthwiseConv2dNative and _FusedMatMul: a convolution
@@ -104,7 +106,7 @@ func padByList(ctx *Context, x *Tensor) (*Tensor, error) {
 		}
 		maps[d] = m
 	}
-	fill, err := NewTensor(BaseType(x.DType), []int{})
+	fill, err := NewTensor(dtype.Base(x.DType), []int{})
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}

@@ -15,7 +15,7 @@ func BenchmarkMatMul(b *testing.B) {
 		b.Run(fmt.Sprintf("f32/%d", n), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, uint64(n)))
 			x, y := nnF32T([]int{n, n}, nnRandF32(r, n*n)), nnF32T([]int{n, n}, nnRandF32(r, n*n))
-			attrs := nnAttrs("transpose_a", false, "transpose_b", false)
+			attrs := xattrs("transpose_a", false, "transpose_b", false)
 			ctx := &Context{Op: "MatMul", Path: "bench", Attrs: attrs, Inputs: []*Tensor{x, y}}
 			b.ResetTimer()
 			cpu0 := processCPUTime()

@@ -45,7 +45,7 @@ func TestMatMulAgainstReference(t *testing.T) {
 			if tr[1] {
 				bs = []int{n, k}
 			}
-			out, err := nnRunOp(t, "MatMul", nnAttrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
+			out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
 			require.NoError(t, err)
 			require.Equal(t, []int{m, n}, out[0].Shape)
 			want := nnRefMatMul(m, n, k, a, b, tr[0], tr[1])
@@ -60,7 +60,7 @@ func TestMatMulAgainstReference(t *testing.T) {
 			for i, v := range b {
 				b64[i] = float64(v)
 			}
-			out, err = nnRunOp(t, "MatMul", nnAttrs("transpose_a", tr[0], "transpose_b", tr[1]),
+			out, err = nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]),
 				&Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: as, Data: a64}, &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: bs, Data: b64})
 			require.NoError(t, err)
 			got64 := out[0].Data.([]float64)
@@ -86,7 +86,7 @@ func TestBatchMatMulBroadcast(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	// x [2,1,3,4] · y [3,4,5] -> [2,3,3,5]
 	x, y := nnRandF32(r, 2*3*4), nnRandF32(r, 3*4*5)
-	out, err := nnRunOp(t, "BatchMatMulV2", nnAttrs("adj_x", false, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
+	out, err := nnRunOp(t, "BatchMatMulV2", xattrs("adj_x", false, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
 	require.NoError(t, err)
 	require.Equal(t, []int{2, 3, 3, 5}, out[0].Shape)
 	got := out[0].Data.([]float32)
@@ -98,16 +98,16 @@ func TestBatchMatMulBroadcast(t *testing.T) {
 		}
 	}
 	// V1 rejects broadcasting; mismatched k is an error, not a panic.
-	_, err = nnRunOp(t, "BatchMatMul", nnAttrs("adj_x", false, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
+	_, err = nnRunOp(t, "BatchMatMul", xattrs("adj_x", false, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
 	require.Error(t, err)
-	_, err = nnRunOp(t, "BatchMatMulV2", nnAttrs("adj_x", true, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
+	_, err = nnRunOp(t, "BatchMatMulV2", xattrs("adj_x", true, "adj_y", false), nnF32T([]int{2, 1, 3, 4}, x), nnF32T([]int{3, 4, 5}, y))
 	require.ErrorContains(t, err, "size-incompatible")
 }
 
 func TestMatMulEmulation(t *testing.T) {
 	a := nnF32T([]int{1, 3}, []float32{1, 1e-4, 1e-4})
 	b := nnF32T([]int{3, 1}, []float32{1, 1, 1})
-	ctx := &Context{Op: "MatMul", Path: "n", Attrs: nnAttrs("transpose_a", false, "transpose_b", false), Inputs: []*Tensor{a, b}}
+	ctx := &Context{Op: "MatMul", Path: "n", Attrs: xattrs("transpose_a", false, "transpose_b", false), Inputs: []*Tensor{a, b}}
 	out, err := matMulKernel(ctx)
 	require.NoError(t, err)
 	require.InDelta(t, 1.0002, out[0].Data.([]float32)[0], 1e-6)
@@ -127,17 +127,17 @@ func TestMatMulDTypes(t *testing.T) {
 	// int32 wraps; half rounds the output once.
 	x := &Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{1, 2}, Data: []int32{1 << 30, 1 << 30}}
 	y := &Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{2, 1}, Data: []int32{2, 2}}
-	out, err := nnRunOp(t, "MatMul", nnAttrs("transpose_a", false, "transpose_b", false), x, y)
+	out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", false, "transpose_b", false), x, y)
 	require.NoError(t, err)
 	require.Equal(t, []int32{0}, out[0].Data.([]int32))
 
 	h := &Tensor{DType: tpb.DataType_DT_HALF, Shape: []int{1, 2}, Data: []Float16{Float16FromFloat32(1), Float16FromFloat32(0.5)}}
 	hy := &Tensor{DType: tpb.DataType_DT_HALF, Shape: []int{2, 1}, Data: []Float16{Float16FromFloat32(3), Float16FromFloat32(0.25)}}
-	out, err = nnRunOp(t, "MatMul", nnAttrs("transpose_a", false, "transpose_b", false), h, hy)
+	out, err = nnRunOp(t, "MatMul", xattrs("transpose_a", false, "transpose_b", false), h, hy)
 	require.NoError(t, err)
 	require.Equal(t, float32(3.125), out[0].Data.([]Float16)[0].Float32())
 
-	_, err = nnRunOp(t, "MatMul", nnAttrs("transpose_a", false, "transpose_b", false),
+	_, err = nnRunOp(t, "MatMul", xattrs("transpose_a", false, "transpose_b", false),
 		&Tensor{DType: tpb.DataType_DT_BOOL, Shape: []int{1, 1}, Data: []bool{true}}, &Tensor{DType: tpb.DataType_DT_BOOL, Shape: []int{1, 1}, Data: []bool{true}})
 	var ue *UnsupportedError
 	require.ErrorAs(t, err, &ue)

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Matrix band and diagonal ops (core/kernels/linalg/matrix_band_part_op.cc,
@@ -24,7 +26,7 @@ func isPOD(t *Tensor) bool { return isRealNumber(t) || t.DType == tpb.DataType_D
 // and b[-idx[i]-2] when idx[i] <= -2. Strings are moved too (SparseToDense
 // needs them); the diag ops refuse them first with isPOD.
 func podSelect(a, b, fill *Tensor, shape []int, idx []int) (*Tensor, error) {
-	out := &Tensor{DType: BaseType(a.DType), Shape: shape}
+	out := &Tensor{DType: dtype.Base(a.DType), Shape: shape}
 	var bd, fd any
 	if b != nil {
 		bd = b.Data

@@ -11,7 +11,7 @@ import (
 )
 
 func nnConvTestAttrs(strides []int, padding string) map[string]*attrpb.AttrValue {
-	return nnAttrs("strides", strides, "dilations", []int{1, 1, 1, 1}, "padding", padding,
+	return xattrs("strides", strides, "dilations", []int{1, 1, 1, 1}, "padding", padding,
 		"data_format", "NHWC", "explicit_paddings", []int{})
 }
 
@@ -37,10 +37,10 @@ func TestNNBadInputs(t *testing.T) {
 		inputs []*Tensor
 		want   string
 	}{
-		{"matmul rank", "MatMul", nnAttrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3, 4), f(4, 2)}, "must be matrices"},
-		{"matmul k", "MatMul", nnAttrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3), f(4, 2)}, "size-incompatible"},
-		{"matmul missing input", "MatMul", nnAttrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3)}, "expects 2 inputs"},
-		{"matmul missing attr", "MatMul", nnAttrs(), []*Tensor{f(2, 3), f(3, 2)}, "missing attr"},
+		{"matmul rank", "MatMul", xattrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3, 4), f(4, 2)}, "must be matrices"},
+		{"matmul k", "MatMul", xattrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3), f(4, 2)}, "size-incompatible"},
+		{"matmul missing input", "MatMul", xattrs("transpose_a", false, "transpose_b", false), []*Tensor{f(2, 3)}, "expects 2 inputs"},
+		{"matmul missing attr", "MatMul", xattrs(), []*Tensor{f(2, 3), f(3, 2)}, "missing attr"},
 		{"conv rank", "Conv2D", conv, []*Tensor{f(1, 5, 5), f(3, 3, 3, 4)}, "4-dimensional"},
 		{"conv depth", "Conv2D", conv, []*Tensor{f(1, 5, 5, 3), f(3, 3, 2, 4)}, "evenly divisible"},
 		{"conv valid too small", "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "VALID"), []*Tensor{f(1, 2, 2, 1), f(3, 3, 1, 1)}, "negative"},
@@ -52,34 +52,34 @@ func TestNNBadInputs(t *testing.T) {
 		{"backprop sizes", "Conv2DBackpropInput", conv, []*Tensor{i32(1, 5, 5), f(3, 3, 3, 4), f(1, 5, 5, 4)}, "input_sizes"},
 		{"backprop mismatch", "Conv2DBackpropInput", conv, []*Tensor{i32(1, 6, 6, 3), f(3, 3, 3, 4), f(1, 5, 5, 4)}, "does not match"},
 		{"backprop negative", "Conv2DBackpropInput", conv, []*Tensor{i32(1, -6, 6, 3), f(3, 3, 3, 4), f(1, 5, 5, 4)}, "non-negative"},
-		{"pool ksize", "MaxPool", nnAttrs("ksize", []int{1, 0, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "SAME", "data_format", "NHWC"), []*Tensor{f(1, 4, 4, 1)}, "ksize"},
-		{"pool depth", "MaxPool", nnAttrs("ksize", []int{1, 2, 2, 2}, "strides", []int{1, 1, 1, 1}, "padding", "SAME", "data_format", "NHWC"), []*Tensor{f(1, 4, 4, 2)}, "depth"},
-		{"biasadd channels", "BiasAdd", nnAttrs("data_format", "NHWC"), []*Tensor{f(2, 3), f(4)}, "biases"},
+		{"pool ksize", "MaxPool", xattrs("ksize", []int{1, 0, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "SAME", "data_format", "NHWC"), []*Tensor{f(1, 4, 4, 1)}, "ksize"},
+		{"pool depth", "MaxPool", xattrs("ksize", []int{1, 2, 2, 2}, "strides", []int{1, 1, 1, 1}, "padding", "SAME", "data_format", "NHWC"), []*Tensor{f(1, 4, 4, 2)}, "depth"},
+		{"biasadd channels", "BiasAdd", xattrs("data_format", "NHWC"), []*Tensor{f(2, 3), f(4)}, "biases"},
 		{"softmax scalar", "Softmax", nil, []*Tensor{f()}, "dimension"},
-		{"resize both modes", "ResizeBilinear", nnAttrs("align_corners", true, "half_pixel_centers", true), []*Tensor{f(1, 2, 2, 1), i32(3, 3)}, "align_corners"},
-		{"resize zero size", "ResizeNearestNeighbor", nnAttrs("align_corners", false, "half_pixel_centers", false), []*Tensor{f(1, 2, 2, 1), i32(0, 3)}, "positive"},
-		{"resize rank", "ResizeBilinear", nnAttrs("align_corners", false, "half_pixel_centers", false), []*Tensor{f(2, 2, 1), i32(3, 3)}, "4-dimensional"},
-		{"topk k too big", "TopKV2", nnAttrs("sorted", true), []*Tensor{f(2, 3), s32(4)}, "at least k"},
-		{"topk negative", "TopKV2", nnAttrs("sorted", true), []*Tensor{f(2, 3), s32(-1)}, "k >= 0"},
+		{"resize both modes", "ResizeBilinear", xattrs("align_corners", true, "half_pixel_centers", true), []*Tensor{f(1, 2, 2, 1), i32(3, 3)}, "align_corners"},
+		{"resize zero size", "ResizeNearestNeighbor", xattrs("align_corners", false, "half_pixel_centers", false), []*Tensor{f(1, 2, 2, 1), i32(0, 3)}, "positive"},
+		{"resize rank", "ResizeBilinear", xattrs("align_corners", false, "half_pixel_centers", false), []*Tensor{f(2, 2, 1), i32(3, 3)}, "4-dimensional"},
+		{"topk k too big", "TopKV2", xattrs("sorted", true), []*Tensor{f(2, 3), s32(4)}, "at least k"},
+		{"topk negative", "TopKV2", xattrs("sorted", true), []*Tensor{f(2, 3), s32(-1)}, "k >= 0"},
 		{"nms iou", "NonMaxSuppressionV3", nil, []*Tensor{f(3, 4), f(3), s32(2), sf(1.5), sf(0)}, "iou_threshold"},
 		{"nms boxes", "NonMaxSuppressionV3", nil, []*Tensor{f(3, 3), f(3), s32(2), sf(0.5), sf(0)}, "4 columns"},
 		{"nms scores", "NonMaxSuppressionV3", nil, []*Tensor{f(3, 4), f(2), s32(2), sf(0.5), sf(0)}, "one per box"},
 		{"nms negative max", "NonMaxSuppressionV3", nil, []*Tensor{f(3, 4), f(3), s32(-2), sf(0.5), sf(0)}, "non-negative"},
-		{"nms sigma", "NonMaxSuppressionV5", nnAttrs("pad_to_max_output_size", false), []*Tensor{f(3, 4), f(3), s32(2), sf(0.5), sf(0), sf(-1)}, "soft_nms_sigma"},
-		{"einsum rank", "Einsum", nnAttrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3, 4), f(4, 2)}, "rank"},
-		{"einsum sizes", "Einsum", nnAttrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3), f(4, 2)}, "sizes"},
-		{"einsum output label", "Einsum", nnAttrs("equation", "ij,jk->iz"), []*Tensor{f(2, 3), f(3, 2)}, "does not appear"},
+		{"nms sigma", "NonMaxSuppressionV5", xattrs("pad_to_max_output_size", false), []*Tensor{f(3, 4), f(3), s32(2), sf(0.5), sf(0), sf(-1)}, "soft_nms_sigma"},
+		{"einsum rank", "Einsum", xattrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3, 4), f(4, 2)}, "rank"},
+		{"einsum sizes", "Einsum", xattrs("equation", "ij,jk->ik"), []*Tensor{f(2, 3), f(4, 2)}, "sizes"},
+		{"einsum output label", "Einsum", xattrs("equation", "ij,jk->iz"), []*Tensor{f(2, 3), f(3, 2)}, "does not appear"},
 		{"fused unknown", "_FusedConv2D", nnWithAttrs(conv, "fused_ops", []string{"BiasAdd", "Swish"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(2)}, "fused_ops"},
 		{"fused bias size", "_FusedConv2D", nnWithAttrs(conv, "fused_ops", []string{"BiasAdd"}, "num_args", 1, "epsilon", 0.0), []*Tensor{f(1, 3, 3, 1), f(1, 1, 1, 2), f(3)}, "bias argument"},
-		{"fused num_args", "_FusedMatMul", nnAttrs("transpose_a", false, "transpose_b", false, "fused_ops", []string{"BiasAdd"}, "num_args", 2), []*Tensor{f(2, 2), f(2, 2), f(2)}, "num_args"},
-		{"batchnorm channels", "FusedBatchNormV3", nnAttrs("epsilon", 0.001, "is_training", false, "data_format", "NHWC"), []*Tensor{f(1, 2, 2, 3), f(2), f(3), f(3), f(3)}, "channels"},
+		{"fused num_args", "_FusedMatMul", xattrs("transpose_a", false, "transpose_b", false, "fused_ops", []string{"BiasAdd"}, "num_args", 2), []*Tensor{f(2, 2), f(2, 2), f(2)}, "num_args"},
+		{"batchnorm channels", "FusedBatchNormV3", xattrs("epsilon", 0.001, "is_training", false, "data_format", "NHWC"), []*Tensor{f(1, 2, 2, 3), f(2), f(3), f(3), f(3)}, "channels"},
 		{"prelu alpha", "Prelu", nil, []*Tensor{f(2, 3), f(4)}, "broadcast"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			attrs := tc.attrs
 			if attrs == nil {
-				attrs = nnAttrs()
+				attrs = xattrs()
 			}
 			_, err := nnRunOp(t, tc.op, attrs, tc.inputs...)
 			require.Error(t, err)
@@ -90,7 +90,7 @@ func TestNNBadInputs(t *testing.T) {
 }
 
 func nnWithAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrpb.AttrValue {
-	m := nnAttrs(kv...)
+	m := xattrs(kv...)
 	for k, v := range base {
 		m[k] = v
 	}
@@ -99,7 +99,7 @@ func nnWithAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrp
 
 func TestNNUnsupported(t *testing.T) {
 	var ue *UnsupportedError
-	_, err := nnRunOp(t, "FusedBatchNormV3", nnAttrs("epsilon", 0.001, "is_training", true, "data_format", "NHWC"),
+	_, err := nnRunOp(t, "FusedBatchNormV3", xattrs("epsilon", 0.001, "is_training", true, "data_format", "NHWC"),
 		nnF32T([]int{1, 1, 1, 1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}))
 	require.ErrorAs(t, err, &ue)
 	_, err = nnRunOp(t, "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "SAME"),
@@ -169,7 +169,7 @@ func TestNNHalfDTypes(t *testing.T) {
 			}
 			in = &Tensor{DType: dt, Shape: []int{1, 2, 2, 1}, Data: d}
 		}
-		out, err := nnRunOp(t, "AvgPool", nnAttrs("ksize", []int{1, 2, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
+		out, err := nnRunOp(t, "AvgPool", xattrs("ksize", []int{1, 2, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
 		require.NoError(t, err)
 		require.Equal(t, dt, out[0].DType)
 		v, _ := out[0].Float64s()
@@ -184,14 +184,14 @@ func TestNNHalfDTypes(t *testing.T) {
 func TestMaxPoolLowest(t *testing.T) {
 	// TensorFlow starts windows at the lowest finite value: all -Inf gives it.
 	in := nnF32T([]int{1, 1, 2, 1}, []float32{float32(math.Inf(-1)), float32(math.Inf(-1))})
-	out, err := nnRunOp(t, "MaxPool", nnAttrs("ksize", []int{1, 1, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
+	out, err := nnRunOp(t, "MaxPool", xattrs("ksize", []int{1, 1, 2, 1}, "strides", []int{1, 1, 1, 1}, "padding", "VALID", "data_format", "NHWC"), in)
 	require.NoError(t, err)
 	require.Equal(t, []float32{-math.MaxFloat32}, out[0].Data.([]float32))
 }
 
 func TestResizeNearestKeepsDType(t *testing.T) {
 	in := &Tensor{DType: tpb.DataType_DT_UINT8, Shape: []int{1, 2, 2, 1}, Data: []uint8{1, 2, 3, 4}}
-	out, err := nnRunOp(t, "ResizeNearestNeighbor", nnAttrs("align_corners", false, "half_pixel_centers", true), in,
+	out, err := nnRunOp(t, "ResizeNearestNeighbor", xattrs("align_corners", false, "half_pixel_centers", true), in,
 		&Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{2}, Data: []int32{4, 4}})
 	require.NoError(t, err)
 	require.Equal(t, []uint8{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, out[0].Data.([]uint8))

@@ -11,42 +11,6 @@ import (
 
 // Test helpers of the NN kernel tests.
 
-func nnAttrs(kv ...any) map[string]*attrpb.AttrValue {
-	m := map[string]*attrpb.AttrValue{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		name := kv[i].(string)
-		var v *attrpb.AttrValue
-		switch x := kv[i+1].(type) {
-		case bool:
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: x}}
-		case int:
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_I{I: int64(x)}}
-		case float64:
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_F{F: float32(x)}}
-		case string:
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_S{S: []byte(x)}}
-		case tpb.DataType:
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_Type{Type: x}}
-		case []int:
-			l := &attrpb.AttrValue_ListValue{}
-			for _, e := range x {
-				l.I = append(l.I, int64(e))
-			}
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
-		case []string:
-			l := &attrpb.AttrValue_ListValue{}
-			for _, e := range x {
-				l.S = append(l.S, []byte(e))
-			}
-			v = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: l}}
-		default:
-			panic("nnAttrs: unsupported value")
-		}
-		m[name] = v
-	}
-	return m
-}
-
 func nnRunOp(t testing.TB, op string, attrs map[string]*attrpb.AttrValue, inputs ...*Tensor) ([]*Tensor, error) {
 	t.Helper()
 	k := Lookup(op)

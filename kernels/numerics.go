@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Numerics is how a run holds float tensors: all in float64 for the
@@ -26,7 +28,7 @@ func (nm *Numerics) Float64() bool { return nm != nil && nm.Compute == tpb.DataT
 
 // DType is the dtype a tensor of the model's dtype dt has in this run.
 func (nm *Numerics) DType(dt tpb.DataType) tpb.DataType {
-	if nm.Float64() && IsFloat(dt) {
+	if nm.Float64() && dtype.IsFloat(dt) {
 		return tpb.DataType_DT_DOUBLE
 	}
 	return dt
@@ -37,7 +39,7 @@ func (nm *Numerics) DType(dt tpb.DataType) tpb.DataType {
 // float64 run, rounded to the storage format under emulation. The input is
 // never modified.
 func (nm *Numerics) Import(t *Tensor) (*Tensor, error) {
-	if nm.Float64() && IsFloat(t.DType) && t.DType != tpb.DataType_DT_DOUBLE {
+	if nm.Float64() && dtype.IsFloat(t.DType) && t.DType != tpb.DataType_DT_DOUBLE {
 		vals, ok := t.Float64s()
 		if !ok {
 			return nil, fmt.Errorf("cannot convert %s to float64", dtName(t.DType))

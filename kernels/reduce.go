@@ -4,6 +4,8 @@ import (
 	"math"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Reductions (reduction_ops_*.cc, reduction_ops_common.cc, reduction_ops.h).
@@ -314,7 +316,7 @@ func reduceKernel(kind string) KernelFunc {
 		if ctx.Emu != nil {
 			rnd = ctx.Emu.RoundAccum
 		}
-		out := &Tensor{DType: BaseType(x.DType), Shape: g.outShape}
+		out := &Tensor{DType: dtype.Base(x.DType), Shape: g.outShape}
 		switch d := x.Data.(type) {
 		case []float32:
 			if rnd != nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Segment reductions (core/kernels/segment_reduction_ops_impl.h and
@@ -290,7 +292,7 @@ func segDispatch(ctx *Context, x *Tensor, outShape []int,
 	f64 func([]float64) ([]float64, error),
 	ints func(x *Tensor) (any, error),
 ) ([]*Tensor, error) {
-	out := &Tensor{DType: BaseType(x.DType), Shape: outShape}
+	out := &Tensor{DType: dtype.Base(x.DType), Shape: outShape}
 	var err error
 	switch d := x.Data.(type) {
 	case []float32:

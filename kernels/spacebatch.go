@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // SpaceToBatchND, BatchToSpaceND and their 4-D forms SpaceToBatch and
@@ -21,7 +23,7 @@ func rowGather(x *Tensor, out []int, starts []int, rowLen int) (*Tensor, error) 
 	if _, err := CheckShape(out); err != nil {
 		return nil, err
 	}
-	t := &Tensor{DType: BaseType(x.DType), Shape: out}
+	t := &Tensor{DType: dtype.Base(x.DType), Shape: out}
 	switch d := x.Data.(type) {
 	case []float32:
 		t.Data = rowGatherT(d, starts, rowLen)

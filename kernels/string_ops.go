@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // String ops that preprocessing layers and feature columns put into
@@ -336,7 +338,7 @@ func asStringKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	isF := IsFloat(x.DType)
+	isF := dtype.IsFloat(x.DType)
 	if !isF && x.DType != tpb.DataType_DT_STRING {
 		if sci || shortest {
 			return nil, ctx.Errorf("scientific and shortest format not supported for datatype %s", dtypeName(x.DType))

@@ -6,11 +6,10 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/dtype"
-	"github.com/tfscan/tfscan/graph"
 )
 
 // dtName is TensorFlow's name of a dtype ("float32", "int64_ref").
-func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+func dtName(t tpb.DataType) string { return dtype.Name(t) }
 
 // MaxElements is the most elements NewTensor allocates for one tensor
 // (2^28, i.e. 1 GiB of float32). A shape beyond it comes from a corrupt or
@@ -73,7 +72,7 @@ func MustTensor(dt tpb.DataType, shape []int) *Tensor {
 }
 
 func makeData(dt tpb.DataType, n int) (any, error) {
-	switch baseType(dt) {
+	switch dtype.Base(dt) {
 	case tpb.DataType_DT_FLOAT:
 		return make([]float32, n), nil
 	case tpb.DataType_DT_DOUBLE:
@@ -109,20 +108,6 @@ func makeData(dt tpb.DataType, n int) (any, error) {
 	}
 	return nil, fmt.Errorf("dtype %s has no tensor representation", dt)
 }
-
-// baseType strips the _REF offset of a reference dtype (DT_FLOAT_REF → DT_FLOAT).
-func baseType(dt tpb.DataType) tpb.DataType {
-	if dt > 100 {
-		return dt - 100
-	}
-	return dt
-}
-
-// BaseType strips the _REF offset of a reference dtype (DT_FLOAT_REF → DT_FLOAT).
-func BaseType(dt tpb.DataType) tpb.DataType { return baseType(dt) }
-
-// DTypeSize returns the bytes one element of dt occupies (dtype.Size).
-func DTypeSize(dt tpb.DataType) int { return dtype.Size(dt) }
 
 // Scalar constructors, for kernels and tests.
 
@@ -372,14 +357,4 @@ func convertTo64[T int8 | uint8 | int16 | uint16 | int32 | int64 | uint32 | uint
 		out[i] = float64(v)
 	}
 	return out
-}
-
-// IsFloat reports whether dt is a floating-point dtype (half, bfloat16,
-// float, double).
-func IsFloat(dt tpb.DataType) bool {
-	switch baseType(dt) {
-	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16, tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE:
-		return true
-	}
-	return false
 }

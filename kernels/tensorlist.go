@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // TensorList is the DT_VARIANT value of TF2's list ops
@@ -198,7 +200,7 @@ func kTensorListSetItem(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("index %d out of range for a list of %d elements", i, len(l.Items))
 	}
 	item := c.Inputs[2]
-	if item.DType != l.ElementDType && !(IsFloat(item.DType) && IsFloat(l.ElementDType)) {
+	if item.DType != l.ElementDType && !(dtype.IsFloat(item.DType) && dtype.IsFloat(l.ElementDType)) {
 		return nil, c.Errorf("item dtype %s does not match the list's %s", dtName(item.DType), dtName(l.ElementDType))
 	}
 	n := l.copyList()

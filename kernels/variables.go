@@ -7,6 +7,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
@@ -125,7 +126,7 @@ func kNoOutputs(*Context) ([]*Tensor, error) { return nil, nil }
 
 func kVariableV2(c *Context) ([]*Tensor, error) {
 	r := LookupOrCreate(c.Resources, c.resourceName(), func() *RefVar {
-		return &RefVar{Name: c.Node, DType: BaseType(c.Attrs["dtype"].GetType())}
+		return &RefVar{Name: c.Node, DType: dtype.Base(c.Attrs["dtype"].GetType())}
 	})
 	return refOutput(c, r.Value.(*RefVar)), nil
 }

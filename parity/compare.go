@@ -12,34 +12,16 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/precision"
 )
 
-// ErrInf stands for an infinite error (an Inf or NaN where the other side
-// is finite, or Inf of the other sign): JSON has no Inf, so errors are
-// clamped to the largest float64.
-const ErrInf = math.MaxFloat64
+// ErrInf stands for an infinite error (kernels.ErrInf).
+const ErrInf = kernels.ErrInf
 
-// Tolerance is numpy.isclose's: a value a is close to the reference b
-// when |a−b| ≤ ATol + RTol·|b|. Unlike numpy, NaN is close to NaN and an
-// infinity to the same infinity: only changes count.
-type Tolerance struct {
-	ATol, RTol float64
-}
-
-// Close reports whether a is within the tolerance of the reference b.
-func (t Tolerance) Close(a, b float64) bool {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	if an || bn {
-		return an && bn
-	}
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return a == b
-	}
-	return math.Abs(a-b) <= t.ATol+t.RTol*math.Abs(b)
-}
+// Tolerance is numpy.isclose's with NaN close to NaN (kernels.Tolerance).
+type Tolerance = kernels.Tolerance
 
 // Metrics are the errors of one tensor (or the union of a node's outputs)
 // against the reference.
@@ -102,16 +84,16 @@ func Values(t *kernels.Tensor) ([]float64, bool) {
 func Compare(got, ref *kernels.Tensor, storage tpb.DataType, tol Tolerance) (Metrics, error) {
 	a, ok := Values(got)
 	if !ok {
-		return Metrics{}, fmt.Errorf("cannot compare a %s tensor", graph.DTypeName(got.DType))
+		return Metrics{}, fmt.Errorf("cannot compare a %s tensor", dtype.Name(got.DType))
 	}
 	b, ok := Values(ref)
 	if !ok {
-		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", graph.DTypeName(ref.DType))
+		return Metrics{}, fmt.Errorf("cannot compare with a %s tensor", dtype.Name(ref.DType))
 	}
 	if len(a) != len(b) || !slices.Equal(got.Shape, ref.Shape) {
 		return Metrics{}, fmt.Errorf("shape %v differs from the reference's %v", got.Shape, ref.Shape)
 	}
-	floats := kernels.IsFloat(got.DType)
+	floats := dtype.IsFloat(got.DType)
 	return CompareValues(a, b, storage, floats, tol), nil
 }
 
@@ -140,7 +122,7 @@ func CompareValues(a, b []float64, storage tpb.DataType, floats bool, tol Tolera
 		if floats && y != 0 && math.Abs(y) < tiny && x == 0 {
 			m.Underflow++
 		}
-		abs := absErr(x, y)
+		abs := kernels.AbsError(x, y)
 		m.MaxAbs = math.Max(m.MaxAbs, abs)
 		if y != 0 && yFinite {
 			rel := ErrInf
@@ -156,29 +138,11 @@ func CompareValues(a, b []float64, storage tpb.DataType, floats bool, tol Tolera
 	return m
 }
 
-// absErr is |x−y| with NaN/NaN and equal infinities 0 and every other
-// non-finite case ErrInf.
-func absErr(x, y float64) float64 {
-	switch {
-	case math.IsNaN(x) && math.IsNaN(y):
-		return 0
-	case math.IsNaN(x) || math.IsNaN(y):
-		return ErrInf
-	case x == y:
-		return 0
-	}
-	d := math.Abs(x - y)
-	if math.IsInf(d, 0) {
-		return ErrInf
-	}
-	return d
-}
-
-// AbsErrors returns |a−b| for every value (see absErr), for statistics.
+// AbsErrors returns |a−b| for every value (kernels.AbsError), for statistics.
 func AbsErrors(a, b []float64) []float64 {
 	out := make([]float64, len(a))
 	for i := range a {
-		out[i] = absErr(a[i], b[i])
+		out[i] = kernels.AbsError(a[i], b[i])
 	}
 	return out
 }

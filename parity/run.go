@@ -8,6 +8,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -334,7 +335,7 @@ func rankNodes(results map[*graph.Node]*NodeResult) ([]NodeResult, *graph.Node) 
 func compareStrings(name string, got [][]byte, ref *kernels.Tensor) (OutputResult, error) {
 	rs, ok := ref.Data.([][]byte)
 	if !ok || len(rs) != len(got) {
-		return OutputResult{}, fmt.Errorf("output %s: a string tensor of %d values against a %s reference", name, len(got), graph.DTypeName(ref.DType))
+		return OutputResult{}, fmt.Errorf("output %s: a string tensor of %d values against a %s reference", name, len(got), dtype.Name(ref.DType))
 	}
 	errs := make([]float64, len(got))
 	m := Metrics{Count: len(got)}

@@ -134,7 +134,7 @@ func TestMatMulTF32Error(t *testing.T) {
 // TestRunIsDeterministic runs a profile twice and compares everything.
 func TestRunIsDeterministic(t *testing.T) {
 	g := loadGraph(t, "sum_ones.pbtxt")
-	opts := Options{Profile: profile(t, precision.FP16), Tol: Tolerance{1e-3, 1e-3}}
+	opts := Options{Profile: profile(t, precision.FP16), Tol: Tolerance{ATol: 1e-3, RTol: 1e-3}}
 	a, err := Run(context.Background(), Model{Graph: g, Fetches: []string{"sum:0"}}, opts)
 	require.NoError(t, err)
 	b, err := Run(context.Background(), Model{Graph: g, Fetches: []string{"sum:0"}}, opts)

@@ -13,6 +13,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -118,7 +119,7 @@ func newVector(n *graph.Node, in, outs []*kernels.Tensor) *Vector {
 	}
 	for _, t := range in {
 		v.InputShapes = append(v.InputShapes, shapeOf(t))
-		v.InputDTypes = append(v.InputDTypes, graph.DTypeName(t.DType))
+		v.InputDTypes = append(v.InputDTypes, dtype.Name(t.DType))
 	}
 	for _, t := range outs {
 		if t == nil { // a dead output
@@ -126,7 +127,7 @@ func newVector(n *graph.Node, in, outs []*kernels.Tensor) *Vector {
 		}
 		v.Outputs = append(v.Outputs, t)
 		v.OutputShapes = append(v.OutputShapes, shapeOf(t))
-		v.OutputDTypes = append(v.OutputDTypes, graph.DTypeName(t.DType))
+		v.OutputDTypes = append(v.OutputDTypes, dtype.Name(t.DType))
 	}
 	k, _ := json.Marshal([]any{v.Op, v.DTypes, v.Attrs, v.InputDTypes, v.InputShapes, v.OutputShapes})
 	v.key = string(k)
@@ -163,11 +164,11 @@ func AttrJSON(a *attrpb.AttrValue) any {
 	case *attrpb.AttrValue_B:
 		return v.B
 	case *attrpb.AttrValue_Type:
-		return graph.DTypeName(v.Type)
+		return dtype.Name(v.Type)
 	case *attrpb.AttrValue_Shape:
 		return shapeJSON(v.Shape.GetUnknownRank(), v.Shape.GetDim())
 	case *attrpb.AttrValue_Tensor:
-		return map[string]any{"dtype": graph.DTypeName(v.Tensor.GetDtype()),
+		return map[string]any{"dtype": dtype.Name(v.Tensor.GetDtype()),
 			"shape": shapeJSON(v.Tensor.GetTensorShape().GetUnknownRank(), v.Tensor.GetTensorShape().GetDim())}
 	case *attrpb.AttrValue_Func:
 		return map[string]any{"func": v.Func.GetName()}
@@ -189,13 +190,13 @@ func AttrJSON(a *attrpb.AttrValue) any {
 			out = append(out, b)
 		}
 		for _, t := range l.GetType() {
-			out = append(out, graph.DTypeName(t))
+			out = append(out, dtype.Name(t))
 		}
 		for _, s := range l.GetShape() {
 			out = append(out, shapeJSON(s.GetUnknownRank(), s.GetDim()))
 		}
 		for _, t := range l.GetTensor() {
-			out = append(out, map[string]any{"dtype": graph.DTypeName(t.GetDtype())})
+			out = append(out, map[string]any{"dtype": dtype.Name(t.GetDtype())})
 		}
 		for _, f := range l.GetFunc() {
 			out = append(out, map[string]any{"func": f.GetName()})

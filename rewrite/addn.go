@@ -1,5 +1,7 @@
 package rewrite
 
+import "github.com/tfscan/tfscan/dtype"
+
 // ruleAddN writes AddN(x1..xn) as a chain of AddV2, left to right.
 // TensorFlow's CPU kernel sums left to right: the first n mod 8 (or 8, or
 // 9) inputs as one Eigen expression in1 + in2 + ..., which Eigen evaluates
@@ -13,7 +15,7 @@ var ruleAddN = &Rule{
 	Semantics: "tensorflow/core/kernels/aggregate_ops.cc:80-150; aggregate_ops.h:40-220",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		if !isFloat(t) && !isInt(t) {
+		if !dtype.IsFloat(t) && !isInt(t) {
 			return skip("T is %s", dtName(t))
 		}
 		n := x.numIn()

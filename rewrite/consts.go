@@ -12,6 +12,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -153,7 +154,7 @@ func unfoldable(n *graph.Node) string {
 		}
 	}
 	for _, t := range n.OutputTypes {
-		if graph.IsRef(t) || t == tpb.DataType_DT_RESOURCE {
+		if dtype.IsRef(t) || t == tpb.DataType_DT_RESOURCE {
 			return "it outputs a reference"
 		}
 	}

@@ -1,6 +1,10 @@
 package rewrite
 
-import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+import (
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
+)
 
 // ruleDiv writes a float Div as RealDiv: TensorFlow registers both with
 // the same functor::div for float, half, double, bfloat16 and the complex
@@ -12,7 +16,7 @@ var ruleDiv = &Rule{
 	Semantics: "tensorflow/core/kernels/cwise_op_div.cc:19-26",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		if !isFloat(t) && t != tpb.DataType_DT_COMPLEX64 && t != tpb.DataType_DT_COMPLEX128 {
+		if !dtype.IsFloat(t) && t != tpb.DataType_DT_COMPLEX64 && t != tpb.DataType_DT_COMPLEX128 {
 			return skip("T is %s (integer Div truncates)", dtName(t))
 		}
 		x.finish("RealDiv", []string{x.in(0), x.in(1)}, tAttrs(t))

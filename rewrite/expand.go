@@ -10,6 +10,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 )
@@ -240,13 +241,4 @@ func scalarTensor(t tpb.DataType, v float64) *tensorpb.TensorProto {
 	return tp
 }
 
-// isFloat says whether t is one of the float dtypes the rules handle.
-func isFloat(t tpb.DataType) bool {
-	switch t {
-	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_DOUBLE, tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16:
-		return true
-	}
-	return false
-}
-
-func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+func dtName(t tpb.DataType) string { return dtype.Name(t) }

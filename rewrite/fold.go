@@ -7,6 +7,7 @@ import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/kernels"
 )
 
@@ -22,7 +23,7 @@ const maxFoldBytes = 100 * 1024
 func overFoldLimit(size, in int64) bool { return size > in && size > maxFoldBytes }
 
 // tensorBytes is the size of v's values, as the folding limit counts it.
-func tensorBytes(v *kernels.Tensor) int64 { return int64(v.NumElements() * kernels.DTypeSize(v.DType)) }
+func tensorBytes(v *kernels.Tensor) int64 { return int64(v.NumElements() * dtype.Size(v.DType)) }
 
 // ruleFold replaces a node the target has no kernel for, whose data inputs
 // are all constants (Consts, or the foldable nodes between Consts, which

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
@@ -638,7 +637,7 @@ func (p *planner) outputsBlocked(n *graph.Node, r *Rule) string {
 	if n.Func == nil {
 		for _, s := range p.g.Signatures {
 			for _, o := range s.Outputs {
-				if name, idx := splitTensor(o.Name); name == n.Name && idx != 0 {
+				if name, idx, _ := graph.ParseTensorName(o.Name); name == n.Name && idx != 0 {
 					return fmt.Sprintf("signature %s output %s reads output %d", s.Key, o.Key, idx)
 				}
 			}
@@ -655,19 +654,6 @@ func (p *planner) outputsBlocked(n *graph.Node, r *Rule) string {
 		}
 	}
 	return ""
-}
-
-// splitTensor splits "name:3" (or "name") into name and index.
-func splitTensor(s string) (string, int) {
-	name, idx, ok := strings.Cut(s, ":")
-	if !ok {
-		return s, 0
-	}
-	i, err := strconv.Atoi(idx)
-	if err != nil {
-		return s, 0
-	}
-	return name, i
 }
 
 // staticShapes are the original graph's static shapes, inferred when first

@@ -3,6 +3,7 @@ package rewrite
 import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/savedmodel"
 )
 
@@ -27,7 +28,7 @@ var rulePrelu = &Rule{
 		if t == tpb.DataType_DT_INVALID {
 			t = tpb.DataType_DT_FLOAT // TF.js drops T; every TF.js float is float32
 		}
-		if !isFloat(t) {
+		if !dtype.IsFloat(t) {
 			return skip("T is %s", dtName(t))
 		}
 		x.prelu(x.in(0), x.in(1), t, true)

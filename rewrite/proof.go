@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -498,14 +497,14 @@ func compare(e Exactness, n *graph.Node, in []*kernels.Tensor, want, got *kernel
 	if err != nil {
 		return d, err
 	}
-	wf, gf, isFloat := floats(want), floats(got), true
+	wf, gf, isFloat := kernels.FloatValues(want), kernels.FloatValues(got), true
 	if wf == nil || gf == nil {
 		isFloat = false
 	}
 	if isFloat {
 		d.maxAbs, d.maxRel = errors2(wf, gf)
 	}
-	if d.identical = sameBits(want, got); d.identical {
+	if d.identical = kernels.Identical(want, got); d.identical {
 		return d, nil
 	}
 	if e.Exact || !isFloat {
@@ -524,8 +523,8 @@ func compare(e Exactness, n *graph.Node, in []*kernels.Tensor, want, got *kernel
 	scale := maxAbs(wf)
 	for i := range wf {
 		w, g := wf[i], gf[i]
-		if math.IsNaN(w) || math.IsNaN(g) || math.IsInf(w, 0) || math.IsInf(g, 0) {
-			if !(math.IsNaN(w) && math.IsNaN(g)) && w != g {
+		if !finite(w) || !finite(g) {
+			if !(kernels.Tolerance{}).Close(g, w) {
 				return d, fmt.Errorf("element %d is %g, the original's %g", i, g, w)
 			}
 			continue
@@ -534,7 +533,7 @@ func compare(e Exactness, n *graph.Node, in []*kernels.Tensor, want, got *kernel
 		if bound != nil {
 			lim += bound(i)
 		}
-		if math.Abs(w-g) > lim {
+		if !(kernels.Tolerance{ATol: lim}).Close(g, w) {
 			return d, fmt.Errorf("element %d is %g, the original's %g: off by %.3g, over the rule's bound %.3g", i, g, w, math.Abs(w-g), lim)
 		}
 	}
@@ -548,11 +547,11 @@ func compareOutput(e Exactness, tol float64, want, got *kernels.Tensor) (diff, e
 	if err != nil {
 		return d, err
 	}
-	wf, gf := floats(want), floats(got)
+	wf, gf := kernels.FloatValues(want), kernels.FloatValues(got)
 	if wf != nil && gf != nil {
 		d.maxAbs, d.maxRel = errors2(wf, gf)
 	}
-	if d.identical = sameBits(want, got); d.identical {
+	if d.identical = kernels.Identical(want, got); d.identical {
 		return d, nil
 	}
 	if e.Exact || wf == nil || gf == nil {
@@ -561,10 +560,13 @@ func compareOutput(e Exactness, tol float64, want, got *kernels.Tensor) (diff, e
 	lim := tol * maxAbs(wf)
 	for i := range wf {
 		w, g := wf[i], gf[i]
-		if math.IsNaN(w) != math.IsNaN(g) || (math.IsInf(w, 0) || math.IsInf(g, 0)) && w != g {
-			return d, fmt.Errorf("element %d is %g, the original's %g", i, g, w)
+		if !finite(w) || !finite(g) {
+			if !(kernels.Tolerance{}).Close(g, w) {
+				return d, fmt.Errorf("element %d is %g, the original's %g", i, g, w)
+			}
+			continue
 		}
-		if math.Abs(w-g) > lim {
+		if !(kernels.Tolerance{ATol: lim}).Close(g, w) {
 			return d, fmt.Errorf("element %d is %g, the original's %g: off by %.3g, over %g of the output's largest magnitude", i, g, w, math.Abs(w-g), tol)
 		}
 	}
@@ -579,49 +581,6 @@ func sameShape(want, got *kernels.Tensor) (diff, error) {
 		return diff{}, fmt.Errorf("shape %v, the original's %v", got.Shape, want.Shape)
 	}
 	return diff{}, nil
-}
-
-// sameBits compares the tensors' bytes (strings element by element).
-func sameBits(a, b *kernels.Tensor) bool {
-	ra, err1 := kernels.EncodeRaw(a)
-	rb, err2 := kernels.EncodeRaw(b)
-	if err1 == nil && err2 == nil {
-		return bytes.Equal(ra, rb)
-	}
-	// DT_STRING tensors hold [][]byte (kernels/tensor.go).
-	sa, ok1 := a.Data.([][]byte)
-	sb, ok2 := b.Data.([][]byte)
-	if ok1 && ok2 {
-		return slices.EqualFunc(sa, sb, bytes.Equal)
-	}
-	return false
-}
-
-// floats is a float tensor's elements as float64, nil for other dtypes.
-func floats(t *kernels.Tensor) []float64 {
-	switch d := t.Data.(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
-		}
-		return out
-	case []float64:
-		return d
-	case []kernels.Float16:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v.Float32())
-		}
-		return out
-	case []kernels.BFloat16:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v.Float32())
-		}
-		return out
-	}
-	return nil
 }
 
 // errors2 is the largest absolute and relative difference over the
@@ -640,6 +599,9 @@ func errors2(want, got []float64) (abs, rel float64) {
 	}
 	return abs, rel
 }
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func maxAbs(xs []float64) float64 {
 	m := 0.0

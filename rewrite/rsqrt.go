@@ -1,6 +1,10 @@
 package rewrite
 
-import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+import (
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
+)
 
 // ruleRsqrt writes Rsqrt(x) as Reciprocal(Sqrt(x)). TensorFlow's kernel
 // is Eigen's rsqrt (kernels/cwise_op_rsqrt.cc, cwise_ops.h rsqrt): one
@@ -16,7 +20,7 @@ var ruleRsqrt = &Rule{
 	Semantics: "tensorflow/core/kernels/cwise_op_rsqrt.cc; cwise_op_sqrt.cc; cwise_op_reciprocal.cc",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		if !isFloat(t) || t == tpb.DataType_DT_INVALID {
+		if !dtype.IsFloat(t) || t == tpb.DataType_DT_INVALID {
 			return skip("T is %s", dtName(t))
 		}
 		s := x.add("sqrt", "Sqrt", []string{x.in(0)}, tAttrs(t))

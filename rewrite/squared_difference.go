@@ -1,5 +1,7 @@
 package rewrite
 
+import "github.com/tfscan/tfscan/dtype"
+
 // ruleSquaredDifference writes SquaredDifference(x, y) as Square(Sub(x,
 // y)): TensorFlow's functor is numext::abs2(a - b), (a-b)*(a-b) for real
 // types (kernels/cwise_ops.h, scalar_squared_difference_op), and Square is
@@ -10,7 +12,7 @@ var ruleSquaredDifference = &Rule{
 	Semantics: "tensorflow/core/kernels/cwise_ops.h (scalar_squared_difference_op: abs2(a - b)); cwise_op_square.cc",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		if !isFloat(t) && !isInt(t) {
+		if !dtype.IsFloat(t) && !isInt(t) {
 			return skip("T is %s", dtName(t))
 		}
 		d := x.add("difference", "Sub", []string{x.in(0), x.in(1)}, tAttrs(t))

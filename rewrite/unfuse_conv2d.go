@@ -3,6 +3,8 @@ package rewrite
 import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // ruleUnfuseConv2D inverts Grappler's remapper fusions into _FusedConv2D
@@ -19,7 +21,7 @@ var ruleUnfuseConv2D = &Rule{
 	Semantics: "tensorflow/core/ops/nn_ops.cc:476-516; kernels/conv_ops_fused_impl.h:711-723; kernels/fused_eigen_output_kernels.h:207-345; inverts grappler/optimizers/remapper.cc:3092-3247",
 	expand: func(x *expander) error {
 		t := x.dtype()
-		if !isFloat(t) {
+		if !dtype.IsFloat(t) {
 			return skip("T is %s (the quantized path)", dtName(t))
 		}
 		format := string(x.attr("data_format").GetS())

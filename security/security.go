@@ -85,7 +85,7 @@ func saverNodes(g *graph.Graph) map[*graph.Node]bool {
 	}
 	var roots []*graph.Node
 	for _, t := range []string{sd.GetSaveTensorName(), sd.GetRestoreOpName(), sd.GetFilenameTensorName()} {
-		name, _, _ := strings.Cut(strings.TrimPrefix(t, "^"), ":")
+		name, _, _ := graph.ParseTensorName(t)
 		if n := byName[name]; n != nil {
 			roots = append(roots, n)
 		}

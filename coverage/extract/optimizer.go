@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Vendor graph optimizers: the fusions a stack performs on the nodes placed
@@ -208,7 +208,7 @@ func readPredicates(f *srcFile) map[string][]string {
 
 func dtName(enum string) string {
 	if t, ok := dtEnum(enum); ok {
-		return graph.DTypeName(t)
+		return dtype.Name(t)
 	}
 	return enum
 }

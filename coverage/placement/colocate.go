@@ -9,6 +9,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 )
 
@@ -306,7 +307,7 @@ func (s *sim) priority(d int, m *coverage.Match) int {
 var argHostMemory = []string{"input", "output"}
 
 func hostType(t tpb.DataType) bool {
-	t = graph.BaseType(t)
+	t = dtype.Base(t)
 	return t == tpb.DataType_DT_STRING || t == tpb.DataType_DT_RESOURCE
 }
 
@@ -322,7 +323,7 @@ func (s *sim) find(i int) int {
 // (colocation_graph.cc:95-98).
 func (p *pnode) resourceGenerator() bool {
 	return len(p.in) == 0 && len(p.outTypes()) == 1 &&
-		(p.outTypes()[0] == tpb.DataType_DT_RESOURCE || graph.IsRef(p.outTypes()[0]))
+		(p.outTypes()[0] == tpb.DataType_DT_RESOURCE || dtype.IsRef(p.outTypes()[0]))
 }
 
 // colocate builds the colocation groups (ColocationGraph::Initialize,
@@ -459,9 +460,9 @@ func (s *sim) colocateResourceEdges() {
 			switch {
 			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
 				kind = "dataset variant edge"
-			case (t == tpb.DataType_DT_RESOURCE || graph.IsRef(t)) && !s.exempt(p.op()):
+			case (t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)) && !s.exempt(p.op()):
 				kind = "resource edge"
-				if graph.IsRef(t) {
+				if dtype.IsRef(t) {
 					kind = "reference edge"
 				}
 			default:

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -101,7 +102,7 @@ func kernels(t testing.TB, text string) []*kdpb.KernelDef {
 			default:
 				l := &attrpb.AttrValue_ListValue{}
 				for _, v := range strings.Split(val, "|") {
-					if dt, ok := graph.ParseDType(v); ok {
+					if dt, ok := dtype.Parse(v); ok {
 						l.Type = append(l.Type, dt)
 					} else if i, err := strconv.ParseInt(v, 10, 64); err == nil {
 						l.I = append(l.I, i)

@@ -11,7 +11,7 @@ import (
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // This file renders the parts of TensorFlow's placement errors that
@@ -287,8 +287,8 @@ func summarizeTensor(dt tpb.DataType, sh *tspb.TensorShapeProto) string {
 // without DT_; reference types end in "_ref".
 func dataTypeString(dt tpb.DataType) string {
 	ref := ""
-	if graph.IsRef(dt) {
-		dt, ref = graph.BaseType(dt), "_ref"
+	if dtype.IsRef(dt) {
+		dt, ref = dtype.Base(dt), "_ref"
 	}
 	return strings.ToLower(strings.TrimPrefix(dt.String(), "DT_")) + ref
 }

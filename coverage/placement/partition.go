@@ -8,15 +8,16 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 )
 
-func isRefType(t tpb.DataType) bool { return graph.IsRef(t) }
+func isRefType(t tpb.DataType) bool { return dtype.IsRef(t) }
 
 func typeList(ts []tpb.DataType) string {
 	names := make([]string, len(ts))
 	for i, t := range ts {
-		names[i] = graph.DTypeName(t)
+		names[i] = dtype.Name(t)
 	}
 	return strings.Join(names, ", ")
 }
@@ -451,7 +452,7 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 	for depth := 0; depth < 1000 && q.n >= 0; depth++ {
 		p := s.nodes[q.n]
 		if int(q.port) < len(p.outTypes()) {
-			switch graph.BaseType(p.outTypes()[q.port]) {
+			switch dtype.Base(p.outTypes()[q.port]) {
 			case tpb.DataType_DT_RESOURCE:
 				return 0, true
 			case tpb.DataType_DT_STRING, tpb.DataType_DT_VARIANT:

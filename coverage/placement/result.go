@@ -32,7 +32,7 @@ func InferShapes(g *graph.Graph, opts Options) *shape.Shapes {
 	}
 	if sig := signatureOf(g, opts.Signature); sig != nil {
 		for _, in := range sig.inputs {
-			node, _ := splitTensor(in.name)
+			node, _ := tensorName(in.name)
 			if !in.unknownRank && in.shape != nil {
 				inputs[in.name] = in.shape
 			}

@@ -453,19 +453,11 @@ type sigTensor struct {
 	dtype       tpb.DataType
 }
 
-func splitTensor(name string) (string, int) {
-	node, port, ok := strings.Cut(strings.TrimPrefix(name, "^"), ":")
-	if !ok {
-		return node, 0
-	}
-	p := 0
-	for _, c := range port {
-		if c < '0' || c > '9' || p > 1<<20 {
-			return node, 0
-		}
-		p = p*10 + int(c-'0')
-	}
-	return node, p
+// tensorName is the node and port a signature tensor name reads
+// (graph.ParseTensorName; "^x" reads x).
+func tensorName(name string) (string, int) {
+	node, port, _ := graph.ParseTensorName(name)
+	return node, port
 }
 
 // markFeeds marks fed Placeholders and records the fetches of the chosen
@@ -500,7 +492,7 @@ func (s *sim) markFeeds(top []*graph.Node) {
 	byName := map[string]*graph.Node{}
 	for _, ts := range [][]sigTensor{sig.inputs, sig.outputs} {
 		for _, t := range ts {
-			nm, _ := splitTensor(t.name)
+			nm, _ := tensorName(t.name)
 			byName[nm] = nil
 		}
 	}
@@ -510,7 +502,7 @@ func (s *sim) markFeeds(top []*graph.Node) {
 		}
 	}
 	for _, in := range sig.inputs {
-		nm, _ := splitTensor(in.name)
+		nm, _ := tensorName(in.name)
 		if n := byName[nm]; n != nil {
 			if pi := s.firstOf2(n); pi >= 0 && !s.nodes[pi].ghost {
 				s.nodes[pi].fed = true
@@ -521,7 +513,7 @@ func (s *sim) markFeeds(top []*graph.Node) {
 		return
 	}
 	for _, o := range sig.outputs {
-		nm, port := splitTensor(o.name)
+		nm, port := tensorName(o.name)
 		if n := byName[nm]; n != nil {
 			s.topFetches = append(s.topFetches, fetchRef{ref: ref{inst: nil, pn: s.firstOf2(n), port: port}, name: o.name})
 		}

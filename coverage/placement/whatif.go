@@ -8,6 +8,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/csr"
 )
@@ -116,7 +117,7 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 	return out
 }
 
-func dtName(t tpb.DataType) string { return graph.DTypeName(t) }
+func dtName(t tpb.DataType) string { return dtype.Name(t) }
 
 // members lists the nodes of every colocation group, in index order, by
 // the group's root.

@@ -8,11 +8,11 @@
 package shape
 
 import (
-	"github.com/tfscan/tfscan/dtype"
-
 	"math/bits"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
 )
 
 // Unknown marks an unknown dimension.
@@ -116,16 +116,13 @@ func mulSat(a, b int64) (int64, bool) {
 	return int64(lo), true
 }
 
-// DTypeSize is dtype.Size as an int64, for byte arithmetic.
-func DTypeSize(t tpb.DataType) int64 { return int64(dtype.Size(t)) }
-
 // Bytes is elements × dtype size; ok is false when either is unknown.
 func (t Tensor) Bytes() (int64, bool) {
 	n, ok := t.Shape.NumElements()
 	if !ok {
 		return 0, false
 	}
-	sz := DTypeSize(t.DType)
+	sz := int64(dtype.Size(t.DType))
 	if sz == 0 {
 		return 0, false
 	}

@@ -227,13 +227,6 @@ func TestFunctionArgsFromCaller(t *testing.T) {
 	assert.Equal(t, int64(72), nb)
 }
 
-func TestDTypeSize(t *testing.T) {
-	assert.Equal(t, int64(4), DTypeSize(tpb.DataType_DT_FLOAT))
-	assert.Equal(t, int64(2), DTypeSize(tpb.DataType_DT_BFLOAT16))
-	assert.Equal(t, int64(4), DTypeSize(tpb.DataType_DT_FLOAT_REF))
-	assert.Equal(t, int64(0), DTypeSize(tpb.DataType_DT_STRING))
-}
-
 // FuzzInfer feeds arbitrary dims, reshape targets and strided-slice
 // specs, the shape attrs of variables, tables and parsed examples, a
 // RestoreV2 shape-and-slice spec, and a checkpoint index of arbitrary

@@ -11,6 +11,18 @@
 // np.load(f).view(ml_dtypes.bfloat16) gives the values back). Anything else
 // (unicode strings, complex, objects, structured or big-endian arrays,
 // fortran_order True) is a clear error.
+//
+// The format is read here rather than with codeberg.org/sbinet/npyio
+// (v0.14.0) because these files are untrusted input and that library does
+// not meet what tfscan needs of them:
+//   - a malformed header panics instead of failing: descr '<f3' or '<c4'
+//     ("invalid float element size 3") and a shape of 2^62 elements
+//     (makeslice: len out of range) panic in Reader.Read;
+//   - bfloat16 is missing both ways: '<V2' data is handed to its pickle
+//     decoder (read into []any) or refused (read into []uint16), and a
+//     two-byte array is written as '|u1' with an extra dimension, not '<V2';
+//   - an 'O' (object) array is decoded by running a pickle decoder on the
+//     file's bytes, which tfscan refuses outright.
 package npz
 
 import (
@@ -25,6 +37,7 @@ import (
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/kernels"
 )
 
@@ -100,7 +113,7 @@ func ReadNPY(r io.Reader) (*kernels.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := n * kernels.DTypeSize(dt)
+	size := n * dtype.Size(dt)
 	raw := make([]byte, 0, min(size, 1<<20))
 	buf := bytes.NewBuffer(raw)
 	got, err := io.Copy(buf, io.LimitReader(r, int64(size)+1))

@@ -20,8 +20,14 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
+// An HTML page is stored with its stylesheet and script replaced by markers
+// (htmlAssetMarkers), so that a change to html/report.css or report.js
+// changes no golden page.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
+	if strings.HasSuffix(name, ".html") {
+		got = htmlAssetMarkers(t, got)
+	}
 	file := filepath.Join("testdata", "golden", name)
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
@@ -33,6 +39,25 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	if !bytes.Equal(want, got) {
 		t.Errorf("golden %s differs (rerun with -update if the change is intended):\n%s", file, firstDiff(string(want), string(got)))
 	}
+}
+
+// htmlAssetMarkers checks that page inlines reports/html's report.css and
+// report.js once each, byte for byte, as its <style> and <script>
+// elements, and returns it with them replaced by the markers
+// "/* html/report.css */" and "/* html/report.js */".
+func htmlAssetMarkers(t *testing.T, page []byte) []byte {
+	t.Helper()
+	for _, a := range []struct{ file, open, close string }{
+		{"html/report.css", "<style>", "</style>"},
+		{"html/report.js", "<script>", "</script>"},
+	} {
+		asset, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(a.file)))
+		require.NoError(t, err)
+		inlined := []byte(a.open + string(asset) + a.close)
+		require.Equal(t, 1, bytes.Count(page, inlined), "the page inlines %s once", a.file)
+		page = bytes.Replace(page, inlined, []byte(a.open+"/* "+a.file+" */"+a.close), 1)
+	}
+	return page
 }
 
 // writeGolden writes r in format, compares it with the golden name.EXT

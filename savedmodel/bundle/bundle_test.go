@@ -244,10 +244,11 @@ func TestSnappyDecode(t *testing.T) {
 		{"copies", []byte{11, 3 << 2, 'a', 'b', 'c', 'd', 1 | 0<<2, 4, 2 | 2<<2, 2, 0}, "abcdabcdcdc", ""},
 		{"run length overlap", []byte{6, 0, 'x', 1 | 1<<2, 1}, "xxxxxx", ""},
 		{"long literal length", append([]byte{61, 60 << 2, 60}, []byte("0123456789012345678901234567890123456789012345678901234567890")...), "0123456789012345678901234567890123456789012345678901234567890", ""},
-		{"bad offset", []byte{5, 0, 'x', 1 | 0<<2, 9}, "", "bad copy offset"},
+		{"bad offset", []byte{5, 0, 'x', 1 | 0<<2, 9}, "", "corrupt input"},
 		{"length too big", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, "", "too large"},
-		{"short output", []byte{4, 0, 'x'}, "", "header says 4"},
-		{"literal past end", []byte{4, 3 << 2, 'x'}, "", "past input"},
+		{"short output", []byte{4, 0, 'x'}, "", "corrupt input"},
+		{"literal past end", []byte{4, 3 << 2, 'x'}, "", "corrupt input"},
+		{"impossible length", []byte{0x80, 0x40, 0}, "", "impossible"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,9 +54,10 @@ func TestProgress(t *testing.T) {
 	var b bytes.Buffer
 	p := newProgress(&b)
 	p(1, 4)
-	require.Contains(t, b.String(), "1/4 models")
+	require.Contains(t, b.String(), "scanning models")
+	require.Contains(t, b.String(), "(1/4)")
 	p(4, 4)
-	require.True(t, strings.HasSuffix(b.String(), "\r\033[K"), "the bar is erased when done")
+	require.True(t, strings.HasSuffix(b.String(), "\033[2K\r"), "the bar is erased when done")
 
 	// Not a terminal, or CI set: no bar.
 	e := &env{stderr: &b, getenv: func(string) string { return "" }}

@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
 )
 
 // progressBar returns a scan.Options.Progress callback that draws a bar on
@@ -21,19 +20,32 @@ func progressBar(e *env) func(done, total int) {
 	return newProgress(f)
 }
 
+// newProgress draws "scanning models  25% [====   ] (1/4)" on w with
+// github.com/schollz/progressbar, redrawn at every call and erased when the
+// last model is done.
 func newProgress(w io.Writer) func(done, total int) {
 	var mu sync.Mutex
+	var bar *progressbar.ProgressBar
 	return func(done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
-		const width = 30
-		filled := 0
-		if total > 0 {
-			filled = width * done / total
+		if total <= 0 {
+			return // nothing to scan: nothing to draw
 		}
-		fmt.Fprintf(w, "\rscanning [%s%s] %d/%d models", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), done, total)
-		if done >= total {
-			fmt.Fprint(w, "\r\033[K")
+		if bar == nil {
+			bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("scanning models"),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionSetTheme(progressbar.Theme{Saucer: "=", SaucerPadding: " ", BarStart: "[", BarEnd: "]"}),
+				progressbar.OptionSetPredictTime(false),
+				progressbar.OptionShowCount(),
+				progressbar.OptionUseANSICodes(true),
+				progressbar.OptionClearOnFinish(),
+			)
+		} else if int64(total) != bar.GetMax64() {
+			bar.ChangeMax(total)
 		}
+		_ = bar.Set(done)
 	}
 }

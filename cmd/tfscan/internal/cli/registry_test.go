@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 )
-
-var updateRegistryGolden = flag.Bool("update-registry", false, "rewrite testdata/registry/*.golden")
 
 func runRegistryCLI(t *testing.T, wd string, args ...string) (int, string, string) {
 	t.Helper()
@@ -46,11 +43,11 @@ func fixtures(t *testing.T) string {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "registry", name)
-	if *updateRegistryGolden {
+	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run Registry -update-registry")
+	require.NoError(t, err, "run go test ./cmd/tfscan/internal/cli -run Registry -update")
 	assert.Equal(t, string(want), got)
 }
 

@@ -48,8 +48,8 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
-		// TFSCAN_UPDATE_SCRIPTS=1 rewrites the files that cmp compares with.
-		UpdateScripts: os.Getenv("TFSCAN_UPDATE_SCRIPTS") == "1",
+		// -update rewrites the files that cmp compares with.
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			env.Setenv("CI", "true") // no progress bar, like a CI job

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/tflog"
@@ -407,7 +408,7 @@ func (x *explainer) wishFix(e *reports.Explanation, n *graph.Node) {
 	if covered(x.result[x.path[n]].Reason) {
 		return
 	}
-	dt := graph.DTypeName(placement.PrimaryDType(n))
+	dt := dtype.Name(placement.PrimaryDType(n))
 	for i, w := range x.rt.Wishlist {
 		if w.Op == n.Op && w.DType == dt {
 			text := fmt.Sprintf("ask the vendor to add %s for %s on %s: it would remove %d transfer(s), %s per step", n.Op, dt, x.devType, w.TransfersRemoved, byteString(w.BytesRemoved))
@@ -635,7 +636,7 @@ func dtNames(ds []string) []string {
 
 func dtName(d string) string {
 	if v, ok := tpb.DataType_value[d]; ok {
-		return graph.DTypeName(tpb.DataType(v))
+		return dtype.Name(tpb.DataType(v))
 	}
 	return d
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -81,7 +82,7 @@ func NewInspectModel(g *graph.Graph) *reports.InspectModel {
 func inspectTensors(ts []*savedmodel.TensorInfo) []reports.InspectTensor {
 	out := []reports.InspectTensor{}
 	for _, t := range ts {
-		it := reports.InspectTensor{Key: t.Key, Name: t.Name, DType: graph.DTypeName(t.DType)}
+		it := reports.InspectTensor{Key: t.Key, Name: t.Name, DType: dtype.Name(t.DType)}
 		if !t.UnknownRank {
 			it.Shape = append([]int64{}, t.Shape...)
 		}

@@ -9,6 +9,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/executor"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
@@ -327,7 +328,7 @@ func compareGolden(gold map[string]*kernels.Tensor, res *parity.Result, lm *load
 			return nil, fmt.Errorf("no recorded array for output %s (arrays: %s)", name, strings.Join(npz.SortedKeys(gold), ", "))
 		}
 		storage := g.DType
-		if !kernels.IsFloat(storage) {
+		if !dtype.IsFloat(storage) {
 			storage = tpb.DataType_DT_DOUBLE
 		}
 		o, err := parity.CompareOutput(name, g, res.Reference[name], storage, tol)

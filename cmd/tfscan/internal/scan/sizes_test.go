@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/internal/testutil"
@@ -203,7 +204,7 @@ func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]b
 		}
 	}
 	for i, in := range n.Inputs {
-		if inputShape(sh, n, i).FullyKnown() || (i < len(n.InputTypes) && graph.BaseType(n.InputTypes[i]) == tpb.DataType_DT_RESOURCE) {
+		if inputShape(sh, n, i).FullyKnown() || (i < len(n.InputTypes) && dtype.Base(n.InputTypes[i]) == tpb.DataType_DT_RESOURCE) {
 			continue
 		}
 		for in.Node == nil && n.Func != nil && len(n.Func.Callers) > 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
@@ -147,7 +148,7 @@ func writeVector(dir, base string, v *parity.Vector, target, reason string) erro
 	vf := vectorFile{Op: v.Op, Target: target, Reason: reason, DTypes: v.DTypes, Attrs: v.Attrs, Nodes: v.Nodes, NPZ: base + ".npz",
 		Inputs: []vectorTensor{}, Outputs: []vectorTensor{}}
 	add := func(list *[]vectorTensor, name string, t *kernels.Tensor) {
-		vt := vectorTensor{Name: name, DType: graph.DTypeName(t.DType), Shape: append([]int{}, t.Shape...)}
+		vt := vectorTensor{Name: name, DType: dtype.Name(t.DType), Shape: append([]int{}, t.Shape...)}
 		if npz.WriteNPY(io.Discard, t) == nil {
 			arrays[name] = t
 			vt.InNPZ = true

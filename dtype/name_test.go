@@ -1,4 +1,4 @@
-package graph
+package dtype
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
-func TestDTypeName(t *testing.T) {
+func TestName(t *testing.T) {
 	tests := []struct {
 		dt   tpb.DataType
 		want string
@@ -42,12 +42,12 @@ func TestDTypeName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			assert.Equal(t, tt.want, DTypeName(tt.dt))
+			assert.Equal(t, tt.want, Name(tt.dt))
 		})
 	}
 }
 
-func TestParseDType(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in     string
 		want   tpb.DataType
@@ -69,21 +69,21 @@ func TestParseDType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, ok := ParseDType(tt.in)
+			got, ok := Parse(tt.in)
 			assert.Equal(t, tt.wantOK, ok)
 			assert.Equal(t, tt.want, got)
 		})
 	}
 }
 
-// Every name DTypeName produces must parse back to the same dtype.
-func TestDTypeNameRoundTrip(t *testing.T) {
+// Every name Name produces must parse back to the same dtype.
+func TestNameRoundTrip(t *testing.T) {
 	for v := range tpb.DataType_name {
 		dt := tpb.DataType(v)
 		if dt == tpb.DataType_DT_INVALID {
 			continue
 		}
-		got, ok := ParseDType(DTypeName(dt))
+		got, ok := Parse(Name(dt))
 		require.True(t, ok, "%v", dt)
 		assert.Equal(t, dt, got)
 	}

@@ -1,4 +1,4 @@
-package graph
+package dtype
 
 import (
 	"strconv"
@@ -57,33 +57,34 @@ var dtypeByName = func() map[string]tpb.DataType {
 	for t, n := range dtypeNames {
 		m[n] = t
 		if t != tpb.DataType_DT_INVALID {
-			m[n+"_ref"] = t + 100
+			m[n+"_ref"] = t + refOffset
 		}
 	}
 	for n, t := range tfTypeNames {
 		m[n] = t
-		m[n+"_ref"] = t + 100
+		m[n+"_ref"] = t + refOffset
 	}
 	return m
 }()
 
 // IsRef reports whether t is a reference dtype (DT_FLOAT_REF, ...), the
 // TF1 variable types.
-func IsRef(t tpb.DataType) bool { return t > 100 }
+func IsRef(t tpb.DataType) bool { return t > refOffset }
 
-// BaseType strips the reference bit, like TensorFlow's BaseType().
-func BaseType(t tpb.DataType) tpb.DataType {
-	if t > 100 {
-		return t - 100
+// Ref is the reference dtype of t (DT_FLOAT → DT_FLOAT_REF); a reference
+// dtype is its own.
+func Ref(t tpb.DataType) tpb.DataType {
+	if IsRef(t) {
+		return t
 	}
-	return t
+	return t + refOffset
 }
 
-// DTypeName is the stable lowercase name of t ("float32", "float16",
+// Name is the stable lowercase name of t ("float32", "float16",
 // "int32_ref"); an enum value TensorFlow does not define is "dtype(N)".
-func DTypeName(t tpb.DataType) string {
+func Name(t tpb.DataType) string {
 	if IsRef(t) {
-		if n, ok := dtypeNames[t-100]; ok && t-100 != tpb.DataType_DT_INVALID {
+		if n, ok := dtypeNames[t-refOffset]; ok && t-refOffset != tpb.DataType_DT_INVALID {
 			return n + "_ref"
 		}
 	} else if n, ok := dtypeNames[t]; ok {
@@ -92,11 +93,11 @@ func DTypeName(t tpb.DataType) string {
 	return "dtype(" + strconv.Itoa(int(t)) + ")"
 }
 
-// ParseDType accepts a DTypeName name ("float32", "float32_ref"), the proto
+// Parse accepts a Name name ("float32", "float32_ref"), the proto
 // enum name ("DT_FLOAT", "DT_FLOAT_REF") or TensorFlow's C++ name ("float",
 // "half", "double"), case-insensitively. "invalid" and DT_INVALID are not
 // accepted: nobody means them.
-func ParseDType(s string) (tpb.DataType, bool) {
+func Parse(s string) (tpb.DataType, bool) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "DT_") || strings.HasPrefix(s, "dt_") {
 		v, ok := tpb.DataType_value[strings.ToUpper(s)]
