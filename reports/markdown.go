@@ -90,6 +90,9 @@ func writeMarkdown(w io.Writer, r *Report, limit int) error {
 				delta := ""
 				if vs != "" {
 					delta = " " + mdDelta(t.Delta) + " |"
+					if r := refusedIf(t); r != "" {
+						delta = " **" + r + "** |"
+					}
 				}
 				fmt.Fprintf(&b, "| %s | %s |%s %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target), delta,
 					formatCoverage(t), covered, total, t.FallbackNodes(), parts, bytes)

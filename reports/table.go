@@ -292,7 +292,7 @@ func writeSummary(p *printer, r *Report, v *tableView, verbose bool) {
 				row = append(row, t.Target)
 			}
 			if v.source != "" {
-				row = append(row, deltaPhrase(t.Delta))
+				row = append(row, cmp.Or(refusedIf(t), deltaPhrase(t.Delta)))
 			}
 			row = append(row, strconv.Itoa(total), formatCoverage(t), strconv.Itoa(t.FallbackNodes()))
 			if verbose {
@@ -309,6 +309,9 @@ func writeSummary(p *printer, r *Report, v *tableView, verbose bool) {
 func summaryCell(t *Target) string {
 	if t == nil {
 		return "-"
+	}
+	if t.Refused() != "" {
+		return refusedPhrase
 	}
 	pct := formatPercent(t.CoveragePercent())
 	if l := t.CoverageLevel(); l != "" {
