@@ -12,6 +12,8 @@
 #
 #   TFSCAN     the tfscan binary (default: bin/tfscan, built when missing)
 #   TFSCAN_PYTHON  the pinned TensorFlow's python (default: tools/tf/ensure.sh)
+#   TFSCAN_TF_SYSCONFIG  "INCLUDE LIB" of the wheel (default: asked of TensorFlow,
+#                  which takes a TensorFlow start)
 #
 # Exit codes: 0 built; 2 usage; 3 a bad or empty pack (tfscan's line on
 # stderr); 1 the compiler or TensorFlow failed. Nothing is left in OUTDIR on
@@ -50,7 +52,11 @@ if ! [[ $src =~ ^[A-Z][A-Z_]*$ ]]; then
   exit 3
 fi
 dev=TFSCAN_$src
-read -r inc lib < <(TF_CPP_MIN_LOG_LEVEL=3 "$py" -c 'import tensorflow as tf; print(tf.sysconfig.get_include(), tf.sysconfig.get_lib())' 2>/dev/null)
+if [ -n "${TFSCAN_TF_SYSCONFIG:-}" ]; then
+  read -r inc lib <<<"$TFSCAN_TF_SYSCONFIG"
+else
+  read -r inc lib < <(TF_CPP_MIN_LOG_LEVEL=3 "$py" -c 'import tensorflow as tf; print(tf.sysconfig.get_include(), tf.sysconfig.get_lib())' 2>/dev/null)
+fi
 if [ -z "${lib:-}" ]; then
   echo "tools/fakedevice/build.sh: $py cannot import tensorflow" >&2
   exit 1
