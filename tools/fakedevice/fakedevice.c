@@ -1,6 +1,6 @@
 // A fake TensorFlow PluggableDevice: the device type of a tfscan pack, with
 // exactly that pack's kernels, so that TensorFlow's own placer can be asked
-// where a model's nodes go on it (tools/tf/tfplace.py, docs/placement.md).
+// where a model's nodes go on it (tools/tf/tfplace.py, docs/registries.md).
 //
 // Built by `make fakedevice PACK=NAME` against the pinned wheel's headers and
 // libtensorflow_framework.so.2 (tools/fakedevice/build.sh). Two things are

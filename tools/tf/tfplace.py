@@ -12,13 +12,15 @@ imported, its variables not restored: fake kernels make no ref outputs),, and on
 RunOptions.output_partition_graphs. The result is written as JSON:
 
     {"tf_version", "pack", "device_type", "source_type", "soft_placement",
-     "nodes": {path: device}, "unmapped": {TF name: device},
+     "nodes": {path: device}, "log_names": {TF name: path},
+     "unmapped": {TF name: device},
      "partitions": N | null, "cut_edges": ["src:out -> DEVICE"...] | null,
      "run_error": null | msg, "error": null | "TensorFlow's message"}
 
 nodes are every node TensorFlow's placer logged, by tfscan's path (graph/
 paths.go): a top-level node by its name, a node of a function that
-TensorFlow inlined at placement ("call/node") by "call/FUNCTION/node".
+TensorFlow inlined at placement ("call/node") by "call/FUNCTION/node";
+log_names maps each logged name to that path.
 unmapped holds the logged nodes that are not a node of the model (those
 TensorFlow adds when it inlines a call, and function bodies instantiated at
 run time, whose logged names carry no caller). Devices are short
@@ -31,7 +33,7 @@ input), so a step whose control flow or shapes depend on values may fail
 after placement: run_error says why, and partitions and cut_edges are null
 (a failed step returns no partition graphs). Grappler is off unless
 --grappler: it rewrites the graph after placement, which tfscan's placement
-does not simulate (docs/placement.md).
+does not simulate.
 
 Exit codes: 0 TensorFlow placed the model; 1 TensorFlow refused to place it
 (its message in "error"); 2 usage; 3 a model TensorFlow cannot read; 4 no
@@ -304,7 +306,7 @@ def place(args, so, desc, logf):
         config.graph_options.rewrite_options.disable_meta_optimizer = True
     result = {"tf_version": tf.__version__, "pack": desc["pack"], "device_type": desc["device_type"],
               "source_type": desc["source_type"], "soft_placement": not args.no_soft_placement,
-              "nodes": {}, "unmapped": {}, "partitions": None, "cut_edges": None, "run_error": None, "error": None}
+              "nodes": {}, "log_names": {}, "unmapped": {}, "partitions": None, "cut_edges": None, "run_error": None, "error": None}
     feeds_npz = {}
     if args.inputs:
         try:
@@ -403,6 +405,7 @@ def place(args, so, desc, logf):
             result["unmapped"].setdefault(name, device)
         else:
             result["nodes"].setdefault(path, device)
+            result["log_names"].setdefault(name, path)
     return result
 
 
@@ -477,6 +480,7 @@ def one(args, plugin=None):
         os.replace(args.log + ".tmp", args.log)
     result["nodes"] = {k: short(v) for k, v in sorted(result["nodes"].items())}
     result["unmapped"] = {k: short(v) for k, v in sorted(result["unmapped"].items())}
+    result["log_names"] = dict(sorted(result["log_names"].items()))
     write(args.output, result)
     return (EXIT_REFUSED if result["error"] else EXIT_PLACED), None
 
