@@ -152,14 +152,7 @@ type placementRow struct {
 }
 
 func TestPlacementAgreesWithTensorFlow(t *testing.T) {
-	py := tfenv.Python(t)
-	corpus := testutil.Corpus(t)
-	if _, err := exec.LookPath("gcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("placement conformance needs gcc for the fake device: %v", err)
-		}
-		t.Skip("placement conformance needs gcc")
-	}
+	py, corpus := needFakeDevice(t)
 	root := tfenv.RepoRoot()
 	// TFSCAN_PLACEMENT_DIR keeps TensorFlow's answers between runs of the
 	// test while tfscan changes (a developer's loop): a pack whose files
@@ -322,6 +315,21 @@ func TestPlacementAgreesWithTensorFlow(t *testing.T) {
 		}
 	}
 	section("placement", placementSection(rows))
+}
+
+// needFakeDevice returns the pinned TensorFlow's python and the corpus, and
+// checks that gcc is there to build the fake device: without any of them the
+// test is skipped on a developer machine and fails under CI=true.
+func needFakeDevice(t *testing.T) (py, corpus string) {
+	t.Helper()
+	py, corpus = tfenv.Python(t), testutil.Corpus(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the fake device needs gcc: %v", err)
+		}
+		t.Skip("the fake device needs gcc")
+	}
+	return py, corpus
 }
 
 // buildTfscan builds tfscan into dir (CGO off, as the Makefile builds it).

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/internal/tfenv"
 )
 
@@ -16,14 +15,7 @@ import (
 // fake device is not built), an empty one, and a model TensorFlow cannot
 // read.
 func TestTfplaceBadInput(t *testing.T) {
-	py := tfenv.Python(t)
-	corpus := testutil.Corpus(t)
-	if _, err := exec.LookPath("gcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tfplace needs gcc for the fake device: %v", err)
-		}
-		t.Skip("tfplace needs gcc")
-	}
+	py, corpus := needFakeDevice(t)
 	dir := t.TempDir()
 	tfscan := buildTfscan(t, dir)
 	empty := filepath.Join(dir, "empty.pbtxt")
