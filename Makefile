@@ -26,6 +26,16 @@ update-goldens:
 tf:
 	@tools/tf/ensure.sh
 
+# A fake PluggableDevice with exactly the kernels of pack PACK (a built-in
+# name or a pack or dump file), built with gcc against the pinned wheel:
+# out/fakedevice/NAME.so registers device type TFSCAN_<its device type>
+# (tools/fakedevice/build.sh; exit 3 for a bad or empty pack).
+# tools/tf/tfplace.py asks TensorFlow's placer about a model on it.
+PACK ?= musa
+.PHONY: fakedevice
+fakedevice: build
+	TFSCAN=bin/tfscan tools/fakedevice/build.sh $(PACK) out/fakedevice
+
 # tfscan's main job on the bundled example models: a scan against four
 # vendor stacks, as a table on the terminal plus HTML and JSON reports.
 demo: build

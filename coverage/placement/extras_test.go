@@ -330,3 +330,28 @@ func TestMalformedGraphs(t *testing.T) {
 	assert.Contains(t, strings.Join(reasonsOf(r, "b"), "\n"), "TensorFlow fails: malformed device specification '/device:GPU:nonsense'")
 	assert.Contains(t, r.Error, "Malformed device specification '/device:GPU:nonsense' in node: {name:'b'")
 }
+
+// A function body TensorFlow instantiates at run time logs its nodes
+// without their caller: a bare name two body nodes share, predicted on
+// different kinds of device, is left unmatched rather than attributed to
+// the first; one they predict alike, or that only one node bears, matches.
+func TestCompareBareNamesOfBodies(t *testing.T) {
+	r := &Result{Nodes: []NodeResult{
+		{Name: "Identity", Path: "save/__inference_save_1/Identity", Op: "Identity", Device: "CPU:0"},
+		{Name: "Identity", Path: "serving_default/__inference_wrapper_2/Identity", Op: "Identity", Device: "MUSA:0"},
+		{Name: "add", Path: "serving_default/__inference_wrapper_2/add", Op: "AddV2", Device: "MUSA:0"},
+		{Name: "Const", Path: "save/__inference_save_1/Const", Op: "Const", Device: "CPU:0"},
+		{Name: "Const", Path: "restore/__inference_restore_3/Const", Op: "Const", Device: "CPU:0"},
+		{Name: "x", Path: "x", Op: "Placeholder", Device: "MUSA:0"},
+	}}
+	log := "Identity: (Identity): /job:localhost/replica:0/task:0/device:MUSA:0\n" +
+		"add: (AddV2): /job:localhost/replica:0/task:0/device:MUSA:0\n" +
+		"Const: (Const): /job:localhost/replica:0/task:0/device:CPU:0\n" +
+		"x: (Placeholder): /job:localhost/replica:0/task:0/device:MUSA:0\n"
+	l, err := tflog.Parse(strings.NewReader(log))
+	require.NoError(t, err)
+	a := Compare(r, l)
+	assert.Equal(t, 3, a.Matched)
+	assert.Equal(t, 3, a.Agreed)
+	assert.Equal(t, []string{"Identity"}, a.Unmatched)
+}

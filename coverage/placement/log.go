@@ -32,16 +32,43 @@ type NodeAgreement struct {
 func Compare(res *Result, log *tflog.Log) *Agreement {
 	res.Materialize() // it reads every node's result
 	a := &Agreement{}
-	byName := map[string]NodeResult{}
+	// A top-level node's log name is its path. A function body that
+	// TensorFlow instantiates at run time logs its nodes by their own names,
+	// without the caller, so such a name stands for every body node that
+	// bears it: it is matched only when they all predict the same kind of
+	// device, otherwise it is unmatched, not attributed to one of them.
+	byPath := map[string]NodeResult{}
+	type named struct {
+		n     NodeResult
+		mixed bool
+	}
+	byName := map[string]*named{}
 	byOp := map[string][]NodeResult{}
 	for _, n := range res.Nodes {
-		if _, ok := byName[n.Name]; !ok {
-			byName[n.Name] = n
+		path := n.Path
+		if path == "" {
+			path = n.Name
 		}
-		if _, ok := byName[n.Path]; !ok && n.Path != "" {
-			byName[n.Path] = n
+		if _, ok := byPath[path]; !ok {
+			byPath[path] = n
+		}
+		if path != n.Name {
+			if c := byName[n.Name]; c == nil {
+				byName[n.Name] = &named{n: n}
+			} else if isCPUDev(c.n.Device) != isCPUDev(n.Device) {
+				c.mixed = true
+			}
 		}
 		byOp[n.Op] = append(byOp[n.Op], n)
+	}
+	lookup := func(name string) (NodeResult, bool) {
+		if n, ok := byPath[name]; ok {
+			return n, true
+		}
+		if c := byName[name]; c != nil && !c.mixed {
+			return c.n, true
+		}
+		return NodeResult{}, false
 	}
 	last := map[string]tflog.Placement{}
 	for _, e := range log.Placements {
@@ -49,12 +76,12 @@ func Compare(res *Result, log *tflog.Log) *Agreement {
 	}
 	unmatched := map[string]bool{}
 	for name, e := range last {
-		n, ok := byName[name]
+		n, ok := lookup(name)
 		if !ok {
 			// inlined nodes: "call/inner/name" → try the suffixes
 			parts := strings.Split(name, "/")
 			for k := 1; k < len(parts) && !ok; k++ {
-				n, ok = byName[strings.Join(parts[k:], "/")]
+				n, ok = lookup(strings.Join(parts[k:], "/"))
 				if ok && n.Op != e.Op {
 					ok = false
 				}

@@ -84,6 +84,9 @@ func WriteJUnit(w io.Writer, r *reports.Report) error {
 			if fs := fails[key{m.Path, t.Target}]; len(fs) > 0 {
 				c.Failure = failureOf(fs)
 				s.Failures++
+			} else if r := t.Refused(); r != "" {
+				c.Failure = &junitFailure{Message: "TensorFlow refuses to place the model: " + r, Type: "placement_error", Text: t.Placement.Error}
+				s.Failures++
 			}
 			s.Cases = append(s.Cases, c)
 			s.Tests++

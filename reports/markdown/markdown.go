@@ -96,6 +96,9 @@ func writeMarkdown(w io.Writer, r *reports.Report, limit int) error {
 				delta := ""
 				if vs != "" {
 					delta = " " + mdDelta(t.Delta) + " |"
+					if r := render.RefusedIf(t); r != "" {
+						delta = " **" + r + "** |"
+					}
 				}
 				fmt.Fprintf(&b, "| %s | %s |%s %s | %d / %d | %d | %s | %s |\n", mdCell(m.Path), mdCell(t.Target), delta,
 					render.FormatCoverage(t), covered, total, t.FallbackNodes(), parts, bytes)

@@ -183,7 +183,7 @@ func writeSummary(p *printer, r *reports.Report, v *render.View, verbose bool) {
 				row = append(row, t.Target)
 			}
 			if v.Source != "" {
-				row = append(row, render.DeltaPhrase(t.Delta))
+				row = append(row, cmp.Or(render.RefusedIf(t), render.DeltaPhrase(t.Delta)))
 			}
 			row = append(row, strconv.Itoa(total), render.FormatCoverage(t), strconv.Itoa(t.FallbackNodes()))
 			if verbose {
@@ -200,6 +200,9 @@ func writeSummary(p *printer, r *reports.Report, v *render.View, verbose bool) {
 func summaryCell(t *reports.Target) string {
 	if t == nil {
 		return "-"
+	}
+	if t.Refused() != "" {
+		return render.RefusedPhrase
 	}
 	pct := render.FormatPercent(t.CoveragePercent())
 	if l := t.CoverageLevel(); l != "" {

@@ -18,7 +18,7 @@ import (
 
 const registryUsage = `Usage:
   tfscan registry list [--format table|json]
-  tfscan registry show NAME|FILE [--op OP] [--format table|json]
+  tfscan registry show NAME|FILE [--op OP] [--format table|json|kernellist|kernellist-pb]
   tfscan registry diff A B [--format table|json]
   tfscan registry import DUMP --name NAME --vendor V [--device-type T] -o PACK
   tfscan registry check DUMP [--format table|json]
@@ -251,13 +251,16 @@ type kernelRow struct {
 func registryShow(e *env, args []string) error {
 	fs := newFlagSet("registry show", e.stderr)
 	op := fs.String("op", "", "show only this op's kernels")
-	format := fs.String("format", "table", "table or json")
+	format := fs.String("format", "table", "table, json, kernellist (TensorFlow's KernelList as text) or kernellist-pb (binary)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageErrorf("registry show takes one pack name or file")
+	}
+	if *format == "kernellist" || *format == "kernellist-pb" {
+		return registryShowKernelList(e, pos[0], *op, *format == "kernellist")
 	}
 	if err := checkFormat(*format); err != nil {
 		return err

@@ -1,0 +1,72 @@
+package conformance
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tfscan/tfscan/internal/tfenv"
+)
+
+// TestTfplaceBadInput holds tools/tf/tfplace.py to one line naming the
+// problem, its documented exit code and no output file, for a bad pack (the
+// fake device is not built), an empty one, and a model TensorFlow cannot
+// read.
+func TestTfplaceBadInput(t *testing.T) {
+	py, corpus := needFakeDevice(t)
+	dir := t.TempDir()
+	tfscan := buildTfscan(t, dir)
+	empty := filepath.Join(dir, "empty.pbtxt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(tfenv.Env(), "TFSCAN="+tfscan, "TFSCAN_PYTHON="+py, "TFSCAN_FAKEDEVICE_DIR="+filepath.Join(dir, "plugins"))
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		words string
+	}{
+		{"unknown pack", []string{filepath.Join(corpus, "tf/gd_if_op"), "--pack", "nosuchpack"}, 2, `no built-in pack "nosuchpack"`},
+		{"empty pack", []string{filepath.Join(corpus, "tf/gd_if_op"), "--pack", empty}, 3, "empty.pbtxt: empty file"},
+		{"malformed model", []string{filepath.Join(corpus, "tf/gd_malformed"), "--pack", "musa"}, 3, "neither a GraphDef nor a MetaGraphDef"},
+		{"no -o", []string{filepath.Join(corpus, "tf/gd_if_op"), "--pack", "musa"}, 2, "-o"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{filepath.Join(tfenv.RepoRoot(), "tools", "tf", "tfplace.py")}, tc.args...)
+			if tc.name != "no -o" {
+				args = append(args, "-o", out)
+			}
+			cmd := exec.Command(py, args...)
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			var ours []string
+			for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				if strings.HasPrefix(l, "tfplace") || strings.HasPrefix(l, "usage:") {
+					ours = append(ours, l)
+				}
+			}
+			if len(ours) == 0 || !strings.Contains(strings.Join(ours, "\n"), tc.words) {
+				t.Errorf("stderr does not say %q in tfplace's line:\n%s", tc.words, stderr.String())
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written on failure", out)
+			}
+		})
+	}
+}

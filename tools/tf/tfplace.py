@@ -1,0 +1,522 @@
+"""TensorFlow's own placement of a model on a fake device, as data.
+
+    tfplace.py MODEL --pack NAME|FILE|PLUGIN.so [--no-soft-placement]
+               [--clear-devices] [--signature KEY] [--fetch NAME]...
+               [--inputs in.npz] [--grappler] -o placement.json
+
+MODEL is a SavedModel directory, a GraphDef or a MetaGraphDef (binary or
+text). The pack's fake PluggableDevice (tools/fakedevice, built on demand
+into out/fakedevice/) is loaded into the pinned TensorFlow, the model into a
+tf.compat.v1.Session with log_device_placement (a SavedModel's meta graph
+imported, its variables not restored: fake kernels make no ref outputs),, and one step runs with
+RunOptions.output_partition_graphs. The result is written as JSON:
+
+    {"tf_version", "pack", "device_type", "source_type", "soft_placement",
+     "nodes": {path: device}, "log_names": {TF name: path},
+     "unmapped": {TF name: device},
+     "partitions": N | null, "cut_edges": ["src:out -> DEVICE"...] | null,
+     "run_error": null | msg, "error": null | "TensorFlow's message"}
+
+nodes are every node TensorFlow's placer logged, by tfscan's path (graph/
+paths.go): a top-level node by its name, a node of a function that
+TensorFlow inlined at placement ("call/node") by "call/FUNCTION/node";
+log_names maps each logged name to that path.
+unmapped holds the logged nodes that are not a node of the model (those
+TensorFlow adds when it inlines a call, and function bodies instantiated at
+run time, whose logged names carry no caller). Devices are short
+("CPU:0", "TFSCAN_MUSA:0").
+
+What is real: TensorFlow's import, its placer and partitioner, and its
+kernel registry with the pack's kernels on the fake device. What is not: the
+fake kernels' numbers (they give outputs of the right dtype, shaped as an
+input), so a step whose control flow or shapes depend on values may fail
+after placement: run_error says why, and partitions and cut_edges are null
+(a failed step returns no partition graphs). Grappler is off unless
+--grappler: it rewrites the graph after placement, which tfscan's placement
+does not simulate.
+
+Exit codes: 0 TensorFlow placed the model; 1 TensorFlow refused to place it
+(its message in "error"); 2 usage; 3 a model TensorFlow cannot read; 4 no
+TensorFlow or no plugin (the reason on stderr). The output file is written
+whole (by rename) for exit 0 and 1, and not at all otherwise.
+"""
+
+import argparse
+import ctypes
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+EXIT_PLACED, EXIT_REFUSED, EXIT_USAGE, EXIT_INPUT, EXIT_ENV = 0, 1, 2, 3, 4
+
+# TensorFlow's placement refusals: the placer (placer.cc, colocation_graph.cc)
+# and the kernel lookup of a node it placed (op_kernel.cc).
+REFUSAL = re.compile(
+    r"Cannot assign a device for operation|Could not satisfy (explicit )?device specification|"
+    r"No OpKernel was registered to support Op|No registered '[^']*' OpKernel for|"
+    r"Cannot colocate nodes|was explicitly assigned to")
+
+LOG_LINE = re.compile(r"^(\S+): \((\S+)\): /job:[^/]+/replica:\d+/task:\d+/device:(\S+)$")
+
+
+class Fail(Exception):
+    def __init__(self, code, msg):
+        super().__init__(msg)
+        self.code = code
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="tfplace", description="TensorFlow's placement of MODEL on a pack's fake device")
+    p.add_argument("model")
+    p.add_argument("--pack", required=True, help="built-in pack name, pack or dump file, or a built plugin .so")
+    p.add_argument("--no-soft-placement", action="store_true")
+    p.add_argument("--clear-devices", action="store_true")
+    p.add_argument("--signature", default="")
+    p.add_argument("--fetch", action="append", default=[])
+    p.add_argument("--inputs", default="")
+    p.add_argument("--grappler", action="store_true", help="leave grappler on (off by default)")
+    p.add_argument("--log", default="", help="also write TensorFlow's log_device_placement lines to this file")
+    p.add_argument("-o", "--output", required=True)
+    try:
+        return p.parse_args(argv)
+    except SystemExit as e:
+        sys.exit(EXIT_USAGE if e.code else 0)
+
+
+def plugin_for(pack):
+    """The plugin .so and its description for pack, built when missing."""
+    if pack.endswith(".so"):
+        so = pack
+    else:
+        out = os.environ.get("TFSCAN_FAKEDEVICE_DIR", os.path.join(ROOT, "out", "fakedevice"))
+        if os.path.isfile(pack):
+            with open(pack, "rb") as f:
+                out = os.path.join(out, hashlib.sha256(f.read()).hexdigest()[:16])
+        built = [n for n in os.listdir(out) if n.endswith(".so")] if os.path.isdir(out) else []
+        name = os.path.basename(pack) if not os.path.isfile(pack) else None
+        so = os.path.join(out, name + ".so") if name else (os.path.join(out, built[0]) if len(built) == 1 else "")
+        if not so or not os.path.exists(so):
+            r = subprocess.run([os.path.join(ROOT, "tools", "fakedevice", "build.sh"), pack, out],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                msg = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "build failed"
+                raise Fail(EXIT_USAGE if r.returncode == 2 else EXIT_INPUT if r.returncode == 3 else EXIT_ENV,
+                           "tfplace: --pack %s: %s" % (pack, msg))
+            if not name:
+                so = os.path.join(out, [n for n in os.listdir(out) if n.endswith(".so")][0])
+    desc = so[:-3] + ".json"
+    if not os.path.exists(so) or not os.path.exists(desc):
+        raise Fail(EXIT_USAGE, "tfplace: --pack %s: no plugin %s with %s beside it" % (pack, so, desc))
+    with open(desc) as f:
+        return os.path.abspath(so), json.load(f)
+
+
+def read_model(path, tf):
+    """(kind, proto): kind is saved_model, graph_def or meta_graph."""
+    from google.protobuf import text_format
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2
+    if os.path.isdir(path):
+        for name, text in (("saved_model.pb", False), ("saved_model.pbtxt", True)):
+            f = os.path.join(path, name)
+            if os.path.exists(f):
+                sm = saved_model_pb2.SavedModel()
+                with open(f, "rb") as fh:
+                    data = fh.read()
+                try:
+                    text_format.Parse(data, sm) if text else sm.ParseFromString(data)
+                except Exception as e:
+                    raise Fail(EXIT_INPUT, "tfplace: %s: not a SavedModel: %s" % (f, first_line(e)))
+                if not sm.meta_graphs:
+                    raise Fail(EXIT_INPUT, "tfplace: %s: a SavedModel without meta graphs" % f)
+                return "saved_model", sm
+        files = [f for f in sorted(os.listdir(path)) if os.path.isfile(os.path.join(path, f)) and not f.startswith(".")
+                 and f.rsplit(".", 1)[-1] in ("pb", "pbtxt", "txt", "meta")]
+        if len(files) != 1:
+            raise Fail(EXIT_INPUT, "tfplace: %s: a directory without saved_model.pb(txt) or one graph file" % path)
+        path = os.path.join(path, files[0])
+    return read_graph_file(path)
+
+
+def read_graph_file(path):
+    from google.protobuf import text_format
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import meta_graph_pb2
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise Fail(EXIT_INPUT, "tfplace: %s: %s" % (path, e.strerror))
+    errors = []
+    for cls, kind in ((meta_graph_pb2.MetaGraphDef, "meta_graph"), (graph_pb2.GraphDef, "graph_def")):
+        for text in (False, True):
+            m = cls()
+            try:
+                text_format.Parse(data, m) if text else m.ParseFromString(data)
+            except Exception as e:
+                errors.append(first_line(e))
+                continue
+            if kind == "meta_graph" and m.graph_def.node:
+                return kind, m
+            if kind == "graph_def" and m.node:
+                return kind, m
+    raise Fail(EXIT_INPUT, "tfplace: %s: neither a GraphDef nor a MetaGraphDef (binary or text)" % path)
+
+
+def one_line(msg):
+    """TensorFlow's message on one line, without the creation traceback."""
+    return " ".join(clean_message(msg).split())
+
+
+def first_line(e):
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__
+
+
+def call_targets(graph_def, library):
+    """{node name: function name} for the function-calling nodes of a graph."""
+    names = {f.signature.name for f in library.function}
+    out = {}
+    for n in graph_def.node:
+        if n.op in names:
+            out[n.name] = n.op
+        elif n.op in ("PartitionedCall", "StatefulPartitionedCall") and "f" in n.attr:
+            out[n.name] = n.attr["f"].func.name
+    return out
+
+
+class Namer:
+    """TensorFlow's names of placed nodes as tfscan paths."""
+
+    def __init__(self, graph_def, library):
+        self.lib = {f.signature.name: f for f in library.function}
+        self.top = {n.name for n in graph_def.node}
+        self.calls = call_targets(graph_def, library)
+        self.fcache = {}
+
+    def body(self, fname):
+        if fname not in self.fcache:
+            f = self.lib[fname]
+            gd = type_graph_def()
+            gd.node.extend(f.node_def)
+            self.fcache[fname] = ({n.name for n in f.node_def}, call_targets(gd, self.libproto()))
+        return self.fcache[fname]
+
+    def libproto(self):
+        from tensorflow.core.framework import function_pb2
+        lib = function_pb2.FunctionDefLibrary()
+        lib.function.extend(self.lib.values())
+        return lib
+
+    def path(self, name, nodes=None, calls=None, depth=0):
+        nodes = self.top if nodes is None else nodes
+        calls = self.calls if calls is None else calls
+        if name in nodes:
+            return name
+        if depth > 32:
+            return None
+        parts = name.split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            caller = "/".join(parts[:i])
+            f = calls.get(caller)
+            if f and f in self.lib:
+                bn, bc = self.body(f)
+                rest = self.path("/".join(parts[i:]), bn, bc, depth + 1)
+                if rest is not None:
+                    return caller + "/" + f + "/" + rest
+        return None
+
+
+def type_graph_def():
+    from tensorflow.core.framework import graph_pb2
+    return graph_pb2.GraphDef()
+
+
+def zeros_for(dtype, shape, np, tf):
+    dims = [d if d is not None and d >= 0 else 1 for d in shape] if shape is not None else []
+    dt = tf.as_dtype(dtype)
+    if dt == tf.string:
+        return np.full(dims, b"", dtype=object)
+    return np.zeros(dims, dtype=dt.as_numpy_dtype)
+
+
+def ancestors(graph_def, names):
+    by = {n.name: n for n in graph_def.node}
+    seen, stack = set(), [s.split(":")[0].lstrip("^") for s in names]
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in by:
+            continue
+        seen.add(n)
+        stack.extend(i.split(":")[0].lstrip("^") for i in by[n].input)
+    return [by[n] for n in seen]
+
+
+def possible_outputs(graph_def):
+    """summarize_graph's outputs (graph/outputs.go)."""
+    consumed = set()
+    for n in graph_def.node:
+        for i in n.input:
+            consumed.add(i.lstrip("^").split(":")[0])
+    return [n.name for n in graph_def.node
+            if n.name not in consumed and n.op not in ("Const", "Assign", "NoOp", "Placeholder")]
+
+
+def short(device):
+    m = re.search(r"device:([A-Za-z_]+:\d+)$", device)
+    return m.group(1) if m else device
+
+
+def run(args, plugin=None):
+    so, desc = plugin or plugin_for(args.pack)
+    logf = tempfile.TemporaryFile(mode="w+b")
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(logf.fileno(), 1)
+    try:
+        return place(args, so, desc, logf)
+    finally:
+        try:
+            ctypes.CDLL(None).fflush(None)
+        except OSError:
+            pass
+        os.dup2(saved, 1)
+
+
+def place(args, so, desc, logf):
+    os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = so
+    try:
+        import numpy as np
+        import tensorflow as tf
+    except Exception as e:  # the plugin aborts TensorFlow's start or TF is missing
+        raise Fail(EXIT_ENV, "tfplace: cannot import tensorflow with %s: %s" % (so, first_line(e)))
+    if not any(d.device_type == desc["device_type"] for d in tf.config.list_physical_devices()):
+        raise Fail(EXIT_ENV, "tfplace: TensorFlow did not register device type %s from %s" % (desc["device_type"], so))
+    kind, proto = read_model(args.model, tf)
+    tf.compat.v1.disable_eager_execution()
+    config = tf.compat.v1.ConfigProto(allow_soft_placement=not args.no_soft_placement, log_device_placement=True)
+    if not args.grappler:
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+    result = {"tf_version": tf.__version__, "pack": desc["pack"], "device_type": desc["device_type"],
+              "source_type": desc["source_type"], "soft_placement": not args.no_soft_placement,
+              "nodes": {}, "log_names": {}, "unmapped": {}, "partitions": None, "cut_edges": None, "run_error": None, "error": None}
+    feeds_npz = {}
+    if args.inputs:
+        try:
+            feeds_npz = dict(np.load(args.inputs, allow_pickle=False))
+        except Exception as e:
+            raise Fail(EXIT_INPUT, "tfplace: %s: %s" % (args.inputs, first_line(e)))
+
+    graph = tf.Graph()
+    sess = tf.compat.v1.Session(graph=graph, config=config)
+    feeds, fetches = {}, []
+    try:
+        with graph.as_default():
+            try:
+                if kind == "saved_model":
+                    mg = pick_meta_graph(proto, args)
+                    gd, library = mg.graph_def, mg.graph_def.library
+                    sig = pick_signature(mg, args)
+                    # The graph only: a restore would run the fake kernels of
+                    # the variables, which cannot make ref outputs.
+                    tf.compat.v1.train.import_meta_graph(mg, clear_devices=args.clear_devices)
+                else:
+                    if kind == "meta_graph":
+                        gd = proto.graph_def
+                        tf.compat.v1.train.import_meta_graph(proto, clear_devices=args.clear_devices)
+                        sig = pick_signature(proto, args) if proto.signature_def else None
+                    else:
+                        gd = proto
+                        if args.clear_devices:
+                            for n in gd.node:
+                                n.device = ""
+                        tf.compat.v1.import_graph_def(gd, name="")
+                        sig = None
+                    library = gd.library
+            except tf.errors.OpError as e:
+                if REFUSAL.search(e.message):
+                    raise Refused(e.message)
+                raise Fail(EXIT_INPUT, "tfplace: %s: TensorFlow cannot load it: %s" % (args.model, one_line(e.message)))
+            except (ValueError, TypeError, KeyError, ImportError) as e:
+                raise Fail(EXIT_INPUT, "tfplace: %s: TensorFlow cannot load it: %s" % (args.model, first_line(e)))
+            if args.fetch:
+                fetches = args.fetch
+            elif sig is not None:
+                fetches = [t.name for _, t in sorted(sig.outputs.items())]
+            else:
+                fetches = possible_outputs(gd)
+            if sig is not None and not args.fetch:
+                for key, t in sorted(sig.inputs.items()):
+                    shape = None if t.tensor_shape.unknown_rank else [d.size for d in t.tensor_shape.dim]
+                    feeds[t.name] = feeds_npz.get(key, feeds_npz.get(t.name, zeros_for(t.dtype, shape, np, tf)))
+            else:
+                for n in ancestors(gd, fetches):
+                    if n.op in ("Placeholder", "PlaceholderV2"):
+                        shape = None
+                        if "shape" in n.attr and not n.attr["shape"].shape.unknown_rank:
+                            shape = [d.size for d in n.attr["shape"].shape.dim]
+                        name = n.name + ":0"
+                        feeds[name] = feeds_npz.get(n.name, feeds_npz.get(name, zeros_for(n.attr["dtype"].type, shape, np, tf)))
+            try:
+                fetch_ops = [graph.as_graph_element(f) for f in fetches]
+            except (KeyError, ValueError) as e:
+                raise Fail(EXIT_USAGE, "tfplace: --fetch: %s" % first_line(e))
+            md = tf.compat.v1.RunMetadata()
+            opts = tf.compat.v1.RunOptions(output_partition_graphs=True)
+            try:
+                sess.run(fetch_ops, feed_dict={graph.as_graph_element(k): v for k, v in feeds.items()},
+                         options=opts, run_metadata=md)
+                result["partitions"] = len(md.partition_graphs)
+                result["cut_edges"] = cut_edges(md.partition_graphs)
+            except tf.errors.OpError as e:
+                if REFUSAL.search(e.message):
+                    raise Refused(e.message)
+                result["run_error"] = one_line(e.message)
+    except Refused as r:
+        result["error"] = r.message
+    finally:
+        sess.close()
+    ctypes.CDLL(None).fflush(None)
+    logf.seek(0)
+    text = logf.read().decode("utf-8", "replace")
+    result["_log"] = "".join(l + "\n" for l in text.splitlines() if LOG_LINE.match(l.strip()))
+    namer = Namer(gd, library) if "gd" in locals() else None
+    if namer and result["cut_edges"]:
+        mapped = set()
+        for e in result["cut_edges"]:
+            src, dst = e.split(" -> ")
+            node, out = src.rsplit(":", 1)
+            mapped.add("%s:%s -> %s" % (namer.path(node) or node, out, dst))
+        result["cut_edges"] = sorted(mapped)
+    for line in text.splitlines():
+        m = LOG_LINE.match(line.strip())
+        if not m:
+            continue
+        name, device = m.group(1), m.group(3)
+        path = namer.path(name) if namer else None
+        if path is None:
+            result["unmapped"].setdefault(name, device)
+        else:
+            result["nodes"].setdefault(path, device)
+            result["log_names"].setdefault(name, path)
+    return result
+
+
+class Refused(Exception):
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = clean_message(message)
+
+
+def clean_message(msg):
+    """TensorFlow's message without what differs between runs: the Python
+    traceback of the node's creation and the run's step id."""
+    msg = msg.split("\n\nOriginal stack trace")[0]
+    msg = msg.split("\n\nErrors may have originated")[0]
+    return msg.strip()
+
+
+def pick_meta_graph(sm, args):
+    for mg in sm.meta_graphs:
+        if "serve" in mg.meta_info_def.tags:
+            return mg
+    return sm.meta_graphs[0]
+
+
+def pick_signature(mg, args):
+    if args.signature:
+        if args.signature not in mg.signature_def:
+            raise Fail(EXIT_USAGE, "tfplace: --signature %s: the model has %s" % (
+                args.signature, ", ".join(sorted(mg.signature_def)) or "no signatures"))
+        return mg.signature_def[args.signature]
+    for key in ("serving_default",):
+        if key in mg.signature_def:
+            return mg.signature_def[key]
+    if mg.signature_def:
+        return mg.signature_def[sorted(mg.signature_def)[0]]
+    return None
+
+
+def cut_edges(partitions):
+    """Every tensor a _Send carries from one device to another, as
+    "src:out -> DEVICE" (DEVICE short), sorted."""
+    out = set()
+    for g in partitions:
+        for n in g.node:
+            if n.op in ("_Send", "_HostSend"):
+                src = n.input[0] if n.input else "?"
+                if ":" not in src:
+                    src += ":0"
+                out.add("%s -> %s" % (src, short(n.attr["recv_device"].s.decode())))
+    return sorted(out)
+
+
+def write(path, result):
+    data = json.dumps(result, indent=1, sort_keys=True) + "\n"
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def one(args, plugin=None):
+    """Runs one placement and writes its file; returns the exit code."""
+    try:
+        result = run(args, plugin)
+    except Fail as f:
+        print(str(f), file=sys.stderr)
+        return f.code, str(f)
+    log = result.pop("_log")
+    if args.log:
+        with open(args.log + ".tmp", "w") as f:
+            f.write(log)
+        os.replace(args.log + ".tmp", args.log)
+    result["nodes"] = {k: short(v) for k, v in sorted(result["nodes"].items())}
+    result["unmapped"] = {k: short(v) for k, v in sorted(result["unmapped"].items())}
+    result["log_names"] = dict(sorted(result["log_names"].items()))
+    write(args.output, result)
+    return (EXIT_REFUSED if result["error"] else EXIT_PLACED), None
+
+
+def main(argv):
+    if argv[:1] == ["--batch"]:
+        return batch(argv[1:])
+    args = parse_args(argv)
+    return one(args)[0]
+
+
+def batch(argv):
+    """--batch PACK JOBS.json: the placements of a list of jobs
+    ({"model", "output", "no_soft_placement", "clear_devices", "fetch"}) on
+    one pack in one process (TensorFlow starts once); each job's exit code
+    and message go to its output + ".exit", TensorFlow's placement log to
+    its output + ".log"."""
+    if len(argv) != 2:
+        print("usage: tfplace.py --batch PACK JOBS.json", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        plugin = plugin_for(argv[0])
+    except Fail as f:
+        print(str(f), file=sys.stderr)
+        return f.code
+    with open(argv[1]) as f:
+        jobs = json.load(f)
+    for j in jobs:
+        args = parse_args([j["model"], "--pack", argv[0], "-o", j["output"], "--log", j["output"] + ".log"] +
+                          (["--no-soft-placement"] if j.get("no_soft_placement") else []) +
+                          (["--clear-devices"] if j.get("clear_devices") else []) +
+                          sum((["--fetch", x] for x in j.get("fetch", [])), []))
+        code, msg = one(args, plugin)
+        write(j["output"] + ".exit", {"exit": code, "message": msg})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
