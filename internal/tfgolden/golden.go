@@ -174,7 +174,8 @@ func ReadAll(dir string) ([]*File, error) {
 }
 
 // Run runs a case on tfscan's kernel for its op, as the executor would run
-// the node: the attrs TensorFlow completed, the inputs, no emulation.
+// the node: the attrs TensorFlow completed, the inputs, no emulation; with
+// denormals flushed as TensorFlow's CPU flushes them (denormal.go).
 func Run(c *Case) (out []*kernels.Tensor, err error) {
 	k := kernels.Find(c.Op)
 	if k == nil {
@@ -185,9 +186,20 @@ func Run(c *Case) (out []*kernels.Tensor, err error) {
 			err = fmt.Errorf("kernel panic: %v", r)
 		}
 	}()
-	ctx := &kernels.Context{Op: c.Op, Path: "golden/" + c.Op, Node: "golden", Attrs: c.Attrs, Inputs: c.Inputs}
+	flush := !movesBits(c)
+	in := c.Inputs
+	if flush {
+		in = flushInputs(in)
+	}
+	ctx := &kernels.Context{Op: c.Op, Path: "golden/" + c.Op, Node: "golden", Attrs: c.Attrs, Inputs: in}
 	if k.Stateful {
 		ctx.Resources = kernels.NewResourceMgr(nil)
 	}
-	return k.Fn(ctx)
+	out, err = k.Fn(ctx)
+	for i := range out {
+		if flush {
+			out[i] = flushTensor(out[i])
+		}
+	}
+	return out, err
 }

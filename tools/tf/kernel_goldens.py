@@ -118,8 +118,7 @@ class Family:
                 out = fn(**kw)
         except tf.errors.NotFoundError:
             return False
-        except (tf.errors.InvalidArgumentError, tf.errors.OutOfRangeError, tf.errors.UnimplementedError,
-                tf.errors.FailedPreconditionError, tf.errors.ResourceExhaustedError) as e:
+        except tf.errors.OpError as e:
             msg = str(e.message if hasattr(e, "message") else e).split("\n")[0]
             if "Could not find device for node" in msg or "No registered" in msg:
                 return False
@@ -213,11 +212,11 @@ def unary(fam, rng):
                 continue
             fam.case(op, [tensor(rand_values(dt, 1, rng)[0], dt, ())], label="scalar")
             fam.case(op, [tensor([], dt, (0, 3))], label="empty")
-            fam.case(op, [tensor(rand_values(dt, 1031, rng), dt, (1031,))], label="odd")
+            fam.case(op, [tensor(rand_values(dt, 67, rng), dt, (67,))], label="odd")
     for dt in F:
         for alpha in (0.2, -0.5):
             fam.case("LeakyRelu", [tensor(edge_values(dt), dt)], {"alpha": alpha}, label="edges")
-        fam.case("LeakyRelu", [tensor(rand_values(dt, 1031, rng), dt, (1031,))], {"alpha": 0.1}, label="odd")
+        fam.case("LeakyRelu", [tensor(rand_values(dt, 67, rng), dt, (67,))], {"alpha": 0.1}, label="odd")
 
 
 def binary(fam, rng):
@@ -243,7 +242,7 @@ def cast(fam, rng):
         for dst in CAST_TYPES:
             fam.case("Cast", [tensor(ev, src)], {"DstT": dst}, label="edges")
             if src.is_floating:
-                fam.case("Cast", [tensor(rand_values(src, 257, rng, -300, 300), src)], {"DstT": dst}, label="odd")
+                fam.case("Cast", [tensor(rand_values(src, 67, rng, -300, 300), src)], {"DstT": dst}, label="odd")
 
 
 REDUCE = ["Sum", "Prod", "Max", "Min", "Mean", "All", "Any", "EuclideanNorm"]

@@ -400,8 +400,15 @@ def freeze(sm_dir, out_dir):
     gd = frozen.graph.as_graph_def()
     with open(os.path.join(out_dir, "frozen.pb"), "wb") as fh:
         fh.write(gd.SerializeToString())
+    # A lookup table's handle stays an input of the frozen function: a
+    # GraphDef cannot hold the table, so there is no self-contained frozen
+    # model to export.
+    res = [t.name for t in frozen.inputs if t.dtype == tf.resource]
+    if res:
+        raise ValueError("the frozen function keeps %d resource input(s) (%s): lookup tables do not freeze"
+                         % (len(res), ", ".join(res)))
     # A signature's placeholders are named for its input keys.
-    ins = {t.name.split(":")[0]: t.name for t in frozen.inputs if t.dtype != tf.resource}
+    ins = {t.name.split(":")[0]: t.name for t in frozen.inputs}
     # Its outputs are the signature's, flattened in sorted key order.
     keys = sorted(f.structured_outputs)
     if len(keys) != len(frozen.outputs):
