@@ -33,23 +33,13 @@ func kDenseBincount(c *Context) ([]*Tensor, error) {
 	if weights.NumElements() != 0 && !slices.Equal(weights.Shape, data.Shape) {
 		return nil, c.Errorf("`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it acts as all weights equal to 1. Received %v", weights.Shape)
 	}
-	var vals []int64
-	switch d := data.Data.(type) {
-	case []int32:
-		for _, v := range d {
-			vals = append(vals, int64(v))
-		}
-	case []int64:
-		vals = d
-	default:
+	vals, err := indexValues(data)
+	if err != nil {
 		return nil, c.Unsupported("Tidx %s", dtName(data.DType))
 	}
-	var size int64
-	switch s := sizeT.Data.(type) {
-	case []int32:
-		size = int64(s[0])
-	case []int64:
-		size = s[0]
+	size, err := scalarIndex(sizeT, "size")
+	if err != nil {
+		return nil, c.Errorf("%v", err)
 	}
 	if size < 0 {
 		return nil, c.Errorf("size (%d) must be non-negative", size)
