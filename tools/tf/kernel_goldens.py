@@ -84,6 +84,11 @@ def proto_b64(t):
     return base64.b64encode(p.SerializeToString()).decode()
 
 
+# Outputs TensorFlow's CPU kernel allocates and never writes (their bytes
+# are whatever the allocator held): recorded as zeros, never compared.
+UNWRITTEN = {"FusedBatchNormV3": (3, 4)}
+
+
 class Family:
     def __init__(self, name):
         self.name = name
@@ -140,6 +145,8 @@ class Family:
         c["attrs"] = base64.b64encode(n.SerializeToString(deterministic=True)).decode()
         if out is not None:
             outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            for i in UNWRITTEN.get(op, ()):
+                outs[i] = tf.zeros_like(outs[i])
             c["outputs"] = [proto_b64(o) for o in outs]
         self.cases.append(c)
         return True
