@@ -103,7 +103,6 @@ var modelRules = map[string]modelRule{
 // why for wrong numbers; the test fails when one matches TensorFlow (so the
 // list stays true) or fails otherwise.
 var modelGaps = map[string]string{
-	"lstm_text/tfjs":                 "_FusedMatMul): bias argument has 128 elements, want 64",
 	"mixed_float16/tfjs":             "filter dtype DT_FLOAT differs from input dtype DT_HALF",
 	"random_generator/saved_model":   "no reference kernel for RngReadAndSkip",
 	"text_vectorization/saved_model": "no reference kernel for StringLower",
@@ -112,8 +111,6 @@ var modelGaps = map[string]string{
 
 // modelGapWhy says why each gap is one.
 var modelGapWhy = map[string]string{
-	"lstm_text/tfjs": "the TF.js converter fuses the cell's MatMul with an AddV2 of a [batch, 4·units] tensor into " +
-		"_FusedMatMul, which TF.js runs as a broadcasting add; tfscan's _FusedMatMul takes only a vector bias",
 	"mixed_float16/tfjs": "the TF.js converter stores the float16 weights as float32 but keeps the graph's float16 " +
 		"Casts (TF.js computes float16 as float32); tfscan runs the Casts and refuses the mixed-dtype Conv2D",
 	"random_generator/saved_model":   "tf.random.Generator's RngReadAndSkip and stateless V2 random ops have no kernel in tfscan",
