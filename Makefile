@@ -1,7 +1,7 @@
 GO ?= go
 export CGO_ENABLED = 0
 
-.PHONY: build test demo fuzz-short bench lint opdefs opdefs-check tf
+.PHONY: build test demo fuzz-short bench lint opdefs opdefs-check tf zoo zoo-full kernel-goldens
 
 build:
 	$(GO) build -o bin/tfscan ./cmd/tfscan
@@ -35,6 +35,23 @@ PACK ?= musa
 .PHONY: fakedevice
 fakedevice: build
 	TFSCAN=bin/tfscan tools/fakedevice/build.sh $(PACK) out/fakedevice
+
+# The model zoo TensorFlow makes (tools/tfmodels/README.md), into the cache
+# folder, once per generator and lock: `zoo` is the small set the
+# conformance tests run (they build it on first use through the same
+# command), `zoo-full` adds the large keras.applications set. Each prints
+# the zoo's folder.
+zoo:
+	@tools/tfmodels/make.sh
+
+zoo-full:
+	@tools/tfmodels/make.sh --full
+
+# TensorFlow's CPU kernels as goldens for the Go kernels
+# (kernels/testdata/tf/, tools/tf/kernel_goldens.py); `go test ./conformance`
+# regenerates them into a temporary folder and diffs.
+kernel-goldens:
+	$$(tools/tf/ensure.sh) tools/tf/kernel_goldens.py kernels/testdata/tf
 
 # tfscan's main job on the bundled example models: a scan against four
 # vendor stacks, as a table on the terminal plus HTML and JSON reports.

@@ -4,13 +4,17 @@ import (
 	"math"
 
 	"github.com/tfscan/tfscan/dtype"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
 // Activations, after TensorFlow's relu_op_functor.h (Relu, Relu6 propagate
 // NaN; LeakyRelu is x > 0 ? x : x*alpha; Elu and Selu use exp(x)-1, not
 // expm1), cwise_op_sigmoid.cc and cwise_op_tanh.cc, plus the TF.js pseudo-op
 // Prelu (tfjs-backend-cpu's prelu: x < 0 ? alpha*x : x, alpha broadcast
-// against x). Float16/bfloat16 are computed in float32 and rounded once.
+// against x). Float16/bfloat16 are computed in float32 and rounded once,
+// except where Eigen's half arithmetic rounds a step TensorFlow's functor
+// takes in the tensor's type (Elu's and Selu's exp(x), LeakyRelu's alpha):
+// those are rounded too, which the kernel goldens hold bit-identical.
 
 // actKind names an activation applied in place by activate.
 type actKind int
@@ -35,6 +39,25 @@ var actByName = map[string]actKind{
 
 // activate applies the activation to data in place; alpha is LeakyRelu's.
 func activate[T nnFloat](k actKind, data []T, alpha T) {
+	activateIn(k, data, alpha, func(v T) T { return v })
+}
+
+// storageRounder rounds a value computed in float32 to the tensor's
+// float16 or bfloat16, as Eigen's half arithmetic rounds each step; other
+// dtypes are left as they are.
+func storageRounder[T nnFloat](dt tpb.DataType) func(T) T {
+	switch dt {
+	case tpb.DataType_DT_HALF:
+		return func(v T) T { return T(RoundFloat16(float32(v))) }
+	case tpb.DataType_DT_BFLOAT16:
+		return func(v T) T { return T(RoundBFloat16(float32(v))) }
+	}
+	return func(v T) T { return v }
+}
+
+// activateIn is activate for a tensor whose dtype rounds intermediate
+// results with rs (storageRounder).
+func activateIn[T nnFloat](k actKind, data []T, alpha T, rs func(T) T) {
 	nnParallel(nnCeilDiv(len(data), 4096), 4096*4, func(ch int) {
 		d := data[ch*4096 : min(len(data), (ch+1)*4096)]
 		switch k {
@@ -53,18 +76,21 @@ func activate[T nnFloat](k actKind, data []T, alpha T) {
 				}
 			}
 		case actElu:
+			// Eigen's elu: exp(x) - 1 in the tensor's type, so for
+			// float16/bfloat16 exp(x) is rounded to it before the
+			// subtraction (rs), as Eigen::half arithmetic rounds each step.
 			for i, v := range d {
 				if v < 0 {
-					d[i] = T(math.Exp(float64(v))) - 1
+					d[i] = rs(rs(T(math.Exp(float64(v)))) - 1)
 				}
 			}
 		case actSelu:
 			const scale, scaleAlpha = 1.0507009873554804934193349852946, 1.7580993408473768599402175208123
 			for i, v := range d {
 				if v < 0 {
-					d[i] = T(scaleAlpha) * (T(math.Exp(float64(v))) - 1)
+					d[i] = rs(rs(T(scaleAlpha)) * rs(rs(T(math.Exp(float64(v))))-1))
 				} else {
-					d[i] = T(scale) * v
+					d[i] = rs(rs(T(scale)) * v)
 				}
 			}
 		case actLeakyRelu:
@@ -140,8 +166,12 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		}
 		alpha = T(a)
 	}
+	rs := storageRounder[T](x.DType)
+	if k == actLeakyRelu {
+		alpha = rs(alpha) // T(alpha) * x in TensorFlow's relu_op_functor.h
+	}
 	out := append([]T(nil), xd...)
-	activate(k, out, alpha)
+	activateIn(k, out, alpha, rs)
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 }
 

@@ -122,7 +122,7 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	}
 	factor := make([]T, c)
 	for j := range factor {
-		factor[j] = T(1/math.Sqrt(float64(variance[j]+T(eps)))) * scale[j]
+		factor[j] = 1 / T(math.Sqrt(float64(variance[j]+T(eps)))) * scale[j]
 	}
 	inner := 1
 	for _, d := range x.Shape[cdim+1:] {

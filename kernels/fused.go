@@ -175,14 +175,26 @@ func parseFused[T nnFloat](ctx *Context, c int, outShape []int) (*fusedEpilogue[
 	switch {
 	case len(lower) > 0 && lower[0] == "biasadd":
 		e.hasBias = true
-		if e.bias, _, err = arg("bias", c); err != nil {
+		n := 1
+		for _, d := range outShape {
+			n *= d
+		}
+		if e.bias, _, err = arg("bias", -1); err != nil {
 			return nil, err
+		}
+		// The TF.js converter also fuses a MatMul with an AddV2 of a
+		// whole [rows, c] tensor (an LSTM cell's recurrent sum), which
+		// TF.js's fused matMul adds with broadcasting; TensorFlow's own
+		// graphs only ever carry a vector bias.
+		if len(e.bias) == n && n != c {
+			e.addend, e.bias, e.hasBias = e.bias, nil, false
+		} else if len(e.bias) != c {
+			return nil, ctx.Errorf("bias argument has %d elements, want %d", len(e.bias), c)
 		}
 		i = 1
 		if len(lower) > 1 && lower[1] == "add" {
-			n := 1
-			for _, d := range outShape {
-				n *= d
+			if e.addend != nil {
+				return nil, ctx.Errorf("fused_ops %v: a whole-tensor bias and an add", ops)
 			}
 			if e.addend, _, err = arg("addend", n); err != nil {
 				return nil, err

@@ -222,6 +222,31 @@ func naiveGemmRounded[T nnFloat](m, n, k int, a, b gemmOperand[T], c []T, ro, ra
 	}
 }
 
+// matMulStorage is a float16 matmul as TensorFlow's CPU kernel computes it:
+// Eigen's contraction on Eigen::half scalars, whose every product and every
+// partial sum is rounded to float16 (Eigen's half arithmetic computes in
+// float and rounds each result), the sum running over k in order from zero.
+// The kernel goldens (kernels/testdata/tf) hold it bit-identical to
+// TensorFlow; accumulating in float32 and rounding once differs by up to
+// hundreds of float16 ULPs on long sums.
+func matMulStorage(p *matMulPlan, x, y []float32, rnd func(float32) float32) []float32 {
+	out := make([]float32, p.m*p.n*len(p.xOff))
+	nnParallel(len(p.xOff), p.m*p.n*p.k, func(b int) {
+		a, bb := matOperands(p, b, x, y)
+		c := out[b*p.m*p.n:]
+		for i := 0; i < p.m; i++ {
+			for j := 0; j < p.n; j++ {
+				var acc float32
+				for q := 0; q < p.k; q++ {
+					acc = rnd(acc + rnd(a.at(i, q)*bb.at(q, j)))
+				}
+				c[i*p.n+j] = acc
+			}
+		}
+	})
+	return out
+}
+
 // matMulAny dispatches a (batched) matmul on the operand dtypes.
 func matMulAny(ctx *Context, x, y *Tensor, adjX, adjY, broadcast bool, tout tpb.DataType) (*Tensor, error) {
 	p, err := planMatMul(ctx, x.Shape, y.Shape, adjX, adjY, broadcast)
@@ -238,6 +263,9 @@ func matMulAny(ctx *Context, x, y *Tensor, adjX, adjY, broadcast bool, tout tpb.
 			yd, err := floatsOf[float32](y)
 			if err != nil {
 				return nil, ctx.Errorf("%v", err)
+			}
+			if x.DType == nnF16 && ctx.Emu == nil {
+				return tensorFrom(x.DType, p.outShape, matMulStorage(p, xd, yd, RoundFloat16)), nil
 			}
 			return tensorFrom(x.DType, p.outShape, matMulFloat(p, xd, yd, ctx.Emu)), nil
 		case nnF64:

@@ -387,9 +387,10 @@ func init() {
 
 // argKernel is ArgMax/ArgMin (argmax_op.cc): the index of the first
 // extreme value along one axis; output_type int32 or int64. A reduced axis
-// of size 0 is an error. NaN: Eigen's ArgMax/ArgMin tuple reducers are not
-// NaN-aware; we return the first NaN's index (as NumPy does) and document
-// this as the one case that may differ from TensorFlow.
+// of size 0 is an error. NaN: Eigen's ArgMax/ArgMin tuple reducers compare
+// with < and >, so a NaN never becomes the extreme (unlike NumPy, which
+// returns the first NaN); a slice of only NaNs gives index 0. The kernel
+// goldens (kernels/testdata/tf) hold this to TensorFlow.
 func argKernel(isMax bool) KernelFunc {
 	return func(ctx *Context) ([]*Tensor, error) {
 		if err := wantInputs(ctx, 2); err != nil {
@@ -487,15 +488,11 @@ func argReduce[T number](src []T, shape []int, g *reduceGeom, isMax bool) []int6
 	step := func(s argState[T], v T) argState[T] {
 		k := s.n
 		s.n++
-		if s.nan {
+		if v != v { // NaN never compares greater or less: it never wins
 			return s
 		}
-		if v != v { // NaN
-			s.v, s.i, s.nan = v, k, true
-			return s
-		}
-		if k == 0 || (isMax && v > s.v) || (!isMax && v < s.v) {
-			s.v, s.i = v, k
+		if !s.nan || (isMax && v > s.v) || (!isMax && v < s.v) {
+			s.v, s.i, s.nan = v, k, true // nan: a value has been seen
 		}
 		return s
 	}

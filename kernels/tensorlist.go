@@ -196,7 +196,11 @@ func kTensorListSetItem(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i < 0 || i >= len(l.Items) {
+	// A dynamic-size TensorArray writes past the end with
+	// resize_if_index_out_of_bounds, which grows the list with unset
+	// elements (list_kernels.cc:475).
+	resize := c.Attrs["resize_if_index_out_of_bounds"].GetB()
+	if i < 0 || (i >= len(l.Items) && !resize) {
 		return nil, c.Errorf("index %d out of range for a list of %d elements", i, len(l.Items))
 	}
 	item := c.Inputs[2]
@@ -204,6 +208,9 @@ func kTensorListSetItem(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("item dtype %s does not match the list's %s", dtName(item.DType), dtName(l.ElementDType))
 	}
 	n := l.copyList()
+	if i >= len(n.Items) {
+		n.Items = append(n.Items, make([]*Tensor, i+1-len(n.Items))...)
+	}
 	n.Items[i] = item
 	return []*Tensor{listOut(n)}, nil
 }

@@ -1,0 +1,147 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/executor"
+	"github.com/tfscan/tfscan/internal/tfenv"
+	"github.com/tfscan/tfscan/internal/tfgolden"
+	"github.com/tfscan/tfscan/kernels"
+)
+
+func init() { owners["kernels"] = true }
+
+// TestKernelGoldens regenerates the kernel goldens with TensorFlow
+// (tools/tf/kernel_goldens.py) and requires them byte for byte equal to the
+// committed kernels/testdata/tf, so that the goldens kernels/'s test holds
+// the Go kernels to are TensorFlow's; then writes the "kernels" section:
+// every swept op and dtype with how its cases compare, the tolerances and
+// known defects, the registered ops the sweep leaves out and the ops
+// TensorFlow's CPU build has that the executor lacks.
+func TestKernelGoldens(t *testing.T) {
+	dir := t.TempDir()
+	tfenv.Run(t, tfgolden.Generator, dir)
+	committed := filepath.Join(tfenv.RepoRoot(), tfgolden.Dir)
+	want, _ := filepath.Glob(filepath.Join(committed, "*.json.gz"))
+	got, _ := filepath.Glob(filepath.Join(dir, "*.json.gz"))
+	if len(want) != len(got) {
+		t.Errorf("TensorFlow writes %d golden files, %d are committed (make kernel-goldens)", len(got), len(want))
+	}
+	for _, g := range got {
+		gb, _ := os.ReadFile(g)
+		wb, err := os.ReadFile(filepath.Join(committed, filepath.Base(g)))
+		if err != nil || !bytes.Equal(gb, wb) {
+			t.Errorf("%s/%s differs from what TensorFlow computes now (make kernel-goldens rewrites it)", tfgolden.Dir, filepath.Base(g))
+		}
+	}
+	files, err := tfgolden.ReadAll(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section("kernels", kernelsSection(files))
+}
+
+type opDType struct{ op, dt string }
+
+func kernelsSection(files []*tfgolden.File) string {
+	counts := map[opDType]map[tfgolden.Outcome]int{}
+	swept := map[string]bool{}
+	total := 0
+	for _, f := range files {
+		for _, c := range f.Cases {
+			k := opDType{c.Op, c.DType()}
+			if counts[k] == nil {
+				counts[k] = map[tfgolden.Outcome]int{}
+			}
+			counts[k][tfgolden.Check(c).Outcome]++
+			swept[c.Op] = true
+			total++
+		}
+	}
+	keys := slices.Collect(func(yield func(opDType) bool) {
+		for k := range counts {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].op != keys[j].op {
+			return keys[i].op < keys[j].op
+		}
+		return keys[i].dt < keys[j].dt
+	})
+	var b strings.Builder
+	b.WriteString("## Kernels\n\n")
+	fmt.Fprintf(&b, "Every op of the sweep in `%s` run by TensorFlow's CPU kernels (eagerly, oneDNN off) over the dtypes its CPU\n"+
+		"kernel takes, scalars, empty tensors, broadcasting, odd sizes and edge values (NaN, ±Inf, -0.0, subnormals, the\n"+
+		"integer extremes, out-of-range indices and axes); the results are committed in `%s` and held against tfscan's\n"+
+		"kernels by `go test ./kernels` (TestTensorFlowGoldens). %d cases in %d files. A case is bit-identical, within\n"+
+		"its op's tolerance (below), refused by both, a dtype tfscan's kernel lacks, a known defect (below), or differs\n"+
+		"only where an input is subnormal: TensorFlow runs kernels with denormals flushed (FTZ and DAZ,\n"+
+		"core/platform/denormal.cc) and tfscan keeps IEEE subnormals; the comparison applies the flush to tfscan's inputs\n"+
+		"and results and counts what still differs on subnormal inputs (libm's and Eigen's branches on tiny values) apart.\n\n",
+		tfgolden.Generator, tfgolden.Dir, total, len(files))
+	b.WriteString("| op | dtype | cases | bit-identical | within tolerance | both error | dtype not in tfscan | subnormal inputs | known defect |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, k := range keys {
+		c := counts[k]
+		n := 0
+		for _, v := range c {
+			n += v
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", k.op, k.dt, n, c[tfgolden.Identical],
+			c[tfgolden.Within], c[tfgolden.BothError], c[tfgolden.NoDType], c[tfgolden.Subnormal],
+			c[tfgolden.Differs]+c[tfgolden.Accepts])
+	}
+	b.WriteString("\nTolerances (every other op and dtype is held bit-identical):\n\n")
+	rules := tfgolden.Rules()
+	byReason := map[string][]string{}
+	for _, k := range slices.Sorted(mapKeys(rules)) {
+		r := rules[k]
+		desc := r.Tol.String()
+		if len(r.Skip) > 0 {
+			desc = fmt.Sprintf("outputs %v not compared", r.Skip)
+		}
+		byReason[r.Reason] = append(byReason[r.Reason], k+" ("+desc+")")
+	}
+	for _, reason := range slices.Sorted(mapKeys(byReason)) {
+		fmt.Fprintf(&b, "- %s: %s.\n", strings.Join(byReason[reason], ", "), reason)
+	}
+	b.WriteString("\nKnown defects (tfscan's kernel differs; `internal/tfgolden/defects.go`, the test fails when one is fixed and not removed):\n\n")
+	defects := tfgolden.Defects()
+	for _, k := range slices.Sorted(mapKeys(defects)) {
+		fmt.Fprintf(&b, "- %s: %s\n", k, defects[k])
+	}
+
+	// What the sweep leaves out, and what TensorFlow has that tfscan lacks.
+	var notSwept []string
+	for _, op := range kernels.RegisteredOps() {
+		if !swept[op] {
+			notSwept = append(notSwept, op)
+		}
+	}
+	fmt.Fprintf(&b, "\nRegistered kernels the sweep does not cover yet (%d of %d; stateful, resource, string, image, segment, "+
+		"scatter, control-flow and TF.js-only ops among them): %s.\n", len(notSwept), len(kernels.RegisteredOps()), strings.Join(notSwept, ", "))
+	if cpu, err := coverage.BuiltinPack("cpu"); err == nil {
+		have := map[string]bool{}
+		for _, k := range cpu.OwnKernels() {
+			op := k.GetOp()
+			if kernels.Find(op) == nil && !executor.IsIntrinsic(op) {
+				have[op] = true
+			}
+		}
+		lacks := slices.Sorted(mapKeys(have))
+		fmt.Fprintf(&b, "\nOps TensorFlow %s registers CPU kernels for that tfscan's executor cannot run (%d; from coverage/packs/cpu.json.gz):\n%s.\n",
+			tfenv.Version, len(lacks), strings.Join(lacks, ", "))
+	}
+	return b.String()
+}

@@ -1,0 +1,205 @@
+package tfgolden
+
+import (
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
+	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tfscan/tfscan/kernels"
+)
+
+// Generator is the script that writes the goldens.
+const Generator = "tools/tf/kernel_goldens.py"
+
+// Dir is where the goldens live, relative to the repository root.
+const Dir = "kernels/testdata/tf"
+
+// File is one family's goldens (unary.json.gz, ...).
+type File struct {
+	TensorFlow string `json:"tensorflow"`
+	Generator  string `json:"generator"`
+	Family     string `json:"family"`
+	Cases      []*Case
+}
+
+// Case is one op run by TensorFlow: its attrs as TensorFlow completes them,
+// its inputs, and what TensorFlow computed or the error it gave.
+type Case struct {
+	Op      string
+	Label   string
+	Attrs   map[string]*attrpb.AttrValue
+	Inputs  []*kernels.Tensor
+	Outputs []*kernels.Tensor
+	Error   string // TensorFlow's message; Outputs is nil
+}
+
+// Name says which case it is: op, dtypes and label.
+func (c *Case) Name() string {
+	var dts []string
+	for _, t := range c.Inputs {
+		dts = append(dts, DTypeName(t.DType))
+	}
+	return fmt.Sprintf("%s(%s) %s", c.Op, strings.Join(dts, ","), c.Label)
+}
+
+// DType is the dtype a case is counted under: its T (or the first type
+// attr TensorFlow chose), else its first input's.
+func (c *Case) DType() string {
+	for _, k := range []string{"T", "SrcT", "dtype", "Tparams"} {
+		if a, ok := c.Attrs[k]; ok {
+			if _, isType := a.Value.(*attrpb.AttrValue_Type); isType {
+				s := DTypeName(a.GetType())
+				if k == "SrcT" {
+					s += "→" + DTypeName(c.Attrs["DstT"].GetType())
+				}
+				return s
+			}
+		}
+	}
+	if len(c.Inputs) > 0 {
+		return DTypeName(c.Inputs[0].DType)
+	}
+	return "-"
+}
+
+type rawFile struct {
+	TensorFlow string `json:"tensorflow"`
+	Generator  string `json:"generator"`
+	Family     string `json:"family"`
+	Cases      []struct {
+		Op      string   `json:"op"`
+		Label   string   `json:"label"`
+		Attrs   string   `json:"attrs"`
+		Inputs  []string `json:"inputs"`
+		Outputs []string `json:"outputs"`
+		Error   string   `json:"error"`
+	} `json:"cases"`
+}
+
+// Read decodes one golden file.
+func Read(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var raw rawFile
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	out := &File{TensorFlow: raw.TensorFlow, Generator: raw.Generator, Family: raw.Family}
+	for i, rc := range raw.Cases {
+		c := &Case{Op: rc.Op, Label: rc.Label, Error: rc.Error}
+		nb, err := base64.StdEncoding.DecodeString(rc.Attrs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: case %d attrs: %v", path, i, err)
+		}
+		var nd nodepb.NodeDef
+		if err := proto.Unmarshal(nb, &nd); err != nil {
+			return nil, fmt.Errorf("%s: case %d attrs: %v", path, i, err)
+		}
+		c.Attrs = nd.GetAttr()
+		if c.Attrs == nil {
+			c.Attrs = map[string]*attrpb.AttrValue{}
+		}
+		if c.Inputs, err = tensors(rc.Inputs); err != nil {
+			return nil, fmt.Errorf("%s: case %d (%s) inputs: %v", path, i, rc.Op, err)
+		}
+		if c.Outputs, err = tensors(rc.Outputs); err != nil {
+			return nil, fmt.Errorf("%s: case %d (%s) outputs: %v", path, i, rc.Op, err)
+		}
+		out.Cases = append(out.Cases, c)
+	}
+	return out, nil
+}
+
+func tensors(enc []string) ([]*kernels.Tensor, error) {
+	var ts []*kernels.Tensor
+	for _, s := range enc {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, err
+		}
+		var p tensorpb.TensorProto
+		if err := proto.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+		t, err := kernels.FromProto(&p)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// ReadAll reads every family in dir, sorted by family.
+func ReadAll(dir string) ([]*File, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json.gz"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no goldens (*.json.gz; %s writes them)", dir, Generator)
+	}
+	sort.Strings(paths)
+	var files []*File
+	for _, p := range paths {
+		f, err := Read(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// Run runs a case on tfscan's kernel for its op, as the executor would run
+// the node: the attrs TensorFlow completed, the inputs, no emulation; with
+// denormals flushed as TensorFlow's CPU flushes them (denormal.go).
+func Run(c *Case) (out []*kernels.Tensor, err error) {
+	k := kernels.Find(c.Op)
+	if k == nil {
+		return nil, fmt.Errorf("no kernel for %s", c.Op)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("kernel panic: %v", r)
+		}
+	}()
+	flush := !movesBits(c)
+	in := c.Inputs
+	if flush {
+		in = flushInputs(in)
+	}
+	ctx := &kernels.Context{Op: c.Op, Path: "golden/" + c.Op, Node: "golden", Attrs: c.Attrs, Inputs: in}
+	if k.Stateful {
+		ctx.Resources = kernels.NewResourceMgr(nil)
+	}
+	out, err = k.Fn(ctx)
+	for i := range out {
+		if flush {
+			out[i] = flushTensor(out[i])
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,48 @@
+package kernels_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/tfscan/tfscan/internal/tfgolden"
+	"github.com/tfscan/tfscan/kernels"
+)
+
+// TestTensorFlowGoldens holds every kernel to TensorFlow's CPU kernel on
+// the committed goldens (testdata/tf, tools/tf/kernel_goldens.py): each
+// case bit-identical, or within its op's stated tolerance
+// (tfgolden.RuleFor), or refused by both; a dtype tfscan's kernel lacks is
+// a listed gap. A difference not in tfgolden's defects fails, and so does
+// a listed defect that no longer differs.
+func TestTensorFlowGoldens(t *testing.T) {
+	files, err := tfgolden.ReadAll(filepath.Join("testdata", "tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stillDiffers := map[string]bool{}
+	for _, f := range files {
+		if f.TensorFlow != "2.15.0" || f.Generator != tfgolden.Generator {
+			t.Errorf("%s: made by TensorFlow %s with %s, want 2.15.0 with %s", f.Family, f.TensorFlow, f.Generator, tfgolden.Generator)
+		}
+		for _, c := range f.Cases {
+			if kernels.Find(c.Op) == nil {
+				t.Errorf("%s: the goldens sweep an op tfscan does not register", c.Name())
+				continue
+			}
+			r := tfgolden.Check(c)
+			if r.Outcome != tfgolden.Differs && r.Outcome != tfgolden.Accepts {
+				continue
+			}
+			if d := tfgolden.Defect(c); d != "" {
+				stillDiffers[c.Op+" "+c.DType()] = true
+				continue
+			}
+			t.Errorf("%s: %s: %s", c.Name(), r.Outcome, r.Detail)
+		}
+	}
+	for k := range tfgolden.Defects() {
+		if !stillDiffers[k] {
+			t.Errorf("known defect %q no longer differs from TensorFlow: remove it from internal/tfgolden/defects.go", k)
+		}
+	}
+}

@@ -1,0 +1,438 @@
+"""TensorFlow's CPU kernels as goldens for tfscan's Go kernels.
+
+    python kernel_goldens.py OUT_DIR
+
+For every op of the sweep below, and every dtype of the sweep that
+TensorFlow's CPU kernel takes, runs the op eagerly on the CPU over shapes
+(scalars, empty tensors, broadcasting, odd sizes) and edge values (NaN,
+±Inf, -0.0, subnormals, the integer extremes) and writes what it computes,
+or the error it gives, to OUT_DIR/<family>.json.gz (kernels/testdata/tf/).
+
+A case holds the op, its NodeDef's attrs as TensorFlow completes them
+(serialized NodeDef, base64), its inputs and outputs as serialized
+TensorProtos (base64), or TensorFlow's error message. A dtype TensorFlow
+has no CPU kernel for (NotFoundError) is left out; an input TensorFlow
+refuses (InvalidArgumentError and kin) is an error case. Everything is
+seeded; the files are byte-identical from run to run (gzip mtime 0).
+"""
+
+import base64
+import gzip
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+GENERATOR = "tools/tf/kernel_goldens.py"
+
+F = [tf.float16, tf.bfloat16, tf.float32, tf.float64]
+I = [tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.uint32, tf.uint64]
+ALL = F + I + [tf.bool]
+
+
+def np_dtype(dt):
+    return dt.as_numpy_dtype
+
+
+def edge_values(dt):
+    """The edge values of a dtype, then seeded ordinary ones."""
+    if dt.is_floating:
+        tiny = {tf.float16: 6.103515625e-05, tf.bfloat16: 1.1754943508222875e-38,
+                tf.float32: 1.1754943508222875e-38, tf.float64: 2.2250738585072014e-308}[dt]
+        vals = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-3, -7.0, 100.0, -88.0, 20.0,
+                float("nan"), float("inf"), float("-inf"),
+                tiny, tiny / 4, -tiny / 2, float(dt.max), float(dt.min)]
+        return vals
+    if dt == tf.bool:
+        return [False, True]
+    ii = np.iinfo(np_dtype(dt))
+    vals = [0, 1, 2, 7, 100, int(ii.max), int(ii.max) - 1, int(ii.min), int(ii.min) + 1]
+    if ii.min < 0:
+        vals += [-1, -2, -7, -100]
+    return vals
+
+
+def rand_values(dt, n, rng, lo=-3.0, hi=3.0):
+    if dt.is_floating:
+        return rng.uniform(lo, hi, n)
+    if dt == tf.bool:
+        return rng.randint(0, 2, n).astype(bool)
+    ii = np.iinfo(np_dtype(dt))
+    return rng.randint(max(ii.min, -50), min(ii.max, 50) + 1, n)
+
+
+def tensor(vals, dt, shape=None):
+    a = np.array(vals)
+    if dt.is_floating:
+        a = a.astype(np.float64)
+    if shape is not None:
+        a = a.reshape(shape)
+    return tf.constant(a, dtype=dt) if not dt.is_floating else tf.cast(tf.constant(a, tf.float64), dt)
+
+
+def proto_b64(t):
+    if isinstance(t, tf.Tensor):
+        p = tf.make_tensor_proto(t.numpy(), dtype=t.dtype)
+    else:
+        p = tf.make_tensor_proto(t)
+    return base64.b64encode(p.SerializeToString()).decode()
+
+
+# Outputs TensorFlow's CPU kernel allocates and never writes (their bytes
+# are whatever the allocator held): recorded as zeros, never compared.
+UNWRITTEN = {"FusedBatchNormV3": (3, 4)}
+
+
+class Family:
+    def __init__(self, name):
+        self.name = name
+        self.cases = []
+
+    def case(self, op, inputs, attrs=None, label=""):
+        """Runs one case; returns False when TF has no CPU kernel for it."""
+        attrs = attrs or {}
+        fn = getattr(tf.raw_ops, op)
+        names = input_names(op)
+        kw = dict(zip(names, inputs))
+        kw.update(attrs)
+        # The attrs TensorFlow completes: the op built in a graph.
+        def placeholder(v):
+            if isinstance(v, list):
+                return [placeholder(x) for x in v]
+            return tf.compat.v1.placeholder(v.dtype, v.shape) if isinstance(v, tf.Tensor) else v
+
+        try:
+            with tf.Graph().as_default():
+                ph = {k: placeholder(v) for k, v in kw.items()}
+                res = fn(**ph)
+                node = (res[0] if isinstance(res, (list, tuple)) and res else res).op.node_def
+        except (TypeError, ValueError) as e:
+            if "no attr named" in str(e) or "unexpected keyword" in str(e):
+                raise
+            node = None  # shape functions refuse it: the eager run says how
+        flat = [t for x in inputs for t in (x if isinstance(x, list) else [x])]
+        c = {"op": op, "label": label, "inputs": [proto_b64(t) for t in flat]}
+        try:
+            with tf.device("/CPU:0"):
+                out = fn(**kw)
+        except tf.errors.NotFoundError:
+            return False
+        except tf.errors.OpError as e:
+            msg = str(e.message if hasattr(e, "message") else e).split("\n")[0]
+            if "Could not find device for node" in msg or "No registered" in msg:
+                return False
+            c["error"] = msg[:300]
+            out = None
+        if node is None:
+            if "error" not in c:
+                raise RuntimeError("%s: graph construction failed but eager ran" % op)
+            nd = tf.compat.v1.NodeDef(op=op)
+            for k, v in attrs.items():
+                nd.attr[k].CopyFrom(attr_value(v))
+            if flat and "T" in [a.name for a in op_def(op).attr]:
+                nd.attr["T"].type = flat[0].dtype.as_datatype_enum
+            node = nd
+        n = tf.compat.v1.NodeDef(op=op)
+        for k, v in node.attr.items():
+            if not k.startswith("_"):
+                n.attr[k].CopyFrom(v)
+        c["attrs"] = base64.b64encode(n.SerializeToString(deterministic=True)).decode()
+        if out is not None:
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            for i in UNWRITTEN.get(op, ()):
+                outs[i] = tf.zeros_like(outs[i])
+            c["outputs"] = [proto_b64(o) for o in outs]
+        self.cases.append(c)
+        return True
+
+    def write(self, out_dir):
+        doc = {"tensorflow": tf.__version__, "generator": GENERATOR, "family": self.name, "cases": self.cases}
+        raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+        path = os.path.join(out_dir, self.name + ".json.gz")
+        with open(path, "wb") as fh:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
+                gz.write(raw)
+
+
+def attr_value(v):
+    av = tf.compat.v1.AttrValue()
+    if isinstance(v, bool):
+        av.b = v
+    elif isinstance(v, int):
+        av.i = v
+    elif isinstance(v, float):
+        av.f = v
+    elif isinstance(v, str):
+        av.s = v.encode()
+    elif isinstance(v, tf.DType):
+        av.type = v.as_datatype_enum
+    elif isinstance(v, (list, tuple)):
+        av.list.i.extend(v)
+    return av
+
+
+_OPDEFS = {}
+
+
+def op_def(op):
+    if not _OPDEFS:
+        from tensorflow.python.framework import op_def_registry
+
+        _OPDEFS["get"] = op_def_registry.get
+    return _OPDEFS["get"](op)
+
+
+def input_names(op):
+    """The raw op's keyword names of its inputs (the OpDef's, but Python
+    renames a few: ExpandDims' dim is axis)."""
+    import inspect
+
+    params = list(inspect.signature(getattr(tf.raw_ops, op)).parameters)
+    return params[: len(op_def(op).input_arg)]
+
+
+# ---------------------------------------------------------------------------
+# the sweep
+
+UNARY = ["Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Elu", "Erf", "Erfc",
+         "Exp", "Expm1", "Floor", "Inv", "Invert", "IsFinite", "IsInf", "IsNan", "Log", "Log1p", "LogicalNot",
+         "Neg", "Reciprocal", "Relu", "Relu6", "Rint", "Round", "Rsqrt", "Selu", "Sigmoid", "Sign", "Sin", "Sinh",
+         "Softplus", "Softsign", "Sqrt", "Square", "Tan", "Tanh", "OnesLike", "ZerosLike"]
+
+BINARY = ["Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "DivNoNan", "MulNoNan", "FloorDiv", "FloorMod", "Mod",
+          "TruncateDiv", "TruncateMod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Atan2", "Xdivy", "Xlogy",
+          "Xlog1py", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd",
+          "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]
+
+
+def unary(fam, rng):
+    for op in UNARY:
+        for dt in ALL:
+            ev = edge_values(dt)
+            if not fam.case(op, [tensor(ev, dt)], label="edges"):
+                continue
+            fam.case(op, [tensor(rand_values(dt, 1, rng)[0], dt, ())], label="scalar")
+            fam.case(op, [tensor([], dt, (0, 3))], label="empty")
+            fam.case(op, [tensor(rand_values(dt, 67, rng), dt, (67,))], label="odd")
+    for dt in F:
+        for alpha in (0.2, -0.5):
+            fam.case("LeakyRelu", [tensor(edge_values(dt), dt)], {"alpha": alpha}, label="edges")
+        fam.case("LeakyRelu", [tensor(rand_values(dt, 67, rng), dt, (67,))], {"alpha": 0.1}, label="odd")
+
+
+def binary(fam, rng):
+    for op in BINARY:
+        for dt in ALL:
+            ev = edge_values(dt)
+            n = len(ev)
+            if not fam.case(op, [tensor(ev, dt, (n, 1)), tensor(ev, dt, (1, n))], label="edges broadcast"):
+                continue
+            r = rand_values(dt, 3 * 5 * 7, rng)
+            fam.case(op, [tensor(r, dt, (3, 5, 7)), tensor(rand_values(dt, 7, rng), dt, (7,))], label="odd broadcast")
+            fam.case(op, [tensor(rand_values(dt, 1, rng)[0], dt, ()), tensor(r, dt, (3, 5, 7))], label="scalar")
+            fam.case(op, [tensor([], dt, (0, 3)), tensor(rand_values(dt, 3, rng), dt, (1, 3))], label="empty")
+            fam.case(op, [tensor(r[:6], dt, (2, 3)), tensor(r[:6], dt, (3, 2))], label="incompatible")
+
+
+CAST_TYPES = F + I + [tf.bool]
+
+
+def cast(fam, rng):
+    for src in CAST_TYPES:
+        ev = edge_values(src)
+        for dst in CAST_TYPES:
+            fam.case("Cast", [tensor(ev, src)], {"DstT": dst}, label="edges")
+            if src.is_floating:
+                fam.case("Cast", [tensor(rand_values(src, 67, rng, -300, 300), src)], {"DstT": dst}, label="odd")
+
+
+REDUCE = ["Sum", "Prod", "Max", "Min", "Mean", "All", "Any", "EuclideanNorm"]
+
+
+def reduce(fam, rng):
+    for op in REDUCE:
+        for dt in ALL:
+            x = rand_values(dt, 3 * 5 * 7, rng)
+            if dt.is_floating:
+                x = x.astype(np.float64)
+            if not fam.case(op, [tensor(x, dt, (3, 5, 7)), tf.constant([1])], {"keep_dims": False}, label="axis 1"):
+                continue
+            t = tensor(x, dt, (3, 5, 7))
+            for axes, kd in (([], False), ([0], True), ([2], False), ([0, 2], False), ([-1], True), ([0, 1, 2], False)):
+                fam.case(op, [t, tf.constant(axes, tf.int32)], {"keep_dims": kd}, label="axes %s" % axes)
+            fam.case(op, [t, tf.constant(1, tf.int64)], {"keep_dims": False}, label="scalar axis int64")
+            fam.case(op, [t, tf.constant([3])], {"keep_dims": False}, label="axis out of range")
+            fam.case(op, [tensor([], dt, (0, 4)), tf.constant([0])], {"keep_dims": False}, label="empty")
+            fam.case(op, [tensor(edge_values(dt), dt), tf.constant([0])], {"keep_dims": False}, label="edges")
+    for op in ("ArgMax", "ArgMin"):
+        for dt in ALL:
+            x = tensor(rand_values(dt, 35, rng), dt, (5, 7))
+            if not fam.case(op, [x, tf.constant(1)], label="axis 1"):
+                continue
+            fam.case(op, [x, tf.constant(0)], {"output_type": tf.int32}, label="axis 0")
+            fam.case(op, [tensor(edge_values(dt), dt), tf.constant(0)], label="edges")
+            fam.case(op, [x, tf.constant(2)], label="axis out of range")
+    for op in ("Cumsum", "Cumprod"):
+        for dt in ALL:
+            x = tensor(rand_values(dt, 35, rng), dt, (5, 7))
+            if not fam.case(op, [x, tf.constant(1)], label="axis 1"):
+                continue
+            for ex in (False, True):
+                for rev in (False, True):
+                    fam.case(op, [x, tf.constant(0)], {"exclusive": ex, "reverse": rev}, label="axis 0")
+            fam.case(op, [tensor(edge_values(dt), dt), tf.constant(0)], label="edges")
+
+
+def linalg(fam, rng):
+    for dt in F + [tf.int32, tf.int64]:
+        a = tensor(rand_values(dt, 15, rng), dt, (3, 5))
+        b = tensor(rand_values(dt, 35, rng), dt, (5, 7))
+        if not fam.case("MatMul", [a, b], label="3x5 5x7"):
+            continue
+        fam.case("MatMul", [tf.transpose(a), b], {"transpose_a": True}, label="ta")
+        fam.case("MatMul", [a, tf.transpose(b)], {"transpose_b": True}, label="tb")
+        big_a = tensor(rand_values(dt, 17 * 67, rng), dt, (17, 67))
+        big_b = tensor(rand_values(dt, 67 * 33, rng), dt, (67, 33))
+        fam.case("MatMul", [big_a, big_b], label="17x67 67x33")
+        fam.case("MatMul", [tensor([], dt, (0, 5)), b], label="empty")
+        fam.case("MatMul", [a, a], label="incompatible")
+        if dt.is_floating:
+            e = edge_values(dt)[:16]
+            fam.case("MatMul", [tensor(e, dt, (4, 4)), tensor(e[::-1], dt, (4, 4))], label="edges")
+        x = tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 1, 3, 4))
+        y = tensor(rand_values(dt, 3 * 4 * 5, rng), dt, (3, 4, 5))
+        fam.case("BatchMatMulV2", [x, y], label="broadcast")
+        fam.case("BatchMatMulV2", [x, tensor(rand_values(dt, 3 * 5 * 4, rng), dt, (3, 5, 4))], {"adj_y": True},
+                 label="adj_y")
+
+
+def nn(fam, rng):
+    for dt in F:
+        x = tensor(rand_values(dt, 4 * 7, rng, -10, 10), dt, (4, 7))
+        for op in ("Softmax", "LogSoftmax"):
+            if not fam.case(op, [x], label="4x7"):
+                continue
+            fam.case(op, [tensor(edge_values(dt)[:16], dt, (4, 4))], label="edges")
+            fam.case(op, [tensor([], dt, (0, 3))], label="empty")
+        img = tensor(rand_values(dt, 2 * 7 * 7 * 3, rng), dt, (2, 7, 7, 3))
+        fam.case("BiasAdd", [img, tensor(rand_values(dt, 3, rng), dt, (3,))], label="NHWC")
+        fam.case("BiasAdd", [img, tensor(rand_values(dt, 4, rng), dt, (4,))], label="wrong bias")
+        w = tensor(rand_values(dt, 3 * 3 * 3 * 4, rng, -1, 1), dt, (3, 3, 3, 4))
+        for pad in ("SAME", "VALID"):
+            for s in (1, 2):
+                fam.case("Conv2D", [img, w], {"strides": [1, s, s, 1], "padding": pad}, label="%s s%d" % (pad, s))
+        fam.case("Conv2D", [img, w], {"strides": [1, 1, 1, 1], "padding": "SAME", "dilations": [1, 2, 2, 1]},
+                 label="dilated")
+        dw = tensor(rand_values(dt, 3 * 3 * 3 * 2, rng, -1, 1), dt, (3, 3, 3, 2))
+        for s in (1, 2):
+            fam.case("DepthwiseConv2dNative", [img, dw], {"strides": [1, s, s, 1], "padding": "SAME"},
+                     label="SAME s%d" % s)
+        for op in ("MaxPool", "AvgPool"):
+            for pad in ("SAME", "VALID"):
+                fam.case(op, [img], {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": pad}, label=pad)
+        sc = tensor(rng.uniform(0.5, 1.5, 3), tf.float32)
+        of = tensor(rng.uniform(-1, 1, 3), tf.float32)
+        mean = tensor(rng.uniform(-1, 1, 3), tf.float32)
+        var = tensor(rng.uniform(0.5, 2, 3), tf.float32)
+        fam.case("FusedBatchNormV3", [img, sc, of, mean, var], {"is_training": False, "epsilon": 0.001},
+                 label="inference")
+        if dt in (tf.float32, tf.float16, tf.bfloat16):
+            fam.case("LRN", [img], {"depth_radius": 2, "bias": 1.0, "alpha": 0.1, "beta": 0.75}, label="r2")
+    return fam
+
+
+def array(fam, rng):
+    for dt in [tf.float32, tf.float16, tf.float64, tf.int32, tf.int64, tf.uint8, tf.bool]:
+        x = tensor(rand_values(dt, 3 * 5 * 7, rng), dt, (3, 5, 7))
+        fam.case("Transpose", [x, tf.constant([2, 0, 1])], label="perm")
+        fam.case("Transpose", [x, tf.constant([0, 0, 1])], label="bad perm")
+        fam.case("Reshape", [x, tf.constant([5, -1])], label="infer")
+        fam.case("Reshape", [x, tf.constant([4, -1])], label="bad")
+        fam.case("GatherV2", [x, tf.constant([2, 0, 2]), tf.constant(1)], label="axis 1")
+        fam.case("GatherV2", [x, tf.constant([[1], [0]]), tf.constant(0)], {"batch_dims": 0}, label="2-D idx")
+        fam.case("GatherV2", [x, tf.constant([5]), tf.constant(1)], label="out of range")
+        fam.case("GatherNd", [x, tf.constant([[0, 1], [2, 4]])], label="pairs")
+        fam.case("GatherNd", [x, tf.constant([[3, 0]])], label="out of range")
+        fam.case("Pad", [x, tf.constant([[1, 0], [0, 2], [1, 1]])], label="pad")
+        fam.case("PadV2", [x, tf.constant([[1, 0], [0, 2], [1, 1]]), tensor(edge_values(dt)[1], dt, ())],
+                 label="pad value")
+        fam.case("MirrorPad", [x, tf.constant([[1, 1], [2, 2], [0, 1]])], {"mode": "REFLECT"}, label="reflect")
+        fam.case("MirrorPad", [x, tf.constant([[1, 1], [2, 2], [0, 1]])], {"mode": "SYMMETRIC"}, label="symmetric")
+        fam.case("Slice", [x, tf.constant([1, 0, 2]), tf.constant([2, -1, 3])], label="slice")
+        fam.case("Slice", [x, tf.constant([2, 0, 0]), tf.constant([2, 1, 1])], label="out of range")
+        fam.case("StridedSlice", [x, tf.constant([0, 4, 1]), tf.constant([3, 0, 7]), tf.constant([2, -1, 3])],
+                 label="strides")
+        fam.case("StridedSlice", [x, tf.constant([1, 0]), tf.constant([2, 0]), tf.constant([1, 1])],
+                 {"shrink_axis_mask": 1, "end_mask": 2, "new_axis_mask": 0}, label="masks")
+        fam.case("Tile", [x, tf.constant([1, 2, 1])], label="tile")
+        fam.case("ReverseV2", [x, tf.constant([0, 2])], label="axes")
+        fam.case("Pack", [[x, x]], {"axis": 1}, label="axis 1")
+        fam.case("ConcatV2", [[x, x], tf.constant(-1)], label="axis -1")
+        fam.case("ExpandDims", [x, tf.constant(-1)], label="-1")
+        fam.case("Squeeze", [tensor(rand_values(dt, 5, rng), dt, (1, 5, 1))], label="all")
+        fam.case("Fill", [tf.constant([2, 3]), tensor(edge_values(dt)[-1], dt, ())], label="fill")
+        fam.case("BroadcastTo", [tensor(rand_values(dt, 5, rng), dt, (5, 1)), tf.constant([2, 5, 3])], label="bcast")
+        fam.case("Select", [tf.constant([True, False, True]), x, x[::-1]], label="vector cond")
+        fam.case("SelectV2", [tf.constant([[[True]], [[False]], [[True]]]), x, x[::-1]], label="broadcast")
+        fam.case("Unpack", [x], {"num": 5, "axis": 1}, label="axis 1")
+        fam.case("Split", [tf.constant(1), tensor(rand_values(dt, 3 * 4, rng), dt, (3, 4))], {"num_split": 2},
+                 label="2")
+        fam.case("SplitV", [x, tf.constant([2, -1]), tf.constant(1)], {"num_split": 2}, label="sizes")
+        if dt == tf.bool:
+            fam.case("Where", [x], label="where")
+        fam.case("OneHot", [tf.constant([0, 2, -1, 5]), tf.constant(3), tensor(edge_values(dt)[-1], dt, ()),
+                            tensor(edge_values(dt)[0], dt, ())], label="depth 3")
+    for dt in [tf.float32, tf.int32, tf.int64, tf.float64]:
+        x = tensor(rand_values(dt, 35, rng), dt, (5, 7))
+        fam.case("TopKV2", [x, tf.constant(3)], label="k3")
+        fam.case("ClipByValue", [x, tensor(-1, dt, ()), tensor(1, dt, ())], label="clip")
+        fam.case("Range", [tensor(1, dt, ()), tensor(11, dt, ()), tensor(3, dt, ())], label="range")
+        fam.case("Bucketize", [x], {"boundaries": [-1.0, 0.0, 2.5]}, label="buckets")
+        fam.case("Unique", [tensor([3, 1, 3, 2, 1], dt)], label="unique")
+    fam.case("Range", [tf.constant(0.0), tf.constant(1.0), tf.constant(0.1)], label="float step")
+    fam.case("LinSpace", [tf.constant(-1.0), tf.constant(2.0), tf.constant(7)], label="7")
+    fam.case("InvertPermutation", [tf.constant([2, 0, 1])], label="perm")
+    fam.case("InvertPermutation", [tf.constant([2, 0, 0])], label="not a permutation")
+    fam.case("DepthToSpace", [tensor(rand_values(tf.float32, 2 * 2 * 3 * 8, rng), tf.float32, (2, 2, 3, 8))],
+             {"block_size": 2}, label="b2")
+    fam.case("SpaceToDepth", [tensor(rand_values(tf.float32, 2 * 4 * 6 * 3, rng), tf.float32, (2, 4, 6, 3))],
+             {"block_size": 2}, label="b2")
+
+
+FAMILIES = [
+    ("unary", unary),
+    ("binary", binary),
+    ("cast", cast),
+    ("reduce", reduce),
+    ("linalg", linalg),
+    ("nn", nn),
+    ("array", array),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: kernel_goldens.py OUT_DIR", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    tf.config.experimental.enable_op_determinism()
+    only = os.environ.get("KERNEL_GOLDENS_ONLY", "")
+    for i, (name, gen) in enumerate(FAMILIES):
+        if only and name not in only.split(","):
+            continue
+        fam = Family(name)
+        gen(fam, np.random.RandomState(1000 + i))
+        fam.write(out)
+        print("%s: %d cases" % (name, len(fam.cases)), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
