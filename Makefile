@@ -10,7 +10,7 @@ build:
 # TensorFlow conformance tests, then the HTML report in a real headless
 # Chromium. The pinned TensorFlow is installed on first use (make tf).
 test:
-	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test ./...
+	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update
