@@ -114,31 +114,15 @@ func (r *repeatFlag) Set(v string) error {
 // writePackFile writes p to path (relative to the working directory),
 // gzip-compressed when the name ends in .gz.
 func writePackFile(e *env, path string, p *coverage.Pack) error {
-	if err := p.Validate(); err != nil {
-		return usageError(err)
-	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.wd, path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return usageError(err)
+	err := coverage.WritePackFile(path, p)
+	var pe *coverage.PackPathError
+	if errors.As(err, &pe) {
+		return usageError(pe.Err)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return usageError(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		err = coverage.WritePackGzip(f, p)
-	} else {
-		err = coverage.WritePack(f, p)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return err
 }
 
 func registryExtract(ctx context.Context, e *env, args []string) error {
