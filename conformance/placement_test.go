@@ -531,7 +531,7 @@ func findModel(t *testing.T, rep *scanReport, path string) scanModel {
 
 func placementSection(rows []placementRow) string {
 	var b strings.Builder
-	b.WriteString("## placement\n\n")
+	b.WriteString("## Placement\n\n")
 	b.WriteString("`conformance/placement_test.go` places corpus models with TensorFlow's own placer on a fake PluggableDevice\n" +
 		"(`tools/fakedevice`: exactly the pack's kernels) through `tools/tf/tfplace.py`, and with tfscan (`scan --nodes all`),\n" +
 		"soft placement on and off, and compares per node the device type, refusals (both refuse, in the same words), and\n" +
