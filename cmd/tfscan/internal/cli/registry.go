@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/registry"
@@ -50,27 +49,7 @@ func runRegistry(_ context.Context, e *env, args []string) error {
 	default:
 		return usageErrorf("registry: unknown subcommand %q (list, show, diff, import, check, derive, audit)", args[0])
 	}
-	return registryError(err)
-}
-
-// registryError maps the errors of the registry application layer to exit
-// codes: registry.UsageError exits 2, InputError 3, GateError 1; anything
-// else stays as it is (exit 4, a tfscan bug, unless it already carries a
-// code).
-func registryError(err error) error {
-	var ue *registry.UsageError
-	if errors.As(err, &ue) {
-		return usageError(err)
-	}
-	var ie *registry.InputError
-	if errors.As(err, &ie) {
-		return inputError(err)
-	}
-	var ge *registry.GateError
-	if errors.As(err, &ge) {
-		return &exitError{code: ExitGate, err: err}
-	}
-	return err
+	return appError(err)
 }
 
 func checkFormat(f string) error {
