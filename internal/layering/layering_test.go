@@ -119,15 +119,8 @@ func TestGateReadsOnlyTheModel(t *testing.T) {
 
 // domain are the packages that do tfscan's work; the command line reaches
 // them only through the application layer (cmd/tfscan/internal/scan,
-// explain, config, cache).
+// registry, explain, config, cache).
 var domain = []string{"savedmodel", "graph", "coverage", "kernels", "executor", "parity", "rewrite", "security", "dtype", "tflog"}
-
-// cliPending are the command line's files that still read registry packs
-// themselves (`tfscan registry`): each is to move behind the application
-// layer, and leaves this list when it does (the test says so).
-var cliPending = map[string]bool{
-	"registry.go": true, "registry_check.go": true, "registry_kernellist.go": true, "registry_derive.go": true, "registry_audit.go": true, "registry_stack.go": true,
-}
 
 // TestCLIImportsNoDomainPackage: cmd/tfscan/internal/cli parses flags,
 // calls the application layer, picks writers and maps errors to exit
@@ -157,11 +150,8 @@ func TestCLIImportsNoDomainPackage(t *testing.T) {
 				bad = append(bad, d)
 			}
 		}
-		switch {
-		case len(bad) > 0 && !cliPending[name]:
+		if len(bad) > 0 {
 			t.Errorf("cli/%s imports %s: reach it through the application layer", name, strings.Join(bad, ", "))
-		case len(bad) == 0 && cliPending[name]:
-			t.Errorf("cli/%s imports no domain package: take it off cliPending", name)
 		}
 	}
 }

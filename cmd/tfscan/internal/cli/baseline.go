@@ -12,6 +12,16 @@ import (
 	"github.com/tfscan/tfscan/reports/jsonout"
 )
 
+// baselineFlags are the flags of `tfscan baseline` besides those it
+// shares with check (scanFlags, gateFlags).
+type baselineFlags struct {
+	out string
+}
+
+func (f *baselineFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "o", "", "write the baseline JSON report to `FILE` (required)")
+}
+
 // runBaseline scans and writes the JSON report that a later
 // `tfscan check --baseline FILE` compares against. It takes the same
 // configuration as check (targets, registries) so that both see the same
@@ -19,21 +29,19 @@ import (
 // scanned is in the baseline's errors and the command exits 3, after
 // writing the baseline of the others.
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	var out string
-	s, err := setup(e, "baseline", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&out, "o", "", "write the baseline JSON report to `FILE` (required)")
-	})
+	var f baselineFlags
+	s, err := setup(e, "baseline", args, f.register)
 	if err != nil {
 		return err
 	}
-	if out == "" {
+	if f.out == "" {
 		return usageErrorf("baseline: -o FILE is required")
 	}
 	rep, err := scan.Run(ctx, s.opts)
 	if err != nil {
 		return scanError(err)
 	}
-	if err := writeJSONReport(e, "baseline", out, rep); err != nil {
+	if err := writeJSONReport(e, "baseline", f.out, rep); err != nil {
 		return err
 	}
 	return reportErrors(e, rep.Errors)

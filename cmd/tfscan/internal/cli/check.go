@@ -231,19 +231,27 @@ func (s *checkSetup) refuseWeak(weak []string) error {
 		s.minConfidence, strings.Join(weak, ", "))
 }
 
+// checkFlags are the flags of `tfscan check` besides those it shares with
+// baseline (scanFlags, gateFlags).
+type checkFlags struct {
+	results string
+}
+
+func (f *checkFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.results, "results", "", "gate the results of a JSON report `FILE` (e.g. from 'tfscan merge') instead of scanning")
+}
+
 // runCheck scans, evaluates the gate, writes the reports and exits 1 when
 // the gate failed, 3 when a model could not be scanned (whatever the gate
 // said of the others). Warnings (expired or unused ignore entries,
 // thresholds that could not be checked) go to stderr.
 func runCheck(ctx context.Context, e *env, args []string) error {
-	var results string
-	s, err := setup(e, "check", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&results, "results", "", "gate the results of a JSON report `FILE` (e.g. from 'tfscan merge') instead of scanning")
-	})
+	var cf checkFlags
+	s, err := setup(e, "check", args, cf.register)
 	if err != nil {
 		return err
 	}
-	if results != "" {
+	if cf.results != "" {
 		if err := s.checkResultsUsage(); err != nil {
 			return err
 		}
@@ -261,10 +269,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var rep *reports.Report
-	if results != "" {
+	if cf.results != "" {
 		// A report read back has no rewrite preview unless the run that
 		// wrote it was a check.
-		if rep, err = s.readResults(e, results); err != nil {
+		if rep, err = s.readResults(e, cf.results); err != nil {
 			return err
 		}
 		if err := checkResultsConfidence(s, rep); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/registry"
 	"github.com/tfscan/tfscan/cmd/tfscan/internal/scan"
 	"github.com/tfscan/tfscan/reports"
 )
@@ -86,17 +87,25 @@ func exitCode(err error) int {
 	return ExitInternal
 }
 
-// appError maps the errors of the application layer's runs (run, parity,
-// vectors) to exit codes: scan.UsageError exits 2, scan.InputError 3;
-// anything else stays as it is (a cancelled run, or a tfscan bug: exit 4).
+// appError maps the errors of the application layer to exit codes:
+// scan.UsageError and registry.UsageError exit 2, scan.InputError and
+// registry.InputError 3, registry.GateError 1; anything else stays as it
+// is (a cancelled run, or a tfscan bug: exit 4).
 func appError(err error) error {
-	var ue *scan.UsageError
-	if errors.As(err, &ue) {
+	var (
+		ue  *scan.UsageError
+		rue *registry.UsageError
+		ie  *scan.InputError
+		rie *registry.InputError
+		rge *registry.GateError
+	)
+	switch {
+	case errors.As(err, &ue), errors.As(err, &rue):
 		return usageError(err)
-	}
-	var ie *scan.InputError
-	if errors.As(err, &ie) {
+	case errors.As(err, &ie), errors.As(err, &rie):
 		return inputError(err)
+	case errors.As(err, &rge):
+		return &exitError{code: ExitGate, err: err}
 	}
 	return err
 }

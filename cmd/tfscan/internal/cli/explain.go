@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,29 @@ import (
 	"github.com/tfscan/tfscan/reports/table"
 )
 
+// explainFlags are the flags of `tfscan explain` (explain.Run says what it
+// does).
+type explainFlags struct {
+	model, target, format, learn, signature string
+	noSoft, clearDevs                       bool
+	registries                              repeatFlag
+	tags                                    listFlag
+	stack                                   stackFlags
+}
+
+func (f *explainFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "the model the run loaded (`PATH`)")
+	fs.StringVar(&f.target, "target", "", "the target the run was on (`NAME`, see 'tfscan registry list')")
+	fs.StringVar(&f.format, "format", "table", "output `FORMAT`: table, json or markdown")
+	fs.StringVar(&f.learn, "learn-registry", "", "write the kernel lists of the log's messages as a learned pack `FILE` (use it with scan --registry)")
+	fs.StringVar(&f.signature, "signature", "", "the signature `KEY` the run called")
+	fs.BoolVar(&f.noSoft, "no-soft-placement", false, "predict as with soft placement off (the run's setting)")
+	fs.BoolVar(&f.clearDevs, "clear-devices", false, "predict as for a model imported with clear_devices=True (the run's setting)")
+	fs.Var(&f.registries, "registry", "registry `FILE`: a pack, a live dump or a learned pack (repeatable)")
+	fs.Var(&f.tags, "tags", "MetaGraph `TAGS` of the model (default: serve, else the first)")
+	f.stack.register(fs)
+}
+
 // runExplain implements `tfscan explain LOG --model MODEL --target T
 // [--format table|json|markdown] [--registry FILE]... [--learn-registry PACK]`:
 // every TensorFlow, tf_adapter and Graph Engine message of a real run's log
@@ -26,19 +50,8 @@ import (
 // writes the kernel lists of the log's messages as a learned pack.
 func runExplain(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("explain", e.stderr)
-	model := fs.String("model", "", "the model the run loaded (`PATH`)")
-	target := fs.String("target", "", "the target the run was on (`NAME`, see 'tfscan registry list')")
-	format := fs.String("format", "table", "output `FORMAT`: table, json or markdown")
-	learn := fs.String("learn-registry", "", "write the kernel lists of the log's messages as a learned pack `FILE` (use it with scan --registry)")
-	signature := fs.String("signature", "", "the signature `KEY` the run called")
-	noSoft := fs.Bool("no-soft-placement", false, "predict as with soft placement off (the run's setting)")
-	clearDevs := fs.Bool("clear-devices", false, "predict as for a model imported with clear_devices=True (the run's setting)")
-	var registries repeatFlag
-	var tags listFlag
-	fs.Var(&registries, "registry", "registry `FILE`: a pack, a live dump or a learned pack (repeatable)")
-	fs.Var(&tags, "tags", "MetaGraph `TAGS` of the model (default: serve, else the first)")
-	var stack stackFlags
-	stack.register(fs)
+	var f explainFlags
+	f.register(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -46,13 +59,13 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(pos) != 1:
 		return usageErrorf("explain: want one log file (or - for stdin): tfscan explain LOG --model MODEL --target T")
-	case *model == "" && *learn == "":
+	case f.model == "" && f.learn == "":
 		return usageErrorf("explain: --model and --target are required (or --learn-registry PACK alone to learn from the log)")
-	case *model != "" && *target == "":
+	case f.model != "" && f.target == "":
 		return usageErrorf("explain: --target is required with --model (the target the run was on)")
 	}
 	var write func(*reports.ExplainReport) ([]byte, error)
-	switch *format {
+	switch f.format {
 	case "table":
 		write = render(table.WriteExplainTable)
 	case "json":
@@ -60,7 +73,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	case "markdown":
 		write = render(markdown.WriteExplainMarkdown)
 	default:
-		return usageErrorf("explain: unknown --format %q (want table, json or markdown)", *format)
+		return usageErrorf("explain: unknown --format %q (want table, json or markdown)", f.format)
 	}
 	logPath := pos[0]
 	if logPath != "-" && !isAbs(logPath) && e.wd != "" {
@@ -77,21 +90,21 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if pos[0] != "-" {
 		log.Path = pos[0]
 	}
-	if *learn != "" {
-		if err := learnRegistry(e, log, *learn, *target, registries); err != nil {
+	if f.learn != "" {
+		if err := learnRegistry(e, log, f.learn, f.target, f.registries); err != nil {
 			return err
 		}
 	}
-	if *model == "" {
+	if f.model == "" {
 		return nil
 	}
-	settings, err := stack.settings()
+	settings, err := f.stack.settings()
 	if err != nil {
 		return err
 	}
 	rep, err := explain.Run(ctx, log, explain.Options{
-		Model: *model, Target: *target, Registries: registries, Signature: *signature, Tags: tags,
-		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: *noSoft, ClearDevices: *clearDevs}, Stack: settings,
+		Model: f.model, Target: f.target, Registries: f.registries, Signature: f.signature, Tags: f.tags,
+		Version: Version, Placement: scan.PlacementOptions{NoSoftPlacement: f.noSoft, ClearDevices: f.clearDevs}, Stack: settings,
 		RewriteFixes: true,
 	})
 	if err != nil {
@@ -109,7 +122,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "tfscan: %s: no TensorFlow, tf_adapter or Graph Engine message about a node, op, kernel or device (%d lines read, %d unparsed)\n", log.Path, log.Lines, log.Unparsed)
 	}
 	if s.NotFound > 0 || s.PlacementNotFound > 0 {
-		fmt.Fprintf(e.stderr, "tfscan: %d message(s) and %d placement line(s) of %s name nodes that are not in %s: a log of another model?\n", s.NotFound, s.PlacementNotFound, log.Path, *model)
+		fmt.Fprintf(e.stderr, "tfscan: %d message(s) and %d placement line(s) of %s name nodes that are not in %s: a log of another model?\n", s.NotFound, s.PlacementNotFound, log.Path, f.model)
 	}
 	return nil
 }

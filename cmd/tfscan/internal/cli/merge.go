@@ -2,10 +2,20 @@ package cli
 
 import (
 	"context"
+	"flag"
 
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/reports/gate"
 )
+
+// mergeFlags are the flags of `tfscan merge`.
+type mergeFlags struct {
+	out string
+}
+
+func (f *mergeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "o", "", "write the merged JSON report to `FILE` (required; - for stdout)")
+}
 
 // runMerge combines the JSON reports of shards (`scan --shard i/n` on each
 // runner) into the report one run over every model writes, byte for byte
@@ -16,13 +26,13 @@ import (
 // report and exits 3 for them.
 func runMerge(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("merge", e.stderr)
-	var out string
-	fs.StringVar(&out, "o", "", "write the merged JSON report to `FILE` (required; - for stdout)")
+	var fl mergeFlags
+	fl.register(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if out == "" {
+	if fl.out == "" {
 		return usageErrorf("merge: -o FILE is required")
 	}
 	if len(files) == 0 {
@@ -44,5 +54,5 @@ func runMerge(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErrorf("merge: %v", err)
 	}
-	return writeJSONReport(e, "merge", out, rep)
+	return writeJSONReport(e, "merge", fl.out, rep)
 }

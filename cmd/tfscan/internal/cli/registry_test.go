@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/prototext"
 
+	"github.com/tfscan/tfscan/cmd/tfscan/internal/registry"
 	"github.com/tfscan/tfscan/coverage"
 )
 
@@ -72,8 +73,8 @@ func TestRegistryList(t *testing.T) {
 	code, out, _ = runRegistryCLI(t, t.TempDir(), "list", "--format", "json")
 	require.Equal(t, ExitOK, code)
 	var got struct {
-		Packs        []packSummary  `json:"packs"`
-		DumpRequired []dumpRequired `json:"dump_required"`
+		Packs        []registry.PackSummary  `json:"packs"`
+		DumpRequired []registry.DumpRequired `json:"dump_required"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.NotEmpty(t, got.Packs)
@@ -195,8 +196,8 @@ func TestRegistryShow(t *testing.T) {
 	code, out, _ = runRegistryCLI(t, wd, "show", "--format", "json", "default", "--op", "Identity")
 	require.Equal(t, ExitOK, code)
 	var shown struct {
-		Name       string      `json:"name"`
-		KernelList []kernelRow `json:"kernel_list"`
+		Name       string               `json:"name"`
+		KernelList []registry.KernelRow `json:"kernel_list"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &shown))
 	assert.Equal(t, "default", shown.Name)

@@ -1,10 +1,11 @@
 // Package scan is tfscan's application layer: the orchestrator behind
 // `tfscan scan` and `tfscan check` (load → graph → coverage → placement →
 // the report model), and what `inspect`, `run`, `parity`, `vectors` and
-// `rewrite` do (Inspect, RunModel, Parity, Vectors, Rewrite). It is the
-// package that imports the domain packages for the command line; it prints
-// nothing and knows nothing of flags or exit codes (its errors say which
-// kind they are: UsageError, ModelError, InputError).
+// `rewrite` do (Inspect, RunModel, Parity, Vectors, Rewrite). It and its
+// siblings registry (`tfscan registry`) and explain import the domain
+// packages for the command line; it prints nothing and knows nothing of
+// flags or exit codes (its errors say which kind they are: UsageError,
+// ModelError, InputError).
 package scan
 
 import (
