@@ -27,10 +27,9 @@ type BinaryCheck struct {
 	// Conformance: compared on every run of conformance/registries_test.go
 	// (the wheel tools/tf/requirements.lock pins), which fails on any
 	// difference checked_differences.txt does not explain. Otherwise the
-	// pack was compared once, on Date, in the setting Setting describes, and
+	// pack was compared once, in the setting Setting describes, and
 	// docs/registries.md holds the result.
 	Conformance bool   `json:"conformance"`
-	Date        string `json:"date,omitempty"`
 	Setting     string `json:"setting,omitempty"`
 }
 
@@ -46,19 +45,19 @@ var binaryChecks = []BinaryCheck{
 	{Pack: "cuda", DeviceType: "GPU", TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256, Conformance: true},
 	{Pack: DefaultPackName, DeviceType: DeviceDefault, TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256, Conformance: true},
 	{Pack: "xla", DeviceType: "XLA_GPU_JIT", TFVersion: "2.15.0", Wheel: linuxWheel, SHA256: linuxWheelSHA256,
-		Date: "2026-12-02", Setting: "the pinned wheel after one tf.function(jit_compile=True) call, which makes XlaOpRegistry::RegisterCompilationKernels register the XLA JIT kernels"},
+		Setting: "the pinned wheel after one tf.function(jit_compile=True) call, which makes XlaOpRegistry::RegisterCompilationKernels register the XLA JIT kernels"},
 	{Pack: "intel-xpu", DeviceType: "XPU", TFVersion: "2.15.1",
-		Wheel:  "intel_extension_for_tensorflow_lib-2.15.0.3.2-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
-		SHA256: "aea3a014db095b0d7641d90e46658a6b3477efc65479a1dd034ea04df71eaaae",
-		Date:   "2026-12-02", Setting: "intel-extension-for-tensorflow[xpu] 2.15.0.3 on tensorflow 2.15.1, oneAPI 2025.0 runtime from PyPI, Level Zero loader and OpenCL ICD loader from Debian 12, no Intel GPU"},
+		Wheel:   "intel_extension_for_tensorflow_lib-2.15.0.3.2-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+		SHA256:  "aea3a014db095b0d7641d90e46658a6b3477efc65479a1dd034ea04df71eaaae",
+		Setting: "intel-extension-for-tensorflow[xpu] 2.15.0.3 on tensorflow 2.15.1, oneAPI 2025.0 runtime from PyPI, Level Zero loader and OpenCL ICD loader from Debian 12, no Intel GPU"},
 	{Pack: "rocm", DeviceType: "GPU", TFVersion: "2.14.0",
-		Wheel:  "tensorflow_rocm-2.14.0.600-cp311-cp311-manylinux2014_x86_64.whl",
-		SHA256: "c9f3e6f81ea916d8a7481a3d59240867b36ead2ff5474e5ba233b2b598baf7fe",
-		Date:   "2026-12-02", Setting: "tensorflow-rocm 2.14.0.600 (ROCm 6.0, built from ROCm/tensorflow-upstream), its HIP, HSA and RCCL libraries replaced by empty stubs so that it loads without ROCm; the pack is upstream TensorFlow 2.15.0 for ROCm 5.3, so versions differ"},
+		Wheel:   "tensorflow_rocm-2.14.0.600-cp311-cp311-manylinux2014_x86_64.whl",
+		SHA256:  "c9f3e6f81ea916d8a7481a3d59240867b36ead2ff5474e5ba233b2b598baf7fe",
+		Setting: "tensorflow-rocm 2.14.0.600 (ROCm 6.0, built from ROCm/tensorflow-upstream), its HIP, HSA and RCCL libraries replaced by empty stubs so that it loads without ROCm; the pack is upstream TensorFlow 2.15.0 for ROCm 5.3, so versions differ"},
 	{Pack: "directml", DeviceType: "GPU", TFVersion: "2.10.0",
-		Wheel:  "tensorflow_directml_plugin-0.4.0.dev230202-cp310-cp310-manylinux2010_x86_64.whl",
-		SHA256: "ecaf259ee58d43724f51eba09d498e8c114567aed2684072ee276b5d1c6a321b",
-		Date:   "2026-12-02", Setting: "tensorflow-directml-plugin 0.4.0.dev230202 (the newest on PyPI) on tensorflow-cpu 2.10.0, without libd3d12.so (WSL only), so DirectML itself does not load; the plugin's own GPU kernels are the dump's GPU kernels less those tensorflow-cpu registers alone"},
+		Wheel:   "tensorflow_directml_plugin-0.4.0.dev230202-cp310-cp310-manylinux2010_x86_64.whl",
+		SHA256:  "ecaf259ee58d43724f51eba09d498e8c114567aed2684072ee276b5d1c6a321b",
+		Setting: "tensorflow-directml-plugin 0.4.0.dev230202 (the newest on PyPI) on tensorflow-cpu 2.10.0, without libd3d12.so (WSL only), so DirectML itself does not load; the plugin's own GPU kernels are the dump's GPU kernels less those tensorflow-cpu registers alone"},
 }
 
 // BinaryChecks lists the built-in packs checked against a binary on

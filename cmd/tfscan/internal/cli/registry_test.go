@@ -354,7 +354,7 @@ func TestRegistryShowChecked(t *testing.T) {
 		arg, want string
 	}{
 		{"cpu", "checked:    kernel by kernel against the CPU registry of TensorFlow 2.15.0 (tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl, sha256 dee8ec2b"},
-		{"intel-xpu", "checked:    kernel by kernel, once (2026-12-02), against the XPU registry of intel_extension_for_tensorflow_lib-2.15.0.3.2"},
+		{"intel-xpu", "checked:    kernel by kernel, once, against the XPU registry of intel_extension_for_tensorflow_lib-2.15.0.3.2"},
 		{"musa", ""},
 		{"cpu.json", ""},
 	}
