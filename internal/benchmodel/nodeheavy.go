@@ -31,12 +31,7 @@ const (
 // function ("x:output:0") reference syntax, and returns its output. Relu
 // has a control input on the weight, as frozen graphs often carry.
 func smallLayer(nodes []*nodepb.NodeDef, prefix, in string, fn bool) ([]*nodepb.NodeDef, string) {
-	ref := func(name, arg string) string {
-		if fn {
-			return name + ":" + arg + ":0"
-		}
-		return name
-	}
+	ref := func(name, arg string) string { return inputRef(name, arg, fn) }
 	f32 := tType(tpb.DataType_DT_FLOAT)
 	no := &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: false}}
 	w, mm, bias, add, relu := prefix+"/w", prefix+"/MatMul", prefix+"/b", prefix+"/add", prefix+"/Relu"
@@ -95,7 +90,13 @@ func FunctionsSavedModel(n int) []byte {
 		gd.Library.Function = append(gd.Library.Function, fd)
 	}
 	gd.Node = append(gd.Node, &nodepb.NodeDef{Name: "output", Op: "Identity", Input: []string{in}, Attr: map[string]*attrpb.AttrValue{"T": tType(tpb.DataType_DT_FLOAT)}})
-	return marshal(&mgpb.SavedModel{SavedModelSchemaVersion: 1, MetaGraphs: []*mgpb.MetaGraphDef{{
+	return marshal(serving(gd))
+}
+
+// serving wraps gd in a SavedModel of one "serve" MetaGraph whose
+// serving_default signature feeds input:0 and fetches output:0.
+func serving(gd *gpb.GraphDef) *mgpb.SavedModel {
+	return &mgpb.SavedModel{SavedModelSchemaVersion: 1, MetaGraphs: []*mgpb.MetaGraphDef{{
 		MetaInfoDef: &mgpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
 		GraphDef:    gd,
 		SignatureDef: map[string]*mgpb.SignatureDef{"serving_default": {
@@ -103,7 +104,16 @@ func FunctionsSavedModel(n int) []byte {
 			Inputs:     map[string]*mgpb.TensorInfo{"x": {Encoding: &mgpb.TensorInfo_Name{Name: "input:0"}, Dtype: tpb.DataType_DT_FLOAT}},
 			Outputs:    map[string]*mgpb.TensorInfo{"y": {Encoding: &mgpb.TensorInfo_Name{Name: "output:0"}, Dtype: tpb.DataType_DT_FLOAT}},
 		}},
-	}}})
+	}}}
+}
+
+// inputRef is the reference to output arg of node name: the node alone at
+// top level, "name:arg:0" inside a function.
+func inputRef(name, arg string, fn bool) string {
+	if fn {
+		return name + ":" + arg + ":0"
+	}
+	return name
 }
 
 // Shape is one node-heavy benchmark model: its name, its bytes and the file

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -279,6 +280,12 @@ func loadStep(b *testing.B, name, dir string) benchmodel.Step {
 // scanStep is a benchmark step that scans with opts and writes the JSON
 // report to a counter, whose count it gives to size when not nil.
 func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)) benchmodel.Step {
+	return scanWriteStep(b, name, opts, jsonout.WriteJSON, size)
+}
+
+// scanWriteStep is a benchmark step that scans with opts and writes the
+// report with write to a counter, whose count it gives to size when not nil.
+func scanWriteStep(b *testing.B, name string, opts Options, write func(io.Writer, *reports.Report) error, size func(countingWriter)) benchmodel.Step {
 	return benchmodel.Step{Name: name, Run: func() {
 		rep, err := Run(context.Background(), opts)
 		if err != nil {
@@ -288,7 +295,7 @@ func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)
 			b.Fatal(rep.Errors[0].Message)
 		}
 		var w countingWriter
-		if err := jsonout.WriteJSON(&w, rep); err != nil {
+		if err := write(&w, rep); err != nil {
 			b.Fatal(err)
 		}
 		if size != nil {
@@ -331,19 +338,7 @@ func BenchmarkScanNodeHeavy(b *testing.B) {
 						b.Fatal(err)
 					}
 				}},
-				benchmodel.Step{Name: "Scan", Run: func() {
-					rep, err := Run(context.Background(), Options{Paths: []string{path}, Targets: []string{"musa"}, From: "cuda", Version: "bench"})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(rep.Errors) > 0 {
-						b.Fatal(rep.Errors[0].Message)
-					}
-					var w countingWriter
-					if err := table.WriteTable(&w, rep); err != nil {
-						b.Fatal(err)
-					}
-				}},
+				scanWriteStep(b, "Scan", Options{Paths: []string{path}, Targets: []string{"musa"}, From: "cuda", Version: "bench"}, table.WriteTable, nil),
 			)
 		})
 	}
