@@ -1,7 +1,7 @@
 GO ?= go
 export CGO_ENABLED = 0
 
-.PHONY: build test demo fuzz-short bench lint opdefs opdefs-check tf zoo zoo-full kernel-goldens
+.PHONY: build test demo fuzz-short bench bench-nodes lint opdefs opdefs-check tf zoo zoo-full kernel-goldens
 
 build:
 	$(GO) build -o bin/tfscan ./cmd/tfscan
@@ -72,6 +72,12 @@ fuzz-short:
 # (on demand, not in CI).
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./graph/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
+
+# The node-heavy shapes alone (flat 200k and 1M GraphDefs, 5,000 functions):
+# load and build against read + proto.Unmarshal, the default scan against
+# inspect (docs/performance.md).
+bench-nodes:
+	$(GO) test -run='^$$' -bench='NodeHeavy' -benchtime=3x ./graph/ ./cmd/tfscan/internal/scan/
 
 lint:
 	gofmt -l . | (! grep .)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	gpb "github.com/wamuir/graft/tensorflow/core/framework/graph_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/proto"
 
@@ -159,5 +160,44 @@ func unmarshal(b *testing.B, data []byte) {
 		if err := proto.Unmarshal(data, sm); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNodeHeavy compares reading and building node-heavy graphs (a
+// flat GraphDef of 200,000 and of 1,000,000 small nodes, a SavedModel of
+// 5,000 functions: benchmodel.NodeHeavy) with a bare read of the file and
+// proto.Unmarshal of its bytes, interleaved in one run (benchmodel.Compare).
+// Goal: LoadBuild/ReadUnmarshal at most 0.9 in CPU and peak heap
+// (docs/performance.md).
+// Run: go test -bench NodeHeavy -run '^$' -benchtime 5x ./graph/
+func BenchmarkNodeHeavy(b *testing.B) {
+	for _, s := range benchmodel.NodeHeavy() {
+		b.Run(s.Name, func(b *testing.B) {
+			path, file, err := s.Write(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var m proto.Message = &gpb.GraphDef{}
+			if s.File == "saved_model.pb" {
+				m = &mgpb.SavedModel{}
+			}
+			benchmodel.Compare(b,
+				benchmodel.Step{Name: "ReadUnmarshal", Run: func() {
+					raw, err := os.ReadFile(file)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := proto.Unmarshal(raw, m.ProtoReflect().New().Interface()); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				benchmodel.Step{Name: "Load", Run: func() {
+					if _, err := savedmodel.Load(path); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				benchmodel.Step{Name: "LoadBuild", Run: func() { loadBuild(b, path) }},
+			)
+		})
 	}
 }

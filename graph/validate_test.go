@@ -100,3 +100,30 @@ func TestValidNodeName(t *testing.T) {
 		assert.False(t, validNodeName(s), s)
 	}
 }
+
+// A name that repeats keeps its first node: inputs resolve to it, and
+// every later node of the name is reported, wherever the first repeat is.
+func TestDuplicateNameKeepsFirst(t *testing.T) {
+	g, err := buildErr(t, `graph_def {
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "c" op: "NoOp" }
+  node { name: "a" op: "NoOp" }
+  node { name: "c" op: "NoOp" }
+  node { name: "a" op: "NoOp" }
+  node { name: "b" op: "Identity" input: "a" input: "^c" attr { key: "T" value { type: DT_FLOAT } } }
+}`)
+	require.Error(t, err)
+	b := g.Nodes[6]
+	require.Equal(t, "b", b.Name)
+	require.Len(t, b.Inputs, 1)
+	assert.Same(t, g.Nodes[1], b.Inputs[0].Node)
+	assert.Equal(t, []*Node{g.Nodes[2]}, b.ControlInputs)
+	var dups []int
+	for _, d := range g.Diagnostics {
+		if d.Kind == "duplicate_node" {
+			dups = append(dups, d.node.ID)
+		}
+	}
+	assert.Equal(t, []int{3, 4, 5}, dups)
+}

@@ -228,7 +228,20 @@ type field struct {
 }
 
 // next reads the field record at the start of b and returns the rest.
+// A record with a one-byte tag and a one-byte length or varint (most of a
+// graph's names, inputs and attr entries) is read without the general
+// decoding; anything else, a malformed record included, takes it.
 func next(b []byte) (field, []byte, error) {
+	if len(b) >= 2 && b[0] >= 1<<3 && b[0] < 0x80 && b[1] < 0x80 {
+		switch protowire.Type(b[0] & 7) {
+		case protowire.BytesType:
+			if end := 2 + int(b[1]); end <= len(b) {
+				return field{num: protowire.Number(b[0] >> 3), typ: protowire.BytesType, val: b[2:end], record: b[:end]}, b[end:], nil
+			}
+		case protowire.VarintType:
+			return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, varint: uint64(b[1]), record: b[:2]}, b[2:], nil
+		}
+	}
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return field{}, nil, errFallback

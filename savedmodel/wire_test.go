@@ -347,3 +347,53 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 	assert.NotSame(t, e, f)
 	assert.Same(t, e.GetTensorShape(), f.GetTensorShape(), "the Consts' shapes")
 }
+
+// next reads every record as protowire does, its short-record path
+// included: one- and two-byte tags, lengths and varints, field number 0,
+// truncated payloads and every wire type.
+func TestNextMatchesProtowire(t *testing.T) {
+	general := func(b []byte) (field, []byte, bool) {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return field{}, nil, false
+		}
+		f := field{num: num, typ: typ}
+		var m int
+		switch typ {
+		case protowire.BytesType:
+			f.val, m = protowire.ConsumeBytes(b[n:])
+		case protowire.VarintType:
+			f.varint, m = protowire.ConsumeVarint(b[n:])
+		default:
+			m = protowire.ConsumeFieldValue(num, typ, b[n:])
+			if m >= 0 {
+				f.val = b[n : n+m]
+			}
+		}
+		if m < 0 {
+			return field{}, nil, false
+		}
+		f.record = b[:n+m]
+		return f, b[n+m:], true
+	}
+	payload := make([]byte, 300)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	for first := 0; first < 256; first++ {
+		for _, second := range []byte{0, 1, 5, 0x7f, 0x80, 0x81, 0xff} {
+			for _, size := range []int{1, 2, 3, 6, 8, 130, 300} {
+				b := append([]byte{byte(first), second}, payload[:size-min(size, 2)]...)[:size]
+				want, wantRest, ok := general(b)
+				got, rest, err := next(b)
+				if !ok {
+					assert.Error(t, err, "% x", b)
+					continue
+				}
+				require.NoError(t, err, "% x", b)
+				assert.Equal(t, want, got, "% x", b)
+				assert.Equal(t, wantRest, rest, "% x", b)
+			}
+		}
+	}
+}

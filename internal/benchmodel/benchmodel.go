@@ -23,8 +23,6 @@ import (
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
-	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
-	"google.golang.org/protobuf/proto"
 )
 
 // Size of the generated model: top-level nodes, functions and nodes per
@@ -67,12 +65,7 @@ func constNode(name string, n int) *nodepb.NodeDef {
 // layer appends a conv block (Const filter, Conv2D, BiasAdd, Relu) fed by
 // in, in top-level ("x:0") or function ("x:output:0") reference syntax.
 func layer(nodes []*nodepb.NodeDef, prefix, in string, fn bool) ([]*nodepb.NodeDef, string) {
-	ref := func(name, arg string) string {
-		if fn {
-			return name + ":" + arg + ":0"
-		}
-		return name
-	}
+	ref := func(name, arg string) string { return inputRef(name, arg, fn) }
 	f32 := tType(tpb.DataType_DT_FLOAT)
 	w, conv, bias, add, relu := prefix+"/w", prefix+"/conv", prefix+"/b", prefix+"/bias", prefix+"/relu"
 	nodes = append(nodes,
@@ -128,20 +121,7 @@ func SavedModel() []byte {
 			fd.Ret = map[string]string{"y": fin}
 			gd.Library.Function = append(gd.Library.Function, fd)
 		}
-		sm := &mgpb.SavedModel{SavedModelSchemaVersion: 1, MetaGraphs: []*mgpb.MetaGraphDef{{
-			MetaInfoDef: &mgpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
-			GraphDef:    gd,
-			SignatureDef: map[string]*mgpb.SignatureDef{"serving_default": {
-				MethodName: "tensorflow/serving/predict",
-				Inputs:     map[string]*mgpb.TensorInfo{"x": {Encoding: &mgpb.TensorInfo_Name{Name: "input:0"}, Dtype: tpb.DataType_DT_FLOAT}},
-				Outputs:    map[string]*mgpb.TensorInfo{"y": {Encoding: &mgpb.TensorInfo_Name{Name: "output:0"}, Dtype: tpb.DataType_DT_FLOAT}},
-			}},
-		}}}
-		var err error
-		benchBytes, err = proto.MarshalOptions{Deterministic: true}.Marshal(sm)
-		if err != nil {
-			panic(err)
-		}
+		benchBytes = marshal(serving(gd))
 	})
 	return benchBytes
 }

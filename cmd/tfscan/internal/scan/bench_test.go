@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/tfscan/tfscan/internal/benchmodel"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/reports/jsonout"
+	"github.com/tfscan/tfscan/reports/table"
 )
 
 // BenchmarkCoverage200k measures matching a 210,000-node model against every
@@ -278,6 +280,12 @@ func loadStep(b *testing.B, name, dir string) benchmodel.Step {
 // scanStep is a benchmark step that scans with opts and writes the JSON
 // report to a counter, whose count it gives to size when not nil.
 func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)) benchmodel.Step {
+	return scanWriteStep(b, name, opts, jsonout.WriteJSON, size)
+}
+
+// scanWriteStep is a benchmark step that scans with opts and writes the
+// report with write to a counter, whose count it gives to size when not nil.
+func scanWriteStep(b *testing.B, name string, opts Options, write func(io.Writer, *reports.Report) error, size func(countingWriter)) benchmodel.Step {
 	return benchmodel.Step{Name: name, Run: func() {
 		rep, err := Run(context.Background(), opts)
 		if err != nil {
@@ -287,7 +295,7 @@ func scanStep(b *testing.B, name string, opts Options, size func(countingWriter)
 			b.Fatal(rep.Errors[0].Message)
 		}
 		var w countingWriter
-		if err := jsonout.WriteJSON(&w, rep); err != nil {
+		if err := write(&w, rep); err != nil {
 			b.Fatal(err)
 		}
 		if size != nil {
@@ -302,4 +310,36 @@ type countingWriter int64
 func (w *countingWriter) Write(p []byte) (int, error) {
 	*w += countingWriter(len(p))
 	return len(p), nil
+}
+
+// BenchmarkScanNodeHeavy measures the default scan of node-heavy graphs
+// (benchmodel.NodeHeavy: flat GraphDefs of 200,000 and 1,000,000 small
+// nodes, a SavedModel of 5,000 functions) against `tfscan inspect` of the
+// same model, both with their table output, interleaved in one run
+// (benchmodel.Compare). The scan is what a user runs by default: one
+// target (musa), the cuda source (--from cuda), placement on. Goal:
+// Scan/Inspect at most 1.5 in CPU (docs/performance.md).
+// Run: go test -bench ScanNodeHeavy -run '^$' -benchtime 3x ./cmd/tfscan/internal/scan/
+func BenchmarkScanNodeHeavy(b *testing.B) {
+	for _, s := range benchmodel.NodeHeavy() {
+		b.Run(s.Name, func(b *testing.B) {
+			path, _, err := s.Write(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchmodel.Compare(b,
+				benchmodel.Step{Name: "Inspect", Run: func() {
+					rep, err := Inspect(context.Background(), InspectOptions{Paths: []string{path}})
+					if err != nil || len(rep.Errors) > 0 {
+						b.Fatal(err, rep.Errors)
+					}
+					var w countingWriter
+					if err := table.WriteInspectTable(&w, rep); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				scanWriteStep(b, "Scan", Options{Paths: []string{path}, Targets: []string{"musa"}, From: "cuda", Version: "bench"}, table.WriteTable, nil),
+			)
+		})
+	}
 }
