@@ -120,7 +120,7 @@ func TestGateReadsOnlyTheModel(t *testing.T) {
 // domain are the packages that do tfscan's work; the command line reaches
 // them only through the application layer (cmd/tfscan/internal/scan,
 // explain, config, cache).
-var domain = []string{"savedmodel", "graph", "coverage", "kernels", "executor", "parity", "rewrite", "security", "dtype", "tflog"}
+var domain = []string{"savedmodel", "graph", "coverage", "kernels", "executor", "parity", "rewrite", "security", "dtype", "tflog", "training"}
 
 // cliPending are the command line's files that still read registry packs
 // themselves (`tfscan registry`): each is to move behind the application
