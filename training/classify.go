@@ -91,6 +91,11 @@ func partOf(n *graph.Node) (Part, bool) {
 		return Backward, true
 	case isApplyOp(op):
 		return Optimizer, true
+	case op == "IsFinite":
+		// LossScaleOptimizer's finite check of the gradients
+		// (tf_keras mixed_precision/loss_scale_optimizer.py
+		// _is_all_finite); a TF2 step builds it outside any scope.
+		return LossScale, true
 	}
 	if f := n.Func; f != nil {
 		// Functions the tape differentiates through are split in a

@@ -43,6 +43,7 @@ func TestPartOf(t *testing.T) {
 		{"SGD_1/ReadVariableOp", "ReadVariableOp", nil, Optimizer, true},
 		{"training/LossScaleOptimizer/mul_3", "Mul", nil, LossScale, true},
 		{"LossScaleOptimizer/IsFinite_2", "IsFinite", nil, LossScale, true},
+		{"IsFinite_3", "IsFinite", nil, LossScale, true},
 		{"training/LossScaleOptimizer/gradients/AddN", "AddN", nil, Backward, true},
 		{"training/LossScaleOptimizer/SGD/ReadVariableOp", "ReadVariableOp", nil, Optimizer, true},
 		{"cond/good_steps/AssignAddVariableOp", "AssignAddVariableOp", nil, LossScale, true},
