@@ -22,7 +22,8 @@ MirroredStrategy over them.
 
 Writes OUT/saved_model (a SavedModel whose signature train_step runs one
 step) and OUT/train_step.pb (the traced step's GraphDef with its function
-library). Prints OUT.
+library; with --replicas above 1 only this, since tf.saved_model.save
+refuses a MirroredStrategy step's signature). Prints OUT.
 
 Exit codes: 0 written; 2 bad arguments (an optimizer or loss name TensorFlow
 does not know, --replicas or --batch below 1); 3 the model cannot be loaded
@@ -146,6 +147,15 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "train_step.pb"), "wb") as f:
         f.write(concrete.graph.as_graph_def().SerializeToString())
+
+    if a.replicas > 1:
+        # tf.saved_model.save refuses the step's signature wrapper under
+        # MirroredStrategy ("Unable to save function
+        # b'__inference_signature_wrapper_…'"): the GraphDef is the export.
+        print(f"export_train_step: --replicas {a.replicas}: TensorFlow does not save a MirroredStrategy step as a "
+              "SavedModel signature; wrote train_step.pb only", file=sys.stderr)
+        print(a.out)
+        return
 
     class Step(tf.Module):
         pass
