@@ -125,6 +125,9 @@ type Target struct {
 	// nodes `tfscan rewrite` would remove on this target (nil when not
 	// asked).
 	RewriteRemovesFallback *int `json:"rewrite_removes_fallback_nodes,omitempty"`
+	// Training breaks the figures down by part of the training step, for
+	// a training graph only.
+	Training *Training `json:"training,omitempty"`
 	// Ops counts the nodes the figures count (Counts) per op and reason:
 	// the op × target matrix, exact whatever Nodes lists. Sorted by op.
 	Ops []OpCoverage `json:"ops"`
@@ -435,6 +438,10 @@ type NodeResult struct {
 	// RequestedDevice is the node's own device field when the placement
 	// honoured it (a device pin).
 	RequestedDevice string `json:"requested_device,omitempty"`
+	// Part is the part of the training step the node belongs to (forward,
+	// backward, optimizer, loss_scale, collective, input), in a training
+	// graph only.
+	Part string `json:"part,omitempty"`
 }
 
 // Parity is the numeric comparison of a model under a precision profile.

@@ -120,7 +120,7 @@ func TestGateReadsOnlyTheModel(t *testing.T) {
 // domain are the packages that do tfscan's work; the command line reaches
 // them only through the application layer (cmd/tfscan/internal/scan,
 // registry, explain, config, cache).
-var domain = []string{"savedmodel", "graph", "coverage", "kernels", "executor", "parity", "rewrite", "security", "dtype", "tflog"}
+var domain = []string{"savedmodel", "graph", "coverage", "kernels", "executor", "parity", "rewrite", "security", "dtype", "tflog", "training"}
 
 // TestCLIImportsNoDomainPackage: cmd/tfscan/internal/cli parses flags,
 // calls the application layer, picks writers and maps errors to exit

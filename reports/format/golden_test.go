@@ -103,6 +103,7 @@ func TestWritersGolden(t *testing.T) {
 			checkGolden(t, "fixture."+ext(format), a.Bytes())
 			writeGolden(t, format, "empty", &reports.Report{Tool: reports.Tool{Name: "tfscan", Version: "0.1.0-test"}})
 			writeGolden(t, format, "errors", reportstest.Errors())
+			writeGolden(t, format, "training", reportstest.Training())
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 // Every JSON golden must satisfy the embedded report schema.
 func TestJSONGoldensMatchSchema(t *testing.T) {
 	s := reportstest.CompileSchema(t, "report.schema.json", reports.Schema())
-	for _, name := range []string{"fixture.json", "empty.json", "errors.json"} {
+	for _, name := range []string{"fixture.json", "empty.json", "errors.json", "training.json"} {
 		f := filepath.Join("testdata", "golden", name)
 		doc, err := os.ReadFile(f)
 		require.NoError(t, err)

@@ -26,6 +26,7 @@ var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.Fu
 	"join":   strings.Join,
 	"pins":   render.PinList,
 	"phrase": render.DeltaPhrase,
+	"ops":    render.TrainingOpList,
 	"cat":    reports.Category,
 	"sci":    func(v float64) string { return fmt.Sprintf("%.3g", v) },
 	"sbytes": func(b int64) string {

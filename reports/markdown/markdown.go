@@ -145,6 +145,9 @@ func writeMarkdown(w io.Writer, r *reports.Report, limit int) error {
 			writeStackMarkdown(&sec, t)
 		}
 		for _, t := range m.Targets {
+			writeTrainingMarkdown(&sec, t)
+		}
+		for _, t := range m.Targets {
 			if par := t.Parity; par != nil {
 				first := "none"
 				if par.FirstDivergence != nil {

@@ -576,6 +576,15 @@ func writeTargetLines(p *printer, m *reports.Model, v *render.View, verbose bool
 		}
 	}
 	for _, t := range m.Targets {
+		if t.Training == nil {
+			continue
+		}
+		p.line("%s: %s", t.Target, render.TrainingSummary(t))
+		for _, s := range render.TrainingLines(t) {
+			p.line("%s: %s", t.Target, s)
+		}
+	}
+	for _, t := range m.Targets {
 		if n := t.RewriteRemovesFallback; n != nil && *n > 0 {
 			p.line("%s: tfscan rewrite would remove %d fallback node(s) (tfscan rewrite %s --target %s -o OUT)", t.Target, *n, m.Path, t.Target)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/training"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -53,6 +54,9 @@ type Nodes struct {
 	// (then every node counts and reports name no phase).
 	phases  []graph.Phase
 	counted PhaseSet
+	// parts is each node's part of the training step (by graph.Node.ID),
+	// nil when the graph is no training step (WithParts).
+	parts []training.Part
 	// shapes are the model's static shapes, inferred by the first
 	// placement and shared by the others (they do not depend on the
 	// target; the options that shape them are the scan's).
@@ -211,6 +215,7 @@ func (ns *Nodes) result(i int, m *coverage.Match) reports.NodeResult {
 		Reachable: n.Reachable,
 		Phase:     ns.phaseName(n),
 		LoweredTo: m.Lowered,
+		Part:      ns.partName(i),
 	}
 }
 

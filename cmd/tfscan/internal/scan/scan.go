@@ -30,6 +30,7 @@ import (
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 	"github.com/tfscan/tfscan/security"
 	"github.com/tfscan/tfscan/tflog"
+	"github.com/tfscan/tfscan/training"
 )
 
 // Options select what to scan and against what.
@@ -625,7 +626,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
-	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted)
+	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
 	// The source comes first, since every target's delta reads it; what
 	// the deltas need of it is taken (a source), and each target is
 	// finished (its delta, the nodes it lists) before the next is
@@ -696,6 +697,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		if src != nil {
 			applyDelta(rt, src, nodes, at)
 		}
+		applyTraining(rt, t, nodes, at)
 		if !opts.AllNodes {
 			spare = rt.KeepAttention(rm.Findings)
 		}

@@ -1,0 +1,36 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tfscan/tfscan/reports"
+	"github.com/tfscan/tfscan/reports/internal/render"
+)
+
+// writeTrainingMarkdown writes a training step's parts on target t: nodes,
+// coverage and what leaves the device, part by part.
+func writeTrainingMarkdown(sec *strings.Builder, t *reports.Target) {
+	tr := t.Training
+	if tr == nil {
+		return
+	}
+	vs := ""
+	if t.Delta != nil {
+		vs = " new vs " + mdCell(t.Delta.Source) + " |"
+	}
+	fmt.Fprintf(sec, "\n**%s** — training step by part\n\n| part | nodes | covered | on CPU |%s island bytes/step | ops on CPU |\n|---|---:|---:|---:|%s---:|---|\n",
+		mdCell(t.Target), vs, strings.Repeat("---:|", render.BoolInt(vs != "")))
+	for _, p := range tr.Parts {
+		nw := ""
+		if vs != "" {
+			nw = fmt.Sprintf(" %d |", p.NewFallbackNodes)
+		}
+		bytes := "-"
+		if p.IslandBytes > 0 {
+			bytes = render.FormatBytes(p.IslandBytes)
+		}
+		fmt.Fprintf(sec, "| %s | %d | %d | %d |%s %s | %s |\n", p.Part, p.Nodes, p.Covered, p.FallbackNodes, nw, bytes,
+			mdCell(render.TrainingOpList(p)))
+	}
+}

@@ -1,0 +1,194 @@
+package training
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tfscan/tfscan/graph"
+)
+
+// collectiveOps are the ops that exchange tensors between replicas
+// (tensorflow/core/ops/collective_ops.cc, nccl_ops.cc).
+var collectiveOps = []string{
+	"CollectiveReduce", "CollectiveReduceV2", "CollectiveReduceV3", "CollectiveReduceScatterV2",
+	"CollectiveGather", "CollectiveGatherV2", "CollectiveBcastSend", "CollectiveBcastRecv",
+	"CollectiveBcastSendV2", "CollectiveBcastRecvV2", "CollectiveAllToAllV2", "CollectiveAllToAllV3",
+	"CollectiveAssignGroupV2", "CollectiveInitializeCommunicator",
+	"NcclAllReduce", "NcclReduce", "NcclBroadcast",
+	"_NcclReduceSend", "_NcclReduceRecv", "_NcclBroadcastSend", "_NcclBroadcastRecv",
+}
+
+// backwardOps are gradient ops whose names do not end in Grad
+// (tensorflow/core/ops/array_ops.cc BroadcastGradientArgs,
+// functional_ops.cc SymbolicGradient).
+var backwardOps = []string{"BroadcastGradientArgs", "SymbolicGradient"}
+
+// optimizerScopes are the name scopes optimizers build their update in:
+// the Keras optimizer classes (optimizer_v2.py:637 and :710 open
+// name_scope(self._name) in apply_gradients; the default name is the class
+// name) and tf.compat.v1.train's optimizers (optimizer.py names its scope
+// after the optimizer, e.g. GradientDescent, Momentum).
+var optimizerScopes = []string{
+	"SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "Adamax", "Adafactor", "Ftrl", "Nadam", "RMSprop", "Lion",
+	"GradientDescent", "Momentum", "RMSProp", "ProximalAdagrad", "AdagradDA", "ProximalGradientDescent",
+}
+
+// lossScaleScopes are the scopes of Keras' LossScaleOptimizer (its class
+// name) and of its dynamic scale's state (keras mixed_precision
+// loss_scale_optimizer.py: current_loss_scale, good_steps).
+var lossScaleScopes = []string{"LossScaleOptimizer", "current_loss_scale", "good_steps"}
+
+// carriers compute nothing of their own: they take the part of their
+// consumers when every consumer has the same part (a slot variable's
+// _Arg, the Const a gradient reads).
+var carriers = []string{"_Arg", "Const", "HostConst", "Placeholder", "PlaceholderWithDefault", "VarHandleOp",
+	"ReadVariableOp", "Identity", "NoOp"}
+
+// Parts returns each node's part, indexed by Node.ID.
+//
+// A node's own op and name decide first (partOf); a carrier no rule placed
+// takes the part its consumers share. Consumers are decided first: nodes
+// are visited in reverse topological order, the top level and each
+// function body on their own.
+func Parts(g *graph.Graph) []Part {
+	parts := make([]Part, len(g.Nodes))
+	decided := make([]bool, len(g.Nodes))
+	for _, n := range g.Nodes {
+		parts[n.ID], decided[n.ID] = partOf(n)
+	}
+	inherit := func(order []*graph.Node) {
+		for i := len(order) - 1; i >= 0; i-- {
+			n := order[i]
+			if decided[n.ID] || !slices.Contains(carriers, n.Op) {
+				continue
+			}
+			cs := g.Consumers(n)
+			if len(cs) == 0 {
+				continue
+			}
+			p := parts[cs[0].ID]
+			if !slices.ContainsFunc(cs, func(c *graph.Node) bool { return parts[c.ID] != p }) {
+				parts[n.ID] = p
+			}
+		}
+	}
+	inherit(g.Topo())
+	for _, f := range g.Functions {
+		inherit(f.Topo())
+	}
+	return parts
+}
+
+// partOf is the part n's op and name tell, and whether they tell one.
+func partOf(n *graph.Node) (Part, bool) {
+	op := n.Op
+	switch {
+	case slices.Contains(collectiveOps, op):
+		return Collective, true
+	case isInputOp(op):
+		return Input, true
+	case slices.Contains(backwardOps, op), isGradOp(op):
+		return Backward, true
+	case isApplyOp(op):
+		return Optimizer, true
+	case op == "IsFinite":
+		// LossScaleOptimizer's finite check of the gradients
+		// (tf_keras mixed_precision/loss_scale_optimizer.py
+		// _is_all_finite); a TF2 step builds it outside any scope.
+		return LossScale, true
+	}
+	if f := n.Func; f != nil {
+		// Functions the tape differentiates through are split in a
+		// forward and a backward function
+		// (polymorphic_function/concrete_function.py:63-64).
+		name := strings.TrimPrefix(f.Name, "__inference_")
+		if strings.HasPrefix(name, "__backward_") {
+			return Backward, true
+		}
+	}
+	return scopePart(n.Name)
+}
+
+// scopePart reads a node name's scopes. A gradient scope anywhere makes
+// the node backward: gradients_util.py:509 and :564 open name_scope
+// "gradients" (uniquified gradients_1, …) and :726 op.name + "_grad" per
+// op; backprop.py:144 "gradient_tape/"; optimizer_v2.py:583 opens
+// "<optimizer>/gradients" inside the optimizer's name. Otherwise the
+// outermost scope naming a part decides: a LossScaleOptimizer's scope holds
+// the optimizer it wraps in its own scope, and what is left there is the
+// scaling of loss and gradients and the scale's update.
+func scopePart(name string) (Part, bool) {
+	scopes := strings.Split(name, "/")
+	scopes = scopes[:len(scopes)-1]
+	if slices.ContainsFunc(scopes, isGradientScope) {
+		return Backward, true
+	}
+	for i, s := range scopes {
+		base := trimIndex(s)
+		switch {
+		case slices.Contains(lossScaleScopes, base):
+			if slices.ContainsFunc(scopes[i+1:], func(s string) bool { return slices.Contains(optimizerScopes, trimIndex(s)) }) {
+				return Optimizer, true
+			}
+			return LossScale, true
+		case slices.Contains(optimizerScopes, base):
+			return Optimizer, true
+		}
+	}
+	return Forward, false
+}
+
+// isGradientScope tells the scopes TensorFlow builds gradients in.
+func isGradientScope(s string) bool {
+	base := trimIndex(s)
+	return base == "gradients" || base == "gradient_tape" || strings.HasSuffix(s, "_grad")
+}
+
+// trimIndex drops the "_<n>" TensorFlow appends to make a scope unique
+// (ops.py unique_name): gradients_1 is gradients.
+func trimIndex(s string) string {
+	i := strings.LastIndexByte(s, '_')
+	if i <= 0 || i == len(s)-1 {
+		return s
+	}
+	for _, c := range s[i+1:] {
+		if c < '0' || c > '9' {
+			return s
+		}
+	}
+	return s[:i]
+}
+
+// isGradOp tells the gradient kernels TensorFlow names after their forward
+// op: ReluGrad, FusedBatchNormGradV3, MaxPoolGrad, Conv2DBackpropFilter.
+func isGradOp(op string) bool {
+	if strings.Contains(op, "Backprop") {
+		return true
+	}
+	op = strings.TrimRight(op, "0123456789")
+	op = strings.TrimSuffix(op, "V")
+	return strings.HasSuffix(op, "Grad")
+}
+
+// isApplyOp tells the optimizer kernels (tensorflow/core/ops/training_ops.cc):
+// Apply*, ResourceApply*, SparseApply*, ResourceSparseApply*.
+func isApplyOp(op string) bool {
+	for _, p := range []string{"ResourceSparseApply", "ResourceApply", "SparseApply", "Apply"} {
+		if rest, ok := strings.CutPrefix(op, p); ok && rest != "" && rest[0] >= 'A' && rest[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// isInputOp tells the tf.data ops (tensorflow/core/ops/dataset_ops.cc,
+// experimental_dataset_ops.cc): datasets, iterators and what reads them.
+func isInputOp(op string) bool {
+	op = strings.TrimRight(op, "0123456789")
+	op = strings.TrimSuffix(op, "V")
+	switch {
+	case strings.HasSuffix(op, "Dataset"), strings.Contains(op, "Iterator"):
+		return true
+	}
+	return slices.Contains([]string{"OptionalGetValue", "OptionalHasValue", "DeleteIterator", "MakeIterator"}, op)
+}
