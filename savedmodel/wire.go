@@ -242,6 +242,12 @@ func next(b []byte) (field, []byte, error) {
 			return field{num: protowire.Number(b[0] >> 3), typ: protowire.VarintType, varint: uint64(b[1]), record: b[:2]}, b[2:], nil
 		}
 	}
+	return nextGeneral(b)
+}
+
+// nextGeneral reads one record of any form with protowire: what next does
+// for records its short path does not take.
+func nextGeneral(b []byte) (field, []byte, error) {
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
 		return field{}, nil, errFallback

@@ -353,28 +353,8 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 // truncated payloads and every wire type.
 func TestNextMatchesProtowire(t *testing.T) {
 	general := func(b []byte) (field, []byte, bool) {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return field{}, nil, false
-		}
-		f := field{num: num, typ: typ}
-		var m int
-		switch typ {
-		case protowire.BytesType:
-			f.val, m = protowire.ConsumeBytes(b[n:])
-		case protowire.VarintType:
-			f.varint, m = protowire.ConsumeVarint(b[n:])
-		default:
-			m = protowire.ConsumeFieldValue(num, typ, b[n:])
-			if m >= 0 {
-				f.val = b[n : n+m]
-			}
-		}
-		if m < 0 {
-			return field{}, nil, false
-		}
-		f.record = b[:n+m]
-		return f, b[n+m:], true
+		f, rest, err := nextGeneral(b)
+		return f, rest, err == nil
 	}
 	payload := make([]byte, 300)
 	for i := range payload {
