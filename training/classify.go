@@ -56,6 +56,11 @@ func Parts(g *graph.Graph) []Part {
 	for _, n := range g.Nodes {
 		parts[n.ID], decided[n.ID] = partOf(n)
 	}
+	if !IsTraining(parts) {
+		// No step to split: the carriers' inheritance below changes no
+		// node into backward or optimizer, and a serving graph skips it.
+		return parts
+	}
 	inherit := func(order []*graph.Node) {
 		for i := len(order) - 1; i >= 0; i-- {
 			n := order[i]
