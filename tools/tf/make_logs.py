@@ -118,17 +118,22 @@ def amsgrad_graph(tf, step_device):
     return g, init, step
 
 
+def run_amsgrad(tf, out, case, update_device, soft):
+    """Writes case's log and model: one step of amsgrad_graph with its update
+    on update_device, soft placement (and log_device_placement) as soft."""
+    with captured(os.path.join(out, case + ".log")):
+        g, init, step = amsgrad_graph(tf, update_device)
+        write_graph(tf, g, out, case)
+        with tf.compat.v1.Session(graph=g, config=session_config(tf, soft, soft)) as s:
+            s.run(init)
+            s.run(step)
+
+
 def soft_placement_resources(tf, out):
     """Soft placement moves a resource group: AMSGrad's update pinned with its
     variables to XLA_CPU (colocation_graph.cc:1213), with
     log_device_placement."""
-    case = "soft_placement_resources"
-    with captured(os.path.join(out, case + ".log")):
-        g, init, step = amsgrad_graph(tf, "/device:XLA_CPU:0")
-        write_graph(tf, g, out, case)
-        with tf.compat.v1.Session(graph=g, config=session_config(tf, True, True)) as s:
-            s.run(init)
-            s.run(step)
+    run_amsgrad(tf, out, "soft_placement_resources", "/device:XLA_CPU:0", True)
 
 
 def explicit_device_group(tf, out):
@@ -137,13 +142,7 @@ def explicit_device_group(tf, out):
     the placer error names a node of the group that has an XLA_CPU kernel
     (colocation_graph.cc:1311), and the group's debug block the op that has
     none."""
-    case = "explicit_device_group"
-    with captured(os.path.join(out, case + ".log")):
-        g, init, step = amsgrad_graph(tf, "/device:CPU:0")
-        write_graph(tf, g, out, case)
-        with tf.compat.v1.Session(graph=g, config=session_config(tf, False, False)) as s:
-            s.run(init)
-            s.run(step)
+    run_amsgrad(tf, out, "explicit_device_group", "/device:CPU:0", False)
 
 
 def eager_device(tf, out):
