@@ -1,0 +1,82 @@
+package tfgolden
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tfscan/tfscan/kernels"
+)
+
+// CPUReason says why a regenerated golden may differ from the committed one
+// on another machine: TensorFlow's contractions take their block sizes from
+// the cache sizes the CPU reports (Eigen/src/Core/products/
+// GeneralBlockPanelKernel.h: computeProductBlockingSizes through
+// manage_caching_sizes and queryCacheSizes' cpuid), so the order in which
+// MatMul and Conv2D add their products, and the last bits of the result,
+// follow the machine.
+const CPUReason = "the block sizes of Eigen's contraction follow the CPU's cache sizes"
+
+// Regenerated lists how a family TensorFlow has just computed (got) differs
+// from the committed one (want). Every case must be the same op, label,
+// attrs, inputs and error; outputs must be bit-identical, except for the
+// ops whose rule is a summation-order tolerance (CPUDependent), which are
+// held to that tolerance: TensorFlow on another CPU sums them in another
+// order.
+func Regenerated(got, want *File) []string {
+	var diffs []string
+	if got.TensorFlow != want.TensorFlow || got.Generator != want.Generator || got.Family != want.Family {
+		diffs = append(diffs, fmt.Sprintf("made by TensorFlow %s with %s as %q, committed by %s with %s as %q",
+			got.TensorFlow, got.Generator, got.Family, want.TensorFlow, want.Generator, want.Family))
+	}
+	if len(got.Cases) != len(want.Cases) {
+		return append(diffs, fmt.Sprintf("%d cases, %d committed", len(got.Cases), len(want.Cases)))
+	}
+	for i, g := range got.Cases {
+		if d := regeneratedCase(g, want.Cases[i]); d != "" {
+			diffs = append(diffs, fmt.Sprintf("case %d %s: %s", i, want.Cases[i].Name(), d))
+		}
+	}
+	return diffs
+}
+
+func regeneratedCase(g, w *Case) string {
+	if g.Op != w.Op || g.Label != w.Label {
+		return fmt.Sprintf("is %s %q", g.Op, g.Label)
+	}
+	if g.Error != w.Error {
+		return fmt.Sprintf("error %q, committed %q", g.Error, w.Error)
+	}
+	if len(g.Attrs) != len(w.Attrs) {
+		return "attrs differ"
+	}
+	for k, a := range w.Attrs {
+		if !proto.Equal(a, g.Attrs[k]) {
+			return "attr " + k + " differs"
+		}
+	}
+	if d := sameTensors("input", g.Inputs, w.Inputs, Tol{}); d != "" {
+		return d
+	}
+	tol := Tol{}
+	if r := RuleFor(w); r.CPUDependent {
+		tol = r.Tol
+	}
+	return sameTensors("output", g.Outputs, w.Outputs, tol)
+}
+
+func sameTensors(what string, got, want []*kernels.Tensor, t Tol) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d %ss, committed %d", len(got), what, len(want))
+	}
+	for j := range want {
+		d, err := Compare(got[j], want[j], t)
+		if err != nil {
+			return fmt.Sprintf("%s %d: %v", what, j, err)
+		}
+		if d.Bad > 0 {
+			return fmt.Sprintf("%s %d: %d values beyond %s (first %s)", what, j, d.Bad, t, d.First)
+		}
+	}
+	return ""
+}
