@@ -34,6 +34,10 @@ type sim struct {
 	ownNodes bool
 	// resArgs are the resource arguments bind places.
 	resArgs []resArg
+	// crossings are the resource inputs that reach their producer through
+	// a session-graph call's argument, crossAt the same by (node, input).
+	crossings []crossing
+	crossAt   map[[2]int32]int32
 	// first placement node of each graph node (graph.Node.ID), -1 if none
 	firstOf []int32
 

@@ -274,12 +274,13 @@ def short(device):
     return m.group(1) if m else device
 
 
-def run(args, plugin=None):
+def run(args, plugin=None, rawlog=None):
     so, desc = plugin or plugin_for(args.pack)
-    logf = tempfile.TemporaryFile(mode="w+b")
+    logf = open(rawlog, "w+b") if rawlog else tempfile.TemporaryFile(mode="w+b")
     sys.stdout.flush()
     saved = os.dup(1)
     os.dup2(logf.fileno(), 1)
+    line_buffered()
     try:
         return place(args, so, desc, logf)
     finally:
@@ -288,6 +289,16 @@ def run(args, plugin=None):
         except OSError:
             pass
         os.dup2(saved, 1)
+
+
+def line_buffered():
+    """Makes C's stdout, where TensorFlow logs placements, line-buffered,
+    so that the log survives a step that aborts the process."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.setvbuf(ctypes.c_void_p.in_dll(libc, "stdout"), None, 1, 0)  # _IOLBF
+    except (OSError, ValueError):
+        pass
 
 
 def place(args, so, desc, logf):
@@ -388,6 +399,12 @@ def place(args, so, desc, logf):
     text = logf.read().decode("utf-8", "replace")
     result["_log"] = "".join(l + "\n" for l in text.splitlines() if LOG_LINE.match(l.strip()))
     namer = Namer(gd, library) if "gd" in locals() else None
+    name_nodes(result, text, namer)
+    return result
+
+
+def name_nodes(result, text, namer):
+    """Maps the cut edges and the logged placements to tfscan's paths."""
     if namer and result["cut_edges"]:
         mapped = set()
         for e in result["cut_edges"]:
@@ -406,7 +423,6 @@ def place(args, so, desc, logf):
         else:
             result["nodes"].setdefault(path, device)
             result["log_names"].setdefault(name, path)
-    return result
 
 
 class Refused(Exception):
@@ -466,13 +482,41 @@ def write(path, result):
     os.replace(tmp, path)
 
 
-def one(args, plugin=None):
+def one(args, plugin=None, rawlog=None):
     """Runs one placement and writes its file; returns the exit code."""
     try:
-        result = run(args, plugin)
+        result = run(args, plugin, rawlog)
     except Fail as f:
         print(str(f), file=sys.stderr)
         return f.code, str(f)
+    return finish(args, result)
+
+
+def aborted(args, plugin, rawlog):
+    """The placement of a job whose step aborted the process (a fake
+    kernel's output failing a real kernel's CHECK): the placer had logged
+    its devices, which rawlog kept; the step gave no partition graphs."""
+    so, desc = plugin
+    os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = so
+    import tensorflow as tf
+    with open(rawlog, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    kind, proto = read_model(args.model, tf)
+    if kind == "saved_model":
+        gd = pick_meta_graph(proto, args).graph_def
+    else:
+        gd = proto.graph_def if kind == "meta_graph" else proto
+    result = {"tf_version": tf.__version__, "pack": desc["pack"], "device_type": desc["device_type"],
+              "source_type": desc["source_type"], "soft_placement": not args.no_soft_placement,
+              "nodes": {}, "log_names": {}, "unmapped": {}, "partitions": None, "cut_edges": None,
+              "run_error": "TensorFlow aborted the process during the step, after placement (a fake kernel's output failed a real kernel's check)",
+              "error": None}
+    result["_log"] = "".join(l + "\n" for l in text.splitlines() if LOG_LINE.match(l.strip()))
+    name_nodes(result, text, Namer(gd, gd.library))
+    return finish(args, result)
+
+
+def finish(args, result):
     log = result.pop("_log")
     if args.log:
         with open(args.log + ".tmp", "w") as f:
@@ -497,7 +541,9 @@ def batch(argv):
     ({"model", "output", "no_soft_placement", "clear_devices", "fetch"}) on
     one pack in one process (TensorFlow starts once); each job's exit code
     and message go to its output + ".exit", TensorFlow's placement log to
-    its output + ".log"."""
+    its output + ".log". A job with an ".exit" is skipped, so a batch whose
+    process a step aborted is run again: the aborting job's placement is
+    then read from the log it left (output + ".rawlog")."""
     if len(argv) != 2:
         print("usage: tfplace.py --batch PACK JOBS.json", file=sys.stderr)
         return EXIT_USAGE
@@ -513,8 +559,15 @@ def batch(argv):
                           (["--no-soft-placement"] if j.get("no_soft_placement") else []) +
                           (["--clear-devices"] if j.get("clear_devices") else []) +
                           sum((["--fetch", x] for x in j.get("fetch", [])), []))
-        code, msg = one(args, plugin)
+        rawlog = j["output"] + ".rawlog"
+        if os.path.exists(j["output"] + ".exit"):
+            continue  # done by an earlier run of the batch
+        if os.path.exists(rawlog):
+            code, msg = aborted(args, plugin, rawlog)  # the job that aborted an earlier run
+        else:
+            code, msg = one(args, plugin, rawlog)
         write(j["output"] + ".exit", {"exit": code, "message": msg})
+        os.remove(rawlog)
     return 0
 
 
