@@ -54,3 +54,22 @@ func TestSessionCallResourceArgument(t *testing.T) {
 		})
 	}
 }
+
+// A function placed on its own whose table handle reaches its reader only
+// through a nested call: the handle's resource lives where the reader can
+// run (docs/placement.md#resource-arguments), so nothing refuses.
+func TestResourceArgumentThroughNestedCall(t *testing.T) {
+	lib := `library {
+function {
+  signature { name: "outer" input_arg { name: "t" type: DT_RESOURCE } output_arg { name: "n" type: DT_INT64 } is_stateful: true }
+  node_def { name: "call" op: "StatefulPartitionedCall" input: "t"
+    attr { key: "Tin" value { list { type: DT_RESOURCE } } } attr { key: "Tout" value { list { type: DT_INT64 } } }
+    attr { key: "f" value { func { name: "size" } } } }
+  ret { key: "n" value: "call:output:0" }
+}
+` + strings.TrimPrefix(sizeLib, "library {")
+	reg := cpuAll("LookupTableSizeV2") + "StatefulPartitionedCall DEFAULT\nVarHandleOp DEFAULT\n"
+	r := simulate(t, buildGraph(t, "graph_def { "+lib+" }"), "GPU", reg, Options{})
+	assert.Empty(t, r.Error)
+	assert.Equal(t, "CPU:0", devices(r)["sz"], "%v", devices(r))
+}
