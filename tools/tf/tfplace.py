@@ -179,8 +179,8 @@ def read_tfjs(path):
         for n in fn:
             n.op = TFJS_RENAMES.get(n.op, n.op)
             if n.op.startswith("_Fused") and "TArgs" not in n.attr and "T" in n.attr:
-                # The converter drops the fused ops' TArgs: the extra
-                # arguments' types, each T (fused_kernels in tfjs-converter).
+                # model.json leaves out the fused ops' TArgs (the types of
+                # the extra arguments, each T), which their OpDef requires.
                 k = n.attr["num_args"].i if "num_args" in n.attr else len([i for i in n.input if not i.startswith("^")]) - 2
                 n.attr["TArgs"].list.type.extend([n.attr["T"].type] * max(k, 0))
     consts = {n.name: n for n in gd.node}
