@@ -44,7 +44,8 @@ func TestMain(m *testing.M) {
 
 // writeDoc assembles docs/conformance.md from the areas that ran and
 // compares it with the committed file, or rewrites it under -update. A run
-// of only some areas (go test -run) checks nothing here.
+// of only some areas (go test -run) checks nothing here; under -update it
+// rewrites the sections of the areas that ran (spliceDoc).
 func writeDoc() error {
 	var have []string
 	for _, a := range sections {
@@ -52,7 +53,13 @@ func writeDoc() error {
 			have = append(have, a)
 		}
 	}
-	if len(have) != len(areasWithTests()) || len(have) == 0 {
+	if len(have) == 0 {
+		return nil
+	}
+	if len(have) != len(areasWithTests()) {
+		if *update {
+			return spliceDoc(have)
+		}
 		return nil
 	}
 	var b strings.Builder
@@ -76,6 +83,36 @@ func writeDoc() error {
 		return fmt.Errorf("docs/conformance.md differs from what this conformance run found (go test ./conformance -update rewrites it)")
 	}
 	return nil
+}
+
+// spliceDoc replaces, in the committed docs/conformance.md, the sections of
+// the areas that ran: each from its "## " heading to the next one.
+func spliceDoc(have []string) error {
+	path := filepath.Join(tfenv.RepoRoot(), "docs", "conformance.md")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("docs/conformance.md: %v (a full go test ./conformance -update writes it)", err)
+	}
+	doc := string(old)
+	for _, a := range have {
+		text := written[a]
+		head, _, _ := strings.Cut(text, "\n")
+		start := strings.Index(doc, "\n"+head+"\n")
+		if start < 0 {
+			return fmt.Errorf("docs/conformance.md has no section %q: a full go test ./conformance -update writes it", head)
+		}
+		start++
+		end := len(doc)
+		if i := strings.Index(doc[start+len(head):], "\n## "); i >= 0 {
+			end = start + len(head) + i + 1
+		}
+		sep := ""
+		if end < len(doc) {
+			sep = "\n"
+		}
+		doc = doc[:start] + text + sep + doc[end:]
+	}
+	return os.WriteFile(path, []byte(doc), 0o644)
 }
 
 // areasWithTests lists the areas some test of this package registered with

@@ -33,6 +33,7 @@ func (s *sim) assignAll() {
 		}
 		s.assignNodes(between(u.first, end))
 	}
+	s.pinCallResourceUsers()
 	for i, p := range s.nodes {
 		if p.ghost {
 			s.dev[i] = s.ghostDevice(i)
@@ -85,10 +86,10 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
 		if es := outs.Of(i); len(es) > 0 {
-			od := s.dev[es[0].dst]
+			od := s.consumerDevice(es[0])
 			ok := od >= 0
 			for _, e := range es {
-				if s.dev[e.dst] != od {
+				if s.consumerDevice(e) != od {
 					ok = false
 				}
 			}
@@ -163,17 +164,7 @@ func (s *sim) ghostDevice(i int) int {
 			return s.dev[q.n]
 		}
 	}
-	if p.req().typ != "" {
-		for d, t := range s.types {
-			if t == p.req().typ {
-				return d
-			}
-		}
-	}
-	if p.dflt >= 0 {
-		return s.device(int(p.dflt))
-	}
-	return s.tgt
+	return s.callDevice(i)
 }
 
 // candidatesOrFail returns the group's candidate devices; on a placement

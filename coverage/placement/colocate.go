@@ -471,6 +471,9 @@ func (s *sim) colocateResourceEdges() {
 			if src.io || p.io {
 				continue
 			}
+			if _, ok := s.crossedCall(int32(i), int32(j)); ok && kind != "dataset variant edge" {
+				continue // the call is between them (docs/placement.md#calls-in-a-session-graph)
+			}
 			// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
 			// edge check's errors come as they are, a failed merge wrapped.
 			if err := s.ensureCompatible(int(q.n), i); err != nil {

@@ -48,6 +48,13 @@ type instance struct {
 	// root is the top-level node this instance was inlined from; nil for
 	// the top-level graph itself and for functions placed on their own.
 	root *graph.Node
+	// inlined marks a call's body tfscan inlined, and what it nests.
+	inlined bool
+	// sessionCall is 1 + the placement node of the call of a session graph
+	// whose body this instance is, 0 for none: a session's placer sees the
+	// call as one node, and the body meets its arguments at run time
+	// (docs/placement.md#calls-in-a-session-graph).
+	sessionCall int32
 }
 
 // nodeIndex maps an instance's graph nodes to their placement nodes: by
@@ -524,7 +531,8 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
 	st := append(append([]*graph.Function(nil), inst.stack...), f)
 	c := &instance{fn: f, req: caller.req(), dflt: inst.dflt, unit: inst.unit,
-		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root()}
+		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root(),
+		inlined: inst.inlined}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
 		// device, else the highest-priority device (docs/placement.md#nested-calls);
@@ -545,8 +553,21 @@ func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.
 	inst.nodes.set(gn, idx)
 	c := b.child(inst, f, p)
 	c.args = b.inputRefs(inst, gn)
+	c.inlined = true
+	if b.s.units[inst.unit].kind == unitTopLevel && !inst.inlined && !lowerAsMultiDevice(gn) {
+		c.sessionCall = int32(idx) + 1
+	}
 	x.alias = b.retRefs(c, f)
 	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes) })
+}
+
+// lowerAsMultiDevice reports a call LowerFunctionalOpsPass inlines before a
+// session's placer runs (lower_functional_ops.cc:170-176): one carrying
+// _lower_as_multi_device_function, as the calls If and While lowering make.
+// A session leaves do_function_inlining off, so it inlines no other call.
+func lowerAsMultiDevice(gn *graph.Node) bool {
+	a, ok := gn.Attrs["_lower_as_multi_device_function"]
+	return ok && a.GetB()
 }
 
 // retRefs resolves the FunctionDef's ret map in output-arg order.
@@ -884,36 +905,47 @@ func (b *builder) drain() {
 // resolve follows aliases of inlined calls and function arguments to the
 // producing port. Bad references resolve to noPin.
 func (s *sim) resolve(r ref) pin {
+	q, _ := s.resolveVia(r)
+	return q
+}
+
+// resolveVia is resolve that also tells the last session-graph call
+// (sessionCall, 0 for none) whose argument the reference passed through.
+func (s *sim) resolveVia(r ref) (pin, int32) {
+	var via int32
 	for depth := 0; depth < 100000; depth++ {
 		switch {
 		case r.pn == -2:
-			return noPin
+			return noPin, via
 		case r.pn >= 0:
 			p := s.nodes[r.pn]
 			if !p.ghost {
-				return pin{int32(r.pn), int32(r.port)}
+				return pin{int32(r.pn), int32(r.port)}, via
 			}
 			alias := p.alias()
 			if r.port < 0 || r.port >= len(alias) {
-				return noPin
+				return noPin, via
 			}
 			r = alias[r.port]
 		case r.inst == nil:
-			return noPin
+			return noPin, via
 		case r.in.Node == nil:
 			if r.in.Arg < 0 || r.in.Arg >= len(r.inst.args) {
-				return noPin
+				return noPin, via
+			}
+			if r.inst.sessionCall > 0 {
+				via = r.inst.sessionCall
 			}
 			r = r.inst.args[r.in.Arg]
 		default:
 			idx, ok := r.inst.nodes.get(r.in.Node)
 			if !ok {
-				return noPin
+				return noPin, via
 			}
 			r = ref{pn: idx, port: r.in.Output}
 		}
 	}
-	return noPin
+	return noPin, via
 }
 
 // resolveAll turns every node's inputs into pins: a model node's from its
@@ -924,7 +956,9 @@ func (s *sim) resolveAll() {
 			gn := p.src
 			p.in = make([]pin, len(gn.Inputs))
 			for i, in := range gn.Inputs {
-				p.in[i] = s.resolve(ref{inst: p.inst, in: in, pn: -1})
+				var via int32
+				p.in[i], via = s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
+				s.noteCrossing(p, i, via)
 			}
 			for _, c := range gn.ControlInputs {
 				p.ctrl = s.resolveCtrl(p.ctrl, p.inst, c)
@@ -932,7 +966,9 @@ func (s *sim) resolveAll() {
 		} else if p.x != nil {
 			p.in = make([]pin, len(p.x.rin))
 			for i, r := range p.x.rin {
-				p.in[i] = s.resolve(r)
+				var via int32
+				p.in[i], via = s.resolveVia(r)
+				s.noteCrossing(p, i, via)
 			}
 			p.x.rin = nil
 		}

@@ -109,6 +109,8 @@ type flattened struct {
 	outs       edges
 	warnings   []string
 	resArgs    []resArg
+	crossings  []crossing
+	crossAt    map[[2]int32]int32
 	// classOf is each node's lookup class, -1 for none; classes counts
 	// them (lookupClasses).
 	classOf []int32
@@ -141,7 +143,8 @@ func (s *sim) flatten() error {
 		return err
 	}
 	f := &flattened{g: s.g, key: key, nodes: s.nodes, units: s.units, firstOf: s.firstOf,
-		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs}
+		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
+		crossings: s.crossings, crossAt: s.crossAt}
 	f.classOf, f.classes = lookupClasses(f.nodes)
 	if sc != nil {
 		sc.flat = f
@@ -157,6 +160,7 @@ func (s *sim) adopt(f *flattened) {
 	s.nodes, s.units, s.firstOf, s.topFetches, s.outs = f.nodes, f.units, f.firstOf, f.topFetches, f.outs
 	s.warnings = slices.Clone(f.warnings)
 	s.resArgs = f.resArgs
+	s.crossings, s.crossAt = f.crossings, f.crossAt
 	s.ownNodes = false
 	s.bind()
 }

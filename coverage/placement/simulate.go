@@ -34,6 +34,10 @@ type sim struct {
 	ownNodes bool
 	// resArgs are the resource arguments bind places.
 	resArgs []resArg
+	// crossings are the resource inputs that reach their producer through
+	// a session-graph call's argument, crossAt the same by (node, input).
+	crossings []crossing
+	crossAt   map[[2]int32]int32
 	// first placement node of each graph node (graph.Node.ID), -1 if none
 	firstOf []int32
 
@@ -368,7 +372,8 @@ func (s *sim) varDevice(dt tpb.DataType) int {
 // resourceArgDevice is where (as a role) the resource behind argument i of f lives: a
 // variable where a TF2 loader creates one of its dtype; any other resource
 // (a lookup table, an iterator) where its creating op ran, which tfscan
-// cannot see, so it goes by the body's consumers of the handle: CPU when
+// cannot see, so it goes by the body's consumers of the handle, through
+// the nested calls that pass it on (their bodies are inlined): CPU when
 // one of them has no kernel on the target (they must share its device,
 // colocation_graph.cc:707-785; table and iterator creators are CPU
 // kernels), else the target.
@@ -376,14 +381,34 @@ func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
 	if dt := resourceArgDType(f, i); dt != tpb.DataType_DT_INVALID {
 		return s.varDevice(dt), "resource argument: pinned to the variable's device (docs/placement.md#resource-arguments)"
 	}
+	if n := s.hostOnlyUser(f, i, 0); n != nil {
+		return roleCPU, fmt.Sprintf("resource argument: pinned to CPU, where a resource %s %s uses must live (%s has no %s kernel)", n.Op, n.Name, n.Op, s.types[s.tgt])
+	}
+	return s.varDevice(tpb.DataType_DT_INVALID), "resource argument: pinned to the variable's device (docs/placement.md#resource-arguments)"
+}
+
+// hostOnlyUser is a node that reads argument i of f, directly or through
+// nested calls, and has no kernel on the target; nil for none.
+func (s *sim) hostOnlyUser(f *graph.Function, i, depth int) *graph.Node {
 	for _, n := range f.Nodes {
-		for _, in := range n.Inputs {
-			if in.Node == nil && in.Arg == i && n.OpDef != nil && !supportedReason(s.matchers[s.tgt].Match(n).Reason) {
-				return roleCPU, fmt.Sprintf("resource argument: pinned to CPU, where a resource %s %s uses must live (%s has no %s kernel)", n.Op, n.Name, n.Op, s.types[s.tgt])
+		for k, in := range n.Inputs {
+			if in.Node != nil || in.Arg != i {
+				continue
+			}
+			if g := calledFn(n); g != nil {
+				if depth < maxInlineDepth {
+					if u := s.hostOnlyUser(g, k, depth+1); u != nil {
+						return u
+					}
+				}
+				continue
+			}
+			if n.OpDef != nil && !supportedReason(s.matchers[s.tgt].Match(n).Reason) {
+				return n
 			}
 		}
 	}
-	return s.varDevice(tpb.DataType_DT_INVALID), "resource argument: pinned to the variable's device (docs/placement.md#resource-arguments)"
+	return nil
 }
 
 // resourceArgDType guesses the dtype of the variable behind resource

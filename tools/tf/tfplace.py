@@ -5,7 +5,8 @@
                [--inputs in.npz] [--grappler] -o placement.json
 
 MODEL is a SavedModel directory, a GraphDef or a MetaGraphDef (binary or
-text). The pack's fake PluggableDevice (tools/fakedevice, built on demand
+text), or a TF.js graph model (model.json or its directory: the GraphDef it
+holds, with its weights as Const values). The pack's fake PluggableDevice (tools/fakedevice, built on demand
 into out/fakedevice/) is loaded into the pinned TensorFlow, the model into a
 tf.compat.v1.Session with log_device_placement (a SavedModel's meta graph
 imported, its variables not restored: fake kernels make no ref outputs),, and one step runs with
@@ -15,12 +16,16 @@ RunOptions.output_partition_graphs. The result is written as JSON:
      "nodes": {path: device}, "log_names": {TF name: path},
      "unmapped": {TF name: device},
      "partitions": N | null, "cut_edges": ["src:out -> DEVICE"...] | null,
+     "step": {"nodes", "edges", "feeds", "fetches"} | absent,
      "run_error": null | msg, "error": null | "TensorFlow's message"}
 
 nodes are every node TensorFlow's placer logged, by tfscan's path (graph/
 paths.go): a top-level node by its name, a node of a function that
 TensorFlow inlined at placement ("call/node") by "call/FUNCTION/node";
-log_names maps each logged name to that path.
+log_names maps each logged name to that path. cut_edges name a fed tensor
+by its name (the client's _arg_ node stands for it). step is the session
+step as DirectSession prunes it (step_of), from which the conformance test
+derives partitions and cut edges where the step does not finish.
 unmapped holds the logged nodes that are not a node of the model (those
 TensorFlow adds when it inlines a call, and function bodies instantiated at
 run time, whose logged names carry no caller). Devices are short
@@ -123,6 +128,10 @@ def read_model(path, tf):
     from google.protobuf import text_format
     from tensorflow.core.framework import graph_pb2
     from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2
+    if os.path.isdir(path) and os.path.exists(os.path.join(path, "model.json")):
+        path = os.path.join(path, "model.json")
+    if path.endswith(".json"):
+        return read_tfjs(path)
     if os.path.isdir(path):
         for name, text in (("saved_model.pb", False), ("saved_model.pbtxt", True)):
             f = os.path.join(path, name)
@@ -143,6 +152,71 @@ def read_model(path, tf):
             raise Fail(EXIT_INPUT, "tfplace: %s: a directory without saved_model.pb(txt) or one graph file" % path)
         path = os.path.join(path, files[0])
     return read_graph_file(path)
+
+
+# TF.js op names TensorFlow spells otherwise (savedmodel/tfjs.go).
+TFJS_RENAMES = {"FusedDepthwiseConv2dNative": "_FusedDepthwiseConv2dNative"}
+
+
+def read_tfjs(path):
+    """A TF.js graph model (model.json) as TensorFlow reads it: its
+    modelTopology is a GraphDef in proto JSON, its signature a SignatureDef
+    (under serving_default, as tfscan takes it); the weights become the
+    Const values they stand for, dequantized. TensorFlow has no loader of
+    its own for the format."""
+    import numpy as np
+    from google.protobuf import json_format
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import meta_graph_pb2
+    from tensorflow.python.framework import tensor_util
+    try:
+        with open(path) as f:
+            mj = json.load(f)
+        gd = json_format.ParseDict(mj["modelTopology"], graph_pb2.GraphDef(), ignore_unknown_fields=True)
+    except (OSError, ValueError, KeyError, json_format.ParseError) as e:
+        raise Fail(EXIT_INPUT, "tfplace: %s: not a TF.js graph model: %s" % (path, first_line(e)))
+    for fn in [gd.node] + [f.node_def for f in gd.library.function]:
+        for n in fn:
+            n.op = TFJS_RENAMES.get(n.op, n.op)
+            if n.op.startswith("_Fused") and "TArgs" not in n.attr and "T" in n.attr:
+                # model.json leaves out the fused ops' TArgs (the types of
+                # the extra arguments, each T), which their OpDef requires.
+                k = n.attr["num_args"].i if "num_args" in n.attr else len([i for i in n.input if not i.startswith("^")]) - 2
+                n.attr["TArgs"].list.type.extend([n.attr["T"].type] * max(k, 0))
+    consts = {n.name: n for n in gd.node}
+    base = os.path.dirname(path)
+    sizes = {"float32": 4, "int32": 4, "bool": 1, "float16": 2, "uint8": 1, "uint16": 2, "int8": 1}
+    try:
+        for group in mj.get("weightsManifest", []):
+            data = b"".join(open(os.path.join(base, p), "rb").read() for p in group["paths"])
+            off = 0
+            for w in group["weights"]:
+                shape = w.get("shape", [])
+                count = int(np.prod(shape)) if shape else 1
+                q = w.get("quantization")
+                if w["dtype"] == "string":
+                    raise ValueError("string weights are not read")
+                dt = q["dtype"] if q else w["dtype"]
+                raw = np.frombuffer(data, dtype=np.dtype(dt if dt != "bool" else "uint8"), count=count, offset=off)
+                off += count * sizes[dt]
+                if q and dt == "float16":
+                    arr = raw.astype(np.float32)
+                elif q:
+                    arr = (raw.astype(np.float32) * q["scale"] + q["min"]).astype(np.float32)
+                else:
+                    arr = raw.astype(np.bool_) if w["dtype"] == "bool" else raw
+                n = consts.get(w["name"])
+                if n is not None and n.op == "Const":
+                    n.attr["value"].tensor.CopyFrom(tensor_util.make_tensor_proto(arr.reshape(shape)))
+    except (OSError, ValueError, KeyError) as e:
+        raise Fail(EXIT_INPUT, "tfplace: %s: the weights do not read: %s" % (path, first_line(e)))
+    sig = mj.get("signature")
+    if sig:
+        mg = meta_graph_pb2.MetaGraphDef()
+        mg.graph_def.CopyFrom(gd)
+        json_format.ParseDict(sig, mg.signature_def["serving_default"], ignore_unknown_fields=True)
+        return "meta_graph", mg
+    return "graph_def", gd
 
 
 def read_graph_file(path):
@@ -274,12 +348,13 @@ def short(device):
     return m.group(1) if m else device
 
 
-def run(args, plugin=None):
+def run(args, plugin=None, rawlog=None):
     so, desc = plugin or plugin_for(args.pack)
-    logf = tempfile.TemporaryFile(mode="w+b")
+    logf = open(rawlog, "w+b") if rawlog else tempfile.TemporaryFile(mode="w+b")
     sys.stdout.flush()
     saved = os.dup(1)
     os.dup2(logf.fileno(), 1)
+    line_buffered()
     try:
         return place(args, so, desc, logf)
     finally:
@@ -288,6 +363,16 @@ def run(args, plugin=None):
         except OSError:
             pass
         os.dup2(saved, 1)
+
+
+def line_buffered():
+    """Makes C's stdout, where TensorFlow logs placements, line-buffered,
+    so that the log survives a step that aborts the process."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.setvbuf(ctypes.c_void_p.in_dll(libc, "stdout"), None, 1, 0)  # _IOLBF
+    except (OSError, ValueError):
+        pass
 
 
 def place(args, so, desc, logf):
@@ -355,7 +440,7 @@ def place(args, so, desc, logf):
             if sig is not None and not args.fetch:
                 for key, t in sorted(sig.inputs.items()):
                     shape = None if t.tensor_shape.unknown_rank else [d.size for d in t.tensor_shape.dim]
-                    feeds[t.name] = feeds_npz.get(key, feeds_npz.get(t.name, zeros_for(t.dtype, shape, np, tf)))
+                    feeds[tensor(t.name)] = feeds_npz.get(key, feeds_npz.get(t.name, zeros_for(t.dtype, shape, np, tf)))
             else:
                 for n in ancestors(gd, fetches):
                     if n.op in ("Placeholder", "PlaceholderV2"):
@@ -364,6 +449,7 @@ def place(args, so, desc, logf):
                             shape = [d.size for d in n.attr["shape"].shape.dim]
                         name = n.name + ":0"
                         feeds[name] = feeds_npz.get(n.name, feeds_npz.get(name, zeros_for(n.attr["dtype"].type, shape, np, tf)))
+            result["step"] = step_of(gd, list(feeds), fetches)
             try:
                 fetch_ops = [graph.as_graph_element(f) for f in fetches]
             except (KeyError, ValueError) as e:
@@ -374,7 +460,7 @@ def place(args, so, desc, logf):
                 sess.run(fetch_ops, feed_dict={graph.as_graph_element(k): v for k, v in feeds.items()},
                          options=opts, run_metadata=md)
                 result["partitions"] = len(md.partition_graphs)
-                result["cut_edges"] = cut_edges(md.partition_graphs)
+                result["cut_edges"] = feeds_named(cut_edges(md.partition_graphs), feeds)
             except tf.errors.OpError as e:
                 if REFUSAL.search(e.message):
                     raise Refused(e.message)
@@ -388,6 +474,12 @@ def place(args, so, desc, logf):
     text = logf.read().decode("utf-8", "replace")
     result["_log"] = "".join(l + "\n" for l in text.splitlines() if LOG_LINE.match(l.strip()))
     namer = Namer(gd, library) if "gd" in locals() else None
+    name_nodes(result, text, namer)
+    return result
+
+
+def name_nodes(result, text, namer):
+    """Maps the cut edges and the logged placements to tfscan's paths."""
     if namer and result["cut_edges"]:
         mapped = set()
         for e in result["cut_edges"]:
@@ -406,7 +498,6 @@ def place(args, so, desc, logf):
         else:
             result["nodes"].setdefault(path, device)
             result["log_names"].setdefault(name, path)
-    return result
 
 
 class Refused(Exception):
@@ -458,6 +549,55 @@ def cut_edges(partitions):
     return sorted(out)
 
 
+def tensor(name):
+    return name if ":" in name else name + ":0"
+
+
+def step_of(graph_def, feeds, fetches):
+    """The session graph's step as DirectSession prunes it (subgraph.cc:
+    the ancestors of the fetches, a fed tensor read from the feed): its
+    nodes, its edges ["src:port" or "^src", dst], its feeds and its fetched
+    tensors (a fetch by node name is a target). The conformance test derives
+    partitions and cut edges from it and a placement."""
+    by = {n.name: n for n in graph_def.node}
+    fed = {tensor(f) for f in feeds}
+    seen, edges, stack, fetched = set(), [], [], []
+    for f in fetches:
+        if ":" in f:
+            fetched.append(f)
+        stack.append(f.split(":")[0])
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in by:
+            continue
+        seen.add(n)
+        for i in by[n].input:
+            if i.startswith("^"):
+                edges.append([i, n])
+                stack.append(i[1:])
+                continue
+            t = tensor(i)
+            edges.append([t, n])
+            if t not in fed:
+                stack.append(t.split(":")[0])
+    return {"nodes": sorted(seen), "edges": sorted(edges), "feeds": sorted(fed), "fetches": sorted(fetched)}
+
+
+def feeds_named(edges, feeds):
+    """Cut edges with the client's feed arguments (_arg_NAME_PORT_I) by
+    the fed tensor's name (NAME:PORT)."""
+    out = set()
+    for e in edges:
+        src, dst = e.split(" -> ")
+        node = src.rsplit(":", 1)[0]
+        for f in feeds:
+            prefix = "_arg_" + tensor(f).replace(":", "_") + "_"
+            if node.startswith(prefix) and node[len(prefix):].isdigit():
+                src = tensor(f)
+        out.add(src + " -> " + dst)
+    return sorted(out)
+
+
 def write(path, result):
     data = json.dumps(result, indent=1, sort_keys=True) + "\n"
     tmp = path + ".tmp"
@@ -466,13 +606,52 @@ def write(path, result):
     os.replace(tmp, path)
 
 
-def one(args, plugin=None):
+def one(args, plugin=None, rawlog=None):
     """Runs one placement and writes its file; returns the exit code."""
     try:
-        result = run(args, plugin)
+        result = run(args, plugin, rawlog)
     except Fail as f:
         print(str(f), file=sys.stderr)
         return f.code, str(f)
+    return finish(args, result)
+
+
+def aborted(args, plugin, rawlog):
+    """The placement of a job whose step aborted the process (a fake
+    kernel's output failing a real kernel's CHECK): the placer had logged
+    its devices, which rawlog kept; the step gave no partition graphs."""
+    so, desc = plugin
+    os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = so
+    import tensorflow as tf
+    with open(rawlog, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    kind, proto = read_model(args.model, tf)
+    sig = None
+    if kind == "saved_model":
+        mg = pick_meta_graph(proto, args)
+        gd, sig = mg.graph_def, pick_signature(mg, args)
+    elif kind == "meta_graph":
+        gd = proto.graph_def
+        sig = pick_signature(proto, args) if proto.signature_def else None
+    else:
+        gd = proto
+    result = {"tf_version": tf.__version__, "pack": desc["pack"], "device_type": desc["device_type"],
+              "source_type": desc["source_type"], "soft_placement": not args.no_soft_placement,
+              "nodes": {}, "log_names": {}, "unmapped": {}, "partitions": None, "cut_edges": None,
+              "run_error": "TensorFlow aborted the process during the step, after placement (a fake kernel's output failed a real kernel's check)",
+              "error": None}
+    result["_log"] = "".join(l + "\n" for l in text.splitlines() if LOG_LINE.match(l.strip()))
+    fetches = args.fetch or ([t.name for _, t in sorted(sig.outputs.items())] if sig is not None else possible_outputs(gd))
+    if sig is not None and not args.fetch:
+        feeds = [tensor(t.name) for _, t in sorted(sig.inputs.items())]
+    else:
+        feeds = [n.name + ":0" for n in ancestors(gd, fetches) if n.op in ("Placeholder", "PlaceholderV2")]
+    result["step"] = step_of(gd, feeds, fetches)
+    name_nodes(result, text, Namer(gd, gd.library))
+    return finish(args, result)
+
+
+def finish(args, result):
     log = result.pop("_log")
     if args.log:
         with open(args.log + ".tmp", "w") as f:
@@ -497,7 +676,9 @@ def batch(argv):
     ({"model", "output", "no_soft_placement", "clear_devices", "fetch"}) on
     one pack in one process (TensorFlow starts once); each job's exit code
     and message go to its output + ".exit", TensorFlow's placement log to
-    its output + ".log"."""
+    its output + ".log". A job with an ".exit" is skipped, so a batch whose
+    process a step aborted is run again: the aborting job's placement is
+    then read from the log it left (output + ".rawlog")."""
     if len(argv) != 2:
         print("usage: tfplace.py --batch PACK JOBS.json", file=sys.stderr)
         return EXIT_USAGE
@@ -513,8 +694,15 @@ def batch(argv):
                           (["--no-soft-placement"] if j.get("no_soft_placement") else []) +
                           (["--clear-devices"] if j.get("clear_devices") else []) +
                           sum((["--fetch", x] for x in j.get("fetch", [])), []))
-        code, msg = one(args, plugin)
+        rawlog = j["output"] + ".rawlog"
+        if os.path.exists(j["output"] + ".exit"):
+            continue  # done by an earlier run of the batch
+        if os.path.exists(rawlog):
+            code, msg = aborted(args, plugin, rawlog)  # the job that aborted an earlier run
+        else:
+            code, msg = one(args, plugin, rawlog)
         write(j["output"] + ".exit", {"exit": code, "message": msg})
+        os.remove(rawlog)
     return 0
 
 
