@@ -65,9 +65,11 @@ type Collectives struct {
 	Replicas int `json:"replicas"`
 	// Ops counts the collective nodes by op and communication hint.
 	Ops []CollectiveOp `json:"ops"`
-	// ReduceBytes is the bytes one replica all-reduces per step (the
-	// gradients it contributes); ReduceBytesKnown is false when a shape is
-	// unknown and the figure a lower bound.
+	// ReduceBytes is the bytes one replica all-reduces per step (the dense
+	// gradients it contributes; sparse gradients, IndexedSlices of an
+	// embedding, are all-gathered by CollectiveGatherV2 instead and not
+	// counted); ReduceBytesKnown is false when a shape is unknown and the
+	// figure a lower bound.
 	ReduceBytes      int64 `json:"reduce_bytes"`
 	ReduceBytesKnown bool  `json:"reduce_bytes_known"`
 	// Library is the collective library the target's stack has for
@@ -80,9 +82,10 @@ type Collectives struct {
 	RunsSource string `json:"runs_source"`
 	Copies     int    `json:"copies,omitempty"`
 	CopyBytes  int64  `json:"copy_bytes,omitempty"`
-	// OneDevice is the cost of ReductionToOneDevice, which MirroredStrategy
-	// uses instead in a TF1 graph over non-GPU devices or over CPUs mixed
-	// with GPUs, absent when the target has a library.
+	// OneDevice is the cost of ReductionToOneDevice for the all-reduced
+	// gradients, which MirroredStrategy uses instead in a TF1 graph over
+	// non-GPU devices or over CPUs mixed with GPUs, absent when the target
+	// has a library.
 	OneDevice *CollectiveCost `json:"one_device,omitempty"`
 }
 

@@ -78,9 +78,11 @@ type Collectives struct {
 	ReduceNodes []*graph.Node
 	ReduceBytes int64
 	Known       bool
-	// Variables is the number of variables the optimizer updates per
-	// replica: the gradients a per-variable reduction copies.
-	Variables int
+	// Tensors is the number of gradients one replica all-reduces: the
+	// inputs of the ConcatV2 a reduce node's input packs them with
+	// (cross_device_utils.py packing), else one per reduce node. They are
+	// what a per-value reduction copies one by one.
+	Tensors int
 }
 
 // CollectiveOp is one op and hint of a graph's collective nodes.
@@ -95,11 +97,8 @@ func FindCollectives(g *graph.Graph, bytes func(n *graph.Node, out int) (int64, 
 	c := &Collectives{Known: true}
 	count := map[CollectiveOp]int{}
 	devices := map[string]bool{}
-	applies := 0
+	tensors := 0
 	for _, n := range g.Nodes {
-		if isApplyOp(n.Op) {
-			applies++
-		}
 		if !slices.Contains(collectiveOps, n.Op) {
 			continue
 		}
@@ -111,7 +110,13 @@ func FindCollectives(g *graph.Graph, bytes func(n *graph.Node, out int) (int64, 
 		c.ReduceNodes = append(c.ReduceNodes, n)
 		devices[n.Device] = true
 		if len(n.Inputs) > 0 && n.Inputs[0].Node != nil {
-			b, ok := bytes(n.Inputs[0].Node, n.Inputs[0].Output)
+			in := n.Inputs[0].Node
+			if k := in.Attrs["N"].GetI(); k > 0 && (in.Op == "ConcatV2" || in.Op == "Concat") {
+				tensors += int(k)
+			} else {
+				tensors++
+			}
+			b, ok := bytes(in, n.Inputs[0].Output)
 			c.ReduceBytes += b
 			c.Known = c.Known && ok
 		} else {
@@ -135,7 +140,7 @@ func FindCollectives(g *graph.Graph, bytes func(n *graph.Node, out int) (int64, 
 		c.Replicas = len(devices)
 	}
 	if c.Replicas > 0 {
-		c.Variables = applies / c.Replicas
+		c.Tensors = tensors / c.Replicas
 	}
 	return c
 }
@@ -173,13 +178,13 @@ func (c *Collectives) RingCost() (copies int, bytes int64) {
 
 // OneDeviceCost is what ReductionToOneDevice moves per step: every
 // gradient of every other replica copied to the first device (r-1 copies
-// per variable), and the sum copied back (r-1 more).
+// per tensor), and the sum copied back (r-1 more).
 func (c *Collectives) OneDeviceCost() (copies int, bytes int64) {
 	r := c.Replicas
 	if r < 2 {
 		return 0, 0
 	}
-	return 2 * (r - 1) * c.Variables, 2 * int64(r-1) * c.PerReplica()
+	return 2 * (r - 1) * c.Tensors, 2 * int64(r-1) * c.PerReplica()
 }
 
 // groupSize reads the group size of an all-reduce node: NcclAllReduce's

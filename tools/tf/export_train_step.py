@@ -199,7 +199,10 @@ def _export(tf, keras, build, out, optimizer, loss, loss_fn, batch, mixed, repli
     except Exception as e:  # noqa: BLE001 - tracing failures are the model's
         raise ExportError(3, f"{name}: cannot trace the training step: {why(e)}")
     os.makedirs(out, exist_ok=True)
-    gd = concrete.graph.as_graph_def()
+    # add_shapes: every node carries the shapes TensorFlow inferred
+    # (_output_shapes), which a captured variable of unknown shape does not
+    # let a reader of the graph alone infer.
+    gd = concrete.graph.as_graph_def(add_shapes=True)
     with open(os.path.join(out, "train_step.pb"), "wb") as f:
         f.write(gd.SerializeToString())
     facts = step_facts(tf, concrete, gd, model, replicas, mixed, jit_compile)
@@ -237,19 +240,22 @@ COLLECTIVE_PREFIXES = ("Collective", "Nccl", "_Nccl")
 def step_facts(tf, concrete, gd, model, replicas, mixed, jit_compile):
     """What TensorFlow itself says about the traced step, for tests to
     compare tfscan with: the trainable variables and their bytes, the
-    collective ops it built (by op, with the bytes of their first input
-    from TensorFlow's own shapes) and the functions XLA must compile."""
+    collective ops it built (by op, in the graph and its functions: the
+    all-gathers of sparse gradients sit in cond branches), the bytes the
+    all-reduce ops of the graph reduce (TensorFlow's own shapes) and the
+    functions XLA must compile."""
     ops = {}
     hints = set()
+    for n in list(gd.node) + [n for f in gd.library.function for n in f.node_def]:
+        if n.op.startswith(COLLECTIVE_PREFIXES):
+            ops[n.op] = ops.get(n.op, 0) + 1
+            if "communication_hint" in n.attr:
+                hints.add(n.attr["communication_hint"].s.decode())
     reduce_bytes = 0
     for op in concrete.graph.get_operations():
-        if op.type.startswith(COLLECTIVE_PREFIXES):
-            ops[op.type] = ops.get(op.type, 0) + 1
-            if "communication_hint" in op.node_def.attr:
-                hints.add(op.get_attr("communication_hint").decode())
-            if "Reduce" in op.type or op.type == "NcclAllReduce":
-                t = op.inputs[0]
-                reduce_bytes += t.shape.num_elements() * t.dtype.size
+        if op.type.startswith(COLLECTIVE_PREFIXES) and ("Reduce" in op.type or op.type == "NcclAllReduce"):
+            t = op.inputs[0]
+            reduce_bytes += t.shape.num_elements() * t.dtype.size
     xla = sorted(n.attr["f"].func.name for n in gd.node if n.attr["_XlaMustCompile"].b)
     return {
         "replicas": replicas,
