@@ -35,17 +35,16 @@ func applyCollectives(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) {
 			offDevice[nr.Path] = true
 		}
 	}
+	onCPU := map[training.CollectiveOp]int{} // by op and hint, Count 0
+	for _, n := range g.Nodes {
+		if i := ns.posOf(g, n); i >= 0 && offDevice[ns.paths[i]] {
+			onCPU[training.CollectiveOp{Op: n.Op, Hint: string(n.Attrs["communication_hint"].GetS())}]++
+		}
+	}
 	rc := &reports.Collectives{Replicas: c.Replicas, ReduceBytes: c.PerReplica(), ReduceBytesKnown: c.Known}
 	for _, o := range c.Ops {
-		op := reports.CollectiveOp{Op: o.Op, Hint: o.Hint, Count: o.Count}
-		for _, n := range g.Nodes {
-			if n.Op == o.Op && string(n.Attrs["communication_hint"].GetS()) == o.Hint {
-				if i := ns.posOf(g, n); i >= 0 && offDevice[ns.paths[i]] {
-					op.OnCPU++
-				}
-			}
-		}
-		rc.Ops = append(rc.Ops, op)
+		rc.Ops = append(rc.Ops, reports.CollectiveOp{Op: o.Op, Hint: o.Hint, Count: o.Count,
+			OnCPU: onCPU[training.CollectiveOp{Op: o.Op, Hint: o.Hint}]})
 	}
 	pack := ts.Index.Pack().Name
 	lib, hasLib := training.LibraryOf(pack)
@@ -72,13 +71,16 @@ func applyCollectives(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) {
 }
 
 // usesLibrary tells whether the graph's all-reduce reaches an NCCL-like
-// library on a target whose stack has one: NcclAllReduce nodes, or
-// CollectiveReduce nodes with the nccl hint (collective_param_resolver_local.cc:696-701),
-// each with a kernel on the target.
+// library on a target whose stack has one: NcclAllReduce nodes with a
+// kernel on the target, or collective nodes with the nccl hint
+// (collective_param_resolver_local.cc:696-701; CollectiveReduceV2 is a
+// DEFAULT kernel every device has).
 func usesLibrary(c *training.Collectives, ix *coverage.Index) bool {
 	for _, n := range c.ReduceNodes {
-		hint := string(n.Attrs["communication_hint"].GetS())
-		if (n.Op == "NcclAllReduce" || strings.EqualFold(hint, "nccl")) && ix.HasOp(n.Op) {
+		switch {
+		case n.Op == "NcclAllReduce" && ix.HasOp(n.Op):
+			return true
+		case strings.EqualFold(string(n.Attrs["communication_hint"].GetS()), "nccl"):
 			return true
 		}
 	}
