@@ -29,6 +29,15 @@ def cnn():
 
 def broken():
     raise RuntimeError("no model here")
+
+
+class Eager(keras.layers.Layer):
+    def call(self, x, training=None):
+        return x * float(x.numpy().mean()) if training else x
+
+
+def untraceable():
+    return keras.Sequential([keras.Input((4,)), Eager(), keras.layers.Dense(2)])
 `
 
 // TestExportTrainStep exports the mixed_float16 training step of a small
@@ -36,7 +45,8 @@ def broken():
 // its SavedModel and its GraphDef: each is a training step with forward,
 // backward, optimizer and loss_scale nodes, the gradient kernels are
 // backward, and every node listed names its part. Bad arguments end in one
-// line and exit 2, a model that cannot be built in exit 3.
+// line and exit 2 (a strategy over 0 devices, an optimizer TensorFlow does
+// not know), a model that cannot be built or traced in exit 3.
 func TestExportTrainStep(t *testing.T) {
 	dir := t.TempDir()
 	factory := filepath.Join(dir, "train_cnn.py")
@@ -50,6 +60,8 @@ func TestExportTrainStep(t *testing.T) {
 		{[]string{factory + ":cnn", filepath.Join(dir, "x"), "--optimizer", "sgd", "--loss", "mse", "--replicas", "0"}, 2, "--replicas 0"},
 		{[]string{factory + ":cnn", filepath.Join(dir, "x"), "--optimizer", "nosuchopt", "--loss", "mse"}, 2, "--optimizer nosuchopt"},
 		{[]string{factory + ":broken", filepath.Join(dir, "x"), "--optimizer", "sgd", "--loss", "mse"}, 3, "cannot load the model"},
+		{[]string{factory + ":untraceable", filepath.Join(dir, "x"), "--optimizer", "sgd", "--loss", "mse"}, 3,
+			"cannot trace the training step: AttributeError: 'SymbolicTensor' object has no attribute 'numpy'"},
 	} {
 		_, stderr, err := tfenv.RunErr(t, script, bad.args...)
 		var ee *exec.ExitError

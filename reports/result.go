@@ -128,6 +128,9 @@ type Target struct {
 	// Training breaks the figures down by part of the training step, for
 	// a training graph only.
 	Training *Training `json:"training,omitempty"`
+	// XLA checks the functions marked for XLA compilation, for a graph
+	// with some.
+	XLA *XLA `json:"xla,omitempty"`
 	// Ops counts the nodes the figures count (Counts) per op and reason:
 	// the op × target matrix, exact whatever Nodes lists. Sorted by op.
 	Ops []OpCoverage `json:"ops"`

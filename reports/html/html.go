@@ -27,6 +27,8 @@ var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.Fu
 	"pins":   render.PinList,
 	"phrase": render.DeltaPhrase,
 	"ops":    render.TrainingOpList,
+	"colls":  render.CollectiveLines,
+	"xla":    render.XLALines,
 	"cat":    reports.Category,
 	"sci":    func(v float64) string { return fmt.Sprintf("%.3g", v) },
 	"sbytes": func(b int64) string {

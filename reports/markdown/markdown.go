@@ -148,6 +148,9 @@ func writeMarkdown(w io.Writer, r *reports.Report, limit int) error {
 			writeTrainingMarkdown(&sec, t)
 		}
 		for _, t := range m.Targets {
+			writeXLAMarkdown(&sec, t)
+		}
+		for _, t := range m.Targets {
 			if par := t.Parity; par != nil {
 				first := "none"
 				if par.FirstDivergence != nil {

@@ -33,4 +33,24 @@ func writeTrainingMarkdown(sec *strings.Builder, t *reports.Target) {
 		fmt.Fprintf(sec, "| %s | %d | %d | %d |%s %s | %s |\n", p.Part, p.Nodes, p.Covered, p.FallbackNodes, nw, bytes,
 			mdCell(render.TrainingOpList(p)))
 	}
+	writeLinesMarkdown(sec, render.CollectiveLines(t))
+}
+
+// writeXLAMarkdown writes what becomes of the functions marked for XLA
+// compilation on target t.
+func writeXLAMarkdown(sec *strings.Builder, t *reports.Target) {
+	if lines := render.XLALines(t); len(lines) > 0 {
+		fmt.Fprintf(sec, "\n**%s** — functions marked for XLA compilation\n", mdCell(t.Target))
+		writeLinesMarkdown(sec, lines)
+	}
+}
+
+func writeLinesMarkdown(sec *strings.Builder, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	sec.WriteString("\n")
+	for _, l := range lines {
+		fmt.Fprintf(sec, "- %s\n", mdLine(l))
+	}
 }

@@ -583,6 +583,14 @@ func writeTargetLines(p *printer, m *reports.Model, v *render.View, verbose bool
 		for _, s := range render.TrainingLines(t) {
 			p.line("%s: %s", t.Target, s)
 		}
+		for _, s := range render.CollectiveLines(t) {
+			p.line("%s: %s", t.Target, s)
+		}
+	}
+	for _, t := range m.Targets {
+		for _, s := range render.XLALines(t) {
+			p.line("%s: %s", t.Target, s)
+		}
 	}
 	for _, t := range m.Targets {
 		if n := t.RewriteRemovesFallback; n != nil && *n > 0 {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prints the folder of the model zoo (tools/tfmodels/zoo.py), building it
 # first when missing: $TFSCAN_CACHE/zoo-<hash>[-full], keyed by the hash of
-# the generator and of the TensorFlow lock, so a change to either builds a
-# fresh zoo. Concurrent callers wait for one build (flock). Progress goes to
+# the generators (zoo.py, train_steps.py, tools/tf/export_train_step.py) and
+# of the TensorFlow lock, so a change to any builds a fresh zoo. Concurrent callers wait for one build (flock). Progress goes to
 # stderr, the path to stdout.
 #
 #   make.sh          the small zoo (CI)
@@ -22,7 +22,7 @@ case ${1:-} in
 esac
 py=$("$root/tools/tf/ensure.sh")
 cache=${TFSCAN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tfscan}
-key=$(cat "$here/zoo.py" "$root/tools/tf/requirements.lock" | sha256sum | cut -c1-16)
+key=$(cat "$here/zoo.py" "$here/train_steps.py" "$root/tools/tf/export_train_step.py" "$root/tools/tf/requirements.lock" | sha256sum | cut -c1-16)
 zoo=$cache/zoo-$key$full
 
 if [ -f "$zoo/.ready" ]; then

@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -120,16 +121,21 @@ def app(ctor, size, **kw):
     )
 
 
+def text_rnn_model(cell):
+    """Embedding, a recurrent layer and a softmax head over 12 tokens."""
+    return keras.Sequential(
+        [
+            keras.layers.Input((12,), dtype="int32"),
+            keras.layers.Embedding(100, 16),
+            cell(16),
+            keras.layers.Dense(3, activation="softmax"),
+        ]
+    )
+
+
 def text_rnn(cell):
     def build():
-        return keras.Sequential(
-            [
-                keras.layers.Input((12,), dtype="int32"),
-                keras.layers.Embedding(100, 16),
-                cell(16),
-                keras.layers.Dense(3, activation="softmax"),
-            ]
-        )
+        return text_rnn_model(cell)
 
     def inputs(rng):
         return {"x": rng.randint(0, 100, (2, 12)).astype(np.int32)}
@@ -137,22 +143,27 @@ def text_rnn(cell):
     return keras_model(build, [tf.TensorSpec([None, 12], tf.int32, name="x")], inputs, bn=False)
 
 
-def transformer():
-    def build():
-        x = keras.layers.Input((8, 16))
-        a = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(x, x)
-        h = keras.layers.LayerNormalization(epsilon=1e-6)(x + a)
-        f = keras.layers.Dense(32, activation="gelu")(h)
-        f = keras.layers.Dense(16)(f)
-        f = keras.layers.Lambda(lambda t: tf.nn.gelu(t, approximate=True))(f)
-        y = keras.layers.LayerNormalization(epsilon=1e-6)(h + f)
-        y = keras.layers.GlobalAveragePooling1D()(y)
-        return keras.Model(x, keras.layers.Dense(4, activation="softmax")(y))
+def transformer_model():
+    """One Transformer encoder block over 8 tokens of width 16 and a
+    softmax head."""
+    x = keras.layers.Input((8, 16))
+    a = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(x, x)
+    # Add layers rather than +: they cast their inputs to the compute
+    # dtype, so that the block builds under mixed_float16 too.
+    h = keras.layers.LayerNormalization(epsilon=1e-6)(keras.layers.Add()([x, a]))
+    f = keras.layers.Dense(32, activation="gelu")(h)
+    f = keras.layers.Dense(16)(f)
+    f = keras.layers.Lambda(lambda t: tf.nn.gelu(t, approximate=True))(f)
+    y = keras.layers.LayerNormalization(epsilon=1e-6)(keras.layers.Add()([h, f]))
+    y = keras.layers.GlobalAveragePooling1D()(y)
+    return keras.Model(x, keras.layers.Dense(4, activation="softmax")(y))
 
+
+def transformer():
     def inputs(rng):
         return {"x": rng.normal(0, 1, (2, 8, 16)).astype(np.float32)}
 
-    return keras_model(build, [tf.TensorSpec([None, 8, 16], tf.float32, name="x")], inputs, bn=False)
+    return keras_model(transformer_model, [tf.TensorSpec([None, 8, 16], tf.float32, name="x")], inputs, bn=False)
 
 
 CORPUS = [
@@ -499,6 +510,16 @@ def main():
             index["models"][name] = {"formats": sorted(meta["formats"]), "missing": meta.get("missing", {})}
         except Exception:  # noqa: BLE001
             traceback.print_exc()
+            failed += 1
+    if not a.only:
+        # The training steps (train_steps.py) in a process of their own:
+        # MirroredStrategy needs the CPU split into logical devices before
+        # TensorFlow's runtime starts.
+        t0 = time.time()
+        here = os.path.dirname(os.path.abspath(__file__))
+        r = subprocess.run([sys.executable, os.path.join(here, "train_steps.py"), os.path.join(a.out, "train")])
+        print("zoo: train steps (%.1fs)" % (time.time() - t0), file=sys.stderr, flush=True)
+        if r.returncode != 0:
             failed += 1
     with open(os.path.join(a.out, "index.json"), "w") as fh:
         json.dump(index, fh, indent=1, sort_keys=True)

@@ -698,6 +698,10 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			applyDelta(rt, src, nodes, at)
 		}
 		applyTraining(rt, t, nodes, at)
+		applyCollectives(rt, t, g, nodes)
+		if err := applyXLA(rt, t, g, nodes); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
 		if !opts.AllNodes {
 			spare = rt.KeepAttention(rm.Findings)
 		}
