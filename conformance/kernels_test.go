@@ -98,7 +98,8 @@ func kernelsSection(files []*tfgolden.File) string {
 		"core/platform/denormal.cc) and tfscan keeps IEEE subnormals; the comparison applies the flush to tfscan's inputs\n"+
 		"and results and counts what still differs on subnormal inputs (libm's and Eigen's branches on tiny values) apart.\n"+
 		"The conformance run regenerates every golden and holds it to the committed one bit for bit, except the outputs of\n"+
-		"the ops whose tolerance below is for summation order, which are held to that tolerance: %s\n"+
+		"the contractions (MatMul, BatchMatMul, Einsum, the convolutions), which are held to the summation-order tolerance of\n"+
+		"their dtype: %s\n"+
 		"(Eigen/src/Core/products/GeneralBlockPanelKernel.h, computeProductBlockingSizes), so TensorFlow on another\n"+
 		"machine adds them in another order.\n\n",
 		tfgolden.Generator, tfgolden.Dir, total, len(files), tfgolden.CPUReason)

@@ -7,10 +7,6 @@ type Rule struct {
 	// Skip lists outputs not compared (what TensorFlow leaves unwritten).
 	Skip   []int
 	Reason string
-	// CPUDependent marks an op whose TensorFlow result itself differs by
-	// machine (CPUReason): a regenerated golden is held to Tol against the
-	// committed one instead of bit for bit.
-	CPUDependent bool
 }
 
 // Why an op is not held to bit-identical results.
@@ -63,7 +59,7 @@ func init() {
 			if dt == "float16" && (op == "MatMul" || op == "BatchMatMulV2") {
 				continue // k-ordered with float16 rounding: bit-identical (matMulStorage)
 			}
-			rules[op+" "+dt] = Rule{Tol: t, Reason: sumReason, CPUDependent: true}
+			rules[op+" "+dt] = Rule{Tol: t, Reason: sumReason}
 		}
 	}
 }
