@@ -104,19 +104,14 @@ var modelRules = map[string]modelRule{
 // list stays true) or fails otherwise.
 var modelGaps = map[string]string{
 	"mixed_float16/tfjs":             "filter dtype DT_FLOAT differs from input dtype DT_HALF",
-	"random_generator/saved_model":   "no reference kernel for RngReadAndSkip",
 	"text_vectorization/saved_model": "no reference kernel for StringLower",
-	"tf1_builder/tfjs":               "differs: every lookup gives the table's default",
 }
 
 // modelGapWhy says why each gap is one.
 var modelGapWhy = map[string]string{
 	"mixed_float16/tfjs": "the TF.js converter stores the float16 weights as float32 but keeps the graph's float16 " +
 		"Casts (TF.js computes float16 as float32); tfscan runs the Casts and refuses the mixed-dtype Conv2D",
-	"random_generator/saved_model":   "tf.random.Generator's RngReadAndSkip and stateless V2 random ops have no kernel in tfscan",
 	"text_vectorization/saved_model": "TextVectorization's standardization (StringLower, StaticRegexReplace) and splitting have no kernel in tfscan",
-	"tf1_builder/tfjs": "the TF.js converter moves the table's initializer into model.json's modelInitializer graph, " +
-		"which tfscan's TF.js loader does not run",
 }
 
 // zooFormats are the formats of a zoo model, in the table's order.
