@@ -74,7 +74,8 @@ const (
 // rewriteCases are the zoo models (and models of the repository) that
 // rewrite changes, with the targets that change them: every rule that
 // applies to the zoo (decompose-relu6, unfuse-conv2d with and without its
-// chained Relu6, unfuse-depthwise, unpin) in every format TensorFlow loads.
+// chained Relu6, unfuse-depthwise, unpin, fold-constants) in every format
+// TensorFlow loads.
 var rewriteCases = []rewriteCase{
 	{zoo: "mobilenetv2_a035_32", format: "saved_model", target: "musa"},
 	{zoo: "mobilenetv2_a035_32", format: "frozen", target: "musa", diffs: map[string]rewriteDiff{
@@ -89,6 +90,7 @@ var rewriteCases = []rewriteCase{
 	}},
 	{zoo: "cpu_pinned", format: "frozen", target: "directml", flags: []string{"--clear-devices"}},
 	{zoo: "tf1_builder", format: "saved_model", target: "musa", flags: []string{"--clear-devices"}},
+	{zoo: "random_generator", format: "saved_model", target: "musa"},
 	{path: "cmd/tfscan/internal/explain/testdata/fused.pbtxt", format: "graph", target: "musa", diffs: map[string]rewriteDiff{
 		"edge, outputs, remapper off, oneDNN on": {NaN: true, Why: onednnNaN},
 	}},
