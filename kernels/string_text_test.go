@@ -93,7 +93,9 @@ func TestStringLowerAndRegexReplace(t *testing.T) {
 }
 
 func TestRaggedTensorToTensor(t *testing.T) {
-	i64 := func(shape []int, v ...int64) *Tensor { return &Tensor{DType: tpb.DataType_DT_INT64, Shape: shape, Data: v} }
+	i64 := func(shape []int, v ...int64) *Tensor {
+		return &Tensor{DType: tpb.DataType_DT_INT64, Shape: shape, Data: v}
+	}
 	types := map[string]*attrpb.AttrValue{"row_partition_types": {Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{
 		S: [][]byte{[]byte("FIRST_DIM_SIZE"), []byte("VALUE_ROWIDS")}}}}}
 	for _, c := range []struct {
