@@ -33,11 +33,6 @@ func section(area, text string) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if d := os.Getenv("H30_DUMP"); d != "" {
-		for a, txt := range written {
-			os.WriteFile(filepath.Join(d, "sec_"+a+".md"), []byte(txt), 0o644)
-		}
-	}
 	if code == 0 {
 		if err := writeDoc(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
