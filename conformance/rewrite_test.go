@@ -25,8 +25,8 @@ type rewriteCase struct {
 	target      string
 	flags       []string
 	// diffs are the comparisons where TensorFlow's runs of the original and
-	// the rewrite differ, keyed by diffKey; every other comparison is
-	// bit-identical, and a listed one that is fails the test too.
+	// the rewrite differ, keyed by diffKey, as bounds; every other
+	// comparison is bit-identical.
 	diffs map[string]rewriteDiff
 }
 
@@ -216,9 +216,12 @@ func TestRewriteInTensorFlow(t *testing.T) {
 			k := diffKey(r)
 			d, known := c.diffs[k]
 			switch {
-			case r.Identical && known:
+			case r.Identical && known && !r.OneDNN:
 				t.Errorf("%s, %s: bit-identical: drop its known difference", c.name(), k)
 			case r.Identical:
+				// oneDNN picks its kernels by the CPU's instruction set:
+				// a difference under it is a bound, which another CPU may
+				// not reach
 			case !known:
 				t.Errorf("%s, %s: %d of %d tensors differ in TensorFlow from the original's: %s", c.name(), k, r.Differing, r.Tensors, first)
 			case r.MaxULP < 0 || r.MaxULP > d.ULP || (r.NaNMismatch > 0 && !d.NaN):
@@ -390,7 +393,8 @@ func rewriteSection(rows []*rewriteRow) string {
 		}
 	}
 	if len(tols) > 0 {
-		b.WriteString("\nKnown differences, all under oneDNN (the test fails when one grows, closes or a new one appears):\n\n" + strings.Join(tols, "\n") + "\n")
+		b.WriteString("\nKnown differences, all under oneDNN (the test fails when one grows or a new one appears; oneDNN picks its " +
+			"kernels by the CPU's instruction set, so another CPU may not reach a bound):\n\n" + strings.Join(tols, "\n") + "\n")
 	}
 	return b.String()
 }
