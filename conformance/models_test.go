@@ -96,6 +96,13 @@ var modelRules = map[string]modelRule{
 	"tf1_builder": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (one MatMul)"},
 	"text_vectorization": {Tol: tfgolden.Tol{ULP: 8, Abs: 1e-6}, Reason: gemmReason + " (the Dense MatMul after the embedding's " +
 		"mean, whose sum cancels: 24 ULP, 1.9e-9 absolute, on -5.4e-4); the token ids are bit-identical"},
+	// the full zoo's (make zoo-full), as far as measured
+	"mobilenetv2":      {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (224x224: Conv2D, MatMul)"},
+	"mobilenetv3small": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (224x224: Conv2D, MatMul; hard-swish)"},
+	"resnet50": {Tol: tfgolden.Tol{ULP: 16}, Reason: gemmReason + " (224x224: 53 Conv2D over up to 4608 terms each; " +
+		"13 ULP, 1.2e-8 absolute, on 0.0127)"},
+	"efficientnetb0": {Tol: tfgolden.Tol{ULP: 16}, Reason: gemmReason + " (10 ULP on the TF.js form); " +
+		fmt.Sprintf(approxModelReason, "sigmoid (swish)")},
 	"mixed_float16": {Tol: tfgolden.Tol{ULP: 8}, Reason: "the float16 MatMul is bit-identical (every product and sum rounded to float16 as " +
 		"Eigen::half does); the float32 softmax at the end uses Eigen's approximate exp"},
 }
