@@ -63,12 +63,12 @@ func (c rewriteCase) name() string {
 // Eigen kernels) every one of these is bit-identical, and so are the fetches
 // of every node.
 const (
-	remapBN = "Grappler's remapper fuses the original's Conv2D+FusedBatchNormV3+Relu6 otherwise than the rewrite's " +
-		"Conv2D+FusedBatchNormV3+Relu, Minimum; oneDNN's fused kernels fold the batch norm in another order"
+	remapBN = "Grappler's remapper and oneDNN fuse the original's Conv2D+FusedBatchNormV3+Relu6 and the rewrite's " +
+		"Conv2D+FusedBatchNormV3+Relu, Minimum into different kernels (with the remapper off, and node by node, bit-identical)"
 	onednnNaN = "oneDNN's _FusedConv2D (and fused depthwise) clips NaN to 0 in its fused Relu6 (a clip post-op), where " +
 		"TensorFlow's Relu and Minimum, as its Eigen fused kernel, keep NaN: the rewrite follows the reference kernels"
-	onednnBias = "oneDNN adds the bias inside its fused convolution and after it unfused: 1 ULP where edge values " +
-		"leave large finite sums"
+	onednnBias = "oneDNN's fused convolution rounds otherwise than its Conv2D and BiasAdd unfused (node by node " +
+		"bit-identical; 1 ULP at the outputs on the edge inputs)"
 )
 
 // rewriteCases are the zoo models (and models of the repository) that
