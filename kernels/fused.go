@@ -186,8 +186,17 @@ func parseFused[T nnFloat](ctx *Context, c int, outShape []int) (*fusedEpilogue[
 		// whole [rows, c] tensor (an LSTM cell's recurrent sum), which
 		// TF.js's fused matMul adds with broadcasting; TensorFlow's own
 		// graphs only ever carry a vector bias.
+		// It fuses a Conv2D with an AddV2 of a scalar too (MobileNetV3's
+		// hard sigmoid, Relu6(x + 3)), which TF.js's fused conv2d adds
+		// with broadcasting.
 		if len(e.bias) == n && n != c {
 			e.addend, e.bias, e.hasBias = e.bias, nil, false
+		} else if len(e.bias) == 1 && c != 1 {
+			b := make([]T, c)
+			for j := range b {
+				b[j] = e.bias[0]
+			}
+			e.bias = b
 		} else if len(e.bias) != c {
 			return nil, ctx.Errorf("bias argument has %d elements, want %d", len(e.bias), c)
 		}

@@ -60,6 +60,10 @@ type Model struct {
 	// functions. Today only TF.js's FusedDepthwiseConv2dNative is renamed (to
 	// _FusedDepthwiseConv2dNative); nil when nothing was renamed.
 	Renamed map[string]string
+	// TFJSInit names the nodes of a TF.js model.json's modelInitializer
+	// graph the loader merged into the graph (tfjs_init.go); Write leaves
+	// them out of modelTopology. Nil for other formats.
+	TFJSInit map[string]bool
 
 	// lazy holds the Const tensor contents the load left in File
 	// (lazy.go); nil when every content is in the messages.

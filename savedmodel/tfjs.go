@@ -51,6 +51,9 @@ type tfjsModel struct {
 	ModelTopology   json.RawMessage   `json:"modelTopology"`
 	WeightsManifest []tfjsWeightGroup `json:"weightsManifest"`
 	Signature       json.RawMessage   `json:"signature"`
+	// ModelInitializer is a GraphDef run once before the first
+	// inference (the converter moves table initializers there).
+	ModelInitializer json.RawMessage `json:"modelInitializer"`
 }
 
 // decodeTFJS reads a TF.js graph model: model.json's modelTopology is a
@@ -84,6 +87,9 @@ func decodeTFJS(file string, b []byte) (*Model, error) {
 			return nil, fmt.Errorf("signature is not a SignatureDef: %v", textErr(err))
 		}
 		def.SignatureDef = map[string]*mgpb.SignatureDef{TFJSSignatureKey: sig}
+	}
+	if err := mergeTFJSInit(m, def, mj.ModelInitializer); err != nil {
+		return nil, err
 	}
 	m.MetaGraphs = []*MetaGraph{newMetaGraph(def)}
 	w, err := loadTFJSWeights(filepath.Dir(file), mj.WeightsManifest)

@@ -58,6 +58,7 @@ func writeTFJSModel(m *Model, dir string) error {
 		}
 	}
 	gd := proto.Clone(m.MetaGraphs[0].Def.GetGraphDef()).(*gpb.GraphDef)
+	withoutTFJSInit(m, gd)
 	restoreTFJSOps(m, gd)
 	shard, specs, err := moveConstants(m, gd)
 	if err != nil {

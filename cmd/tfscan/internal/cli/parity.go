@@ -116,6 +116,7 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	atol := fs.Float64("atol", -1, "absolute tolerance (default: by profile, see docs/precision.md)")
 	rtol := fs.Float64("rtol", -1, "relative tolerance (default: by profile)")
 	golden := fs.String("golden", "", "outputs recorded on a device, `out.npz`, to compare too")
+	emulated := fs.String("emulated", "", "write the outputs under the profile to `emu.npz` (one target)")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -153,6 +154,12 @@ func runParity(ctx context.Context, e *env, args []string) error {
 	o := scan.ParityOptions{Load: f.load(e, paths[0]), Targets: ts, Precision: *prec, FTZ: *ftz, ATol: *atol, RTol: *rtol,
 		Golden: *golden, Version: Version, Warn: e.stderr,
 		OnTarget: func(path, target string, p *reports.Parity) { paritySummary(e.stderr, path, target, p) }}
+	if *emulated != "" {
+		o.Emulated = *emulated
+		if !filepath.IsAbs(o.Emulated) {
+			o.Emulated = joinWD(e, o.Emulated)
+		}
+	}
 	if *golden != "" {
 		o.GoldenFile = *golden
 		if !filepath.IsAbs(o.GoldenFile) {

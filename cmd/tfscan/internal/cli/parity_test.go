@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -376,4 +377,24 @@ func TestParityJSONMatchesSchema(t *testing.T) {
 		require.NoError(t, err, stderr)
 		assert.NoError(t, s.Validate(v), args[0])
 	}
+}
+
+// --emulated writes the outputs as the profile computes them: under bf16
+// every value is a bfloat16 stored in float32.
+func TestParityEmulated(t *testing.T) {
+	td := parityTestdata(t)
+	out := filepath.Join(t.TempDir(), "emu.npz")
+	code, _, stderr := runParityCLI(t, td, "parity", "matmul.pbtxt", "--target", "cpu", "--precision", "bf16",
+		"--inputs", "matmul_inputs.npz", "--emulated", out)
+	require.Contains(t, []int{ExitOK, ExitGate}, code, stderr)
+	got, err := npz.Read(out)
+	require.NoError(t, err)
+	mm := got["mm:0"]
+	require.NotNil(t, mm, "keys %v", npz.SortedKeys(got))
+	for _, v := range mm.Data.([]float32) {
+		assert.Equal(t, uint32(0), math.Float32bits(v)&0xffff, "%v is a bfloat16", v)
+	}
+	code, _, stderr = runParityCLI(t, td, "parity", "matmul.pbtxt", "--target", "cpu,cuda", "--emulated", out)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, stderr, "--emulated: want exactly one --target")
 }

@@ -115,8 +115,11 @@ type ParityOptions struct {
 	FTZ                bool
 	ATol, RTol         float64
 	Golden, GoldenFile string
-	Signature          string
-	Version            string
+	// Emulated is where the outputs under the profile go (.npz, one
+	// target; "" for nowhere), for comparing with a device's own run.
+	Emulated  string
+	Signature string
+	Version   string
 	// Warn receives warnings (a placement simulation that failed);
 	// OnTarget is called with each target's result as it is done.
 	Warn     io.Writer
@@ -183,6 +186,14 @@ func Parity(ctx context.Context, o ParityOptions) (rep *reports.Report, failed b
 		res, err := parity.Run(ctx, lm.pm, opts)
 		if err != nil {
 			return nil, false, runError(lm.path, err)
+		}
+		if o.Emulated != "" {
+			if len(ts.List) != 1 {
+				return nil, false, usageErrorf("--emulated: want exactly one --target")
+			}
+			if err := npz.Write(o.Emulated, res.Emulated); err != nil {
+				return nil, false, usageErrorf("--emulated: %v", err)
+			}
 		}
 		rp := parityReport(res)
 		if lowered != nil {
