@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 
 // TestTopoOrderCountsEveryEdge checks the order Build gives, which walks
 // each producer's consumers once, against Kahn's algorithm over every edge
-// (topoOrderEveryEdge) on random graphs with repeated inputs, control
+// (topoOrderEveryEdge), and each node's consumers against a plain count,
+// on random graphs with repeated inputs, control inputs, nodes of many
 // inputs, cycles and loops' NextIteration → Merge back edges.
 func TestTopoOrderCountsEveryEdge(t *testing.T) {
 	ops := []string{"AddN", "Merge", "NextIteration", "NoOp"}
@@ -27,6 +29,9 @@ func TestTopoOrderCountsEveryEdge(t *testing.T) {
 			switch op {
 			case "AddN", "Merge":
 				data = 1 + r.IntN(3)
+				if r.IntN(8) == 0 {
+					data = fewProducers + r.IntN(4)
+				}
 			case "NextIteration":
 				data = 1
 			}
@@ -53,6 +58,15 @@ func TestTopoOrderCountsEveryEdge(t *testing.T) {
 		g, _ := buildErr(t, text.String())
 		want, _ := topoOrderEveryEdge(g.Nodes[:g.TopLevel])
 		assert.Equal(t, names(want), names(g.Topo()), "trial %d:\n%s", trial, text.String())
+		for _, p := range g.Nodes {
+			var consumers []*Node
+			for _, c := range g.Nodes {
+				if slices.ContainsFunc(c.Inputs, func(in Input) bool { return in.Node == p }) || slices.Contains(c.ControlInputs, p) {
+					consumers = append(consumers, c)
+				}
+			}
+			assert.Equal(t, names(consumers), names(g.Consumers(p)), "trial %d: consumers of %s", trial, p.Name)
+		}
 	}
 }
 
