@@ -134,7 +134,7 @@ type builder struct {
 	// topByName indexes the top-level nodes; funcNodes indexes the body
 	// funcInputs is resolving (one map, cleared for each body), and rets
 	// holds each body's returnNodes.
-	topByName    map[string]*Node
+	topByName    *nameIndex
 	funcNodes    map[string]*Node
 	funcNodesMax int
 	rets         map[*Function][]*Node
@@ -215,7 +215,7 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	// One backing array for all nodes: 200k nodes are one allocation.
 	store := make([]Node, total)
 
-	b.topByName = make(map[string]*Node, len(top))
+	b.topByName = newNameIndex(store, len(top))
 	for _, nd := range top {
 		n := &store[len(g.Nodes)]
 		b.newNode(n, nd, nil)
@@ -255,31 +255,11 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 }
 
 // indexTop enters the top-level node n in topByName, keeping the first node
-// of a name and reporting a later one. Until a name repeats, a node costs
-// one map assignment, not a lookup and an assignment (a flat graph of
-// 200,000 nodes spends a fifth of its build here): a name that repeats is
-// seen by the map's length not growing, and the map is then rebuilt once
-// from the nodes so far, first node of each name, and names are looked up
-// from then on.
+// of a name and reporting a later one.
 func (b *builder) indexTop(n *Node) {
-	if !b.dupNames {
-		before := len(b.topByName)
-		b.topByName[n.Name] = n
-		if len(b.topByName) > before {
-			return
-		}
-		clear(b.topByName)
-		for _, p := range b.g.Nodes[:len(b.g.Nodes)-1] {
-			if _, ok := b.topByName[p.Name]; !ok {
-				b.topByName[p.Name] = p
-			}
-		}
-	}
-	if _, dup := b.topByName[n.Name]; dup {
+	if b.topByName.add(n.ID) != nil {
 		b.fatalNode("duplicate_node", rankNodeIndex, n, "Node '%s' is not unique", n.Name)
 		b.dupNames = true
-	} else {
-		b.topByName[n.Name] = n
 	}
 }
 
@@ -639,7 +619,7 @@ func (b *builder) topInputs(n *Node) {
 	}
 	for _, s := range in {
 		name, idx, ctl := ParseTensorName(s)
-		src := b.topByName[name]
+		src := b.topByName.get(name)
 		if src == nil {
 			// graph_constructor.cc:762-768 InitFromEdges
 			b.fatalNode("dangling_input", rankEdges, n, "Node '%s': Unknown input node '%s'", n.Name, s)

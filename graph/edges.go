@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,31 +16,55 @@ import (
 // once, in Node.ID order), grouped by producer.
 func (b *builder) index() {
 	g := b.g
-	// Consumers are listed once per (consumer, producer) pair: last is
-	// the last consumer each producer was given, reset for each pass.
-	last := make([]int32, len(g.Nodes))
+	// Consumers are listed once per (consumer, producer) pair. A node's
+	// few producers are checked against each other; last, the last
+	// consumer each producer was given, is made only for a node with many.
+	var last []int32
 	g.edges = csr.Build(len(g.Nodes), func(add func(int, *Node)) {
 		for i := range last {
 			last[i] = -1
 		}
 		for _, n := range g.Nodes {
-			visit := func(src *Node) {
-				if last[src.ID] != int32(n.ID) {
-					last[src.ID] = int32(n.ID)
-					add(src.ID, n)
+			if len(n.Inputs)+len(n.ControlInputs) > fewProducers {
+				if last == nil {
+					last = make([]int32, len(g.Nodes))
+					for i := range last {
+						last[i] = -1
+					}
+				}
+				visit := func(src *Node) {
+					if last[src.ID] != int32(n.ID) {
+						last[src.ID] = int32(n.ID)
+						add(src.ID, n)
+					}
+				}
+				for _, in := range n.Inputs {
+					if in.Node != nil {
+						visit(in.Node)
+					}
+				}
+				for _, c := range n.ControlInputs {
+					visit(c)
+				}
+				continue
+			}
+			for i, in := range n.Inputs {
+				if in.Node != nil && !slices.ContainsFunc(n.Inputs[:i], func(e Input) bool { return e.Node == in.Node }) {
+					add(in.Node.ID, n)
 				}
 			}
-			for _, in := range n.Inputs {
-				if in.Node != nil {
-					visit(in.Node)
+			for i, c := range n.ControlInputs {
+				if !slices.ContainsFunc(n.Inputs, func(e Input) bool { return e.Node == c }) && !slices.Contains(n.ControlInputs[:i], c) {
+					add(c.ID, n)
 				}
-			}
-			for _, c := range n.ControlInputs {
-				visit(c)
 			}
 		}
 	})
 }
+
+// fewProducers is the most inputs a node's producers are deduplicated
+// for by comparing them with each other.
+const fewProducers = 16
 
 // Consumers returns the nodes that take n's outputs or have n as a control
 // input, each once, in Node.ID order. A function's argument consumers are

@@ -311,7 +311,7 @@ func (b *builder) signatureRoots(s *savedmodel.Signature, report bool) []*Node {
 		if name == "" {
 			continue
 		}
-		if n := b.topByName[name]; n != nil {
+		if n := b.topByName.get(name); n != nil {
 			roots = append(roots, n)
 		} else if report {
 			b.diag("dangling_signature", s.Key, "signature %q output %q names tensor %q, which is not in the graph", s.Key, ti.Key, ti.Name)

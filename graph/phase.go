@@ -110,21 +110,10 @@ var (
 // order step, load, save, and a node keeps the first phase that reaches it.
 func (g *Graph) Phases(signature string) []Phase {
 	w := &phaseWalk{g: g, phase: make([]Phase, len(g.Nodes)), entered: map[*Function]bool{}}
-	top := make(map[string]*Node, g.TopLevel)
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if _, dup := top[n.Name]; !dup {
-			top[n.Name] = n
-		}
-	}
-	byTensor := func(names ...string) []*Node {
-		var out []*Node
-		for _, s := range names {
-			if n := top[tensorNode(s)]; n != nil && s != "" {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
+	// The roots are named by tensor: the names are gathered first and
+	// found in one pass over the top-level nodes (topNodes), without an
+	// index of every node's name.
+	var loadT, saveT, stepT []string
 	var load, save []*Node
 	var loadFns, saveFns []*Function
 	var def *mgpb.MetaGraphDef
@@ -139,46 +128,57 @@ func (g *Graph) Phases(signature string) []Phase {
 		}
 	}
 	for _, sd := range savers {
-		load = append(load, byTensor(sd.GetRestoreOpName())...)
-		save = append(save, byTensor(sd.GetSaveTensorName())...)
+		loadT = append(loadT, sd.GetRestoreOpName())
+		saveT = append(saveT, sd.GetSaveTensorName())
 	}
 	var step []*Node
 	served := false
 	for _, sig := range g.Signatures {
 		if sig.Key == initOpSignatureKey {
 			for _, o := range sig.Outputs {
-				load = append(load, byTensor(o.Name)...)
+				loadT = append(loadT, o.Name)
 			}
 			continue
 		}
 		served = true
 		if signature == "" || sig.Key == signature {
 			for _, o := range sig.Outputs {
-				step = append(step, byTensor(o.Name)...)
+				stepT = append(stepT, o.Name)
 			}
 		}
 	}
 	colls := def.GetCollectionDef()
 	for _, k := range loadCollections {
-		load = append(load, byTensor(colls[k].GetNodeList().GetValue()...)...)
+		loadT = append(loadT, colls[k].GetNodeList().GetValue()...)
 	}
 	for _, a := range def.GetAssetFileDef() {
-		load = append(load, byTensor(a.GetTensorInfo().GetName())...)
+		loadT = append(loadT, a.GetTensorInfo().GetName())
 	}
 	for _, a := range colls[assetsKey].GetAnyList().GetValue() {
 		afd := &mgpb.AssetFileDef{}
 		if a.UnmarshalTo(afd) == nil {
-			load = append(load, byTensor(afd.GetTensorInfo().GetName())...)
+			loadT = append(loadT, afd.GetTensorInfo().GetName())
 		}
 	}
 	for _, k := range variableCollections {
 		for _, b := range colls[k].GetBytesList().GetValue() {
 			vd := &varpb.VariableDef{}
 			if proto.Unmarshal(b, vd) == nil {
-				load = append(load, byTensor(vd.GetInitializerName())...)
+				loadT = append(loadT, vd.GetInitializerName())
 			}
 		}
 	}
+	top := g.topNodes(stepT, loadT, saveT)
+	byTensor := func(names []string) []*Node {
+		var out []*Node
+		for _, s := range names {
+			if n := top[tensorNode(s)]; n != nil && s != "" {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	step, load, save = byTensor(stepT), byTensor(loadT), byTensor(saveT)
 	loadFns, saveFns = g.objectGraphFunctions()
 	if !served {
 		var moreLoad, moreSave []*Node
@@ -189,6 +189,26 @@ func (g *Graph) Phases(signature string) []Phase {
 	w.walk(PhaseLoad, load, loadFns)
 	w.walk(PhaseSave, save, saveFns)
 	return w.phase
+}
+
+// topNodes maps the node name of every tensor name in lists to the first
+// top-level node of that name, where there is one.
+func (g *Graph) topNodes(lists ...[]string) map[string]*Node {
+	top := map[string]*Node{}
+	for _, names := range lists {
+		for _, s := range names {
+			top[tensorNode(s)] = nil
+		}
+	}
+	if len(top) == 0 {
+		return top
+	}
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if first, wanted := top[n.Name]; wanted && first == nil {
+			top[n.Name] = n
+		}
+	}
+	return top
 }
 
 // objectGraphFunctions lists the concrete functions the TF2 object graph

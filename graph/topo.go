@@ -1,5 +1,7 @@
 package graph
 
+import "slices"
+
 // isNextIteration tells the back edge of a TF1 while loop: NextIteration
 // feeds Merge at the top of the loop, the one cycle TensorFlow's executor
 // allows (tensorflow/core/common_runtime/immutable_executor_state.cc).
@@ -9,44 +11,27 @@ func isNextIteration(n *Node) bool { return n.Op == "NextIteration" || n.Op == "
 // its data and control inputs from the same scope, breaking v1 loops at
 // NextIteration → Merge edges. Ties keep Node.ID order (Kahn's algorithm
 // with a FIFO seeded in ID order). Nodes left on a cycle are appended in ID
-// order and returned as cyclic.
-func topoOrder(nodes []*Node) (order, cyclic []*Node) {
+// order and returned as cyclic. It walks the consumers the build indexed
+// (Graph.Consumers), each once per producer: a node becomes ready when its
+// last producer is taken, as it would if every edge were counted.
+func topoOrder(g *Graph, nodes []*Node) (order, cyclic []*Node) {
 	if len(nodes) == 0 {
 		return nil, nil
 	}
 	base := nodes[0].ID
 	in := func(n *Node) bool { return n.ID >= base && n.ID < base+len(nodes) && nodes[n.ID-base] == n }
-	// Out-edges within the scope, as a flat list grouped by source.
+	// follows tells whether consumer c waits for producer p: through a
+	// control edge, or a data edge other than a loop's back edge.
+	follows := func(p, c *Node) bool {
+		return !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs, p)
+	}
 	indeg := make([]int32, len(nodes))
-	outCount := make([]int32, len(nodes)+1)
-	deps := func(n *Node, visit func(src *Node)) {
-		for _, i := range n.Inputs {
-			if i.Node != nil && in(i.Node) && !(isNextIteration(i.Node) && isMergeLike(n)) {
-				visit(i.Node)
+	for _, p := range nodes {
+		for _, c := range g.Consumers(p) {
+			if in(c) && follows(p, c) {
+				indeg[c.ID-base]++
 			}
 		}
-		for _, c := range n.ControlInputs {
-			if in(c) {
-				visit(c)
-			}
-		}
-	}
-	for _, n := range nodes {
-		deps(n, func(src *Node) {
-			indeg[n.ID-base]++
-			outCount[src.ID-base+1]++
-		})
-	}
-	for i := 1; i < len(outCount); i++ {
-		outCount[i] += outCount[i-1]
-	}
-	out := make([]int32, outCount[len(nodes)])
-	fill := append([]int32(nil), outCount[:len(nodes)]...)
-	for _, n := range nodes {
-		deps(n, func(src *Node) {
-			out[fill[src.ID-base]] = int32(n.ID - base)
-			fill[src.ID-base]++
-		})
 	}
 	order = make([]*Node, 0, len(nodes))
 	for _, n := range nodes {
@@ -55,11 +40,12 @@ func topoOrder(nodes []*Node) (order, cyclic []*Node) {
 		}
 	}
 	for head := 0; head < len(order); head++ {
-		i := order[head].ID - base
-		for _, c := range out[outCount[i]:outCount[i+1]] {
-			indeg[c]--
-			if indeg[c] == 0 {
-				order = append(order, nodes[c])
+		p := order[head]
+		for _, c := range g.Consumers(p) {
+			if in(c) && follows(p, c) {
+				if indeg[c.ID-base]--; indeg[c.ID-base] == 0 {
+					order = append(order, c)
+				}
 			}
 		}
 	}
@@ -86,12 +72,12 @@ func isMergeLike(n *Node) bool { return n.Op == "Merge" || n.Op == "RefMerge" ||
 func (b *builder) cycles() {
 	g := b.g
 	var cyclic []*Node
-	g.topo, cyclic = topoOrder(g.Nodes[:g.TopLevel])
+	g.topo, cyclic = topoOrder(g, g.Nodes[:g.TopLevel])
 	if len(cyclic) > 0 {
 		b.fatalNode("cycle", rankConvert, cyclic[0], "%d nodes in a cycle", len(cyclic))
 	}
 	for _, f := range g.Functions {
-		f.topo, cyclic = topoOrder(f.Nodes)
+		f.topo, cyclic = topoOrder(g, f.Nodes)
 		if len(cyclic) > 0 {
 			b.fatalNode("cycle", rankBody, cyclic[0], "%d nodes in a cycle", len(cyclic))
 		}

@@ -123,24 +123,47 @@ func partOf(n *graph.Node) (Part, bool) {
 // the optimizer it wraps in its own scope, and what is left there is the
 // scaling of loss and gradients and the scale's update.
 func scopePart(name string) (Part, bool) {
-	scopes := strings.Split(name, "/")
-	scopes = scopes[:len(scopes)-1]
-	if slices.ContainsFunc(scopes, isGradientScope) {
+	// The scopes are walked in place rather than split: a scan asks this
+	// of every node of every graph.
+	slash := strings.LastIndexByte(name, '/')
+	if slash < 0 {
+		return Forward, false
+	}
+	dir := name[:slash]
+	if anyScope(dir, isGradientScope) {
 		return Backward, true
 	}
-	for i, s := range scopes {
+	for rest := dir; ; {
+		s, after, more := strings.Cut(rest, "/")
 		base := trimIndex(s)
 		switch {
 		case slices.Contains(lossScaleScopes, base):
-			if slices.ContainsFunc(scopes[i+1:], func(s string) bool { return slices.Contains(optimizerScopes, trimIndex(s)) }) {
+			if more && anyScope(after, func(s string) bool { return slices.Contains(optimizerScopes, trimIndex(s)) }) {
 				return Optimizer, true
 			}
 			return LossScale, true
 		case slices.Contains(optimizerScopes, base):
 			return Optimizer, true
 		}
+		if !more {
+			return Forward, false
+		}
+		rest = after
 	}
-	return Forward, false
+}
+
+// anyScope tells whether f holds for one of the "/"-separated scopes of dir.
+func anyScope(dir string, f func(string) bool) bool {
+	for {
+		s, after, more := strings.Cut(dir, "/")
+		if f(s) {
+			return true
+		}
+		if !more {
+			return false
+		}
+		dir = after
+	}
 }
 
 // isGradientScope tells the scopes TensorFlow builds gradients in.

@@ -98,21 +98,29 @@ func (s *sim) result() *Result {
 		}
 		return r.PartitionEdges[a].To < r.PartitionEdges[b].To
 	})
-	parts := map[int]bool{}
+	// Partitions and node counts are gathered by device index, a slice
+	// each: a map write per node costs more than the rest of the loop.
+	parts := make([]bool, len(s.devs))
 	for i, p := range s.nodes {
-		if !p.ghost && !p.io && !p.fed && s.counted(i) && s.dev[i] >= 0 {
-			parts[s.dev[i]] = true
+		if d := s.dev[i]; d >= 0 && !parts[d] && !p.ghost && !p.io && !p.fed && s.counted(i) {
+			parts[d] = true
+			r.Partitions++
 		}
 	}
-	r.Partitions = len(parts)
 	if s.shapes != nil {
 		r.AssumedDims = append([]string{}, s.shapes.AssumedDims...)
 	} else {
 		r.AssumedDims = []string{}
 	}
+	perDev := make([]int, len(s.devs))
 	for _, gn := range s.g.Nodes {
 		if i, ok := s.placedAt(gn); ok {
-			r.DeviceNodes[s.devs[s.dev[i]]]++
+			perDev[s.dev[i]]++
+		}
+	}
+	for d, k := range perDev {
+		if k > 0 {
+			r.DeviceNodes[s.devs[d]] += k
 		}
 	}
 	others := s.otherInstances()

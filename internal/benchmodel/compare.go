@@ -20,9 +20,14 @@ type Cost struct {
 	Heap uint64
 }
 
-// Compare runs the steps in turn, b.N rounds, each after a garbage
-// collection that is not measured and returns the freed memory to the
-// operating system (sampleHeap), and reports for each step its median
+// MinRounds is the fewest rounds Compare runs, whatever b.N: under the
+// default -benchtime a step of a second or more gets b.N = 1, and a median
+// of one round on a shared machine is one sample of its noise.
+const MinRounds = 5
+
+// Compare runs the steps in turn, b.N rounds (at least MinRounds), each
+// after a garbage collection that is not measured and returns the freed
+// memory to the operating system (sampleHeap), and reports for each step its median
 // cpu-ms and peak-heap-MiB, and for every step after the first its ratios
 // to the first (the baseline) as "NAME/BASE-cpu" and "NAME/BASE-heap".
 // Interleaving the steps in one benchmark run makes the ratios hold on a
@@ -31,7 +36,7 @@ type Cost struct {
 func Compare(b *testing.B, steps ...Step) []Cost {
 	all := make([][]Cost, len(steps))
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for range max(b.N, MinRounds) {
 		for k, s := range steps {
 			all[k] = append(all[k], Measure(s.Run))
 		}

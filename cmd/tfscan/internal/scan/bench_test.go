@@ -343,3 +343,40 @@ func BenchmarkScanNodeHeavy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanTargetsNodeHeavy measures a scan of the flat 1,000,000-node
+// GraphDef (benchmodel.NodeHeavy's flat1m) against 7 targets with
+// placement and the cuda source, with its JSON report, against `tfscan
+// inspect` of the same file with its table output, interleaved in one run
+// (benchmodel.Compare). Goal: Scan/Inspect at most 3 in CPU and 2 in peak
+// heap (docs/performance.md); json-MB is the report's size.
+// Run: go test -bench ScanTargetsNodeHeavy -run '^$' ./cmd/tfscan/internal/scan/
+func BenchmarkScanTargetsNodeHeavy(b *testing.B) {
+	var s benchmodel.Shape
+	for _, sh := range benchmodel.NodeHeavy() {
+		if sh.Name == "flat1m" {
+			s = sh
+		}
+	}
+	path, _, err := s.Write(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size countingWriter
+	benchmodel.Compare(b,
+		benchmodel.Step{Name: "Inspect", Run: func() {
+			rep, err := Inspect(context.Background(), InspectOptions{Paths: []string{path}})
+			if err != nil || len(rep.Errors) > 0 {
+				b.Fatal(err, rep.Errors)
+			}
+			var w countingWriter
+			if err := table.WriteInspectTable(&w, rep); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		scanStep(b, "Scan", Options{Paths: []string{path}, From: "cuda", Version: "bench",
+			Targets: []string{"ascend", "cpu", "directml", "intel-xpu", "musa", "rocm", "xla"}},
+			func(w countingWriter) { size = w }),
+	)
+	b.ReportMetric(float64(size)/1e6, "json-MB")
+}
