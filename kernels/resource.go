@@ -12,6 +12,9 @@ import (
 type Resource struct {
 	Name  string
 	Value any
+	// Destroyed is set by DestroyResourceOp: the manager no longer holds
+	// it and ops through a handle to it fail.
+	Destroyed bool
 }
 
 // ResourceMgr holds the state of a session that outlives one run: TF1
@@ -60,6 +63,17 @@ func Create[T any](m *ResourceMgr, name string, v *T) *Resource {
 	return r
 }
 
+// Destroy removes r from the manager, as ResourceMgr::Delete does; the
+// handles that still point at it see it Destroyed.
+func (m *ResourceMgr) Destroy(r *Resource) {
+	for k, v := range m.items {
+		if v == r {
+			delete(m.items, k)
+		}
+	}
+	r.Destroyed = true
+}
+
 // All returns every resource of type T, in no particular order: what a
 // caller that looks at the session's state as a whole (the executor's
 // seeding vocabulary) reads.
@@ -98,6 +112,9 @@ func handleOf[T any](c *Context, t *Tensor, i int, handle, kind string) (*T, err
 	rs, ok := t.Data.([]*Resource)
 	if !ok || len(rs) != 1 || rs[0] == nil {
 		return nil, c.Errorf("input %d must be %s", i, handle)
+	}
+	if rs[0].Destroyed {
+		return nil, c.Errorf("resource %s does not exist (it has been destroyed)", rs[0].Name)
 	}
 	v, ok := rs[0].Value.(*T)
 	if !ok {

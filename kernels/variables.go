@@ -114,7 +114,7 @@ func init() {
 		"AssignSubVariableOp":   kAssignVariableArith("Sub"),
 		"VarIsInitializedOp":    kVarIsInitialized,
 		"VariableShape":         kVariableShape,
-		"DestroyResourceOp":     kNoOutputs,
+		"DestroyResourceOp":     kDestroyResource,
 		"ResourceGather":        kResourceGather,
 		"RestoreV2":             kRestoreV2,
 	} {
@@ -122,7 +122,34 @@ func init() {
 	}
 }
 
-func kNoOutputs(*Context) ([]*Tensor, error) { return nil, nil }
+// kDestroyResource deletes the resource behind a handle
+// (resource_variable_ops.cc, DestroyResourceOp). A resource variable exists
+// from its first assignment on (VarHandleOp only names it), so destroying
+// one never assigned, or one destroyed, is a lookup error, ignored with
+// ignore_lookup_error (the default).
+func kDestroyResource(c *Context) ([]*Tensor, error) {
+	t, err := stateInput(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := t.Data.([]*Resource)
+	if !ok || len(rs) != 1 || rs[0] == nil {
+		return nil, c.Errorf("input 0 must be a resource handle")
+	}
+	r := rs[0]
+	exists := !r.Destroyed
+	if v, ok := r.Value.(*Variable); ok && v.Value == nil {
+		exists = false
+	}
+	if !exists {
+		if a, ok := c.Attrs["ignore_lookup_error"]; ok && !a.GetB() {
+			return nil, c.Errorf("resource %s does not exist", r.Name)
+		}
+		return nil, nil
+	}
+	c.Resources.Destroy(r)
+	return nil, nil
+}
 
 func kVariableV2(c *Context) ([]*Tensor, error) {
 	r := LookupOrCreate(c.Resources, c.resourceName(), func() *RefVar {
@@ -180,6 +207,10 @@ func kAssignArith(op string) KernelFunc {
 		val, err := stateInput(c, 1)
 		if err != nil {
 			return nil, err
+		}
+		if !slices.Equal(cur.Shape, val.Shape) {
+			// dense_update_ops.cc, DenseUpdateOp: no broadcasting.
+			return nil, c.Errorf("parameters and update must be the same size: %v against %v", cur.Shape, val.Shape)
 		}
 		sum, err := arith(c, op, cur, val)
 		if err != nil {
@@ -259,6 +290,10 @@ func kAssignVariableArith(op string) KernelFunc {
 		if err != nil {
 			return nil, err
 		}
+		if !slices.Equal(v.Value.Shape, val.Shape) {
+			// resource_variable_ops.cc, AssignUpdateVariableOp: no broadcasting.
+			return nil, c.Errorf("cannot update variable %s with shape %v using a tensor with shape %v, shapes must be equal", v.Name, v.Value.Shape, val.Shape)
+		}
 		sum, err := arith(c, op, v.Value, val)
 		if err != nil {
 			return nil, err
@@ -269,6 +304,11 @@ func kAssignVariableArith(op string) KernelFunc {
 }
 
 func kVarIsInitialized(c *Context) ([]*Tensor, error) {
+	if t, err := stateInput(c, 0); err == nil {
+		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed {
+			return []*Tensor{ScalarBool(false)}, nil
+		}
+	}
 	v, err := variable(c, 0)
 	if err != nil {
 		return nil, err

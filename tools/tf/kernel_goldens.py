@@ -151,6 +151,15 @@ class Family:
         self.cases.append(c)
         return True
 
+    def seq(self, op, steps, label="", files=None):
+        """Runs a sequence of ops in one graph and session (run_sequence):
+        a stateful op with what creates its resource and what reads its
+        effect."""
+        c = run_sequence(op, steps, label, files or {})
+        if c is not None:
+            self.cases.append(c)
+        return c is not None
+
     def write(self, out_dir):
         doc = {"tensorflow": tf.__version__, "generator": GENERATOR, "family": self.name, "cases": self.cases}
         raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
@@ -195,6 +204,145 @@ def input_names(op):
 
     params = list(inspect.signature(getattr(tf.raw_ops, op)).parameters)
     return params[: len(op_def(op).input_arg)]
+
+
+# ---------------------------------------------------------------------------
+# sequences: stateful and resource ops, lists and TensorArrays
+
+
+class Out:
+    """A step's input that is output `out` of step `step` (a handle, a
+    reference variable, a list): recorded as "@step:out"."""
+
+    def __init__(self, step, out=0):
+        self.step, self.out = step, out
+
+
+class File:
+    """A scalar string input naming file `name` of the case's files
+    (written to a temporary folder by the generator and by the Go test
+    alike): recorded as "@file:name"."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def step(op, *inputs, **attrs):
+    return {"op": op, "inputs": list(inputs), "attrs": attrs}
+
+
+def session_error(e):
+    """The kernel's message of a session's error, without the lines that
+    say where the graph was built and which node ran."""
+    for line in str(e.message).split("\n"):
+        if (line.strip() and not line.startswith(("\t", " ", "Graph execution error", "Detected at node",
+                                                   "Node: ")) and "[[" not in line):
+            return line
+    return str(e.message).split("\n")[0]
+
+
+def run_sequence(op, steps, label, files):
+    """Builds the steps in one graph, each after the one before it (control
+    dependencies), runs the last step's outputs in a session with Grappler
+    off, and returns the case: the steps' ops, attrs (as TensorFlow
+    completes them) and literal inputs, the last step's outputs or the
+    error. files are the case's files by name: bytes the step makes (a
+    vocabulary, a checkpoint) or a function that writes them into a folder
+    it is given (returning nothing)."""
+    import tempfile
+
+    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in sorted(files.items()):
+            if callable(content):
+                content(tmp)
+            else:
+                with open(os.path.join(tmp, name), "wb") as fh:
+                    fh.write(content)
+        recorded_files = {}
+        for name in sorted(os.listdir(tmp)):
+            with open(os.path.join(tmp, name), "rb") as fh:
+                recorded_files[name] = base64.b64encode(fh.read()).decode()
+        g = tf.Graph()
+        ops, rec_steps, err, feeds = [], [], None, {}
+
+        def feed(v):
+            # A placeholder of unknown shape: shape functions leave the
+            # checks to the kernels, which give TensorFlow's runtime errors.
+            ph = tf.compat.v1.placeholder(v.dtype, None)
+            feeds[ph] = v.numpy()
+            return ph
+
+        with g.as_default(), tf.device("/CPU:0"):
+            try:
+                for st in steps:
+                    names = input_names(st["op"])
+                    kw, rec_in = {}, []
+                    for name, v in zip(names, st["inputs"]):
+                        if isinstance(v, Out):
+                            o = ops[v.step]
+                            kw[name] = o.outputs[v.out]
+                            rec_in.append("@%d:%d" % (v.step, v.out))
+                        elif isinstance(v, File):
+                            kw[name] = tf.constant(os.path.join(tmp, v.name))
+                            rec_in.append("@file:" + v.name)
+                        elif isinstance(v, list):
+                            kw[name] = [feed(x) for x in v]
+                            rec_in.extend(proto_b64(x) for x in v)
+                        else:
+                            kw[name] = feed(v)
+                            rec_in.append(proto_b64(v))
+                    kw.update(st["attrs"])
+                    with tf.control_dependencies(ops[-1:]):
+                        res = getattr(tf.raw_ops, st["op"])(**kw)
+                    if isinstance(res, tf.Operation):
+                        o = res
+                    elif isinstance(res, (list, tuple)):
+                        o = res[0].op
+                    else:
+                        o = res.op
+                    ops.append(o)
+                    n = tf.compat.v1.NodeDef(op=st["op"], name=o.name)
+                    for k, v in o.node_def.attr.items():
+                        if not k.startswith("_"):
+                            n.attr[k].CopyFrom(v)
+                    rec_steps.append({"op": st["op"], "inputs": rec_in,
+                                      "attrs": base64.b64encode(n.SerializeToString(deterministic=True)).decode()})
+            except (TypeError, ValueError) as e:
+                if "no attr named" in str(e) or "unexpected keyword" in str(e):
+                    raise
+                err = str(e).split("\n")[0]
+            if err is None and len(rec_steps) == len(steps):
+                cfg = config_pb2.ConfigProto(graph_options=config_pb2.GraphOptions(
+                    rewrite_options=rewriter_config_pb2.RewriterConfig(disable_meta_optimizer=True)))
+                last = ops[-1]
+                fetch = list(last.outputs) if last.outputs else last
+                with tf.compat.v1.Session(graph=g, config=cfg) as sess:
+                    try:
+                        out = sess.run(fetch, feed_dict=feeds)
+                    except tf.errors.OpError as e:
+                        err = session_error(e)
+                        if isinstance(e, tf.errors.NotFoundError) and (
+                                "No registered" in err or "Could not find device" in err):
+                            return None
+        if err is not None:
+            err = err.replace(tmp, "@dir")
+    if err is not None and len(rec_steps) < len(steps):
+        return None  # graph construction refused a step before it: not a case of op
+    c = {"op": op, "label": label, "steps": rec_steps, "inputs": [], "files": recorded_files}
+    under = [s for s in rec_steps if s["op"] == op]
+    if not under:
+        raise RuntimeError("%s: not among its steps" % op)
+    c["attrs"] = under[0]["attrs"]
+    c["inputs"] = [x for x in under[0]["inputs"] if not x.startswith("@")]
+    if err is not None:
+        c["error"] = err[:300]
+    else:
+        outs = out if isinstance(out, list) else ([] if out is None else [out])
+        c["outputs"] = [proto_b64(np.asarray(o) if not isinstance(o, bytes) else np.array(o, dtype=object))
+                        for o in outs]
+    return c
 
 
 # ---------------------------------------------------------------------------
@@ -405,6 +553,101 @@ def array(fam, rng):
              {"block_size": 2}, label="b2")
 
 
+def state(fam, rng):
+    """Variables (resource and TF1 reference) and checkpoint restore."""
+    for dt in [tf.float32, tf.float16, tf.bfloat16, tf.float64, tf.int32, tf.int64, tf.bool]:
+        x = tensor(rand_values(dt, 6, rng), dt, (2, 3))
+        y = tensor(rand_values(dt, 6, rng), dt, (2, 3))
+        ev = tensor(edge_values(dt), dt)
+        h = step("VarHandleOp", dtype=dt, shape=[2, 3])
+        hu = step("VarHandleOp", dtype=dt, shape=None)
+        read = step("ReadVariableOp", Out(0), dtype=dt)
+        fam.seq("ReadVariableOp", [h, step("AssignVariableOp", Out(0), x), read], label="assigned")
+        fam.seq("ReadVariableOp", [h, read], label="uninitialized")
+        fam.seq("VarHandleOp", [step("VarHandleOp", dtype=dt, shape=[2, 3], shared_name="v"),
+                                step("VarHandleOp", dtype=dt, shape=[2, 3], shared_name="v"),
+                                step("AssignVariableOp", Out(0), x), step("ReadVariableOp", Out(1), dtype=dt)],
+                label="shared_name")
+        fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), x), step("AssignVariableOp", Out(0), y),
+                                     read], label="twice")
+        fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), ev), read], label="edges")
+        other = tf.int32 if dt != tf.int32 else tf.int64
+        fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), tensor([1, 2], other))],
+                label="wrong dtype")
+        fam.seq("VarIsInitializedOp", [h, step("VarIsInitializedOp", Out(0))], label="fresh")
+        fam.seq("VarIsInitializedOp", [h, step("AssignVariableOp", Out(0), x), step("VarIsInitializedOp", Out(0))],
+                label="assigned")
+        for ot in (tf.int32, tf.int64):
+            fam.seq("VariableShape", [h, step("AssignVariableOp", Out(0), x), step("VariableShape", Out(0),
+                                                                                   out_type=ot)], label="2x3")
+        fam.seq("VariableShape", [h, step("VariableShape", Out(0))], label="uninitialized")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("VarIsInitializedOp", Out(0))], label="then initialized?")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      read], label="then read")
+        fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=False)],
+                label="never created")
+        fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=True)],
+                label="never created, ignored")
+        m = tensor(rand_values(dt, 15, rng), dt, (5, 3))
+        hm = step("VarHandleOp", dtype=dt, shape=[5, 3])
+        for idx, lab in (([2, 0, 4, 2], "rows"), ([[1], [3]], "2-D indices"), ([5], "out of range"),
+                         ([-1], "negative")):
+            fam.seq("ResourceGather", [hm, step("AssignVariableOp", Out(0), m),
+                                       step("ResourceGather", Out(0), tf.constant(idx), dtype=dt)], label=lab)
+        fam.seq("ResourceGather", [hm, step("ResourceGather", Out(0), tf.constant([0]), dtype=dt)],
+                label="uninitialized")
+        fam.seq("VariableV2", [step("VariableV2", shape=[2, 3], dtype=dt)], label="uninitialized")
+        fam.seq("Variable", [step("Variable", shape=[2, 3], dtype=dt)], label="uninitialized")
+        v2 = step("VariableV2", shape=[2, 3], dtype=dt)
+        fam.seq("Assign", [v2, step("Assign", Out(0), x)], label="2x3")
+        fam.seq("Assign", [v2, step("Assign", Out(0), x), step("Assign", Out(0), tensor(rand_values(dt, 3, rng), dt))],
+                label="other shape")
+        fam.seq("Assign", [v2, step("Assign", Out(0), x), step("Assign", Out(0), tensor(rand_values(dt, 3, rng), dt),
+                                                                validate_shape=False)], label="other shape, unchecked")
+        fam.seq("Variable", [step("Variable", shape=[2, 3], dtype=dt), step("Assign", Out(0), x)], label="assigned")
+        fam.seq("IsVariableInitialized", [v2, step("IsVariableInitialized", Out(0))], label="fresh")
+        fam.seq("IsVariableInitialized", [v2, step("Assign", Out(0), x), step("IsVariableInitialized", Out(0))],
+                label="assigned")
+        if dt == tf.bool:
+            continue
+        for op, rop in (("AssignAddVariableOp", "AssignAdd"), ("AssignSubVariableOp", "AssignSub")):
+            fam.seq(op, [h, step("AssignVariableOp", Out(0), x), step(op, Out(0), y), read], label="2x3")
+            fam.seq(op, [hu, step("AssignVariableOp", Out(0), ev), step(op, Out(0), ev[::-1]), read], label="edges")
+            fam.seq(op, [h, step(op, Out(0), y), read], label="uninitialized")
+            fam.seq(op, [h, step("AssignVariableOp", Out(0), x), step(op, Out(0), y[0]), read], label="other shape")
+            fam.seq(rop, [v2, step("Assign", Out(0), x), step(rop, Out(0), y)], label="2x3")
+            fam.seq(rop, [step("VariableV2", shape=[len(edge_values(dt))], dtype=dt), step("Assign", Out(0), ev),
+                          step(rop, Out(0), ev[::-1])], label="edges")
+            fam.seq(rop, [v2, step(rop, Out(0), y)], label="uninitialized")
+            fam.seq(rop, [v2, step("Assign", Out(0), x), step(rop, Out(0), y[0])], label="other shape")
+
+    saved = {"a": tensor(rand_values(tf.float32, 6, rng), tf.float32, (2, 3)),
+             "b/kernel": tensor(rand_values(tf.float16, 4, rng), tf.float16, (4,)),
+             "c": tensor(rand_values(tf.bfloat16, 3, rng), tf.bfloat16, (3, 1)),
+             "d": tensor(rand_values(tf.int64, 5, rng), tf.int64, (5,)),
+             "e": tf.constant([b"", "héllo".encode(), b"\xff\xfe"]),
+             "f": tensor(edge_values(tf.float64), tf.float64),
+             "g": tf.constant(True),
+             "h": tensor([], tf.int32, (0, 2))}
+
+    def checkpoint(d):
+        keys = sorted(saved)
+        tf.raw_ops.SaveV2(prefix=os.path.join(d, "ckpt"), tensor_names=keys, shape_and_slices=[""] * len(keys),
+                          tensors=[saved[k] for k in keys])
+
+    files = {"ckpt": checkpoint}
+    for keys, lab in ((["a"], "one"), (sorted(saved), "all"), (["e", "a", "e"], "repeated"),
+                      (["missing"], "missing key")):
+        fam.seq("RestoreV2", [step("RestoreV2", File("ckpt"), tf.constant(keys), tf.constant([""] * len(keys)),
+                                   dtypes=[saved[k].dtype if k in saved else tf.float32 for k in keys])],
+                label=lab, files=files)
+    fam.seq("RestoreV2", [step("RestoreV2", File("ckpt"), tf.constant(["a"]), tf.constant([""]),
+                               dtypes=[tf.float64])], label="wrong dtype", files=files)
+    fam.seq("RestoreV2", [step("RestoreV2", File("nothing"), tf.constant(["a"]), tf.constant([""]),
+                               dtypes=[tf.float32])], label="no checkpoint", files=files)
+
+
 FAMILIES = [
     ("unary", unary),
     ("binary", binary),
@@ -413,6 +656,7 @@ FAMILIES = [
     ("linalg", linalg),
     ("nn", nn),
     ("array", array),
+    ("state", state),
 ]
 
 
