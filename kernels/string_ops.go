@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
@@ -487,7 +488,10 @@ func regexFullMatch(ctx *Context, in *Tensor, re *regexp.Regexp) ([]*Tensor, err
 	}
 	out := make([]bool, len(d))
 	for i, s := range d {
-		out[i] = re.Match(s)
+		// RE2 runs in UTF-8 mode: no construct Go also has consumes a
+		// byte of invalid UTF-8, so such a string never fully matches
+		// (Go's regexp reads the byte as U+FFFD, which "." matches).
+		out[i] = utf8.Valid(s) && re.Match(s)
 	}
 	return []*Tensor{{DType: tpb.DataType_DT_BOOL, Shape: cloneShape(in.Shape), Data: out}}, nil
 }

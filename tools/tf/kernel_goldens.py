@@ -111,7 +111,7 @@ class Family:
             with tf.Graph().as_default():
                 ph = {k: placeholder(v) for k, v in kw.items()}
                 res = fn(**ph)
-                node = (res[0] if isinstance(res, (list, tuple)) and res else res).op.node_def
+                node = flat_outputs(res)[0].op.node_def
         except (TypeError, ValueError) as e:
             if "no attr named" in str(e) or "unexpected keyword" in str(e):
                 raise
@@ -144,7 +144,7 @@ class Family:
                 n.attr[k].CopyFrom(v)
         c["attrs"] = base64.b64encode(n.SerializeToString(deterministic=True)).decode()
         if out is not None:
-            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            outs = flat_outputs(out)
             for i in UNWRITTEN.get(op, ()):
                 outs[i] = tf.zeros_like(outs[i])
             c["outputs"] = [proto_b64(o) for o in outs]
@@ -169,6 +169,13 @@ class Family:
                 gz.write(raw)
 
 
+def flat_outputs(res):
+    """An op's outputs in order: lists of outputs (ParseExample's) spliced."""
+    if isinstance(res, (list, tuple)):
+        return [t for x in res for t in flat_outputs(x)]
+    return [res]
+
+
 def attr_value(v):
     av = tf.compat.v1.AttrValue()
     if isinstance(v, bool):
@@ -182,7 +189,14 @@ def attr_value(v):
     elif isinstance(v, tf.DType):
         av.type = v.as_datatype_enum
     elif isinstance(v, (list, tuple)):
-        av.list.i.extend(v)
+        if v and isinstance(v[0], tf.DType):
+            av.list.type.extend(x.as_datatype_enum for x in v)
+        elif v and isinstance(v[0], (list, tuple)):
+            av.list.shape.extend(tf.TensorShape(x).as_proto() for x in v)
+        elif v and isinstance(v[0], float):
+            av.list.f.extend(v)
+        else:
+            av.list.i.extend(v)
     return av
 
 
@@ -728,6 +742,112 @@ def tables(fam, rng):
         label="offset 10, delimiter ' '", files=files)
 
 
+def strings(fam, rng):
+    """String ops over Unicode, empty strings and invalid UTF-8."""
+    words = [b"", b"a", "héllo".encode(), "日本語".encode(), b"\xff\xfe", b"ab\x00cd", b"Hello World",
+             b"a" * 40, "e\u0301".encode(), b"\xc3", "😀x".encode()]
+    W = tf.constant(words)
+    for dt in F + I + [tf.bool]:
+        ev = tensor(edge_values(dt), dt)
+        if not fam.case("AsString", [ev], label="edges"):
+            continue
+        if dt.is_floating:
+            for attrs, lab in (({"precision": 3}, "precision 3"), ({"scientific": True}, "scientific"),
+                               ({"shortest": True}, "shortest"), ({"width": 12, "fill": "0"}, "width 12 fill 0"),
+                               ({"precision": 2, "scientific": True, "width": 10}, "precision 2 scientific width 10"),
+                               ({"scientific": True, "shortest": True}, "scientific and shortest")):
+                fam.case("AsString", [ev], attrs, label=lab)
+            fam.case("AsString", [tensor(rand_values(dt, 12, rng, -1e6, 1e6), dt, (3, 4))], label="3x4")
+        elif dt != tf.bool:
+            fam.case("AsString", [ev], {"width": 6, "fill": " "}, label="width 6")
+            fam.case("AsString", [ev], {"width": 6, "fill": "0"}, label="width 6 fill 0")
+            fam.case("AsString", [ev], {"precision": 2}, label="precision on an integer")
+        fam.case("AsString", [tensor([], dt, (0, 2))], label="empty")
+    for pat in [".*", "h.*o", "[a-z]+", "\\w+", "(?i)hello world", "", ".", "\\p{Han}+", "a{40}", "ab\\x00cd",
+                "\\xff\\xfe", "[", "(a"]:
+        fam.case("StaticRegexFullMatch", [W], {"pattern": pat}, label=repr(pat))
+        fam.case("RegexFullMatch", [W, tf.constant(pat)], label=repr(pat))
+    fam.case("RegexFullMatch", [W, tf.constant([".*", "a"])], label="pattern vector")
+    fam.case("StaticRegexFullMatch", [tf.constant([], tf.string)], {"pattern": "a"}, label="empty")
+    w2 = tf.reshape(W[:10], (2, 5))
+    fam.case("StringJoin", [[w2, w2[::-1]]], label="2x5")
+    fam.case("StringJoin", [[w2, tf.constant("-"), w2]], {"separator": "|"}, label="scalar broadcast, separator")
+    fam.case("StringJoin", [[tf.constant("a"), tf.constant("b")]], {"separator": "→"}, label="scalars")
+    fam.case("StringJoin", [[w2, W[:3]]], label="mismatched shapes")
+    fam.case("StringJoin", [[W]], label="one input")
+    for unit in ("BYTE", "UTF8_CHAR"):
+        fam.case("StringLength", [W], {"unit": unit}, label=unit)
+        fam.case("StringLength", [w2], {"unit": unit}, label=unit + " 2x5")
+    for op in ("StringToHashBucketFast", "StringToHashBucket"):
+        for nb in (1, 7, 2 ** 31 - 1):
+            fam.case(op, [W], {"num_buckets": nb}, label="%d buckets" % nb)
+        fam.case(op, [W], {"num_buckets": 0}, label="0 buckets")
+    for key in ([0, 0], [1, 2], [2 ** 63 - 1, 12345]):
+        fam.case("StringToHashBucketStrong", [W], {"num_buckets": 1000, "key": key}, label="key %s" % key)
+    fam.case("StringToHashBucketStrong", [W], {"num_buckets": 1000, "key": [1]}, label="key of 1")
+    fam.case("StringToHashBucketFast", [tf.constant([], tf.string)], {"num_buckets": 5}, label="empty")
+    long = tf.constant([b"Hello World", "héllo".encode(), "日本語".encode(), "😀x".encode()])
+    for unit in ("BYTE", "UTF8_CHAR"):
+        for pos, ln, lab in ((0, 2, "0 2"), (1, 100, "1 100"), (-2, 1, "-2 1"), (0, 0, "0 0"), (0, -1, "len -1")):
+            fam.case("Substr", [long, tf.constant(pos), tf.constant(ln)], {"unit": unit}, label="%s %s" % (unit, lab))
+        fam.case("Substr", [W, tf.constant(20), tf.constant(1)], {"unit": unit}, label=unit + " pos out of range")
+        fam.case("Substr", [W, tf.constant(-20), tf.constant(1)], {"unit": unit}, label=unit + " pos -20")
+        fam.case("Substr", [W[4:6], tf.constant(0), tf.constant(1)], {"unit": unit}, label=unit + " invalid UTF-8")
+        fam.case("Substr", [W[8:], tf.constant(0), tf.constant(1)], {"unit": unit}, label=unit + " combining, emoji")
+        fam.case("Substr", [long[:3], tf.constant([0, 1, 2]), tf.constant([1, 2, 3])], {"unit": unit},
+                 label=unit + " vectors")
+        fam.case("Substr", [tf.reshape(tf.concat([long, long], 0), (2, 4)), tf.constant([0, 1, 0, 1]), tf.constant(1)],
+                 {"unit": unit},
+                 label=unit + " broadcast pos")
+        fam.case("Substr", [W[:3], tf.constant([0, 1]), tf.constant([1, 2])], {"unit": unit},
+                 label=unit + " mismatched shapes")
+    fam.case("Substr", [long, tf.constant(1, tf.int64), tf.constant(2, tf.int64)], label="int64")
+    example_cases(fam)
+
+
+def example_cases(fam):
+    ex = tf.train.Example
+    F_ = tf.train.Feature
+
+    def ser(**feats):
+        return ex(features=tf.train.Features(feature=feats)).SerializeToString()
+
+    def fl(*v):
+        return F_(float_list=tf.train.FloatList(value=v))
+
+    def il(*v):
+        return F_(int64_list=tf.train.Int64List(value=v))
+
+    def bl(*v):
+        return F_(bytes_list=tf.train.BytesList(value=v))
+
+    full = ser(f=fl(1.5, -2.0), i=il(7), s=bl("héllo".encode()), sp=il(3, 4, 5), ss=bl(b"\xff", b""))
+    part = ser(f=fl(float("nan"), float("inf")), sp=il(), ss=bl(b"x"))
+    empty = ser()
+    wrong = ser(f=il(1, 2))
+    short = ser(f=fl(1.0))
+
+    def parse(batch, dense_keys, dense_defaults, dense_shapes, sparse_keys=(), sparse_types=(), names=None, label=""):
+        b = tf.constant(batch)
+        nm = tf.constant(names if names is not None else [], tf.string)
+        fam.case("ParseExample", [b, nm, [tf.constant(k) for k in sparse_keys], [tf.constant(k) for k in dense_keys],
+                                  list(dense_defaults)],
+                 {"sparse_types": list(sparse_types), "dense_shapes": dense_shapes}, label=label)
+
+    d_f, d_i, d_s = tf.constant([0.0, 0.0]), tf.constant([-1], tf.int64), tf.constant([b"?"])
+    parse([full, part, empty], ["f", "i", "s"], [d_f, d_i, d_s], [[2], [1], [1]], ["sp", "ss"], [tf.int64, tf.string],
+          label="dense with defaults, sparse")
+    parse([full], ["f"], [tf.constant([], tf.float32)], [[2]], label="required, present")
+    parse([full, empty], ["f"], [tf.constant([], tf.float32)], [[2]], label="required, missing")
+    parse([wrong], ["f"], [d_f], [[2]], label="wrong type")
+    parse([short], ["f"], [d_f], [[2]], label="wrong length")
+    parse([b"\x0a\x03abc"], ["f"], [d_f], [[2]], label="not an Example")
+    parse(tf.constant([], tf.string), ["f"], [d_f], [[2]], label="empty batch")
+    parse([full, part], ["f"], [d_f], [[2]], names=["first", "second"], label="names")
+    parse([full, full], [], [], [], ["sp"], [tf.int64], label="sparse only")
+    parse([full], ["f"], [tf.constant([[0.0, 1.0]])], [[1, 2]], label="2-D dense")
+
+
 FAMILIES = [
     ("unary", unary),
     ("binary", binary),
@@ -738,6 +858,7 @@ FAMILIES = [
     ("array", array),
     ("state", state),
     ("tables", tables),
+    ("strings", strings),
 ]
 
 
