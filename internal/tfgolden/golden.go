@@ -50,6 +50,9 @@ type Case struct {
 	Steps []*Step
 	// Files are the files the case's steps name ("@file:name"), by name.
 	Files map[string][]byte
+	// Fetch, when set, are the last step's outputs TensorFlow recorded
+	// (a list op's outputs other than the list).
+	Fetch []int
 	// Undecodable says why a tensor of the case cannot be held by tfscan
 	// (a dtype it lacks); such a case is not run.
 	Undecodable string
@@ -101,6 +104,7 @@ type rawFile struct {
 			Inputs []string `json:"inputs"`
 		} `json:"steps"`
 		Files map[string]string `json:"files"`
+		Fetch []int             `json:"fetch"`
 	} `json:"cases"`
 }
 
@@ -125,7 +129,7 @@ func Read(path string) (*File, error) {
 	}
 	out := &File{TensorFlow: raw.TensorFlow, Generator: raw.Generator, Family: raw.Family}
 	for i, rc := range raw.Cases {
-		c := &Case{Op: rc.Op, Label: rc.Label, Error: rc.Error}
+		c := &Case{Op: rc.Op, Label: rc.Label, Error: rc.Error, Fetch: rc.Fetch}
 		nb, err := base64.StdEncoding.DecodeString(rc.Attrs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: case %d attrs: %v", path, i, err)

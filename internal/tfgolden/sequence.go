@@ -151,5 +151,15 @@ func runSteps(c *Case) (out []*kernels.Tensor, err error) {
 		}
 		out[i] = t
 	}
+	if c.Fetch != nil {
+		picked := make([]*kernels.Tensor, len(c.Fetch))
+		for j, i := range c.Fetch {
+			if i < 0 || i >= len(out) {
+				return nil, fmt.Errorf("%s gives %d outputs, TensorFlow's has an output %d", c.Steps[len(c.Steps)-1].Op, len(out), i)
+			}
+			picked[j] = out[i]
+		}
+		out = picked
+	}
 	return out, nil
 }
