@@ -958,6 +958,64 @@ def lists(fam, rng):
                 label="then read")
 
 
+C = [tf.complex64, tf.complex128]
+
+
+def complex_values(dt, rng, n=None):
+    """Complex edge values (each part 0, -0, ±1, NaN, ±Inf, a subnormal,
+    the largest finite) or n seeded ordinary ones."""
+    if n is not None:
+        v = rng.uniform(-3, 3, n) + 1j * rng.uniform(-3, 3, n)
+    else:
+        big = float(np.finfo(dt.real_dtype.as_numpy_dtype).max)
+        parts = [0.0, -0.0, 1.0, -1.0, 0.5, float("nan"), float("inf"), float("-inf"), 1e-40, big]
+        v = [complex(a, b) for a in parts for b in parts[:6]]
+    return tf.cast(tf.constant(np.array(v, dtype=np.complex128)), dt)
+
+
+def takes(op, dt):
+    """Whether op's OpDef allows dt for its type attr T."""
+    for a in op_def(op).attr:
+        if a.name == "T":
+            return not a.HasField("allowed_values") or dt.as_datatype_enum in a.allowed_values.list.type
+    return False
+
+
+def complex_(fam, rng):
+    """complex64 and complex128 through the ops tfscan registers and
+    TensorFlow's CPU kernels take them for."""
+    for dt in C:
+        ev = complex_values(dt, rng)
+        n = ev.shape[0]
+        r = complex_values(dt, rng, 3 * 5 * 7)
+        for op in UNARY:
+            if takes(op, dt) and fam.case(op, [ev], label="edges"):
+                fam.case(op, [tf.reshape(r, (3, 5, 7))], label="odd")
+        for op in BINARY:
+            if not takes(op, dt):
+                continue
+            if fam.case(op, [tf.reshape(ev, (n, 1)), tf.reshape(ev[::7], (1, -1))], label="edges broadcast"):
+                fam.case(op, [tf.reshape(r, (3, 5, 7)), r[:7]], label="odd broadcast")
+        for op in ("Sum", "Prod", "Mean"):
+            x = tf.reshape(r, (3, 5, 7))
+            for axes in ([1], [0, 2], []):
+                fam.case(op, [x, tf.constant(axes, tf.int32)], {"keep_dims": False}, label="axes %s" % axes)
+            fam.case(op, [ev, tf.constant([0])], {"keep_dims": False}, label="edges")
+        a, b = tf.reshape(r[:15], (3, 5)), tf.reshape(r[:35], (5, 7))
+        fam.case("MatMul", [a, b], label="3x5 5x7")
+        fam.case("MatMul", [tf.transpose(a), b], {"transpose_a": True}, label="ta")
+        fam.case("BatchMatMulV2", [tf.reshape(r[:30], (2, 3, 5)), b], label="broadcast")
+        fam.case("BatchMatMulV2", [tf.reshape(r[:30], (2, 3, 5)), tf.reshape(r[:30], (2, 3, 5))],
+                 {"adj_y": True}, label="adj_y")
+        for src in F + I + C:
+            if src == dt:
+                continue
+            x = tensor(edge_values(src), src) if src not in C else complex_values(src, rng)
+            fam.case("Cast", [x], {"DstT": dt}, label="edges")
+            fam.case("Cast", [ev], {"DstT": src}, label="edges")
+        fam.case("Cast", [ev], {"DstT": tf.bool}, label="edges")
+
+
 FAMILIES = [
     ("unary", unary),
     ("binary", binary),
@@ -970,6 +1028,7 @@ FAMILIES = [
     ("tables", tables),
     ("strings", strings),
     ("lists", lists),
+    ("complex", complex_),
 ]
 
 
