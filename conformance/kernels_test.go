@@ -88,7 +88,11 @@ func kernelsSection(files []*tfgolden.File) string {
 		"its op's tolerance (below), refused by both, a dtype tfscan's kernel lacks, a known defect (below), or differs\n"+
 		"only where an input is subnormal: TensorFlow runs kernels with denormals flushed (FTZ and DAZ,\n"+
 		"core/platform/denormal.cc) and tfscan keeps IEEE subnormals; the comparison applies the flush to tfscan's inputs\n"+
-		"and results and counts what still differs on subnormal inputs (libm's and Eigen's branches on tiny values) apart.\n\n",
+		"and results and counts what still differs on subnormal inputs (libm's and Eigen's branches on tiny values) apart.\n"+
+		"A stateful, resource or list op (variables, tables, TensorArrays, TensorLists, RestoreV2 on a checkpoint\n"+
+		"TensorFlow writes) is a sequence of steps TensorFlow runs in one graph and session, the op with what creates\n"+
+		"its resource and what reads its effect; tfscan runs the same steps through its kernels with one ResourceMgr.\n"+
+		"complex64 and complex128 cases are TensorFlow's goldens for a dtype tfscan's tensors do not hold yet.\n\n",
 		tfgolden.Generator, tfgolden.Dir, total, len(files))
 	b.WriteString("| op | dtype | cases | bit-identical | within tolerance | both error | dtype not in tfscan | subnormal inputs | known defect |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")

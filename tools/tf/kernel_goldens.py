@@ -10,7 +10,12 @@ or the error it gives, to OUT_DIR/<family>.json.gz (kernels/testdata/tf/).
 
 A case holds the op, its NodeDef's attrs as TensorFlow completes them
 (serialized NodeDef, base64), its inputs and outputs as serialized
-TensorProtos (base64), or TensorFlow's error message. A dtype TensorFlow
+TensorProtos (base64), or TensorFlow's error message. A stateful,
+resource or list op is a sequence case: its steps (the op with what
+creates its resource or list and what reads its effect) run in one graph
+and session, an input naming an earlier step's output ("@step:output") or
+a file of the case ("@file:name"); the outputs are the last step's. A
+dtype TensorFlow
 has no CPU kernel for (NotFoundError) is left out; an input TensorFlow
 refuses (InvalidArgumentError and kin) is an error case. Everything is
 seeded; the files are byte-identical from run to run (gzip mtime 0).
@@ -621,6 +626,10 @@ def state(fam, rng):
                                        step("ResourceGather", Out(0), tf.constant(idx), dtype=dt)], label=lab)
         fam.seq("ResourceGather", [hm, step("ResourceGather", Out(0), tf.constant([0]), dtype=dt)],
                 label="uninitialized")
+        fam.seq("ResourceGather", [hm, step("AssignVariableOp", Out(0), m),
+                                   step("ResourceGather", Out(0), tf.constant([[2, 0], [1, 1], [0, 2], [1, 0], [2, 2]],
+                                                                              tf.int64), dtype=dt, batch_dims=1)],
+                label="batch_dims 1")
         fam.seq("VariableV2", [step("VariableV2", shape=[2, 3], dtype=dt)], label="uninitialized")
         fam.seq("Variable", [step("Variable", shape=[2, 3], dtype=dt)], label="uninitialized")
         v2 = step("VariableV2", shape=[2, 3], dtype=dt)
@@ -772,6 +781,8 @@ def strings(fam, rng):
             fam.case("AsString", [ev], {"width": 6, "fill": "0"}, label="width 6 fill 0")
             fam.case("AsString", [ev], {"precision": 2}, label="precision on an integer")
         fam.case("AsString", [tensor([], dt, (0, 2))], label="empty")
+    for dt in C:
+        fam.case("AsString", [complex_values(dt, rng)], label="edges")
     for pat in [".*", "h.*o", "[a-z]+", "\\w+", "(?i)hello world", "", ".", "\\p{Han}+", "a{40}", "ab\\x00cd",
                 "\\xff\\xfe", "[", "(a"]:
         fam.case("StaticRegexFullMatch", [W], {"pattern": pat}, label=repr(pat))
