@@ -209,9 +209,15 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("table initializer: %v", err)
 	}
 	defer f.Close()
+	if h.initialized {
+		// InitializeTableFromTextFile (lookup_util.cc) swallows the
+		// already-initialized error: a second initialization is a no-op.
+		return nil, nil
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var line int64
+	m := map[any]any{}
 	for sc.Scan() {
 		if vocab != -1 && line >= vocab {
 			break
@@ -245,6 +251,8 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 					return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line+1, what, raw)
 				}
 				if dt == tpb.DataType_DT_INT32 && what != "key" {
+					// lookup_util.cc adds the offset to an int32 value
+					// column too.
 					return int32(v + offset), nil
 				}
 				return v, nil
@@ -271,7 +279,10 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 		if i, ok := v.(int64); ok && h.ValueDType == tpb.DataType_DT_INT32 {
 			v = int32(i)
 		}
-		h.m[k] = v
+		if old, ok := m[k]; ok && !sameTableValue(old, v) {
+			return nil, c.Errorf("hashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
+		}
+		m[k] = v
 		line++
 	}
 	if err := sc.Err(); err != nil {
@@ -280,7 +291,7 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 	if vocab != -1 && line != vocab {
 		return nil, c.Errorf("invalid vocab_size in %s: expected %d but got %d", path, vocab, line)
 	}
-	h.initialized = true
+	h.m, h.initialized = m, true
 	return nil, nil
 }
 

@@ -81,6 +81,24 @@ func (c *Case) DType() string {
 			}
 		}
 	}
+	// Tables by key and value dtype, lists by element dtype, a restore by
+	// the dtypes it reads.
+	for _, kv := range [][2]string{{"key_dtype", "value_dtype"}, {"Tkey", "Tval"}, {"Tin", "Tout"}} {
+		k, v := c.Attrs[kv[0]], c.Attrs[kv[1]]
+		if _, ok := k.GetValue().(*attrpb.AttrValue_Type); ok && v != nil {
+			return DTypeName(k.GetType()) + "→" + DTypeName(v.GetType())
+		}
+	}
+	if a, ok := c.Attrs["element_dtype"]; ok {
+		return DTypeName(a.GetType())
+	}
+	if l := c.Attrs["dtypes"].GetList(); l != nil && len(l.GetType()) > 0 {
+		var names []string
+		for _, t := range l.GetType() {
+			names = append(names, DTypeName(t))
+		}
+		return strings.Join(names, ",")
+	}
 	if len(c.Inputs) > 0 {
 		return DTypeName(c.Inputs[0].DType)
 	}

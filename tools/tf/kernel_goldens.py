@@ -727,7 +727,7 @@ def tables(fam, rng):
                     label=lab + " a default per key")
     vocab = "héllo\t1\tfirst\nworld\t2\tsecond\nb b\t3\tthird\nUNK\t-4\tfourth\n".encode()
     files = {"vocab.txt": vocab, "bad.txt": b"a\t1\nb\tx\n", "blank.txt": b"a\n\nb\n",
-             "invalid.txt": b"\xff\xfe\na\n"}
+             "invalid.txt": b"\xff\xfe\na\n", "dup.txt": b"a\t1\nb\t2\na\t3\n"}
     S = tf.string
     q = tf.constant(["héllo".encode(), b"world", b"b b", b"UNK", b"zzz", b""])
     for kd, vd, ki, vi, lab in [(S, tf.int64, -2, -1, "line → number"), (S, tf.int64, 0, 1, "column 0 → column 1"),
@@ -758,6 +758,18 @@ def tables(fam, rng):
                     offset=10, delimiter=" "),
         step("LookupTableFindV2", Out(0), tf.constant([b"b", b"UNK\t-4\tfourth"]), tf.constant(-7, tf.int64))],
         label="offset 10, delimiter ' '", files=files)
+    t32 = step("HashTableV2", key_dtype=S, value_dtype=tf.int32)
+    fam.seq("InitializeTableFromTextFileV2", [
+        t32, step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=0, value_index=1, offset=10),
+        step("LookupTableFindV2", Out(0), q, tf.constant(-7, tf.int32))], label="int32 column, offset 10",
+        files=files)
+    for f, twice, lab in (("vocab.txt", True, "twice"), ("dup.txt", True, "twice, other size"),
+                          ("dup.txt", False, "a key twice")):
+        init = step("InitializeTableFromTextFileV2", Out(0), File(f), key_index=0, value_index=1)
+        first = [step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=0, value_index=1)]
+        fam.seq("InitializeTableFromTextFileV2", [table] + (first if twice else []) + [
+            init, step("LookupTableFindV2", Out(0), tf.concat([q, tf.constant([b"a", b"b"])], 0),
+                       tf.constant(-7, tf.int64))], label=lab, files=files)
 
 
 def strings(fam, rng):
