@@ -833,6 +833,10 @@ def strings(fam, rng):
                  label=unit + " broadcast pos")
         fam.case("Substr", [W[:3], tf.constant([0, 1]), tf.constant([1, 2])], {"unit": unit},
                  label=unit + " mismatched shapes")
+        fam.case("Substr", [tf.reshape(tf.concat([long, long], 0), (2, 4)), tf.constant([0, 1, 0, 1]),
+                            tf.constant([1, 2, 3, 4])], {"unit": unit}, label=unit + " broadcast input")
+        fam.case("Substr", [long, tf.constant([[0], [1]]), tf.constant([[2], [1]])], {"unit": unit},
+                 label=unit + " broadcast pos and len")
     fam.case("Substr", [long, tf.constant(1, tf.int64), tf.constant(2, tf.int64)], label="int64")
     example_cases(fam)
 
