@@ -273,6 +273,10 @@ func kAssignVariable(c *Context) ([]*Tensor, error) {
 	if want != tpb.DataType_DT_INVALID && val.DType != want {
 		return nil, c.Errorf("assigning a %s value to variable %s of dtype %s", dtName(val.DType), v.Name, dtName(want))
 	}
+	if c.Attrs["validate_shape"].GetB() && v.Value != nil && !slices.Equal(v.Value.Shape, val.Shape) {
+		// resource_variable_ops.cc, AssignVariableOp with validate_shape.
+		return nil, c.Errorf("trying to assign to variable %s with tensor with wrong shape: expected %v got %v", v.Name, v.Value.Shape, val.Shape)
+	}
 	v.Value = val
 	return nil, nil
 }

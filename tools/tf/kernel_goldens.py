@@ -600,6 +600,10 @@ def state(fam, rng):
         fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), x), step("AssignVariableOp", Out(0), y),
                                      read], label="twice")
         fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), ev), read], label="edges")
+        for vs in (False, True):
+            fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), x),
+                                         step("AssignVariableOp", Out(0), ev, validate_shape=vs), read],
+                    label="other shape, validate_shape %s" % vs)
         other = tf.int32 if dt != tf.int32 else tf.int64
         fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), tensor([1, 2], other))],
                 label="wrong dtype")
@@ -943,6 +947,19 @@ def lists(fam, rng):
                 label="num_elements 2")
         fam.seq("TensorListStack", [empty, step("TensorListStack", Out(0), tf.constant([3]), element_dtype=dt)],
                 label="empty, other shape")
+        fam.seq("TensorListFromTensor", [step("TensorListFromTensor", x[:, 0], unk),
+                                         step("TensorListStack", Out(0), unk, element_dtype=dt)],
+                label="scalar elements, unknown shape")
+        fam.seq("TensorListGetItem", [step("TensorListReserve", unk, tf.constant(2), element_dtype=dt),
+                                      step("TensorListGetItem", Out(0), tf.constant(0), unk, element_dtype=dt)],
+                label="unset, unknown shape")
+        fam.seq("TensorListGetItem", [res, step("TensorListGetItem", Out(0), tf.constant(2), es, element_dtype=dt)],
+                label="unset, known shape")
+        fam.seq("TensorListPushBack", [step("EmptyTensorList", unk, tf.constant(-1), element_dtype=dt),
+                                       step("TensorListPushBack", Out(0), x[0]),
+                                       step("TensorListPushBack", Out(1), x[:2]),
+                                       step("TensorListStack", Out(2), unk, element_dtype=dt)],
+                label="unknown shape, two shapes")
 
         ta = step("TensorArrayV3", tf.constant(3), dtype=dt, element_shape=[2])
         rd = step("TensorArrayReadV3", Out(0, 0), tf.constant(2), Out(2), dtype=dt)
