@@ -74,6 +74,16 @@ func (m *ResourceMgr) Destroy(r *Resource) {
 	r.Destroyed = true
 }
 
+// live returns the resource made again under the name and type of the
+// destroyed r, or nil.
+func (m *ResourceMgr) live(r *Resource) *Resource {
+	t := reflect.TypeOf(r.Value)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return nil
+	}
+	return m.items[resourceKey{t.Elem(), r.Name}]
+}
+
 // All returns every resource of type T, in no particular order: what a
 // caller that looks at the session's state as a whole (the executor's
 // seeding vocabulary) reads.
@@ -113,12 +123,22 @@ func handleOf[T any](c *Context, t *Tensor, i int, handle, kind string) (*T, err
 	if !ok || len(rs) != 1 || rs[0] == nil {
 		return nil, c.Errorf("input %d must be %s", i, handle)
 	}
-	if rs[0].Destroyed {
-		return nil, c.Errorf("resource %s does not exist (it has been destroyed)", rs[0].Name)
+	r := rs[0]
+	if r.Destroyed {
+		// A handle names its resource: one made again under the name
+		// after the destroy is the one it reaches.
+		if c.Resources == nil {
+			return nil, c.Errorf("resource %s does not exist (it has been destroyed)", r.Name)
+		}
+		live := c.Resources.items[resourceKey{reflect.TypeFor[T](), r.Name}]
+		if live == nil {
+			return nil, c.Errorf("resource %s does not exist (it has been destroyed)", r.Name)
+		}
+		r = live
 	}
-	v, ok := rs[0].Value.(*T)
+	v, ok := r.Value.(*T)
 	if !ok {
-		return nil, c.Errorf("resource %s is not %s", rs[0].Name, kind)
+		return nil, c.Errorf("resource %s is not %s", r.Name, kind)
 	}
 	return v, nil
 }

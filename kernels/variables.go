@@ -137,6 +137,11 @@ func kDestroyResource(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("input 0 must be a resource handle")
 	}
 	r := rs[0]
+	if r.Destroyed && c.Resources != nil {
+		if live := c.Resources.live(r); live != nil {
+			r = live
+		}
+	}
 	exists := !r.Destroyed
 	if v, ok := r.Value.(*Variable); ok && v.Value == nil {
 		exists = false
@@ -261,6 +266,15 @@ func kReadVariable(c *Context) ([]*Tensor, error) {
 }
 
 func kAssignVariable(c *Context) ([]*Tensor, error) {
+	if t, err := stateInput(c, 0); err == nil && c.Resources != nil {
+		// Assigning through the handle of a destroyed variable creates it
+		// again under its name (LookupOrCreate in AssignVariableOp).
+		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed {
+			if old, ok := rs[0].Value.(*Variable); ok {
+				LookupOrCreate(c.Resources, rs[0].Name, func() *Variable { return &Variable{Name: old.Name, DType: old.DType} })
+			}
+		}
+	}
 	v, err := variable(c, 0)
 	if err != nil {
 		return nil, err
@@ -309,7 +323,8 @@ func kAssignVariableArith(op string) KernelFunc {
 
 func kVarIsInitialized(c *Context) ([]*Tensor, error) {
 	if t, err := stateInput(c, 0); err == nil {
-		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed {
+		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed &&
+			(c.Resources == nil || c.Resources.live(rs[0]) == nil) {
 			return []*Tensor{ScalarBool(false)}, nil
 		}
 	}

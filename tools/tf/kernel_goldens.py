@@ -620,6 +620,16 @@ def state(fam, rng):
                                       read], label="then read")
         fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=False)],
                 label="never created")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), read], label="then assigned again")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), step("VarIsInitializedOp", Out(0))],
+                label="then assigned again, initialized?")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("DestroyResourceOp", Out(0), ignore_lookup_error=False)], label="twice")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), step("DestroyResourceOp", Out(0)),
+                                      step("VarIsInitializedOp", Out(0))], label="assigned again, destroyed again")
         fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=True)],
                 label="never created, ignored")
         m = tensor(rand_values(dt, 15, rng), dt, (5, 3))
