@@ -155,7 +155,7 @@ func kTableImport(c *Context) ([]*Tensor, error) {
 		}
 		v := tableValue(vals, i)
 		if old, ok := m[k]; ok && !sameTableValue(old, v) {
-			return nil, c.Errorf("hashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
+			return nil, c.Errorf("HashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
 		}
 		m[k] = v
 	}
@@ -280,7 +280,7 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 			v = int32(i)
 		}
 		if old, ok := m[k]; ok && !sameTableValue(old, v) {
-			return nil, c.Errorf("hashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
+			return nil, c.Errorf("HashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
 		}
 		m[k] = v
 		line++
