@@ -113,6 +113,14 @@ func ResourceName(attrs map[string]*attrpb.AttrValue, node, fn string) string {
 	return string(attrs["container"].GetS()) + "/" + name
 }
 
+// VarHandleName is the resource-manager key of a VarHandleOp:
+// container/shared_name with no fallback to the node's name, so that
+// every handle with an empty shared_name names one variable, as
+// resource_variable_ops.cc's VarHandleOp does.
+func VarHandleName(attrs map[string]*attrpb.AttrValue) string {
+	return string(attrs["container"].GetS()) + "/" + string(attrs["shared_name"].GetS())
+}
+
 // resourceName is ResourceName for the kernel's node.
 func (c *Context) resourceName() string { return ResourceName(c.Attrs, c.Node, c.Func) }
 

@@ -235,7 +235,7 @@ func kIsVariableInitialized(c *Context) ([]*Tensor, error) {
 }
 
 func kVarHandle(c *Context) ([]*Tensor, error) {
-	key := c.resourceName()
+	key := VarHandleName(c.Attrs)
 	r := LookupOrCreate(c.Resources, key, func() *Variable {
 		return &Variable{Name: key, DType: c.Attrs["dtype"].GetType()}
 	})

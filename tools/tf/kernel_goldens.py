@@ -598,6 +598,9 @@ def state(fam, rng):
                                 step("VarHandleOp", dtype=dt, shape=[2, 3], shared_name="v"),
                                 step("AssignVariableOp", Out(0), x), step("ReadVariableOp", Out(1), dtype=dt)],
                 label="shared_name")
+        fam.seq("VarHandleOp", [step("VarHandleOp", dtype=dt, shape=[2, 3]), step("VarHandleOp", dtype=dt, shape=[2, 3]),
+                                step("AssignVariableOp", Out(0), x), step("ReadVariableOp", Out(1), dtype=dt)],
+                label="two handles, no shared_name")
         fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), x), step("AssignVariableOp", Out(0), y),
                                      read], label="twice")
         fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), ev), read], label="edges")
