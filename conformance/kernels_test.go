@@ -97,6 +97,10 @@ func kernelsSection(files []*tfgolden.File) string {
 		"only where an input is subnormal: TensorFlow runs kernels with denormals flushed (FTZ and DAZ,\n"+
 		"core/platform/denormal.cc) and tfscan keeps IEEE subnormals; the comparison applies the flush to tfscan's inputs\n"+
 		"and results and counts what still differs on subnormal inputs (libm's and Eigen's branches on tiny values) apart.\n"+
+		"A stateful, resource or list op (variables, tables, TensorArrays, TensorLists, RestoreV2 on a checkpoint\n"+
+		"TensorFlow writes) is a sequence of steps TensorFlow runs in one graph and session, the op with what creates\n"+
+		"its resource and what reads its effect; tfscan runs the same steps through its kernels with one ResourceMgr.\n"+
+		"complex64 and complex128 cases are TensorFlow's goldens for a dtype tfscan's tensors do not hold yet.\n"+
 		"The conformance run regenerates every golden and holds it to the committed one bit for bit, except the outputs of\n"+
 		"the contractions (MatMul, BatchMatMul, Einsum, the convolutions), which are held to the summation-order tolerance of\n"+
 		"their dtype: %s\n"+

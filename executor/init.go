@@ -105,6 +105,7 @@ func (e *Executor) initVariablesByName(w kernels.WeightSource) error {
 		}
 		name := kernels.ResourceName(n.Attrs, n.Name, fn)
 		if n.Op == "VarHandleOp" {
+			name = kernels.VarHandleName(n.Attrs)
 			kernels.Create(e.res, name, &kernels.Variable{Name: name, DType: n.Attrs["dtype"].GetType(), Value: t})
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,8 +20,11 @@ import (
 // HashTable is the value behind a table resource.
 type HashTable struct {
 	KeyDType, ValueDType tpb.DataType
-	m                    map[any]any
-	initialized          bool
+	// Mutable is a MutableHashTableV2: usable before any import, imports
+	// replace its contents, and a default value per key is honoured.
+	Mutable     bool
+	m           map[any]any
+	initialized bool
 }
 
 // StringKeys appends the table's string keys to dst, in no particular
@@ -86,7 +90,8 @@ func kHashTable(c *Context) ([]*Tensor, error) {
 		key = fmt.Sprintf("node#%d", c.NodeID)
 	}
 	r := LookupOrCreate(c.Resources, key, func() *HashTable {
-		return &HashTable{KeyDType: c.Attrs["key_dtype"].GetType(), ValueDType: c.Attrs["value_dtype"].GetType(), m: map[any]any{}}
+		return &HashTable{KeyDType: c.Attrs["key_dtype"].GetType(), ValueDType: c.Attrs["value_dtype"].GetType(),
+			Mutable: c.Op == "MutableHashTableV2", m: map[any]any{}}
 	})
 	return []*Tensor{ScalarResource(r)}, nil
 }
@@ -119,17 +124,42 @@ func kTableImport(c *Context) ([]*Tensor, error) {
 	if keys.NumElements() != vals.NumElements() {
 		return nil, c.Errorf("%d keys for %d values", keys.NumElements(), vals.NumElements())
 	}
-	if c.Op == "LookupTableImportV2" {
+	if h.Mutable {
+		// MutableHashTableOfScalars::ImportValues: clear, then insert
+		// or update.
 		h.m = map[any]any{}
+		for i := 0; i < keys.NumElements(); i++ {
+			k, err := tableKey(keys, i)
+			if err != nil {
+				return nil, c.Errorf("%v", err)
+			}
+			h.m[k] = tableValue(vals, i)
+		}
+		h.initialized = true
+		return nil, nil
 	}
+	// InitializableLookupTable::Initialize: a second initialization with
+	// as many entries is a no-op, with another count an error; a key given
+	// twice must have one value (HashTable::DoInsert).
+	if h.initialized {
+		if keys.NumElements() != len(h.m) {
+			return nil, c.Errorf("table was already initialized with different data")
+		}
+		return nil, nil
+	}
+	m := make(map[any]any, keys.NumElements())
 	for i := 0; i < keys.NumElements(); i++ {
 		k, err := tableKey(keys, i)
 		if err != nil {
 			return nil, c.Errorf("%v", err)
 		}
-		h.m[k] = tableValue(vals, i)
+		v := tableValue(vals, i)
+		if old, ok := m[k]; ok && !sameTableValue(old, v) {
+			return nil, c.Errorf("HashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
+		}
+		m[k] = v
 	}
-	h.initialized = true
+	h.m, h.initialized = m, true
 	return nil, nil
 }
 
@@ -159,14 +189,35 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 		delim = "\t"
 	}
 	offset := c.Attrs["offset"].GetI()
+	// lookup_util.cc, InitializeTableFromTextFile: the line number is an
+	// int64, the whole line a string or an integer.
+	isInt := func(dt tpb.DataType) bool {
+		return dt == tpb.DataType_DT_INT64 || dt == tpb.DataType_DT_INT32
+	}
+	switch {
+	case keyIdx == -1 && h.KeyDType != tpb.DataType_DT_INT64:
+		return nil, c.Errorf("key index for line number requires table key dtype of int64, got %s", dtName(h.KeyDType))
+	case keyIdx == -2 && !isInt(h.KeyDType) && h.KeyDType != tpb.DataType_DT_STRING:
+		return nil, c.Errorf("key index for whole line requires string or integer table key, got %s", dtName(h.KeyDType))
+	case valIdx == -1 && h.ValueDType != tpb.DataType_DT_INT64:
+		return nil, c.Errorf("value index for line number requires table value dtype of int64, got %s", dtName(h.ValueDType))
+	case valIdx == -2 && !isInt(h.ValueDType) && h.ValueDType != tpb.DataType_DT_STRING:
+		return nil, c.Errorf("value index for whole line requires table value dtype of integer or string, got %s", dtName(h.ValueDType))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, c.Errorf("table initializer: %v", err)
 	}
 	defer f.Close()
+	if h.initialized {
+		// InitializeTableFromTextFile (lookup_util.cc) swallows the
+		// already-initialized error: a second initialization is a no-op.
+		return nil, nil
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var line int64
+	m := map[any]any{}
 	for sc.Scan() {
 		if vocab != -1 && line >= vocab {
 			break
@@ -200,6 +251,8 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 					return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line+1, what, raw)
 				}
 				if dt == tpb.DataType_DT_INT32 && what != "key" {
+					// lookup_util.cc adds the offset to an int32 value
+					// column too.
 					return int32(v + offset), nil
 				}
 				return v, nil
@@ -226,13 +279,19 @@ func kTableFromTextFile(c *Context) ([]*Tensor, error) {
 		if i, ok := v.(int64); ok && h.ValueDType == tpb.DataType_DT_INT32 {
 			v = int32(i)
 		}
-		h.m[k] = v
+		if old, ok := m[k]; ok && !sameTableValue(old, v) {
+			return nil, c.Errorf("HashTable has different value for same key: key %v has %v and trying to add value %v", k, old, v)
+		}
+		m[k] = v
 		line++
 	}
 	if err := sc.Err(); err != nil {
 		return nil, c.Errorf("reading %s: %v", path, err)
 	}
-	h.initialized = true
+	if vocab != -1 && line != vocab {
+		return nil, c.Errorf("invalid vocab_size in %s: expected %d but got %d", path, vocab, line)
+	}
+	h.m, h.initialized = m, true
 	return nil, nil
 }
 
@@ -249,6 +308,14 @@ func kTableFind(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// LookupInterface::CheckFindArguments: the default is a scalar or
+	// one per key.
+	if len(def.Shape) != 0 && !slices.Equal(def.Shape, keys.Shape) {
+		return nil, c.Errorf("expected shape [] or %v for default value, got %v", keys.Shape, def.Shape)
+	}
+	if !h.Mutable && !h.initialized {
+		return nil, c.Errorf("table not initialized")
+	}
 	out, err := NewTensor(h.ValueDType, keys.Shape)
 	if err != nil {
 		return nil, c.Errorf("%v", err)
@@ -256,6 +323,9 @@ func kTableFind(c *Context) ([]*Tensor, error) {
 	if def.NumElements() < 1 {
 		return nil, c.Errorf("default value is empty")
 	}
+	// A mutable table honours a default per key; HashTable::DoFind reads
+	// the first element of the default whatever its shape.
+	perKey := h.Mutable && len(def.Shape) != 0 && def.NumElements() == keys.NumElements()
 	dv := tableValue(def, 0)
 	for i := 0; i < keys.NumElements(); i++ {
 		k, err := tableKey(keys, i)
@@ -265,6 +335,9 @@ func kTableFind(c *Context) ([]*Tensor, error) {
 		v, ok := h.m[k]
 		if !ok {
 			v = dv
+			if perKey {
+				v = tableValue(def, i)
+			}
 		}
 		if err := setElem(out, i, v); err != nil {
 			return nil, c.Errorf("%v", err)
@@ -272,6 +345,16 @@ func kTableFind(c *Context) ([]*Tensor, error) {
 	}
 	c.Numerics.Round(out)
 	return []*Tensor{out}, nil
+}
+
+// sameTableValue compares two values of a table as C++'s != does (NaN
+// differs from itself; strings by bytes).
+func sameTableValue(a, b any) bool {
+	if x, ok := a.([]byte); ok {
+		y, ok := b.([]byte)
+		return ok && string(x) == string(y)
+	}
+	return a == b
 }
 
 func setElem(t *Tensor, i int, v any) error {

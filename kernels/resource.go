@@ -12,6 +12,9 @@ import (
 type Resource struct {
 	Name  string
 	Value any
+	// Destroyed is set by DestroyResourceOp: the manager no longer holds
+	// it and ops through a handle to it fail.
+	Destroyed bool
 }
 
 // ResourceMgr holds the state of a session that outlives one run: TF1
@@ -60,6 +63,27 @@ func Create[T any](m *ResourceMgr, name string, v *T) *Resource {
 	return r
 }
 
+// Destroy removes r from the manager, as ResourceMgr::Delete does; the
+// handles that still point at it see it Destroyed.
+func (m *ResourceMgr) Destroy(r *Resource) {
+	for k, v := range m.items {
+		if v == r {
+			delete(m.items, k)
+		}
+	}
+	r.Destroyed = true
+}
+
+// live returns the resource made again under the name and type of the
+// destroyed r, or nil.
+func (m *ResourceMgr) live(r *Resource) *Resource {
+	t := reflect.TypeOf(r.Value)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return nil
+	}
+	return m.items[resourceKey{t.Elem(), r.Name}]
+}
+
 // All returns every resource of type T, in no particular order: what a
 // caller that looks at the session's state as a whole (the executor's
 // seeding vocabulary) reads.
@@ -89,6 +113,14 @@ func ResourceName(attrs map[string]*attrpb.AttrValue, node, fn string) string {
 	return string(attrs["container"].GetS()) + "/" + name
 }
 
+// VarHandleName is the resource-manager key of a VarHandleOp:
+// container/shared_name with no fallback to the node's name, so that
+// every handle with an empty shared_name names one variable, as
+// resource_variable_ops.cc's VarHandleOp does.
+func VarHandleName(attrs map[string]*attrpb.AttrValue) string {
+	return string(attrs["container"].GetS()) + "/" + string(attrs["shared_name"].GetS())
+}
+
 // resourceName is ResourceName for the kernel's node.
 func (c *Context) resourceName() string { return ResourceName(c.Attrs, c.Node, c.Func) }
 
@@ -99,9 +131,22 @@ func handleOf[T any](c *Context, t *Tensor, i int, handle, kind string) (*T, err
 	if !ok || len(rs) != 1 || rs[0] == nil {
 		return nil, c.Errorf("input %d must be %s", i, handle)
 	}
-	v, ok := rs[0].Value.(*T)
+	r := rs[0]
+	if r.Destroyed {
+		// A handle names its resource: one made again under the name
+		// after the destroy is the one it reaches.
+		if c.Resources == nil {
+			return nil, c.Errorf("resource %s does not exist (it has been destroyed)", r.Name)
+		}
+		live := c.Resources.items[resourceKey{reflect.TypeFor[T](), r.Name}]
+		if live == nil {
+			return nil, c.Errorf("resource %s does not exist (it has been destroyed)", r.Name)
+		}
+		r = live
+	}
+	v, ok := r.Value.(*T)
 	if !ok {
-		return nil, c.Errorf("resource %s is not %s", rs[0].Name, kind)
+		return nil, c.Errorf("resource %s is not %s", r.Name, kind)
 	}
 	return v, nil
 }

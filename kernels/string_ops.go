@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
@@ -170,10 +171,7 @@ func substrKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if unit == "UTF8_CHAR" {
-		return nil, ctx.Unsupported("unit UTF8_CHAR")
-	}
-	if unit != "BYTE" {
+	if unit != "BYTE" && unit != "UTF8_CHAR" {
 		return nil, ctx.Errorf("Invalid unit %q", unit)
 	}
 	if !slices.Equal(posT.Shape, lenT.Shape) {
@@ -181,7 +179,20 @@ func substrKernel(ctx *Context) ([]*Tensor, error) {
 	}
 	scalar := len(posT.Shape) == 0
 	if !scalar && !slices.Equal(x.Shape, posT.Shape) {
-		return nil, ctx.Unsupported("broadcasting pos of shape %s against input of shape %s", dimsString(posT.Shape), dimsString(x.Shape))
+		// substr_op.cc broadcasts the input against pos and len (BCast).
+		shape, err := broadcastShapes(x.Shape, posT.Shape)
+		if err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
+		if x, err = BroadcastToTensor(x, shape); err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
+		if posT, err = BroadcastToTensor(posT, shape); err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
+		if lenT, err = BroadcastToTensor(lenT, shape); err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
 	}
 	in, err := stringData(ctx, x, "input")
 	if err != nil {
@@ -201,6 +212,14 @@ func substrKernel(ctx *Context) ([]*Tensor, error) {
 		if !scalar {
 			p, l = pos[i], ln[i]
 		}
+		if unit == "UTF8_CHAR" {
+			bp, bl, ok := utf8SubstrBytes(s, p, l)
+			if !ok {
+				return nil, ctx.Errorf("pos %d out of range for string at index %d", p, i)
+			}
+			out[i] = append([]byte{}, s[bp:bp+bl]...)
+			continue
+		}
 		bp := p
 		if bp < 0 { // AdjustedPosIndex
 			bp += int64(len(s))
@@ -217,6 +236,57 @@ func substrKernel(ctx *Context) ([]*Tensor, error) {
 		out[i] = append([]byte{}, s[bp:end]...)
 	}
 	return []*Tensor{{DType: tpb.DataType_DT_STRING, Shape: cloneShape(x.Shape), Data: out}}, nil
+}
+
+// utf8SubstrBytes maps a character position and length to bytes as
+// substr_op.cc's UpdatePosAndLenForUtf8 does: a character is a byte that
+// is not a UTF-8 trail byte (10xxxxxx) with the trail bytes after it, so
+// invalid UTF-8 counts byte by byte; a negative pos counts from the end; the
+// length is capped at the string's end, and a negative one is empty.
+func utf8SubstrBytes(s []byte, pos, ln int64) (int64, int64, bool) {
+	trail := func(b byte) bool { return int8(b) < -0x40 }
+	size := int64(len(s))
+	forward := func(n int64, at *int64) bool {
+		var k int64
+		for k < n && *at < size {
+			*at++
+			for *at < size && trail(s[*at]) {
+				*at++
+			}
+			k++
+		}
+		return k == n
+	}
+	back := func(n int64, at *int64) bool {
+		var k int64
+		for k < n && *at > 0 {
+			*at--
+			for trail(s[*at]) && *at > 0 {
+				*at--
+			}
+			k++
+		}
+		return k == n
+	}
+	if pos >= 0 {
+		var start int64
+		if !forward(pos, &start) {
+			return 0, 0, false
+		}
+		end := start
+		forward(ln, &end)
+		return start, end - start, true
+	}
+	end := size
+	skip := max(-pos-ln, 0)
+	if !back(skip, &end) {
+		return 0, 0, false
+	}
+	start := end
+	if !back(-pos-skip, &start) {
+		return 0, 0, false
+	}
+	return start, end - start, true
 }
 
 // printfSpec is the conversion AsStringOp builds: %[fill][width][.prec]conv.
@@ -487,7 +557,10 @@ func regexFullMatch(ctx *Context, in *Tensor, re *regexp.Regexp) ([]*Tensor, err
 	}
 	out := make([]bool, len(d))
 	for i, s := range d {
-		out[i] = re.Match(s)
+		// RE2 runs in UTF-8 mode: no construct Go also has consumes a
+		// byte of invalid UTF-8, so such a string never fully matches
+		// (Go's regexp reads the byte as U+FFFD, which "." matches).
+		out[i] = utf8.Valid(s) && re.Match(s)
 	}
 	return []*Tensor{{DType: tpb.DataType_DT_BOOL, Shape: cloneShape(in.Shape), Data: out}}, nil
 }

@@ -20,6 +20,65 @@ type TensorList struct {
 	// Items are the elements; nil marks an element not yet set (it reads
 	// as zeros of ElementShape).
 	Items []*Tensor
+	// MaxNumElements bounds PushBack (EmptyTensorList's input); -1 or 0
+	// for none.
+	MaxNumElements int
+}
+
+// shapeCompatible reports whether a partial shape (-1 unknown; unknown
+// rank) admits the concrete or partial shape s, as
+// PartialTensorShape::IsCompatibleWith.
+func shapeCompatible(partial []int, unknownRank bool, s []int) bool {
+	if unknownRank || partial == nil {
+		return true
+	}
+	if len(partial) != len(s) {
+		return false
+	}
+	for i, d := range partial {
+		if d >= 0 && s[i] >= 0 && d != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeShapes merges two partial shapes (nil for unknown rank) as
+// PartialTensorShape::MergeWith; ok is false when they conflict.
+func mergeShapes(a, b []int) ([]int, bool) {
+	if a == nil {
+		return b, true
+	}
+	if b == nil {
+		return a, true
+	}
+	if len(a) != len(b) {
+		return nil, false
+	}
+	out := make([]int, len(a))
+	for i := range a {
+		switch {
+		case a[i] < 0:
+			out[i] = b[i]
+		case b[i] < 0 || a[i] == b[i]:
+			out[i] = a[i]
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func fullyDefined(s []int) bool {
+	if s == nil {
+		return false
+	}
+	for _, d := range s {
+		if d < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TensorArray is the resource behind a TensorArrayV3 handle
@@ -33,6 +92,15 @@ type TensorArray struct {
 	Items   []*Tensor
 	// ElementShape from the op's attr (-1 unknown); nil with unknown rank.
 	ElementShape []int
+	// ClearAfterRead drops an element once read (the op's attr, true by
+	// default); a second read of it is an error.
+	ClearAfterRead bool
+	// IdenticalShapes fixes the element shape at the first write.
+	IdenticalShapes bool
+	Closed          bool
+	// written and cleared are per element: written once (a second write
+	// is an error), cleared by a read with ClearAfterRead.
+	written, cleared []bool
 }
 
 func init() {
@@ -134,7 +202,13 @@ func kEmptyTensorList(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*Tensor{listOut(&TensorList{ElementDType: dt, ElementShape: shape, UnknownRank: unk})}, nil
+	maxN := -1
+	if len(c.Inputs) > 1 {
+		if m, err := listScalarIndex(c, 1); err == nil {
+			maxN = m
+		}
+	}
+	return []*Tensor{listOut(&TensorList{ElementDType: dt, ElementShape: shape, UnknownRank: unk, MaxNumElements: maxN})}, nil
 }
 
 func kTensorListReserve(c *Context) ([]*Tensor, error) {
@@ -164,6 +238,9 @@ func kTensorListFromTensor(c *Context) ([]*Tensor, error) {
 	shape, unk, err := elementShapeInput(c, c.Inputs[1])
 	if err != nil {
 		return nil, err
+	}
+	if !shapeCompatible(shape, unk, t.Shape[1:]) {
+		return nil, c.Errorf("specified a list with shape %v from a tensor with shape %v", shape, t.Shape[1:])
 	}
 	l := &TensorList{ElementDType: t.DType, ElementShape: shape, UnknownRank: unk}
 	if unk {
@@ -204,6 +281,9 @@ func kTensorListSetItem(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("index %d out of range for a list of %d elements", i, len(l.Items))
 	}
 	item := c.Inputs[2]
+	if !shapeCompatible(l.ElementShape, l.UnknownRank, item.Shape) {
+		return nil, c.Errorf("tried to set a tensor with incompatible shape at a list index: item element shape %v, list shape %v", item.Shape, l.ElementShape)
+	}
 	if item.DType != l.ElementDType && !(dtype.IsFloat(item.DType) && dtype.IsFloat(l.ElementDType)) {
 		return nil, c.Errorf("item dtype %s does not match the list's %s", dtName(item.DType), dtName(l.ElementDType))
 	}
@@ -308,15 +388,34 @@ func kTensorListStack(c *Context) ([]*Tensor, error) {
 			hint = s
 		}
 	}
-	items := make([]*Tensor, len(l.Items))
-	for i := range l.Items {
-		if items[i], err = listItemOrZeros(c, l, i, hint); err != nil {
-			return nil, err
+	if n := c.Attrs["num_elements"]; n != nil && n.GetI() != -1 && int(n.GetI()) != len(l.Items) {
+		return nil, c.Errorf("operation expected a list with %d elements but got a list with %d elements", n.GetI(), len(l.Items))
+	}
+	// TensorListStack (list_kernels.h): the input's element shape merged
+	// with the list's, completed by the first set element's.
+	var listShape []int
+	if !l.UnknownRank {
+		listShape = l.ElementShape
+	}
+	elem, ok := mergeShapes(hint, listShape)
+	if !ok {
+		return nil, c.Errorf("incompatible shapes during merge: %v vs. %v", hint, listShape)
+	}
+	if !fullyDefined(elem) {
+		for _, it := range l.Items {
+			if it != nil {
+				if m, ok := mergeShapes(elem, it.Shape); ok {
+					elem = m
+				}
+				break
+			}
 		}
 	}
-	elem := hint
-	if elem == nil {
-		elem = l.ElementShape
+	items := make([]*Tensor, len(l.Items))
+	for i := range l.Items {
+		if items[i], err = listItemOrZeros(c, l, i, elem); err != nil {
+			return nil, err
+		}
 	}
 	dt := l.ElementDType
 	if a, ok := c.Attrs["element_dtype"]; ok {
@@ -345,8 +444,15 @@ func kTensorListPushBack(c *Context) ([]*Tensor, error) {
 	if len(l.Items) >= MaxElements {
 		return nil, c.Errorf("list too long")
 	}
+	item := c.Inputs[1]
+	if !shapeCompatible(l.ElementShape, l.UnknownRank, item.Shape) {
+		return nil, c.Errorf("tried to append a tensor with incompatible shape to a list: element shape %v, list shape %v", item.Shape, l.ElementShape)
+	}
+	if l.MaxNumElements > 0 && len(l.Items) >= l.MaxNumElements {
+		return nil, c.Errorf("tried to push item into a full list: list size %d, max_num_elements %d", len(l.Items), l.MaxNumElements)
+	}
 	n := l.copyList()
-	n.Items = append(n.Items, c.Inputs[1])
+	n.Items = append(n.Items, item)
 	return []*Tensor{listOut(n)}, nil
 }
 
@@ -407,7 +513,11 @@ func kTensorListElementShape(c *Context) ([]*Tensor, error) {
 // float scalar.
 
 func taInput(c *Context) (*TensorArray, error) {
-	return handleOf[TensorArray](c, c.Inputs[0], 0, "a TensorArray handle", "a TensorArray")
+	ta, err := handleOf[TensorArray](c, c.Inputs[0], 0, "a TensorArray handle", "a TensorArray")
+	if err == nil && ta.Closed {
+		return nil, c.Errorf("TensorArray has already been closed")
+	}
+	return ta, err
 }
 
 func taFlow() *Tensor { return ScalarFloat(0) }
@@ -424,7 +534,12 @@ func kTensorArrayV3(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	ta := &TensorArray{DType: dt, Items: make([]*Tensor, n), Dynamic: c.Attrs["dynamic_size"].GetB()}
+	ta := &TensorArray{DType: dt, Items: make([]*Tensor, n), Dynamic: c.Attrs["dynamic_size"].GetB(),
+		IdenticalShapes: c.Attrs["identical_element_shapes"].GetB(), ClearAfterRead: true,
+		written: make([]bool, n), cleared: make([]bool, n)}
+	if a, ok := c.Attrs["clear_after_read"]; ok {
+		ta.ClearAfterRead = a.GetB()
+	}
 	if s := c.Attrs["element_shape"].GetShape(); s != nil && !s.GetUnknownRank() {
 		ta.ElementShape = []int{}
 		for _, d := range s.GetDim() {
@@ -446,8 +561,30 @@ func (ta *TensorArray) slot(c *Context, i int) error {
 		if i >= MaxElements {
 			return c.Errorf("index %d too large", i)
 		}
-		ta.Items = append(ta.Items, make([]*Tensor, i+1-len(ta.Items))...)
+		grow := i + 1 - len(ta.Items)
+		ta.Items = append(ta.Items, make([]*Tensor, grow)...)
+		ta.written = append(ta.written, make([]bool, grow)...)
+		ta.cleared = append(ta.cleared, make([]bool, grow)...)
 	}
+	return nil
+}
+
+// write stores v at i as TensorArray::WriteOrAggregate does: once per
+// element, compatible with the element shape.
+func (ta *TensorArray) write(c *Context, i int, v *Tensor) error {
+	if err := ta.slot(c, i); err != nil {
+		return err
+	}
+	if ta.written[i] {
+		return c.Errorf("could not write to TensorArray index %d because it has already been written to", i)
+	}
+	if !shapeCompatible(ta.ElementShape, false, v.Shape) {
+		return c.Errorf("could not write to TensorArray index %d because the value shape is %v which is incompatible with the TensorArray's inferred element shape: %v", i, v.Shape, ta.ElementShape)
+	}
+	if ta.IdenticalShapes && !fullyDefined(ta.ElementShape) {
+		ta.ElementShape = append([]int{}, v.Shape...)
+	}
+	ta.Items[i], ta.written[i] = v, true
 	return nil
 }
 
@@ -460,10 +597,9 @@ func kTensorArrayWriteV3(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ta.slot(c, i); err != nil {
+	if err := ta.write(c, i, c.Inputs[2]); err != nil {
 		return nil, err
 	}
-	ta.Items[i] = c.Inputs[2]
 	return []*Tensor{taFlow()}, nil
 }
 
@@ -471,8 +607,17 @@ func (ta *TensorArray) read(c *Context, i int) (*Tensor, error) {
 	if i < 0 || i >= len(ta.Items) {
 		return nil, c.Errorf("index %d out of range for a TensorArray of size %d", i, len(ta.Items))
 	}
+	if ta.cleared[i] {
+		return nil, c.Errorf("could not read index %d twice because it was cleared after a previous read (perhaps try setting clear_after_read = false?)", i)
+	}
 	if it := ta.Items[i]; it != nil {
+		if ta.ClearAfterRead {
+			ta.Items[i], ta.cleared[i] = nil, true
+		}
 		return it, nil
+	}
+	if ta.DType == tpb.DataType_DT_STRING {
+		return nil, c.Errorf("element %d was never written: tensor_array::TensorSetZero type not supported: string", i)
 	}
 	for _, d := range ta.ElementShape {
 		if d < 0 {
@@ -565,10 +710,9 @@ func kTensorArrayScatterV3(c *Context) ([]*Tensor, error) {
 		return nil, c.Errorf("value's first dimension must match %d indices", len(idx))
 	}
 	for k, i := range idx {
-		if err := ta.slot(c, i); err != nil {
+		if err := ta.write(c, i, listRowOf(v, k)); err != nil {
 			return nil, err
 		}
-		ta.Items[i] = listRowOf(v, k)
 	}
 	return []*Tensor{taFlow()}, nil
 }
@@ -581,4 +725,11 @@ func kTensorArraySizeV3(c *Context) ([]*Tensor, error) {
 	return []*Tensor{ScalarInt32(int32(len(ta.Items)))}, nil
 }
 
-func kTensorArrayCloseV3(c *Context) ([]*Tensor, error) { return nil, nil }
+func kTensorArrayCloseV3(c *Context) ([]*Tensor, error) {
+	ta, err := taInput(c)
+	if err != nil {
+		return nil, err
+	}
+	ta.Closed = true
+	return nil, nil
+}

@@ -54,7 +54,9 @@ func TestTensorList(t *testing.T) {
 }
 
 func TestTensorArray(t *testing.T) {
-	attrs := map[string]*attrpb.AttrValue{"dtype": typeAttr(tpb.DataType_DT_INT32)}
+	// Kept after a read: the test reads element 1 twice.
+	attrs := map[string]*attrpb.AttrValue{"dtype": typeAttr(tpb.DataType_DT_INT32),
+		"clear_after_read": {Value: &attrpb.AttrValue_B{B: false}}}
 	out := runKernel(t, "TensorArrayV3", attrs, ScalarInt32(2))
 	h, fl := out[0], out[1]
 	runKernel(t, "TensorArrayWriteV3", attrs, h, ScalarInt32(1), Int32Tensor([]int{2}, []int32{3, 4}), fl)

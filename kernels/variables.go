@@ -114,7 +114,7 @@ func init() {
 		"AssignSubVariableOp":   kAssignVariableArith("Sub"),
 		"VarIsInitializedOp":    kVarIsInitialized,
 		"VariableShape":         kVariableShape,
-		"DestroyResourceOp":     kNoOutputs,
+		"DestroyResourceOp":     kDestroyResource,
 		"ResourceGather":        kResourceGather,
 		"RestoreV2":             kRestoreV2,
 	} {
@@ -122,7 +122,39 @@ func init() {
 	}
 }
 
-func kNoOutputs(*Context) ([]*Tensor, error) { return nil, nil }
+// kDestroyResource deletes the resource behind a handle
+// (resource_variable_ops.cc, DestroyResourceOp). A resource variable exists
+// from its first assignment on (VarHandleOp only names it), so destroying
+// one never assigned, or one destroyed, is a lookup error, ignored with
+// ignore_lookup_error (the default).
+func kDestroyResource(c *Context) ([]*Tensor, error) {
+	t, err := stateInput(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := t.Data.([]*Resource)
+	if !ok || len(rs) != 1 || rs[0] == nil {
+		return nil, c.Errorf("input 0 must be a resource handle")
+	}
+	r := rs[0]
+	if r.Destroyed && c.Resources != nil {
+		if live := c.Resources.live(r); live != nil {
+			r = live
+		}
+	}
+	exists := !r.Destroyed
+	if v, ok := r.Value.(*Variable); ok && v.Value == nil {
+		exists = false
+	}
+	if !exists {
+		if a, ok := c.Attrs["ignore_lookup_error"]; ok && !a.GetB() {
+			return nil, c.Errorf("resource %s does not exist", r.Name)
+		}
+		return nil, nil
+	}
+	c.Resources.Destroy(r)
+	return nil, nil
+}
 
 func kVariableV2(c *Context) ([]*Tensor, error) {
 	r := LookupOrCreate(c.Resources, c.resourceName(), func() *RefVar {
@@ -181,6 +213,10 @@ func kAssignArith(op string) KernelFunc {
 		if err != nil {
 			return nil, err
 		}
+		if !slices.Equal(cur.Shape, val.Shape) {
+			// dense_update_ops.cc, DenseUpdateOp: no broadcasting.
+			return nil, c.Errorf("parameters and update must be the same size: %v against %v", cur.Shape, val.Shape)
+		}
 		sum, err := arith(c, op, cur, val)
 		if err != nil {
 			return nil, err
@@ -199,7 +235,7 @@ func kIsVariableInitialized(c *Context) ([]*Tensor, error) {
 }
 
 func kVarHandle(c *Context) ([]*Tensor, error) {
-	key := c.resourceName()
+	key := VarHandleName(c.Attrs)
 	r := LookupOrCreate(c.Resources, key, func() *Variable {
 		return &Variable{Name: key, DType: c.Attrs["dtype"].GetType()}
 	})
@@ -230,6 +266,15 @@ func kReadVariable(c *Context) ([]*Tensor, error) {
 }
 
 func kAssignVariable(c *Context) ([]*Tensor, error) {
+	if t, err := stateInput(c, 0); err == nil && c.Resources != nil {
+		// Assigning through the handle of a destroyed variable creates it
+		// again under its name (LookupOrCreate in AssignVariableOp).
+		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed {
+			if old, ok := rs[0].Value.(*Variable); ok {
+				LookupOrCreate(c.Resources, rs[0].Name, func() *Variable { return &Variable{Name: old.Name, DType: old.DType} })
+			}
+		}
+	}
 	v, err := variable(c, 0)
 	if err != nil {
 		return nil, err
@@ -241,6 +286,10 @@ func kAssignVariable(c *Context) ([]*Tensor, error) {
 	want := c.Numerics.DType(v.DType)
 	if want != tpb.DataType_DT_INVALID && val.DType != want {
 		return nil, c.Errorf("assigning a %s value to variable %s of dtype %s", dtName(val.DType), v.Name, dtName(want))
+	}
+	if c.Attrs["validate_shape"].GetB() && v.Value != nil && !slices.Equal(v.Value.Shape, val.Shape) {
+		// resource_variable_ops.cc, AssignVariableOp with validate_shape.
+		return nil, c.Errorf("trying to assign to variable %s with tensor with wrong shape: expected %v got %v", v.Name, v.Value.Shape, val.Shape)
 	}
 	v.Value = val
 	return nil, nil
@@ -259,6 +308,10 @@ func kAssignVariableArith(op string) KernelFunc {
 		if err != nil {
 			return nil, err
 		}
+		if !slices.Equal(v.Value.Shape, val.Shape) {
+			// resource_variable_ops.cc, AssignUpdateVariableOp: no broadcasting.
+			return nil, c.Errorf("cannot update variable %s with shape %v using a tensor with shape %v, shapes must be equal", v.Name, v.Value.Shape, val.Shape)
+		}
 		sum, err := arith(c, op, v.Value, val)
 		if err != nil {
 			return nil, err
@@ -269,6 +322,12 @@ func kAssignVariableArith(op string) KernelFunc {
 }
 
 func kVarIsInitialized(c *Context) ([]*Tensor, error) {
+	if t, err := stateInput(c, 0); err == nil {
+		if rs, ok := t.Data.([]*Resource); ok && len(rs) == 1 && rs[0] != nil && rs[0].Destroyed &&
+			(c.Resources == nil || c.Resources.live(rs[0]) == nil) {
+			return []*Tensor{ScalarBool(false)}, nil
+		}
+	}
 	v, err := variable(c, 0)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,12 @@ or the error it gives, to OUT_DIR/<family>.json.gz (kernels/testdata/tf/).
 
 A case holds the op, its NodeDef's attrs as TensorFlow completes them
 (serialized NodeDef, base64), its inputs and outputs as serialized
-TensorProtos (base64), or TensorFlow's error message. A dtype TensorFlow
+TensorProtos (base64), or TensorFlow's error message. A stateful,
+resource or list op is a sequence case: its steps (the op with what
+creates its resource or list and what reads its effect) run in one graph
+and session, an input naming an earlier step's output ("@step:output") or
+a file of the case ("@file:name"); the outputs are the last step's. A
+dtype TensorFlow
 has no CPU kernel for (NotFoundError) is left out; an input TensorFlow
 refuses (InvalidArgumentError and kin) is an error case. Everything is
 seeded; the files are byte-identical from run to run (gzip mtime 0).
@@ -20,6 +25,7 @@ import base64
 import gzip
 import json
 import os
+import re
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -111,7 +117,7 @@ class Family:
             with tf.Graph().as_default():
                 ph = {k: placeholder(v) for k, v in kw.items()}
                 res = fn(**ph)
-                node = (res[0] if isinstance(res, (list, tuple)) and res else res).op.node_def
+                node = flat_outputs(res)[0].op.node_def
         except (TypeError, ValueError) as e:
             if "no attr named" in str(e) or "unexpected keyword" in str(e):
                 raise
@@ -144,12 +150,21 @@ class Family:
                 n.attr[k].CopyFrom(v)
         c["attrs"] = base64.b64encode(n.SerializeToString(deterministic=True)).decode()
         if out is not None:
-            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            outs = flat_outputs(out)
             for i in UNWRITTEN.get(op, ()):
                 outs[i] = tf.zeros_like(outs[i])
             c["outputs"] = [proto_b64(o) for o in outs]
         self.cases.append(c)
         return True
+
+    def seq(self, op, steps, label="", files=None):
+        """Runs a sequence of ops in one graph and session (run_sequence):
+        a stateful op with what creates its resource and what reads its
+        effect."""
+        c = run_sequence(op, steps, label, files or {})
+        if c is not None:
+            self.cases.append(c)
+        return c is not None
 
     def write(self, out_dir):
         doc = {"tensorflow": tf.__version__, "generator": GENERATOR, "family": self.name, "cases": self.cases}
@@ -158,6 +173,13 @@ class Family:
         with open(path, "wb") as fh:
             with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
                 gz.write(raw)
+
+
+def flat_outputs(res):
+    """An op's outputs in order: lists of outputs (ParseExample's) spliced."""
+    if isinstance(res, (list, tuple)):
+        return [t for x in res for t in flat_outputs(x)]
+    return [res]
 
 
 def attr_value(v):
@@ -173,7 +195,14 @@ def attr_value(v):
     elif isinstance(v, tf.DType):
         av.type = v.as_datatype_enum
     elif isinstance(v, (list, tuple)):
-        av.list.i.extend(v)
+        if v and isinstance(v[0], tf.DType):
+            av.list.type.extend(x.as_datatype_enum for x in v)
+        elif v and isinstance(v[0], (list, tuple)):
+            av.list.shape.extend(tf.TensorShape(x).as_proto() for x in v)
+        elif v and isinstance(v[0], float):
+            av.list.f.extend(v)
+        else:
+            av.list.i.extend(v)
     return av
 
 
@@ -195,6 +224,155 @@ def input_names(op):
 
     params = list(inspect.signature(getattr(tf.raw_ops, op)).parameters)
     return params[: len(op_def(op).input_arg)]
+
+
+# ---------------------------------------------------------------------------
+# sequences: stateful and resource ops, lists and TensorArrays
+
+
+class Out:
+    """A step's input that is output `out` of step `step` (a handle, a
+    reference variable, a list): recorded as "@step:out"."""
+
+    def __init__(self, step, out=0):
+        self.step, self.out = step, out
+
+
+class File:
+    """A scalar string input naming file `name` of the case's files
+    (written to a temporary folder by the generator and by the Go test
+    alike): recorded as "@file:name"."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def step(op, *inputs, fetch=None, **attrs):
+    """One op of a sequence; fetch picks the outputs the last step records
+    (a list op's outputs other than the list)."""
+    return {"op": op, "inputs": list(inputs), "attrs": attrs, "fetch": fetch}
+
+
+def session_error(e):
+    """The kernel's message of a session's error, without the lines that
+    say where the graph was built and which node ran."""
+    for line in str(e.message).split("\n"):
+        if (line.strip() and not line.startswith(("\t", " ", "Graph execution error", "Detected at node",
+                                                   "Node: ")) and "[[" not in line):
+            return line
+    return str(e.message).split("\n")[0]
+
+
+def run_sequence(op, steps, label, files):
+    """Builds the steps in one graph, each after the one before it (control
+    dependencies), runs the last step's outputs in a session with Grappler
+    off, and returns the case: the steps' ops, attrs (as TensorFlow
+    completes them) and literal inputs, the last step's outputs or the
+    error. files are the case's files by name: bytes the step makes (a
+    vocabulary, a checkpoint) or a function that writes them into a folder
+    it is given (returning nothing)."""
+    import tempfile
+
+    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in sorted(files.items()):
+            if callable(content):
+                content(tmp)
+            else:
+                with open(os.path.join(tmp, name), "wb") as fh:
+                    fh.write(content)
+        recorded_files = {}
+        for name in sorted(os.listdir(tmp)):
+            with open(os.path.join(tmp, name), "rb") as fh:
+                recorded_files[name] = base64.b64encode(fh.read()).decode()
+        g = tf.Graph()
+        ops, rec_steps, err, feeds = [], [], None, {}
+
+        def feed(v):
+            # A placeholder of unknown shape: shape functions leave the
+            # checks to the kernels, which give TensorFlow's runtime errors.
+            ph = tf.compat.v1.placeholder(v.dtype, None)
+            feeds[ph] = v.numpy()
+            return ph
+
+        with g.as_default(), tf.device("/CPU:0"):
+            try:
+                for st in steps:
+                    names = input_names(st["op"])
+                    kw, rec_in = {}, []
+                    for name, v in zip(names, st["inputs"]):
+                        if isinstance(v, Out):
+                            o = ops[v.step]
+                            kw[name] = o.outputs[v.out]
+                            rec_in.append("@%d:%d" % (v.step, v.out))
+                        elif isinstance(v, File):
+                            kw[name] = tf.constant(os.path.join(tmp, v.name))
+                            rec_in.append("@file:" + v.name)
+                        elif isinstance(v, list):
+                            kw[name] = [feed(x) for x in v]
+                            rec_in.extend(proto_b64(x) for x in v)
+                        else:
+                            kw[name] = feed(v)
+                            rec_in.append(proto_b64(v))
+                    kw.update(st["attrs"])
+                    with tf.control_dependencies(ops[-1:]):
+                        res = getattr(tf.raw_ops, st["op"])(**kw)
+                    if isinstance(res, tf.Operation):
+                        o = res
+                    elif isinstance(res, (list, tuple)):
+                        o = res[0].op
+                    else:
+                        o = res.op
+                    ops.append(o)
+                    n = tf.compat.v1.NodeDef(op=st["op"], name=o.name)
+                    for k, v in o.node_def.attr.items():
+                        if not k.startswith("_"):
+                            n.attr[k].CopyFrom(v)
+                    rec_steps.append({"op": st["op"], "inputs": rec_in,
+                                      "attrs": base64.b64encode(n.SerializeToString(deterministic=True)).decode()})
+            except (TypeError, ValueError) as e:
+                if "no attr named" in str(e) or "unexpected keyword" in str(e):
+                    raise
+                err = str(e).split("\n")[0]
+            if err is None and len(rec_steps) == len(steps):
+                cfg = config_pb2.ConfigProto(graph_options=config_pb2.GraphOptions(
+                    rewrite_options=rewriter_config_pb2.RewriterConfig(disable_meta_optimizer=True)))
+                last, pick = ops[-1], steps[-1]["fetch"]
+                fetch = list(last.outputs) if last.outputs else last
+                if pick is not None:
+                    fetch = [last.outputs[i] for i in pick]
+                with tf.compat.v1.Session(graph=g, config=cfg) as sess:
+                    try:
+                        out = sess.run(fetch, feed_dict=feeds)
+                    except tf.errors.OpError as e:
+                        err = session_error(e)
+                        if "No OpKernel was registered" in err or "Could not find device" in err:
+                            return None
+                    except UnicodeDecodeError:
+                        err = "(an error whose message is not UTF-8)"
+        if err is not None:
+            # The folder, and the process-wide counters TensorFlow names
+            # TensorArrays and unshared tables with, vary from run to run.
+            err = re.sub(r"TensorArrayV3_\d+", "TensorArrayV3", err.replace(tmp, "@dir"))
+            err = re.sub(r"localhost/_\d+_", "localhost/_N_", err)
+    if err is not None and len(rec_steps) < len(steps):
+        return None  # graph construction refused a step before it: not a case of op
+    c = {"op": op, "label": label, "steps": rec_steps, "inputs": [], "files": recorded_files}
+    if steps[-1]["fetch"] is not None:
+        c["fetch"] = steps[-1]["fetch"]
+    under = [s for s in rec_steps if s["op"] == op]
+    if not under:
+        raise RuntimeError("%s: not among its steps" % op)
+    c["attrs"] = under[0]["attrs"]
+    c["inputs"] = [x for x in under[0]["inputs"] if not x.startswith("@")]
+    if err is not None:
+        c["error"] = err[:300]
+    else:
+        outs = out if isinstance(out, list) else ([] if out is None else [out])
+        c["outputs"] = [proto_b64(np.asarray(o) if not isinstance(o, bytes) else np.array(o, dtype=object))
+                        for o in outs]
+    return c
 
 
 # ---------------------------------------------------------------------------
@@ -405,6 +583,510 @@ def array(fam, rng):
              {"block_size": 2}, label="b2")
 
 
+def state(fam, rng):
+    """Variables (resource and TF1 reference) and checkpoint restore."""
+    for dt in [tf.float32, tf.float16, tf.bfloat16, tf.float64, tf.int32, tf.int64, tf.bool]:
+        x = tensor(rand_values(dt, 6, rng), dt, (2, 3))
+        y = tensor(rand_values(dt, 6, rng), dt, (2, 3))
+        ev = tensor(edge_values(dt), dt)
+        h = step("VarHandleOp", dtype=dt, shape=[2, 3])
+        hu = step("VarHandleOp", dtype=dt, shape=None)
+        read = step("ReadVariableOp", Out(0), dtype=dt)
+        fam.seq("ReadVariableOp", [h, step("AssignVariableOp", Out(0), x), read], label="assigned")
+        fam.seq("ReadVariableOp", [h, read], label="uninitialized")
+        fam.seq("VarHandleOp", [step("VarHandleOp", dtype=dt, shape=[2, 3], shared_name="v"),
+                                step("VarHandleOp", dtype=dt, shape=[2, 3], shared_name="v"),
+                                step("AssignVariableOp", Out(0), x), step("ReadVariableOp", Out(1), dtype=dt)],
+                label="shared_name")
+        fam.seq("VarHandleOp", [step("VarHandleOp", dtype=dt, shape=[2, 3]), step("VarHandleOp", dtype=dt, shape=[2, 3]),
+                                step("AssignVariableOp", Out(0), x), step("ReadVariableOp", Out(1), dtype=dt)],
+                label="two handles, no shared_name")
+        fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), x), step("AssignVariableOp", Out(0), y),
+                                     read], label="twice")
+        fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), ev), read], label="edges")
+        for vs in (False, True):
+            fam.seq("AssignVariableOp", [hu, step("AssignVariableOp", Out(0), x),
+                                         step("AssignVariableOp", Out(0), ev, validate_shape=vs), read],
+                    label="other shape, validate_shape %s" % vs)
+        other = tf.int32 if dt != tf.int32 else tf.int64
+        fam.seq("AssignVariableOp", [h, step("AssignVariableOp", Out(0), tensor([1, 2], other))],
+                label="wrong dtype")
+        fam.seq("VarIsInitializedOp", [h, step("VarIsInitializedOp", Out(0))], label="fresh")
+        fam.seq("VarIsInitializedOp", [h, step("AssignVariableOp", Out(0), x), step("VarIsInitializedOp", Out(0))],
+                label="assigned")
+        for ot in (tf.int32, tf.int64):
+            fam.seq("VariableShape", [h, step("AssignVariableOp", Out(0), x), step("VariableShape", Out(0),
+                                                                                   out_type=ot)], label="2x3")
+        fam.seq("VariableShape", [h, step("VariableShape", Out(0))], label="uninitialized")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("VarIsInitializedOp", Out(0))], label="then initialized?")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      read], label="then read")
+        fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=False)],
+                label="never created")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), read], label="then assigned again")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), step("VarIsInitializedOp", Out(0))],
+                label="then assigned again, initialized?")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("DestroyResourceOp", Out(0), ignore_lookup_error=False)], label="twice")
+        fam.seq("DestroyResourceOp", [h, step("AssignVariableOp", Out(0), x), step("DestroyResourceOp", Out(0)),
+                                      step("AssignVariableOp", Out(0), y), step("DestroyResourceOp", Out(0)),
+                                      step("VarIsInitializedOp", Out(0))], label="assigned again, destroyed again")
+        fam.seq("DestroyResourceOp", [h, step("DestroyResourceOp", Out(0), ignore_lookup_error=True)],
+                label="never created, ignored")
+        m = tensor(rand_values(dt, 15, rng), dt, (5, 3))
+        hm = step("VarHandleOp", dtype=dt, shape=[5, 3])
+        for idx, lab in (([2, 0, 4, 2], "rows"), ([[1], [3]], "2-D indices"), ([5], "out of range"),
+                         ([-1], "negative")):
+            fam.seq("ResourceGather", [hm, step("AssignVariableOp", Out(0), m),
+                                       step("ResourceGather", Out(0), tf.constant(idx), dtype=dt)], label=lab)
+        fam.seq("ResourceGather", [hm, step("ResourceGather", Out(0), tf.constant([0]), dtype=dt)],
+                label="uninitialized")
+        fam.seq("ResourceGather", [hm, step("AssignVariableOp", Out(0), m),
+                                   step("ResourceGather", Out(0), tf.constant([[2, 0], [1, 1], [0, 2], [1, 0], [2, 2]],
+                                                                              tf.int64), dtype=dt, batch_dims=1)],
+                label="batch_dims 1")
+        fam.seq("VariableV2", [step("VariableV2", shape=[2, 3], dtype=dt)], label="uninitialized")
+        fam.seq("Variable", [step("Variable", shape=[2, 3], dtype=dt)], label="uninitialized")
+        v2 = step("VariableV2", shape=[2, 3], dtype=dt)
+        fam.seq("Assign", [v2, step("Assign", Out(0), x)], label="2x3")
+        fam.seq("Assign", [v2, step("Assign", Out(0), x), step("Assign", Out(0), tensor(rand_values(dt, 3, rng), dt))],
+                label="other shape")
+        fam.seq("Assign", [v2, step("Assign", Out(0), x), step("Assign", Out(0), tensor(rand_values(dt, 3, rng), dt),
+                                                                validate_shape=False)], label="other shape, unchecked")
+        fam.seq("Variable", [step("Variable", shape=[2, 3], dtype=dt), step("Assign", Out(0), x)], label="assigned")
+        fam.seq("IsVariableInitialized", [v2, step("IsVariableInitialized", Out(0))], label="fresh")
+        fam.seq("IsVariableInitialized", [v2, step("Assign", Out(0), x), step("IsVariableInitialized", Out(0))],
+                label="assigned")
+        if dt == tf.bool:
+            continue
+        for op, rop in (("AssignAddVariableOp", "AssignAdd"), ("AssignSubVariableOp", "AssignSub")):
+            fam.seq(op, [h, step("AssignVariableOp", Out(0), x), step(op, Out(0), y), read], label="2x3")
+            fam.seq(op, [hu, step("AssignVariableOp", Out(0), ev), step(op, Out(0), ev[::-1]), read], label="edges")
+            fam.seq(op, [h, step(op, Out(0), y), read], label="uninitialized")
+            fam.seq(op, [h, step("AssignVariableOp", Out(0), x), step(op, Out(0), y[0]), read], label="other shape")
+            fam.seq(rop, [v2, step("Assign", Out(0), x), step(rop, Out(0), y)], label="2x3")
+            fam.seq(rop, [step("VariableV2", shape=[len(edge_values(dt))], dtype=dt), step("Assign", Out(0), ev),
+                          step(rop, Out(0), ev[::-1])], label="edges")
+            fam.seq(rop, [v2, step(rop, Out(0), y)], label="uninitialized")
+            fam.seq(rop, [v2, step("Assign", Out(0), x), step(rop, Out(0), y[0])], label="other shape")
+
+    saved = {"a": tensor(rand_values(tf.float32, 6, rng), tf.float32, (2, 3)),
+             "b/kernel": tensor(rand_values(tf.float16, 4, rng), tf.float16, (4,)),
+             "c": tensor(rand_values(tf.bfloat16, 3, rng), tf.bfloat16, (3, 1)),
+             "d": tensor(rand_values(tf.int64, 5, rng), tf.int64, (5,)),
+             "e": tf.constant([b"", "héllo".encode(), b"\xff\xfe"]),
+             "f": tensor(edge_values(tf.float64), tf.float64),
+             "g": tf.constant(True),
+             "h": tensor([], tf.int32, (0, 2))}
+
+    def checkpoint(d):
+        keys = sorted(saved)
+        tf.raw_ops.SaveV2(prefix=os.path.join(d, "ckpt"), tensor_names=keys, shape_and_slices=[""] * len(keys),
+                          tensors=[saved[k] for k in keys])
+
+    files = {"ckpt": checkpoint}
+    for keys, lab in ((["a"], "one"), (sorted(saved), "all"), (["e", "a", "e"], "repeated"),
+                      (["missing"], "missing key")):
+        fam.seq("RestoreV2", [step("RestoreV2", File("ckpt"), tf.constant(keys), tf.constant([""] * len(keys)),
+                                   dtypes=[saved[k].dtype if k in saved else tf.float32 for k in keys])],
+                label=lab, files=files)
+    fam.seq("RestoreV2", [step("RestoreV2", File("ckpt"), tf.constant(["a"]), tf.constant([""]),
+                               dtypes=[tf.float64])], label="wrong dtype", files=files)
+    fam.seq("RestoreV2", [step("RestoreV2", File("nothing"), tf.constant(["a"]), tf.constant([""]),
+                               dtypes=[tf.float32])], label="no checkpoint", files=files)
+
+
+def tables(fam, rng):
+    """Hash tables: created, filled from tensors or a text file, looked up."""
+    S = tf.string
+    samples = {S: [b"", "héllo".encode(), b"\xff\xfe", b"a", b"b b", b"UNK"],
+               tf.int64: [0, -1, 2 ** 40, 7, 3, -9], tf.int32: [0, -1, 2 ** 30, 7, 3, -9],
+               tf.float32: [0.5, -0.0, float("nan"), 1e30, -2.0, 3.0], tf.float64: [0.5, -0.0, float("nan"), 1e300, -2.0, 3.0],
+               tf.bool: [True, False, True, False, True, False]}
+
+    def t(dt, vals):
+        return tf.constant(vals, dtype=dt)
+
+    for kd, vd in [(S, tf.int64), (S, tf.int32), (S, tf.float32), (S, tf.float64), (S, S), (S, tf.bool),
+                   (tf.int64, S), (tf.int64, tf.int64), (tf.int64, tf.float32), (tf.int64, tf.float64),
+                   (tf.int32, tf.int32), (tf.int32, S), (tf.int32, tf.float32), (tf.int64, tf.int32)]:
+        keys, vals = samples[kd][:5], samples[vd][:5]
+        query = t(kd, [samples[kd][4], samples[kd][5], samples[kd][0], samples[kd][2], samples[kd][2]])
+        dflt = t(vd, samples[vd][5])
+        lab = "%s→%s" % (kd.name, vd.name)
+        for op in ("HashTableV2", "MutableHashTableV2"):
+            init = "InitializeTableV2" if op == "HashTableV2" else "LookupTableImportV2"
+            table = step(op, key_dtype=kd, value_dtype=vd)
+            if not fam.seq(init, [table, step(init, Out(0), t(kd, keys), t(vd, vals)),
+                                  step("LookupTableFindV2", Out(0), query, dflt)], label=lab):
+                continue
+            fam.seq(op, [table, step("LookupTableSizeV2", Out(0))], label=lab + " empty size")
+            fam.seq("LookupTableFindV2", [table, step(init, Out(0), t(kd, keys), t(vd, vals)),
+                                          step("LookupTableFindV2", Out(0), tf.reshape(
+                                              tf.concat([query, query], 0), (2, 5)), dflt)], label=lab + " 2-D keys")
+            fam.seq("LookupTableSizeV2", [table, step(init, Out(0), t(kd, keys), t(vd, vals)),
+                                          step("LookupTableSizeV2", Out(0))], label=lab)
+            fam.seq(init, [table, step(init, Out(0), t(kd, keys), t(vd, vals[:4]))], label=lab + " 5 keys, 4 values")
+            fam.seq(init, [table, step(init, Out(0), t(kd, keys[:2] + keys[:1]), t(vd, vals[:3])),
+                           step("LookupTableSizeV2", Out(0))], label=lab + " duplicate key")
+            fam.seq(init, [table, step(init, Out(0), t(kd, keys[:3]), t(vd, vals[:3])),
+                           step(init, Out(0), t(kd, keys[2:]), t(vd, vals[2:])),
+                           step("LookupTableFindV2", Out(0), query, dflt)], label=lab + " twice")
+            fam.seq("LookupTableFindV2", [table, step("LookupTableFindV2", Out(0), query, dflt)],
+                    label=lab + " uninitialized")
+            fam.seq("LookupTableFindV2", [table, step(init, Out(0), t(kd, keys), t(vd, vals)),
+                                          step("LookupTableFindV2", Out(0), query, t(vd, vals[:2]))],
+                    label=lab + " default of 2")
+            fam.seq("LookupTableFindV2", [table, step(init, Out(0), t(kd, keys[:2]), t(vd, vals[:2])),
+                                          step("LookupTableFindV2", Out(0), query, t(vd, vals[::-1]))],
+                    label=lab + " a default per key")
+    keys, vals = tf.constant([b"a", b"b"]), tf.constant([1, 2], tf.int64)
+    for op, init in (("HashTableV2", "InitializeTableV2"), ("MutableHashTableV2", "LookupTableImportV2")):
+        shared = step(op, key_dtype=S, value_dtype=tf.int64, shared_name="t")
+        fam.seq(op, [shared, shared, step(init, Out(0), keys, vals),
+                     step("LookupTableFindV2", Out(1), tf.constant([b"b", b"c"]), tf.constant(-1, tf.int64))],
+                label="shared_name")
+        fam.seq("DestroyResourceOp", [step(op, key_dtype=S, value_dtype=tf.int64), step(init, Out(0), keys, vals),
+                                      step("DestroyResourceOp", Out(0)),
+                                      step("LookupTableFindV2", Out(0), keys, tf.constant(-1, tf.int64))],
+                label=op + " then find")
+        fam.seq("DestroyResourceOp", [step(op, key_dtype=S, value_dtype=tf.int64), step(init, Out(0), keys, vals),
+                                      step("DestroyResourceOp", Out(0)), step("LookupTableSizeV2", Out(0))],
+                label=op + " then size")
+    vocab = "héllo\t1\tfirst\nworld\t2\tsecond\nb b\t3\tthird\nUNK\t-4\tfourth\n".encode()
+    files = {"vocab.txt": vocab, "bad.txt": b"a\t1\nb\tx\n", "blank.txt": b"a\n\nb\n",
+             "invalid.txt": b"\xff\xfe\na\n", "dup.txt": b"a\t1\nb\t2\na\t3\n"}
+    S = tf.string
+    q = tf.constant(["héllo".encode(), b"world", b"b b", b"UNK", b"zzz", b""])
+    for kd, vd, ki, vi, lab in [(S, tf.int64, -2, -1, "line → number"), (S, tf.int64, 0, 1, "column 0 → column 1"),
+                                (S, S, 0, 2, "column 0 → column 2"), (S, tf.int32, 0, -1, "column 0 → number"),
+                                (S, tf.float32, 0, 1, "column 0 → float"), (S, tf.float64, 0, 1, "column 0 → double"),
+                                (tf.int64, S, 1, 0, "int column → string"), (tf.int64, S, -1, -2, "number → line")]:
+        table = step("HashTableV2", key_dtype=kd, value_dtype=vd)
+        query = q if kd == S else tf.constant([1, 2, 3, -4, 0, 9], tf.int64)
+        dflt = tf.constant(b"?" if vd == S else 0, vd)
+        for vs in (-1, 2):
+            fam.seq("InitializeTableFromTextFileV2", [
+                table, step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=ki, value_index=vi,
+                            vocab_size=vs),
+                step("LookupTableFindV2", Out(0), query, dflt)], label="%s, vocab_size %d" % (lab, vs), files=files)
+        fam.seq("InitializeTableFromTextFileV2", [
+            table, step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=ki, value_index=vi,
+                        vocab_size=9), step("LookupTableSizeV2", Out(0))], label=lab + ", vocab_size 9", files=files)
+    table = step("HashTableV2", key_dtype=S, value_dtype=tf.int64)
+    for f, ki, vi, lab in (("vocab.txt", 5, -1, "no such column"), ("bad.txt", 0, 1, "not an integer"),
+                           ("blank.txt", -2, -1, "empty line"), ("invalid.txt", -2, -1, "invalid UTF-8"),
+                           ("missing.txt", -2, -1, "no file")):
+        fam.seq("InitializeTableFromTextFileV2", [
+            table, step("InitializeTableFromTextFileV2", Out(0), File(f), key_index=ki, value_index=vi),
+            step("LookupTableFindV2", Out(0), tf.constant([b"a", b"b", b"\xff\xfe"]), tf.constant(-7, tf.int64))],
+            label=lab, files=files)
+    fam.seq("InitializeTableFromTextFileV2", [
+        table, step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=-2, value_index=-1,
+                    offset=10, delimiter=" "),
+        step("LookupTableFindV2", Out(0), tf.constant([b"b", b"UNK\t-4\tfourth"]), tf.constant(-7, tf.int64))],
+        label="offset 10, delimiter ' '", files=files)
+    t32 = step("HashTableV2", key_dtype=S, value_dtype=tf.int32)
+    fam.seq("InitializeTableFromTextFileV2", [
+        t32, step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=0, value_index=1, offset=10),
+        step("LookupTableFindV2", Out(0), q, tf.constant(-7, tf.int32))], label="int32 column, offset 10",
+        files=files)
+    for f, twice, lab in (("vocab.txt", True, "twice"), ("dup.txt", True, "twice, other size"),
+                          ("dup.txt", False, "a key twice")):
+        init = step("InitializeTableFromTextFileV2", Out(0), File(f), key_index=0, value_index=1)
+        first = [step("InitializeTableFromTextFileV2", Out(0), File("vocab.txt"), key_index=0, value_index=1)]
+        fam.seq("InitializeTableFromTextFileV2", [table] + (first if twice else []) + [
+            init, step("LookupTableFindV2", Out(0), tf.concat([q, tf.constant([b"a", b"b"])], 0),
+                       tf.constant(-7, tf.int64))], label=lab, files=files)
+
+
+def strings(fam, rng):
+    """String ops over Unicode, empty strings and invalid UTF-8."""
+    words = [b"", b"a", "héllo".encode(), "日本語".encode(), b"\xff\xfe", b"ab\x00cd", b"Hello World",
+             b"a" * 40, "e\u0301".encode(), b"\xc3", "😀x".encode()]
+    W = tf.constant(words)
+    for dt in F + I + [tf.bool]:
+        ev = tensor(edge_values(dt), dt)
+        if not fam.case("AsString", [ev], label="edges"):
+            continue
+        if dt.is_floating:
+            for attrs, lab in (({"precision": 3}, "precision 3"), ({"scientific": True}, "scientific"),
+                               ({"shortest": True}, "shortest"), ({"width": 12, "fill": "0"}, "width 12 fill 0"),
+                               ({"precision": 2, "scientific": True, "width": 10}, "precision 2 scientific width 10"),
+                               ({"scientific": True, "shortest": True}, "scientific and shortest")):
+                fam.case("AsString", [ev], attrs, label=lab)
+            fam.case("AsString", [tensor(rand_values(dt, 12, rng, -1e6, 1e6), dt, (3, 4))], label="3x4")
+        elif dt != tf.bool:
+            fam.case("AsString", [ev], {"width": 6, "fill": " "}, label="width 6")
+            fam.case("AsString", [ev], {"width": 6, "fill": "0"}, label="width 6 fill 0")
+            fam.case("AsString", [ev], {"precision": 2}, label="precision on an integer")
+        fam.case("AsString", [tensor([], dt, (0, 2))], label="empty")
+    for dt in C:
+        fam.case("AsString", [complex_values(dt, rng)], label="edges")
+    for pat in [".*", "h.*o", "[a-z]+", "\\w+", "(?i)hello world", "", ".", "\\p{Han}+", "a{40}", "ab\\x00cd",
+                "\\xff\\xfe", "[", "(a"]:
+        fam.case("StaticRegexFullMatch", [W], {"pattern": pat}, label=repr(pat))
+        fam.case("RegexFullMatch", [W, tf.constant(pat)], label=repr(pat))
+    fam.case("RegexFullMatch", [W, tf.constant([".*", "a"])], label="pattern vector")
+    fam.case("StaticRegexFullMatch", [tf.constant([], tf.string)], {"pattern": "a"}, label="empty")
+    w2 = tf.reshape(W[:10], (2, 5))
+    fam.case("StringJoin", [[w2, w2[::-1]]], label="2x5")
+    fam.case("StringJoin", [[w2, tf.constant("-"), w2]], {"separator": "|"}, label="scalar broadcast, separator")
+    fam.case("StringJoin", [[tf.constant("a"), tf.constant("b")]], {"separator": "→"}, label="scalars")
+    fam.case("StringJoin", [[w2, W[:3]]], label="mismatched shapes")
+    fam.case("StringJoin", [[W]], label="one input")
+    for unit in ("BYTE", "UTF8_CHAR"):
+        fam.case("StringLength", [W], {"unit": unit}, label=unit)
+        fam.case("StringLength", [w2], {"unit": unit}, label=unit + " 2x5")
+    for op in ("StringToHashBucketFast", "StringToHashBucket"):
+        for nb in (1, 7, 2 ** 31 - 1):
+            fam.case(op, [W], {"num_buckets": nb}, label="%d buckets" % nb)
+        fam.case(op, [W], {"num_buckets": 0}, label="0 buckets")
+    for key in ([0, 0], [1, 2], [2 ** 63 - 1, 12345]):
+        fam.case("StringToHashBucketStrong", [W], {"num_buckets": 1000, "key": key}, label="key %s" % key)
+    fam.case("StringToHashBucketStrong", [W], {"num_buckets": 1000, "key": [1]}, label="key of 1")
+    fam.case("StringToHashBucketFast", [tf.constant([], tf.string)], {"num_buckets": 5}, label="empty")
+    long = tf.constant([b"Hello World", "héllo".encode(), "日本語".encode(), "😀x".encode()])
+    for unit in ("BYTE", "UTF8_CHAR"):
+        for pos, ln, lab in ((0, 2, "0 2"), (1, 100, "1 100"), (-2, 1, "-2 1"), (0, 0, "0 0"), (0, -1, "len -1")):
+            fam.case("Substr", [long, tf.constant(pos), tf.constant(ln)], {"unit": unit}, label="%s %s" % (unit, lab))
+        fam.case("Substr", [W, tf.constant(20), tf.constant(1)], {"unit": unit}, label=unit + " pos out of range")
+        fam.case("Substr", [W, tf.constant(-20), tf.constant(1)], {"unit": unit}, label=unit + " pos -20")
+        fam.case("Substr", [W[4:6], tf.constant(0), tf.constant(1)], {"unit": unit}, label=unit + " invalid UTF-8")
+        fam.case("Substr", [W[8:], tf.constant(0), tf.constant(1)], {"unit": unit}, label=unit + " combining, emoji")
+        fam.case("Substr", [long[:3], tf.constant([0, 1, 2]), tf.constant([1, 2, 3])], {"unit": unit},
+                 label=unit + " vectors")
+        fam.case("Substr", [tf.reshape(tf.concat([long, long], 0), (2, 4)), tf.constant([0, 1, 0, 1]), tf.constant(1)],
+                 {"unit": unit},
+                 label=unit + " broadcast pos")
+        fam.case("Substr", [W[:3], tf.constant([0, 1]), tf.constant([1, 2])], {"unit": unit},
+                 label=unit + " mismatched shapes")
+        fam.case("Substr", [tf.reshape(tf.concat([long, long], 0), (2, 4)), tf.constant([0, 1, 0, 1]),
+                            tf.constant([1, 2, 3, 4])], {"unit": unit}, label=unit + " broadcast input")
+        fam.case("Substr", [long, tf.constant([[0], [1]]), tf.constant([[2], [1]])], {"unit": unit},
+                 label=unit + " broadcast pos and len")
+    fam.case("Substr", [long, tf.constant(1, tf.int64), tf.constant(2, tf.int64)], label="int64")
+    example_cases(fam)
+
+
+def example_cases(fam):
+    ex = tf.train.Example
+    F_ = tf.train.Feature
+
+    def ser(**feats):
+        return ex(features=tf.train.Features(feature=feats)).SerializeToString()
+
+    def fl(*v):
+        return F_(float_list=tf.train.FloatList(value=v))
+
+    def il(*v):
+        return F_(int64_list=tf.train.Int64List(value=v))
+
+    def bl(*v):
+        return F_(bytes_list=tf.train.BytesList(value=v))
+
+    full = ser(f=fl(1.5, -2.0), i=il(7), s=bl("héllo".encode()), sp=il(3, 4, 5), ss=bl(b"\xff", b""))
+    part = ser(f=fl(float("nan"), float("inf")), sp=il(), ss=bl(b"x"))
+    empty = ser()
+    wrong = ser(f=il(1, 2))
+    short = ser(f=fl(1.0))
+
+    def parse(batch, dense_keys, dense_defaults, dense_shapes, sparse_keys=(), sparse_types=(), names=None, label=""):
+        b = tf.constant(batch)
+        nm = tf.constant(names if names is not None else [], tf.string)
+        fam.case("ParseExample", [b, nm, [tf.constant(k) for k in sparse_keys], [tf.constant(k) for k in dense_keys],
+                                  list(dense_defaults)],
+                 {"sparse_types": list(sparse_types), "dense_shapes": dense_shapes}, label=label)
+
+    d_f, d_i, d_s = tf.constant([0.0, 0.0]), tf.constant([-1], tf.int64), tf.constant([b"?"])
+    parse([full, part, empty], ["f", "i", "s"], [d_f, d_i, d_s], [[2], [1], [1]], ["sp", "ss"], [tf.int64, tf.string],
+          label="dense with defaults, sparse")
+    parse([full], ["f"], [tf.constant([], tf.float32)], [[2]], label="required, present")
+    parse([full, empty], ["f"], [tf.constant([], tf.float32)], [[2]], label="required, missing")
+    parse([wrong], ["f"], [d_f], [[2]], label="wrong type")
+    parse([short], ["f"], [d_f], [[2]], label="wrong length")
+    parse([b"\x0a\x03abc"], ["f"], [d_f], [[2]], label="not an Example")
+    parse(tf.constant([], tf.string), ["f"], [d_f], [[2]], label="empty batch")
+    parse([full, part], ["f"], [d_f], [[2]], names=["first", "second"], label="names")
+    parse([full, full], [], [], [], ["sp"], [tf.int64], label="sparse only")
+    parse([full], ["f"], [tf.constant([[0.0, 1.0]])], [[1, 2]], label="2-D dense")
+
+
+def lists(fam, rng):
+    """TensorLists (variants, values) and TensorArrays (resources)."""
+    for dt in [tf.float32, tf.float16, tf.bfloat16, tf.float64, tf.int32, tf.int64, tf.bool, tf.string]:
+        if dt == tf.string:
+            x = tf.constant([[b"a", b""], ["é".encode(), b"\xff"], [b"c", b"d"]])
+        else:
+            x = tensor(rand_values(dt, 6, rng), dt, (3, 2))
+        es = tf.constant([2])
+        unk = tf.constant(-1)
+        stack = step("TensorListStack", Out(0), es, element_dtype=dt)
+
+        def last(st, i):
+            st = dict(st)
+            st["inputs"] = [Out(i)] + st["inputs"][1:]
+            return st
+
+        empty = step("EmptyTensorList", es, tf.constant(-1), element_dtype=dt)
+        fam.seq("EmptyTensorList", [empty, last(stack, 0)], label="stacked")
+        fam.seq("EmptyTensorList", [step("EmptyTensorList", unk, tf.constant(-1), element_dtype=dt),
+                                    step("TensorListElementShape", Out(0), shape_type=tf.int32)], label="unknown rank")
+        fam.seq("TensorListPushBack", [empty, step("TensorListPushBack", Out(0), x[0]),
+                                       step("TensorListPushBack", Out(1), x[1]), last(stack, 2)], label="two")
+        fam.seq("TensorListPushBack", [empty, step("TensorListPushBack", Out(0), x[:, 0])], label="wrong shape")
+        fam.seq("TensorListPushBack", [step("EmptyTensorList", es, tf.constant(1), element_dtype=dt),
+                                       step("TensorListPushBack", Out(0), x[0]),
+                                       step("TensorListPushBack", Out(1), x[1])], label="beyond max_num_elements")
+        ft = step("TensorListFromTensor", x, es)
+        fam.seq("TensorListFromTensor", [ft, last(stack, 0)], label="stacked")
+        fam.seq("TensorListFromTensor", [step("TensorListFromTensor", x, tf.constant([3]))], label="wrong shape")
+        fam.seq("TensorListLength", [ft, step("TensorListLength", Out(0))], label="3")
+        for i, lab in ((1, "1"), (3, "out of range"), (-1, "negative")):
+            fam.seq("TensorListGetItem", [ft, step("TensorListGetItem", Out(0), tf.constant(i), es, element_dtype=dt)],
+                    label=lab)
+        pop = step("TensorListPopBack", Out(0), es, element_dtype=dt, fetch=[1])
+        fam.seq("TensorListPopBack", [ft, pop], label="last item")
+        fam.seq("TensorListPopBack", [ft, step("TensorListPopBack", Out(0), es, element_dtype=dt), last(stack, 1)],
+                label="the rest")
+        fam.seq("TensorListPopBack", [empty, last(pop, 0)], label="empty")
+        res = step("TensorListReserve", es, tf.constant(3), element_dtype=dt)
+        fam.seq("TensorListReserve", [res, step("TensorListSetItem", Out(0), tf.constant(1), x[1]), last(stack, 1)],
+                label="one set")
+        fam.seq("TensorListReserve", [step("TensorListReserve", unk, tf.constant(3), element_dtype=dt),
+                                      step("TensorListSetItem", Out(0), tf.constant(1), x[1]),
+                                      step("TensorListStack", Out(1), unk, element_dtype=dt)],
+                label="unknown shape, one set")
+        fam.seq("TensorListReserve", [res, step("TensorListLength", Out(0))], label="length")
+        fam.seq("TensorListSetItem", [ft, step("TensorListSetItem", Out(0), tf.constant(0), x[2]), last(stack, 1)],
+                label="0")
+        fam.seq("TensorListSetItem", [ft, step("TensorListSetItem", Out(0), tf.constant(3), x[2])],
+                label="out of range")
+        fam.seq("TensorListSetItem", [ft, step("TensorListSetItem", Out(0), tf.constant(0), x[:, 0])],
+                label="wrong shape")
+        for st in (tf.int32, tf.int64):
+            fam.seq("TensorListElementShape", [ft, step("TensorListElementShape", Out(0), shape_type=st)],
+                    label=st.name)
+        fam.seq("TensorListStack", [ft, step("TensorListStack", Out(0), es, element_dtype=dt, num_elements=2)],
+                label="num_elements 2")
+        fam.seq("TensorListStack", [empty, step("TensorListStack", Out(0), tf.constant([3]), element_dtype=dt)],
+                label="empty, other shape")
+        fam.seq("TensorListFromTensor", [step("TensorListFromTensor", x[:, 0], unk),
+                                         step("TensorListStack", Out(0), unk, element_dtype=dt)],
+                label="scalar elements, unknown shape")
+        fam.seq("TensorListGetItem", [step("TensorListReserve", unk, tf.constant(2), element_dtype=dt),
+                                      step("TensorListGetItem", Out(0), tf.constant(0), unk, element_dtype=dt)],
+                label="unset, unknown shape")
+        fam.seq("TensorListGetItem", [res, step("TensorListGetItem", Out(0), tf.constant(2), es, element_dtype=dt)],
+                label="unset, known shape")
+        fam.seq("TensorListPushBack", [step("EmptyTensorList", unk, tf.constant(-1), element_dtype=dt),
+                                       step("TensorListPushBack", Out(0), x[0]),
+                                       step("TensorListPushBack", Out(1), x[:2]),
+                                       step("TensorListStack", Out(2), unk, element_dtype=dt)],
+                label="unknown shape, two shapes")
+
+        ta = step("TensorArrayV3", tf.constant(3), dtype=dt, element_shape=[2])
+        rd = step("TensorArrayReadV3", Out(0, 0), tf.constant(2), Out(2), dtype=dt)
+
+        def w(i, v, flow):
+            return step("TensorArrayWriteV3", Out(0, 0), tf.constant(i), v, flow)
+
+        fam.seq("TensorArrayWriteV3", [ta, w(0, x[0], Out(0, 1)), w(2, x[2], Out(1)), rd], label="read back")
+        fam.seq("TensorArrayWriteV3", [ta, w(3, x[0], Out(0, 1))], label="out of range")
+        fam.seq("TensorArrayWriteV3", [ta, w(0, x[0], Out(0, 1)), w(0, x[1], Out(1))], label="twice")
+        fam.seq("TensorArrayWriteV3", [ta, w(0, x[:, 0], Out(0, 1))], label="wrong shape")
+        fam.seq("TensorArrayV3", [step("TensorArrayV3", tf.constant(1), dtype=dt, dynamic_size=True),
+                                  w(4, x[0], Out(0, 1)), step("TensorArraySizeV3", Out(0, 0), Out(1))],
+                label="dynamic size")
+        fam.seq("TensorArrayReadV3", [ta, w(0, x[0], Out(0, 1)),
+                                      step("TensorArrayReadV3", Out(0, 0), tf.constant(1), Out(1), dtype=dt)],
+                label="unwritten")
+        fam.seq("TensorArrayReadV3", [ta, w(0, x[0], Out(0, 1)),
+                                      step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1), dtype=dt),
+                                      step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1), dtype=dt)],
+                label="read twice")
+        fam.seq("TensorArrayReadV3", [step("TensorArrayV3", tf.constant(3), dtype=dt, element_shape=[2],
+                                           clear_after_read=False), w(0, x[0], Out(0, 1)),
+                                      step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1), dtype=dt),
+                                      step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1), dtype=dt)],
+                label="read twice, kept")
+        sc = step("TensorArrayScatterV3", Out(0, 0), tf.constant([2, 0, 1]), x, Out(0, 1))
+        fam.seq("TensorArrayScatterV3", [ta, sc, step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1),
+                                                      dtype=dt)], label="read 0")
+        fam.seq("TensorArrayScatterV3", [ta, step("TensorArrayScatterV3", Out(0, 0), tf.constant([0, 5]), x[:2],
+                                                  Out(0, 1))], label="out of range")
+        fam.seq("TensorArrayGatherV3", [ta, sc, step("TensorArrayGatherV3", Out(0, 0), tf.constant([1, 2]), Out(1),
+                                                     dtype=dt, element_shape=[2])], label="two")
+        fam.seq("TensorArrayGatherV3", [ta, w(0, x[0], Out(0, 1)),
+                                        step("TensorArrayGatherV3", Out(0, 0), tf.constant([0, 1]), Out(1),
+                                             dtype=dt, element_shape=[2])], label="unwritten")
+        fam.seq("TensorArraySizeV3", [ta, step("TensorArraySizeV3", Out(0, 0), Out(0, 1))], label="3")
+        fam.seq("TensorArrayCloseV3", [ta, w(0, x[0], Out(0, 1)), step("TensorArrayCloseV3", Out(0, 0)),
+                                       step("TensorArrayReadV3", Out(0, 0), tf.constant(0), Out(1), dtype=dt)],
+                label="then read")
+
+
+C = [tf.complex64, tf.complex128]
+
+
+def complex_values(dt, rng, n=None):
+    """Complex edge values (each part 0, -0, ±1, NaN, ±Inf, a subnormal,
+    the largest finite) or n seeded ordinary ones."""
+    if n is not None:
+        v = rng.uniform(-3, 3, n) + 1j * rng.uniform(-3, 3, n)
+    else:
+        big = float(np.finfo(dt.real_dtype.as_numpy_dtype).max)
+        parts = [0.0, -0.0, 1.0, -1.0, 0.5, float("nan"), float("inf"), float("-inf"), 1e-40, big]
+        v = [complex(a, b) for a in parts for b in parts[:6]]
+    return tf.cast(tf.constant(np.array(v, dtype=np.complex128)), dt)
+
+
+def takes(op, dt):
+    """Whether op's OpDef allows dt for its type attr T."""
+    for a in op_def(op).attr:
+        if a.name == "T":
+            return not a.HasField("allowed_values") or dt.as_datatype_enum in a.allowed_values.list.type
+    return False
+
+
+def complex_(fam, rng):
+    """complex64 and complex128 through the ops tfscan registers and
+    TensorFlow's CPU kernels take them for."""
+    for dt in C:
+        ev = complex_values(dt, rng)
+        n = ev.shape[0]
+        r = complex_values(dt, rng, 3 * 5 * 7)
+        for op in UNARY:
+            if takes(op, dt) and fam.case(op, [ev], label="edges"):
+                fam.case(op, [tf.reshape(r, (3, 5, 7))], label="odd")
+        for op in BINARY:
+            if not takes(op, dt):
+                continue
+            if fam.case(op, [tf.reshape(ev, (n, 1)), tf.reshape(ev[::7], (1, -1))], label="edges broadcast"):
+                fam.case(op, [tf.reshape(r, (3, 5, 7)), r[:7]], label="odd broadcast")
+        for op in ("Sum", "Prod", "Mean"):
+            x = tf.reshape(r, (3, 5, 7))
+            for axes in ([1], [0, 2], []):
+                fam.case(op, [x, tf.constant(axes, tf.int32)], {"keep_dims": False}, label="axes %s" % axes)
+            fam.case(op, [ev, tf.constant([0])], {"keep_dims": False}, label="edges")
+        a, b = tf.reshape(r[:15], (3, 5)), tf.reshape(r[:35], (5, 7))
+        fam.case("MatMul", [a, b], label="3x5 5x7")
+        fam.case("MatMul", [tf.transpose(a), b], {"transpose_a": True}, label="ta")
+        fam.case("BatchMatMulV2", [tf.reshape(r[:30], (2, 3, 5)), b], label="broadcast")
+        fam.case("BatchMatMulV2", [tf.reshape(r[:30], (2, 3, 5)), tf.reshape(r[:30], (2, 3, 5))],
+                 {"adj_y": True}, label="adj_y")
+        for src in F + I + C:
+            if src == dt:
+                continue
+            x = tensor(edge_values(src), src) if src not in C else complex_values(src, rng)
+            fam.case("Cast", [x], {"DstT": dt}, label="edges")
+            fam.case("Cast", [ev], {"DstT": src}, label="edges")
+        fam.case("Cast", [ev], {"DstT": tf.bool}, label="edges")
+
+
 FAMILIES = [
     ("unary", unary),
     ("binary", binary),
@@ -413,6 +1095,11 @@ FAMILIES = [
     ("linalg", linalg),
     ("nn", nn),
     ("array", array),
+    ("state", state),
+    ("tables", tables),
+    ("strings", strings),
+    ("lists", lists),
+    ("complex", complex_),
 ]
 
 
