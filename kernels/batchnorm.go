@@ -128,7 +128,12 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	for _, d := range x.Shape[cdim+1:] {
 		inner *= d
 	}
-	y := make([]T, len(xd))
+	var y []T
+	if d, ok := x.Data.([]T); ok && ctx.Owns(0) {
+		y = d // every value is read once, before its own index is written
+	} else {
+		y = make([]T, len(xd))
+	}
 	if c > 0 && inner > 0 {
 		outer := len(xd) / (c * inner)
 		if inner == 1 && side == nil {
