@@ -68,3 +68,23 @@ func TestAffineMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// packA6 packs exactly what the general packA does, edge panels included.
+func TestPackA6(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct{ m, k, i0, mb, p0, kb int }{{6, 4, 0, 6, 0, 4}, {13, 9, 0, 13, 0, 9}, {20, 30, 6, 11, 5, 17}, {7, 1, 0, 7, 0, 1}} {
+		a := gemmOperand[float32]{data: nnRandF32(r, tc.m*tc.k+3), off: 3, rs: tc.k, cs: 1}
+		n := nnRoundUp(tc.mb, 6) * tc.kb
+		want, got := make([]float32, n), make([]float32, n)
+		for i := range got {
+			want[i], got[i] = 1, 2 // every element must be written
+		}
+		packA(want, gemmOperand[float32]{data: a.data, off: a.off, rs: a.rs, cs: 1, fill: nil}, tc.i0, tc.mb, tc.p0, tc.kb, 6, func(v float32) float32 { return v })
+		packA6(got, a, tc.i0, tc.mb, tc.p0, tc.kb)
+		for i := range want {
+			if want[i] != got[i] {
+				t.Fatalf("%+v: [%d] %v, want %v", tc, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -204,6 +204,10 @@ func gemmBlock[T nnFloat](j *gemmJob[T], p *gemmPacked[T], ic, jc, nc int, bl ge
 // packA copies A[i0:i0+mb, p0:p0+kb] into mr-row panels: panel r holds, for
 // each p, the mr values of rows r*mr..r*mr+mr-1 (zero past the last row).
 func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round func(T) T) {
+	if mr == 6 && a.cs == 1 && a.fill == nil && round == nil {
+		packA6(dst, a, i0, mb, p0, kb)
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
 		pan := dst[ir*kb : ir*kb+kb*mr]
 		mm := min(mr, mb-ir)
@@ -233,6 +237,42 @@ func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round f
 					pan[p*mr+i] = round(a.data[base+p*a.cs])
 				}
 			}
+		}
+	}
+}
+
+// packA6 is packA for the assembly kernels' 6-row panels of a row-major
+// A (unit column stride, no fill, no rounding): six row slices read side by
+// side, the common case of MatMul and of 1x1 convolutions.
+func packA6[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
+	for ir := 0; ir < mb; ir += 6 {
+		pan := dst[ir*kb : ir*kb+kb*6]
+		mm := min(6, mb-ir)
+		if mm < 6 {
+			for i := 0; i < 6; i++ {
+				if i >= mm {
+					for p := 0; p < kb; p++ {
+						pan[p*6+i] = 0
+					}
+					continue
+				}
+				row := a.data[a.off+(i0+ir+i)*a.rs+p0:][:kb]
+				for p, v := range row {
+					pan[p*6+i] = v
+				}
+			}
+			continue
+		}
+		base := a.off + (i0+ir)*a.rs + p0
+		r0 := a.data[base : base+kb]
+		r1 := a.data[base+a.rs : base+a.rs+kb]
+		r2 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r3 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r4 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r5 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		for p := range r0 {
+			q := pan[p*6 : p*6+6 : p*6+6]
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
 	}
 }
