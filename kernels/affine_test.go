@@ -88,3 +88,23 @@ func TestPackA6(t *testing.T) {
 		}
 	}
 }
+
+// packB's 16-column fast path packs what its general loop does.
+func TestPackB16(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct{ k, n, p0, kb, j0, nb int }{{4, 16, 0, 4, 0, 16}, {9, 40, 2, 5, 3, 37}, {3, 7, 0, 3, 0, 7}, {5, 33, 1, 4, 0, 33}} {
+		bo := gemmOperand[float32]{data: nnRandF32(r, tc.k*tc.n+2), off: 2, rs: tc.n, cs: 1}
+		n := nnRoundUp(tc.nb, 16) * tc.kb
+		want, got := make([]float32, n), make([]float32, n)
+		for i := range got {
+			want[i], got[i] = 1, 2
+		}
+		packBRows(want, bo, tc.p0, tc.kb, tc.j0, tc.nb, 16, nil)
+		packB(got, bo, tc.p0, tc.kb, tc.j0, tc.nb, 16, nil)
+		for i := range want {
+			if want[i] != got[i] {
+				t.Fatalf("%+v: [%d] %v, want %v", tc, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -280,6 +280,27 @@ func packA6[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
 // packB copies B[p0:p0+kb, j0:j0+nb] into nr-column panels: panel r holds,
 // for each p, the nr values of columns r*nr..r*nr+nr-1 (zero past the end).
 func packB[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
+	if nr == 16 && b.cs == 1 && round == nil {
+		// The assembly kernels' 16-column panels of a row-major B: whole
+		// panels as fixed-size array copies, not a copy call per row.
+		for jr := 0; jr+16 <= nb; jr += 16 {
+			pan := dst[jr*kb : jr*kb+kb*16]
+			base := b.off + p0*b.rs + j0 + jr
+			for p := 0; p < kb; p++ {
+				*(*[16]T)(pan[p*16:]) = *(*[16]T)(b.data[base+p*b.rs:])
+			}
+		}
+		if rem := nb % 16; rem != 0 {
+			jr := nb - rem
+			packBRows(dst[jr*kb:], b, p0, kb, j0+jr, rem, 16, nil)
+		}
+		return
+	}
+	packBRows(dst, b, p0, kb, j0, nb, nr, round)
+}
+
+// packBRows is packB's general loop: any panel width, stride and rounding.
+func packBRows[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
 	for jr := 0; jr < nb; jr += nr {
 		pan := dst[jr*kb : jr*kb+kb*nr]
 		nn := min(nr, nb-jr)
