@@ -8,6 +8,7 @@ var freshOutput = map[string]bool{
 	"Conv2D": true, "DepthwiseConv2dNative": true, "_FusedConv2D": true,
 	"FusedBatchNorm": true, "FusedBatchNormV2": true, "FusedBatchNormV3": true,
 	"Relu": true, "Relu6": true, "BiasAdd": true,
+	"AddV2": true, "Sub": true, "Mul": true, "RealDiv": true, "Maximum": true, "Minimum": true,
 }
 
 // ownedInputs marks, for every node of s, the data inputs it is the only

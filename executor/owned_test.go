@@ -13,7 +13,7 @@ import (
 )
 
 // A kernel writes over an input only where nothing else reads it: a
-// BiasAdd output read by one Relu is overwritten, one that is also fetched,
+// BiasAdd output read by one Relu or one Mul is overwritten, one that is also fetched,
 // read by a second consumer or shown to an observer keeps its values.
 func TestOwnedInputs(t *testing.T) {
 	bias := `node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: -1 float_val: 5 } } } }
@@ -23,7 +23,9 @@ func TestOwnedInputs(t *testing.T) {
 		node("r", "Relu", attrF32, "ba") +
 		node("ba2", "BiasAdd", attrF32, "x", "b") +
 		node("r6", "Relu6", attrF32, "ba2") +
-		node("n2", "Neg", attrF32, "ba2")
+		node("n2", "Neg", attrF32, "ba2") +
+		node("ba3", "BiasAdd", attrF32, "x", "b") +
+		node("m", "Mul", attrF32, "b", "ba3")
 	x := func() *kernels.Tensor { return kernels.FloatTensor([]int{2, 2}, []float32{0.5, 2, -3, 1}) }
 	tests := []struct {
 		name    string
@@ -33,6 +35,8 @@ func TestOwnedInputs(t *testing.T) {
 		{"one reader", []string{"r"}, map[string][]float32{"r": {0, 7, 0, 6}}},
 		{"also fetched", []string{"r", "ba"}, map[string][]float32{"r": {0, 7, 0, 6}, "ba": {-0.5, 7, -4, 6}}},
 		{"two readers", []string{"r6", "n2"}, map[string][]float32{"r6": {0, 6, 0, 6}, "n2": {0.5, -7, 4, -6}}},
+		{"binary", []string{"m"}, map[string][]float32{"m": {0.5, 35, 4, 30}}},
+		{"binary, fetched", []string{"m", "ba3"}, map[string][]float32{"m": {0.5, 35, 4, 30}, "ba3": {-0.5, 7, -4, 6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
