@@ -74,6 +74,17 @@ fuzz-short:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -timeout=0 ./graph/ ./savedmodel/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
 
+# The executor against TensorFlow's CPU runtime on a zoo's models (single-
+# threaded and on every core) and the float32 GEMM against OpenBLAS, each
+# with its baseline in the same run (docs/performance.md; on demand, not in
+# CI). ZOO=$(make -s zoo-full) adds the 224x224 CNNs; BENCH_EXEC picks benchmarks.
+ZOO ?=
+BENCH_EXEC ?= TensorFlowCPU|MatMulOpenBLAS
+.PHONY: bench-exec
+bench-exec:
+	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) TFSCAN_ZOO=$${ZOO:-$$(tools/tfmodels/make.sh)} \
+		$(GO) test -run='^$$' -bench='$(BENCH_EXEC)' -benchtime=1x -timeout=60m ./executor/ ./kernels/
+
 # The node-heavy shapes alone (flat 200k and 1M GraphDefs, 5,000 functions):
 # load and build against read + proto.Unmarshal, the default scan against
 # inspect, the 1M graph against 7 targets (docs/performance.md).

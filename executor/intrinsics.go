@@ -252,7 +252,9 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	if rs.e.opts.BeforeKernel != nil {
 		rs.e.opts.BeforeKernel(n, inputs)
 	}
-	outs, err := k.Fn(rs.context(t.node, attrs, inputs, emu))
+	kc := rs.context(t.node, attrs, inputs, emu)
+	kc.Owned = rs.owned(t.node)
+	outs, err := k.Fn(kc)
 	if err != nil {
 		var ue *kernels.UnsupportedError
 		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), nodePath(n)) {

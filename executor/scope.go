@@ -43,6 +43,8 @@ type scope struct {
 	// outFrames is the v1 loop frame of each node's outputs, built on
 	// first use by outputFrames.
 	outFrames []string
+	// owned is ownedInputs, computed on first use.
+	owned []uint64
 }
 
 type edge struct {

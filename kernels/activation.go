@@ -170,6 +170,18 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 	if k == actLeakyRelu {
 		alpha = rs(alpha) // T(alpha) * x in TensorFlow's relu_op_functor.h
 	}
+	if x32, ok := any(xd).([]float32); ok && (k == actRelu || k == actRelu6) {
+		// One pass from x to the output, no copy first.
+		out := x32
+		if _, direct := x.Data.([]float32); !direct || !ctx.Owns(0) {
+			out = make([]float32, len(x32))
+		}
+		nnParallel(nnCeilDiv(len(x32), 4096), 4096*4, func(ch int) {
+			lo, hi := ch*4096, min(len(x32), (ch+1)*4096)
+			clamp32(out[lo:hi], x32[lo:hi], k == actRelu6)
+		})
+		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
+	}
 	out := append([]T(nil), xd...)
 	activateIn(k, out, alpha, rs)
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil

@@ -128,9 +128,44 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	for _, d := range x.Shape[cdim+1:] {
 		inner *= d
 	}
-	y := make([]T, len(xd))
+	var y []T
+	if d, ok := x.Data.([]T); ok && ctx.Owns(0) {
+		y = d // every value is read once, before its own index is written
+	} else {
+		y = make([]T, len(xd))
+	}
 	if c > 0 && inner > 0 {
 		outer := len(xd) / (c * inner)
+		if inner == 1 && side == nil {
+			// Channels last (NHWC, every Keras model): rows of c values,
+			// the channel's parameters read along the row, not per value.
+			x32, _ := any(xd).([]float32)
+			nnParallel(nnCeilDiv(outer, 64), 64*c, func(ch int) {
+				if x32 != nil {
+					lo, hi := ch*64*c, min(outer, ch*64+64)*c
+					bnRows32(any(y).([]float32)[lo:hi], x32[lo:hi], any(mean).([]float32), any(factor).([]float32), any(offset).([]float32), c, act == "Relu")
+					return
+				}
+				for o := ch * 64; o < min(outer, ch*64+64); o++ {
+					xr, yr := xd[o*c:o*c+c], y[o*c:o*c+c]
+					fr, mr, or := factor[:c], mean[:c], offset[:c]
+					if act == "Relu" {
+						for j, v := range xr {
+							v = (v-mr[j])*fr[j] + or[j]
+							if v < 0 {
+								v = 0
+							}
+							yr[j] = v
+						}
+						continue
+					}
+					for j, v := range xr {
+						yr[j] = (v-mr[j])*fr[j] + or[j]
+					}
+				}
+			})
+			return batchNormOutputs(ctx, nout, x, y, c, mean, variance), nil
+		}
 		nnParallel(outer, c*inner, func(o int) {
 			for j := 0; j < c; j++ {
 				base := (o*c + j) * inner
@@ -148,6 +183,12 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 			}
 		})
 	}
+	return batchNormOutputs(ctx, nout, x, y, c, mean, variance), nil
+}
+
+// batchNormOutputs are y and the statistics outputs (mean and variance
+// passed through).
+func batchNormOutputs[T nnFloat](ctx *Context, nout int, x *Tensor, y []T, c int, mean, variance []T) []*Tensor {
 	u := ctx.Inputs[1].DType
 	outs := []*Tensor{
 		tensorFrom(x.DType, nnCloneShape(x.Shape), y),
@@ -159,5 +200,5 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	if nout == 6 {
 		outs = append(outs, tensorFrom(u, []int{}, []T{0}))
 	}
-	return outs, nil
+	return outs
 }

@@ -65,6 +65,10 @@ func biasAddFloat[T nnFloat](ctx *Context, c, inner int) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
+	if d, ok := x.Data.([]T); ok && ctx.Owns(0) && inner == 1 && c > 0 {
+		addBiasInPlace(d, bd, c)
+		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), d)}, nil
+	}
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), biasAddData(xd, bd, c, inner))}, nil
 }
 

@@ -137,15 +137,19 @@ func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra fu
 	return out
 }
 
-// depthwiseF32 is depthwiseForward for float32 with channel multiplier 1,
-// accumulating each window row with the vector FMA (fmaAcc32).
+// depthwiseF32 is depthwiseForward for float32 with channel multiplier 1:
+// each output pixel gathers its in-bounds window taps and accumulates them
+// in (kh, kw) order (dwPixel32).
 func depthwiseF32(n, c int, dims [2]windowDim, x, f, out []float32) {
 	dh, dw := dims[0], dims[1]
-	fma := fmaAcc32
+	px := dwPixel32
 	nnParallel(n*dh.out, dw.out*dh.k*dw.k*c, func(row int) {
 		b, oh := row/dh.out, row%dh.out
+		xoff := make([]int, 0, dh.k*dw.k)
+		foff := make([]int, 0, dh.k*dw.k)
 		for ow := 0; ow < dw.out; ow++ {
 			acc := out[((b*dh.out+oh)*dw.out+ow)*c : ((b*dh.out+oh)*dw.out+ow+1)*c]
+			xoff, foff = xoff[:0], foff[:0]
 			for kh := 0; kh < dh.k; kh++ {
 				ih := oh*dh.stride - dh.padBefore + kh*dh.dil
 				if ih < 0 || ih >= dh.in {
@@ -156,10 +160,22 @@ func depthwiseF32(n, c int, dims [2]windowDim, x, f, out []float32) {
 					if iw < 0 || iw >= dw.in {
 						continue
 					}
-					o := ((b*dh.in+ih)*dw.in + iw) * c
-					fma(acc, x[o:o+c], f[(kh*dw.k+kw)*c:(kh*dw.k+kw+1)*c])
+					xoff = append(xoff, ((b*dh.in+ih)*dw.in+iw)*c)
+					foff = append(foff, (kh*dw.k+kw)*c)
 				}
 			}
+			px(acc, x, f, xoff, foff)
 		}
 	})
+}
+
+// dwPixel32 computes one output pixel of depthwiseF32: out = the sum over
+// taps t of x[xoff[t]:][:len(out)] * f[foff[t]:][:len(out)], accumulated from
+// zero in tap order as fmaAcc32 does; assembly replaces it where the CPU
+// has AVX2 and FMA, with the same fused multiply-adds.
+var dwPixel32 = func(out, x, f []float32, xoff, foff []int) {
+	clear(out)
+	for t := range xoff {
+		fmaAcc32(out, x[xoff[t]:xoff[t]+len(out)], f[foff[t]:foff[t]+len(out)])
+	}
 }

@@ -165,13 +165,34 @@ func binTyped[T number](ctx *Context, p *bcastPlan, a []T, bAny any, cost int, f
 			return nil, ctx.Errorf("%s", msg)
 		}
 	}
-	out := make([]T, p.n)
+	out := binaryOut(ctx, p.n, a, b)
 	if vec != vecNone {
 		vecBroadcast(p, a, b, out, vec)
 	} else {
 		binaryBroadcast(p, a, b, out, cost, f)
 	}
 	return out, nil
+}
+
+// binaryOut is the output of a binary op with n elements: an owned operand
+// of the output's size (Context.Owns; every output element then reads that
+// operand only at its own index, before writing it), else a new slice.
+func binaryOut[T number](ctx *Context, n int, a, b []T) []T {
+	if n > 0 {
+		if len(a) == n && ctx.Owns(0) && ownData(ctx.Inputs[0], a) {
+			return a
+		}
+		if len(b) == n && ctx.Owns(1) && ownData(ctx.Inputs[1], b) {
+			return b
+		}
+	}
+	return make([]T, n)
+}
+
+// ownData reports whether s is t's own data, not a converted copy.
+func ownData[T any](t *Tensor, s []T) bool {
+	d, ok := t.Data.([]T)
+	return ok && len(d) > 0 && len(s) > 0 && &d[0] == &s[0]
 }
 
 // checkOperand applies TensorFlow's integer error checks to the second

@@ -40,7 +40,17 @@ type Context struct {
 	// that outputs references (VariableV2, Assign) sets RefOutputs, with a
 	// nil tensor in its results at the same index.
 	Refs, RefOutputs []*RefVar
+	// Owned has bit i set when nothing but this kernel reads Inputs[i]'s
+	// data after it (the executor's one consumer of a freshly computed
+	// tensor): the kernel may write its output over it, as TensorFlow's
+	// kernels forward an input buffer (forward_input_or_allocate_output),
+	// instead of allocating and the garbage collector freeing another
+	// tensor.
+	Owned uint64
 }
+
+// Owns reports whether the kernel may overwrite Inputs[i]'s data (Owned).
+func (c *Context) Owns(i int) bool { return i < 64 && c.Owned&(1<<uint(i)) != 0 }
 
 // Emulation tells precision-sensitive kernels (MatMul, BatchMatMul, Einsum,
 // the convolutions, reductions) how the target rounds. The executor rounds

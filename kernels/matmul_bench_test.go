@@ -3,10 +3,13 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
+	"os"
+	"runtime"
 	"strconv"
-	"strings"
 	"testing"
+	"time"
+
+	"github.com/tfscan/tfscan/internal/tfenv"
 )
 
 // BenchmarkMatMul reports float32 MatMul GFLOP/s for square sizes.
@@ -33,45 +36,70 @@ func BenchmarkMatMul(b *testing.B) {
 	}
 }
 
-// BenchmarkMatMulNumPy measures NumPy's float32 matmul (OpenBLAS on Debian)
-// on the same sizes in the same run, as the reference for BenchmarkMatMul.
-// It is skipped when /usr/bin/python3 cannot import numpy.
-func BenchmarkMatMulNumPy(b *testing.B) {
-	const script = `
-import sys, time, numpy as np
-n = int(sys.argv[1])
-a = np.random.rand(n, n).astype(np.float32); c = np.random.rand(n, n).astype(np.float32)
-a @ c
-reps = max(3, int(2e9 / (2 * n**3)))
-t, p = time.perf_counter(), time.process_time()
-for _ in range(reps): a @ c
-dt, dp = time.perf_counter() - t, time.process_time() - p
-print(2 * n**3 * reps / dt / 1e9, 2 * n**3 * reps / dp / 1e9)
-`
-	if err := exec.Command("/usr/bin/python3", "-c", "import numpy").Run(); err != nil {
-		b.Skip("no /usr/bin/python3 with numpy")
+// BenchmarkMatMulOpenBLAS compares the float32 GEMM with OpenBLAS (NumPy's
+// matmul in the pinned TensorFlow environment, tools/tf/bench_exec.py) on
+// the same sizes, both single-threaded (GOMAXPROCS=1, OPENBLAS_NUM_THREADS=1),
+// alternating rounds of each in the same run. It reports each side's
+// GFLOP per CPU-second (median over the products) and go/blas, their ratio
+// (above 1: the Go GEMM is faster):
+//
+//	make bench-exec   # or: go test ./kernels -run '^$' -bench MatMulOpenBLAS -benchtime 1x
+//
+// TFSCAN_BENCH_ROUNDS sets the rounds (default 5).
+func BenchmarkMatMulOpenBLAS(b *testing.B) {
+	srv := tfenv.StartBench(b, tfenv.BenchConfig{Threads: 1})
+	rounds := 5
+	if v, err := strconv.Atoi(os.Getenv("TFSCAN_BENCH_ROUNDS")); err == nil && v > 0 {
+		rounds = v
 	}
 	for _, n := range []int{256, 512, 1024} {
 		b.Run(fmt.Sprintf("f32/%d", n), func(b *testing.B) {
-			var gf, gfc float64
-			for i := 0; i < b.N; i++ {
-				out, err := exec.Command("/usr/bin/python3", "-c", script, strconv.Itoa(n)).Output()
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			r := rand.New(rand.NewPCG(1, uint64(n)))
+			x, y := nnF32T([]int{n, n}, nnRandF32(r, n*n)), nnF32T([]int{n, n}, nnRandF32(r, n*n))
+			ctx := &Context{Op: "MatMul", Path: "bench", Attrs: xattrs("transpose_a", false, "transpose_b", false), Inputs: []*Tensor{x, y}}
+			flops := 2 * float64(n) * float64(n) * float64(n)
+			reps := max(3, int(3e8/flops))
+			if _, err := matMulKernel(ctx); err != nil {
+				b.Fatal(err)
+			}
+			var goCPU, blasCPU []time.Duration
+			goRound := func() {
+				for i := 0; i < reps; i++ {
+					c0 := tfenv.CPUTime()
+					if _, err := matMulKernel(ctx); err != nil {
+						b.Fatal(err)
+					}
+					goCPU = append(goCPU, tfenv.CPUTime()-c0)
+				}
+			}
+			blasRound := func() {
+				t, err := srv.MatMul(n, reps)
 				if err != nil {
 					b.Fatal(err)
 				}
-				f := strings.Fields(string(out))
-				if len(f) != 2 {
-					b.Fatalf("numpy printed %q", out)
-				}
-				if gf, err = strconv.ParseFloat(f[0], 64); err != nil {
-					b.Fatal(err)
-				}
-				if gfc, err = strconv.ParseFloat(f[1], 64); err != nil {
-					b.Fatal(err)
+				blasCPU = append(blasCPU, t.CPU...)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for r := 0; r < rounds; r++ {
+					if r%2 == 0 {
+						goRound()
+						blasRound()
+					} else {
+						blasRound()
+						goRound()
+					}
 				}
 			}
-			b.ReportMetric(gf, "GFLOP/s")
-			b.ReportMetric(gfc, "GFLOP/cpu-s")
+			b.StopTimer()
+			g, o := tfenv.Median(goCPU).Seconds(), tfenv.Median(blasCPU).Seconds()
+			if g <= 0 || o <= 0 {
+				b.Skip("no CPU time on this platform")
+			}
+			b.ReportMetric(flops/g/1e9, "go-GFLOP/cpu-s")
+			b.ReportMetric(flops/o/1e9, "blas-GFLOP/cpu-s")
+			b.ReportMetric(o/g, "go/blas")
 		})
 	}
 }

@@ -204,6 +204,10 @@ func gemmBlock[T nnFloat](j *gemmJob[T], p *gemmPacked[T], ic, jc, nc int, bl ge
 // packA copies A[i0:i0+mb, p0:p0+kb] into mr-row panels: panel r holds, for
 // each p, the mr values of rows r*mr..r*mr+mr-1 (zero past the last row).
 func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round func(T) T) {
+	if mr == 6 && a.cs == 1 && a.fill == nil && round == nil {
+		packA6(dst, a, i0, mb, p0, kb)
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
 		pan := dst[ir*kb : ir*kb+kb*mr]
 		mm := min(mr, mb-ir)
@@ -237,9 +241,66 @@ func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round f
 	}
 }
 
+// packA6 is packA for the assembly kernels' 6-row panels of a row-major
+// A (unit column stride, no fill, no rounding): six row slices read side by
+// side, the common case of MatMul and of 1x1 convolutions.
+func packA6[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
+	for ir := 0; ir < mb; ir += 6 {
+		pan := dst[ir*kb : ir*kb+kb*6]
+		mm := min(6, mb-ir)
+		if mm < 6 {
+			for i := 0; i < 6; i++ {
+				if i >= mm {
+					for p := 0; p < kb; p++ {
+						pan[p*6+i] = 0
+					}
+					continue
+				}
+				row := a.data[a.off+(i0+ir+i)*a.rs+p0:][:kb]
+				for p, v := range row {
+					pan[p*6+i] = v
+				}
+			}
+			continue
+		}
+		base := a.off + (i0+ir)*a.rs + p0
+		r0 := a.data[base : base+kb]
+		r1 := a.data[base+a.rs : base+a.rs+kb]
+		r2 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r3 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r4 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r5 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		for p := range r0 {
+			q := pan[p*6 : p*6+6 : p*6+6]
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		}
+	}
+}
+
 // packB copies B[p0:p0+kb, j0:j0+nb] into nr-column panels: panel r holds,
 // for each p, the nr values of columns r*nr..r*nr+nr-1 (zero past the end).
 func packB[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
+	if nr == 16 && b.cs == 1 && round == nil {
+		// The assembly kernels' 16-column panels of a row-major B: whole
+		// panels as fixed-size array copies, not a copy call per row.
+		for jr := 0; jr+16 <= nb; jr += 16 {
+			pan := dst[jr*kb : jr*kb+kb*16]
+			base := b.off + p0*b.rs + j0 + jr
+			for p := 0; p < kb; p++ {
+				*(*[16]T)(pan[p*16:]) = *(*[16]T)(b.data[base+p*b.rs:])
+			}
+		}
+		if rem := nb % 16; rem != 0 {
+			jr := nb - rem
+			packBRows(dst[jr*kb:], b, p0, kb, j0+jr, rem, 16, nil)
+		}
+		return
+	}
+	packBRows(dst, b, p0, kb, j0, nb, nr, round)
+}
+
+// packBRows is packB's general loop: any panel width, stride and rounding.
+func packBRows[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
 	for jr := 0; jr < nb; jr += nr {
 		pan := dst[jr*kb : jr*kb+kb*nr]
 		nn := min(nr, nb-jr)
