@@ -14,12 +14,13 @@ import (
 )
 
 // Mixed-precision training steps. A Keras step under mixed_float16 with
-// LossScaleOptimizer (tf_keras 2.15, keras/src/mixed_precision/
-// loss_scale_optimizer.py) multiplies the loss by the current loss scale
-// (get_scaled_loss, :535), divides the gradients by it
-// (get_unscaled_gradients, :560), and checks them all for finiteness
+// LossScaleOptimizer (tf_keras 2.15, tf_keras/src/mixed_precision/
+// loss_scale_optimizer.py, LossScaleOptimizerV3) multiplies the loss by the
+// current loss scale (get_scaled_loss, :1233), divides the gradients by it
+// (get_unscaled_gradients, :1245), and checks them all for finiteness
 // (_is_all_finite, :50: reduce_all(is_finite(g)) per gradient). When one is
-// not finite the step is skipped and the scale halved, never below 1
+// not finite the step is skipped (apply_gradients, :1343) and the scale
+// halved, never below 1
 // (_DynamicLossScaleState.update, :301-311); after growth_steps finite steps
 // in a row (default 2000, :321) it doubles (:285-299). The scale starts at
 // 2**15 (_DEFAULT_INITIAL_SCALE, :320).

@@ -1,7 +1,7 @@
 """Runs one exported training step in TensorFlow, for tfscan's conformance.
 
     python train_step_oracle.py SAVED_MODEL OUT_DIR --classes C
-        [--seed N] [--loss-scale S]
+        [--seed N] [--loss-scales S,S,...]
 
 SAVED_MODEL is what export_train_step.py wrote (OUT/saved_model, signature
 train_step). Writes OUT_DIR/inputs.npz, seeded inputs keyed by the
@@ -9,9 +9,10 @@ signature's input names (float inputs standard normal, the labels
 uniform in [0, C)), then runs the step once on those inputs and writes
 OUT_DIR/after.npz: "loss" and every variable of the step after it, keyed
 by the variable's name without ":0" (its shared_name in the graph).
---loss-scale S assigns S to LossScaleOptimizer's current_loss_scale
-before the step (a mixed_float16 step; 1 is the step without loss
-scaling). Prints OUT_DIR.
+--loss-scales runs the step once per scale, each time on a freshly loaded
+model whose LossScaleOptimizer current_loss_scale is set to S first (a
+mixed_float16 step; 1 is the step without loss scaling), and writes
+OUT_DIR/after-S.npz (S as an integer) for each. Prints OUT_DIR.
 
 Exit codes: 0 written; 3 the model cannot be loaded or run (one line on
 stderr).
@@ -35,16 +36,10 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--classes", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--loss-scale", type=float)
+    ap.add_argument("--loss-scales", default="")
     a = ap.parse_args()
-    import tensorflow as tf
-
-    try:
-        m = tf.saved_model.load(a.saved_model)
-        step = m.signatures["train_step"]
-    except Exception as e:  # noqa: BLE001 - any load failure is the model's
-        print(f"train_step_oracle: {a.saved_model}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
-        sys.exit(3)
+    scales = [float(s) for s in a.loss_scales.split(",") if s]
+    step = load(a.saved_model)[2]
     rng = np.random.default_rng(a.seed)
     feeds = {}
     for name, spec in sorted(step.structured_input_signature[1].items()):
@@ -54,19 +49,35 @@ def main():
             feeds[name] = rng.integers(0, a.classes, spec.shape).astype(spec.dtype.as_numpy_dtype)
     os.makedirs(a.out, exist_ok=True)
     np.savez(os.path.join(a.out, "inputs.npz"), **feeds)
-    variables = {v.name.split(":")[0]: v for v in step.variables}
-    if a.loss_scale is not None:
-        scale = [v for k, v in variables.items() if k.endswith("current_loss_scale")]
-        if len(scale) != 1:
-            print(f"train_step_oracle: {a.saved_model}: no LossScaleOptimizer loss scale to set", file=sys.stderr)
-            sys.exit(3)
-        scale[0].assign(a.loss_scale)
-    out = step(**{k: tf.constant(v) for k, v in feeds.items()})
-    after = {"loss": out["loss"].numpy()}
-    for k, v in sorted(variables.items()):
-        after[k] = v.numpy()
-    np.savez(os.path.join(a.out, "after.npz"), **after)
+    for scale in scales or [None]:
+        tf, module, step = load(a.saved_model)  # noqa: F841 - the module owns the variables
+        variables = {v.name.split(":")[0]: v for v in step.variables}
+        name = "after.npz"
+        if scale is not None:
+            ls = [v for k, v in variables.items() if k == "current_loss_scale"]
+            if len(ls) != 1:
+                print(f"train_step_oracle: {a.saved_model}: no LossScaleOptimizer loss scale to set", file=sys.stderr)
+                sys.exit(3)
+            ls[0].assign(scale)
+            name = f"after-{int(scale)}.npz"
+        out = step(**{k: tf.constant(v) for k, v in feeds.items()})
+        after = {"loss": out["loss"].numpy()}
+        for k, v in sorted(variables.items()):
+            after[k] = v.numpy()
+        np.savez(os.path.join(a.out, name), **after)
     print(a.out)
+
+
+def load(path):
+    """The tensorflow module, the loaded SavedModel and its train_step signature."""
+    import tensorflow as tf
+
+    try:
+        m = tf.saved_model.load(path)
+        return tf, m, m.signatures["train_step"]
+    except Exception as e:  # noqa: BLE001 - any load failure is the model's
+        print(f"train_step_oracle: {path}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == "__main__":
