@@ -103,24 +103,34 @@ func TestTrainingParity(t *testing.T) {
 	factory := filepath.Join(dir, "train_parity.py")
 	require.NoError(t, os.WriteFile(factory, []byte(trainParityModels), 0o644))
 	tfenv.Python(t)
+	// The cases export and run in TensorFlow side by side; failures are
+	// reported from the test's goroutine.
+	errs := make([]error, len(trainParityCases))
 	var wg sync.WaitGroup
-	for _, c := range trainParityCases {
+	for i, c := range trainParityCases {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tfenv.Run(t, "tools/tf/export_train_step.py", factory+":"+c.factory, filepath.Join(dir, c.factory),
-				"--optimizer", "sgd", "--loss", "sparse_categorical_crossentropy", "--mixed-float16", "--batch", "4")
 			var scales []string
 			for _, s := range c.scales {
 				scales = append(scales, fmt.Sprint(s))
 			}
-			tfenv.Run(t, "tools/tf/train_step_oracle.py", filepath.Join(dir, c.factory, "saved_model"),
-				filepath.Join(dir, c.factory, "tf"), "--classes", fmt.Sprint(c.classes), "--loss-scales", strings.Join(scales, ","))
+			for _, args := range [][]string{
+				{"tools/tf/export_train_step.py", factory + ":" + c.factory, filepath.Join(dir, c.factory),
+					"--optimizer", "sgd", "--loss", "sparse_categorical_crossentropy", "--mixed-float16", "--batch", "4"},
+				{"tools/tf/train_step_oracle.py", filepath.Join(dir, c.factory, "saved_model"),
+					filepath.Join(dir, c.factory, "tf"), "--classes", fmt.Sprint(c.classes), "--loss-scales", strings.Join(scales, ",")},
+			} {
+				if _, stderr, err := tfenv.RunErr(t, args[0], args[1:]...); err != nil {
+					errs[i] = fmt.Errorf("%s %s: %v\n%s", args[0], c.factory, err, lastLines(stderr, 5))
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	if t.Failed() {
-		return
+	for _, err := range errs {
+		require.NoError(t, err)
 	}
 	tfscan := buildTfscan(t, dir)
 	var rows []string
