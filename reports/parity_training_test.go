@@ -32,7 +32,7 @@ func TestParityTrainingReport(t *testing.T) {
 			WithLossScaling: []reports.ParityStep{{LossScale: 32768, Gradients: []reports.ParityGradient{grad}},
 				{LossScale: 16384, Applied: true, Gradients: []reports.ParityGradient{ok}}},
 			SettledScale: &settled, SkippedSteps: 1,
-			AfterGrowth:  &reports.ParityStep{LossScale: 32768, Gradients: []reports.ParityGradient{grad}},
+			AfterGrowth: &reports.ParityStep{LossScale: 32768, Gradients: []reports.ParityGradient{grad}},
 		}}
 	var j, tb, md bytes.Buffer
 	require.NoError(t, jsonout.WriteJSON(&j, r))
