@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite docs/conformance.md")
 
 // sections is every area of docs/conformance.md, in the file's order. A test
 // that owns an area calls section(area, text) once with its table.
-var sections = []string{"registries", "import", "logs", "placement", "kernels", "models", "rewrite", "parity", "training"}
+var sections = []string{"registries", "import", "logs", "placement", "kernels", "models", "rewrite", "parity", "training", "training_parity"}
 
 var (
 	mu      sync.Mutex

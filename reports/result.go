@@ -459,6 +459,8 @@ type Parity struct {
 	// LoweredNodes counts the nodes the target's precision mode runs in a
 	// narrower type (each is in Nodes with LoweredTo set).
 	LoweredNodes int `json:"lowered_nodes,omitempty"`
+	// Training is set for a mixed_float16 training step with a loss scale.
+	Training *ParityTraining `json:"training,omitempty"`
 }
 
 // ParityOutput is one model output compared under the tolerance.

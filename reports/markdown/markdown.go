@@ -160,6 +160,7 @@ func writeMarkdown(w io.Writer, r *reports.Report, limit int) error {
 				for _, o := range par.Outputs {
 					fmt.Fprintf(&sec, "| `%s` | %s | %s | %s | %d |\n", mdCode(o.Name), render.PassFail(o.Pass), render.FormatErr(o.MaxAbsError), render.FormatErr(o.MaxRelError), o.Mismatches)
 				}
+				writeParityTrainingMarkdown(&sec, t.Target, par.Training)
 			}
 		}
 		for _, t := range m.Targets {

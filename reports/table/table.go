@@ -576,6 +576,14 @@ func writeTargetLines(p *printer, m *reports.Model, v *render.View, verbose bool
 		}
 	}
 	for _, t := range m.Targets {
+		if t.Parity == nil {
+			continue
+		}
+		for _, s := range render.ParityTrainingLines(t.Parity.Training) {
+			p.line("%s: %s", t.Target, s)
+		}
+	}
+	for _, t := range m.Targets {
 		if t.Training == nil {
 			continue
 		}

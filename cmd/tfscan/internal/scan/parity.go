@@ -196,6 +196,9 @@ func Parity(ctx context.Context, o ParityOptions) (rep *reports.Report, failed b
 			}
 		}
 		rp := parityReport(res)
+		if rp.Training, err = parityTraining(ctx, lm, opts); err != nil {
+			return nil, false, runError(lm.path, err)
+		}
 		if lowered != nil {
 			lowered.annotate(rp, opts.OnCPU)
 		}

@@ -1,0 +1,121 @@
+package kernels
+
+// Gradients of the elementwise activations and of BiasAdd, the ops
+// GradientTape emits for a Keras layer's backward pass, after TensorFlow's
+// relu_op_functor.h (ReluGrad: gradients where features > 0, else 0),
+// cwise_ops_gradients.h (TanhGrad: dy·(1−y²); SigmoidGrad: dy·y·(1−y)) and
+// bias_op.cc (BiasAddGrad: the sum of out_backprop over every axis but the
+// channel axis, accumulated in float for half types, as its AccumulatorType
+// does). Half inputs are computed in float32 and rounded once (matmul_floatio.go).
+
+func init() {
+	Register("ReluGrad", func(ctx *Context) ([]*Tensor, error) {
+		return binaryGrad(ctx, func(g, x float64) float64 {
+			if x > 0 {
+				return g
+			}
+			return 0
+		})
+	})
+	Register("TanhGrad", func(ctx *Context) ([]*Tensor, error) {
+		return binaryGrad(ctx, func(y, dy float64) float64 { return dy * (1 - y*y) })
+	})
+	Register("SigmoidGrad", func(ctx *Context) ([]*Tensor, error) {
+		return binaryGrad(ctx, func(y, dy float64) float64 { return dy * y * (1 - y) })
+	})
+	Register("BiasAddGrad", biasAddGradKernel)
+}
+
+// binaryGrad applies f to two same-shaped float tensors, elementwise.
+func binaryGrad(ctx *Context, f func(a, b float64) float64) ([]*Tensor, error) {
+	if err := nnInputs(ctx, 2); err != nil {
+		return nil, err
+	}
+	a, b := ctx.Inputs[0], ctx.Inputs[1]
+	if a.DType != b.DType {
+		return nil, ctx.Errorf("input dtypes differ: %s and %s", a.DType, b.DType)
+	}
+	if !sameShape(a.Shape, b.Shape) {
+		return nil, ctx.Errorf("inputs must have the same shape, got %v and %v", a.Shape, b.Shape)
+	}
+	return byFloat(ctx, a.DType, allFloats,
+		func(ctx *Context) ([]*Tensor, error) { return binaryGradOp[float32](ctx, f) },
+		func(ctx *Context) ([]*Tensor, error) { return binaryGradOp[float64](ctx, f) })
+}
+
+func binaryGradOp[T nnFloat](ctx *Context, f func(a, b float64) float64) ([]*Tensor, error) {
+	a, b := ctx.Inputs[0], ctx.Inputs[1]
+	ad, err := floatsOf[T](a)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	bd, err := floatsOf[T](b)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	out := make([]T, len(ad))
+	for i := range ad {
+		out[i] = T(f(float64(ad[i]), float64(bd[i])))
+	}
+	return []*Tensor{tensorFrom(a.DType, nnCloneShape(a.Shape), out)}, nil
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func biasAddGradKernel(ctx *Context) ([]*Tensor, error) {
+	if err := nnInputs(ctx, 1); err != nil {
+		return nil, err
+	}
+	dy := ctx.Inputs[0]
+	cl, err := dataFormatChannelsLast(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(dy.Shape) < 2 {
+		return nil, ctx.Errorf("input must be at least 2-dimensional, got shape %v", dy.Shape)
+	}
+	cdim := len(dy.Shape) - 1
+	if !cl {
+		cdim = 1
+	}
+	return byFloat(ctx, dy.DType, allFloats,
+		func(ctx *Context) ([]*Tensor, error) { return biasAddGradOp[float32](ctx, cdim) },
+		func(ctx *Context) ([]*Tensor, error) { return biasAddGradOp[float64](ctx, cdim) })
+}
+
+func biasAddGradOp[T nnFloat](ctx *Context, cdim int) ([]*Tensor, error) {
+	dy := ctx.Inputs[0]
+	d, err := floatsOf[T](dy)
+	if err != nil {
+		return nil, ctx.Errorf("%v", err)
+	}
+	c := dy.Shape[cdim]
+	inner := product(dy.Shape[cdim+1:])
+	out := make([]T, c)
+	ra := roundAccum[T](ctx.Emu)
+	if c > 0 && inner > 0 {
+		outer := len(d) / (c * inner)
+		for o := 0; o < outer; o++ {
+			for ch := 0; ch < c; ch++ {
+				base := (o*c + ch) * inner
+				for i := 0; i < inner; i++ {
+					out[ch] += d[base+i]
+					if ra != nil {
+						out[ch] = ra(out[ch])
+					}
+				}
+			}
+		}
+	}
+	return []*Tensor{tensorFrom(dy.DType, []int{c}, out)}, nil
+}
