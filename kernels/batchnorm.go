@@ -38,6 +38,11 @@ func batchNormKernel(ctx *Context, nout int) ([]*Tensor, error) {
 	// U (the parameters' dtype) is float for float/half/bfloat16 x, and
 	// double for double x (TensorFlow has no double kernel; it serves the
 	// executor's float64 reference pass).
+	// FusedBatchNorm (V1) is float only in its OpDef; half and bfloat16
+	// came with V2.
+	if ctx.Op == "FusedBatchNorm" && (x.DType == tpb.DataType_DT_HALF || x.DType == tpb.DataType_DT_BFLOAT16) {
+		return nil, ctx.Errorf("Value for attr 'T' of %s is not in the list of allowed values: float", tfTypeName(x.DType))
+	}
 	u := tpb.DataType_DT_FLOAT
 	if x.DType == nnF64 {
 		u = nnF64
@@ -160,4 +165,19 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 		outs = append(outs, tensorFrom(u, []int{}, []T{0}))
 	}
 	return outs, nil
+}
+
+// tfTypeName is a dtype as TensorFlow's messages name it ("half").
+func tfTypeName(dt tpb.DataType) string {
+	switch dt {
+	case tpb.DataType_DT_HALF:
+		return "half"
+	case tpb.DataType_DT_BFLOAT16:
+		return "bfloat16"
+	case tpb.DataType_DT_FLOAT:
+		return "float"
+	case tpb.DataType_DT_DOUBLE:
+		return "double"
+	}
+	return dt.String()
 }
