@@ -13,7 +13,6 @@ var defects = map[string]string{
 	"AvgPool3D bfloat16":             "as AvgPool bfloat16: TensorFlow sums the window in bfloat16, tfscan in float32 (up to 48 ULP)",
 	"Conv3D float16":                 "TensorFlow accumulates the taps in float16 (Eigen's contraction on Eigen::half rounds every partial sum); tfscan in float32 and rounds once: beyond the summation tolerance where the sum cancels",
 	"Conv3D bfloat16":                "as Conv3D float16, in bfloat16 (14 ULP)",
-	"MaxPool3D float64":              "TensorFlow's OpDef takes half, bfloat16 and float only and refuses double; tfscan computes it, for the executor's float64 reference pass",
 	"Softsign float16":               "TensorFlow rounds 1 + |x| to float16 before dividing; tfscan rounds once (1 ULP)",
 	"Softsign bfloat16":              "TensorFlow rounds 1 + |x| to bfloat16 before dividing; tfscan rounds once (1 ULP)",
 	"Softsign float32":               "1 ULP on some inputs: TensorFlow's x / (1 + |x|) goes through Eigen's packet division path",

@@ -458,6 +458,20 @@ def raw_case(fam, op, inputs, attrs, num_outputs, label=""):
     return True
 
 
+def with_defaults(op, attrs=None):
+    """attrs with the OpDef's defaults added: what a case passes where
+    TensorFlow's shape function refuses the graph (so it does not complete
+    the NodeDef)."""
+    out = dict(attrs or {})
+    for a in op_def(op).attr:
+        if a.name not in out and a.HasField("default_value") and not a.type.startswith("list"):
+            v = python_attr(a.default_value, a.type)
+            if a.type == "type":
+                v = tf.as_dtype(v)
+            out[a.name] = v.decode() if isinstance(v, bytes) else v
+    return out
+
+
 def python_attr(av, kind):
     """An AttrValue as eager execution takes it, by the OpDef's attr type."""
     if kind.startswith("list("):
@@ -468,6 +482,27 @@ def python_attr(av, kind):
 
 
 
+def case(fam, op, inputs, attrs=None, label=""):
+    """fam.case, but a dtype the OpDef does not allow is no case (False):
+    TensorFlow refuses the graph before any kernel runs."""
+    fn = getattr(tf.raw_ops, op)
+    kw = dict(zip(input_names(op), inputs))
+    kw.update(attrs or {})
+
+    def placeholder(v):
+        if isinstance(v, list):
+            return [placeholder(x) for x in v]
+        return tf.compat.v1.placeholder(v.dtype, v.shape) if isinstance(v, tf.Tensor) else v
+
+    try:
+        with tf.Graph().as_default():
+            fn(**{k: placeholder(v) for k, v in kw.items()})
+    except (TypeError, ValueError) as e:
+        if "allowed values" in str(e):
+            return False
+    return fam.case(op, inputs, attrs, label)
+
+
 def shape(fam, rng):
     for dt in ALL:
         x = tensor(rand_values(dt, 3 * 5 * 7, rng), dt, (3, 5, 7))
@@ -475,56 +510,56 @@ def shape(fam, rng):
         e = tensor([], dt, (2, 0, 3))
         for op in ("Shape", "Size", "Rank"):
             for t, lab in ((x, "3-D"), (s, "scalar"), (e, "empty")):
-                fam.case(op, [t], label=lab)
+                case(fam, op, [t], label=lab)
             if op != "Rank":
-                fam.case(op, [x], {"out_type": tf.int64}, label="int64")
-        fam.case("ShapeN", [[x, s, e]], label="three")
-        fam.case("ShapeN", [[x]], {"out_type": tf.int64}, label="int64")
-        fam.case("Empty", [tf.constant([2, 3])], {"dtype": dt, "init": True}, label="init")
-        fam.case("Empty", [tf.constant([0, 3])], {"dtype": dt, "init": False}, label="no elements")
-        fam.case("Empty", [tf.constant([2, -1])], {"dtype": dt, "init": True}, label="negative dim")
+                case(fam, op, [x], {"out_type": tf.int64}, label="int64")
+        case(fam, "ShapeN", [[x, s, e]], label="three")
+        case(fam, "ShapeN", [[x]], {"out_type": tf.int64}, label="int64")
+        case(fam, "Empty", [tf.constant([2, 3])], {"dtype": dt, "init": True}, label="init")
+        case(fam, "Empty", [tf.constant([0, 3])], {"dtype": dt, "init": False}, label="no elements")
+        case(fam, "Empty", [tf.constant([2, -1])], {"dtype": dt, "init": True}, label="negative dim")
     for dt in (tf.int32, tf.int64):
         c = lambda v: tf.constant(v, dt)
-        fam.case("BroadcastArgs", [c([2, 1, 3]), c([5, 1])], label="broadcast")
-        fam.case("BroadcastArgs", [c([]), c([4, 0])], label="scalar empty")
-        fam.case("BroadcastArgs", [c([1, 0]), c([7, 1])], label="zero dim")
-        fam.case("BroadcastArgs", [c([2, 3]), c([4, 3])], label="incompatible")
+        case(fam, "BroadcastArgs", [c([2, 1, 3]), c([5, 1])], label="broadcast")
+        case(fam, "BroadcastArgs", [c([]), c([4, 0])], label="scalar empty")
+        case(fam, "BroadcastArgs", [c([1, 0]), c([7, 1])], label="zero dim")
+        case(fam, "BroadcastArgs", [c([2, 3]), c([4, 3])], label="incompatible")
 
 
 def layout(fam, rng):
     for dt in ALL:
         x = tensor(rand_values(dt, 3 * 5 * 7, rng), dt, (3, 5, 7))
         y = tensor(rand_values(dt, 3 * 2 * 7, rng), dt, (3, 2, 7))
-        if not fam.case("Concat", [tf.constant(1), [x, y]], label="axis 1"):
+        if not case(fam, "Concat", [tf.constant(1), [x, y]], label="axis 1"):
             continue
-        fam.case("Concat", [tf.constant(-3), [x, x]], label="axis -3")
-        fam.case("Concat", [tf.constant(0), [tensor([], dt, (0, 5, 7)), x]], label="empty")
-        fam.case("Concat", [tf.constant(0), [x, y]], label="mismatch")
-        fam.case("Concat", [tf.constant(3), [x, x]], label="axis out of range")
-        fam.case("Gather", [x, tf.constant([2, 0, 2])], label="vector")
-        fam.case("Gather", [x, tf.constant([[1, 0], [2, 2]], tf.int64)], label="2-D idx")
-        fam.case("Gather", [x, tf.constant(1)], label="scalar idx")
-        fam.case("Gather", [x, tf.constant([3])], label="out of range")
-        fam.case("Gather", [x, tf.constant([-1])], label="negative")
-        fam.case("Reverse", [x, tf.constant([True, False, True])], label="axes 0 2")
+        case(fam, "Concat", [tf.constant(-3), [x, x]], label="axis -3")
+        case(fam, "Concat", [tf.constant(0), [tensor([], dt, (0, 5, 7)), x]], label="empty")
+        case(fam, "Concat", [tf.constant(0), [x, y]], label="mismatch")
+        case(fam, "Concat", [tf.constant(3), [x, x]], label="axis out of range")
+        case(fam, "Gather", [x, tf.constant([2, 0, 2])], label="vector")
+        case(fam, "Gather", [x, tf.constant([[1, 0], [2, 2]], tf.int64)], label="2-D idx")
+        case(fam, "Gather", [x, tf.constant(1)], label="scalar idx")
+        case(fam, "Gather", [x, tf.constant([3])], label="out of range")
+        case(fam, "Gather", [x, tf.constant([-1])], label="negative")
+        case(fam, "Reverse", [x, tf.constant([True, False, True])], label="axes 0 2")
         s = tensor(rand_values(dt, 1, rng)[0], dt, ())
-        fam.case("Reverse", [s, tf.constant([], tf.bool)], label="scalar")
-        fam.case("Reverse", [x, tf.constant([True, False])], label="wrong dims")
-        fam.case("ConjugateTranspose", [x, tf.constant([2, 0, 1])], label="perm")
-        fam.case("ConjugateTranspose", [x, tf.constant([0, 0, 1])], label="bad perm")
-        fam.case("ConjugateTranspose", [s, tf.constant([], tf.int32)], label="scalar")
+        case(fam, "Reverse", [s, tf.constant([], tf.bool)], label="scalar")
+        case(fam, "Reverse", [x, tf.constant([True, False])], label="wrong dims")
+        case(fam, "ConjugateTranspose", [x, tf.constant([2, 0, 1])], label="perm")
+        case(fam, "ConjugateTranspose", [x, tf.constant([0, 0, 1])], label="bad perm")
+        case(fam, "ConjugateTranspose", [s, tf.constant([], tf.int32)], label="scalar")
         img = tensor(rand_values(dt, 2 * 4 * 6 * 3, rng), dt, (2, 4, 6, 3))
-        fam.case("SpaceToBatchND", [img, tf.constant([2, 3]), tf.constant([[0, 0], [0, 0]])], label="b2x3")
-        fam.case("SpaceToBatchND", [img, tf.constant([2, 2]), tf.constant([[1, 1], [0, 2]])], label="padded")
-        fam.case("SpaceToBatchND", [img, tf.constant([4, 4]), tf.constant([[0, 0], [0, 0]])], label="indivisible")
-        fam.case("SpaceToBatchND", [tensor(rand_values(dt, 12, rng), dt, (1, 6, 2)), tf.constant([3]),
+        case(fam, "SpaceToBatchND", [img, tf.constant([2, 3]), tf.constant([[0, 0], [0, 0]])], label="b2x3")
+        case(fam, "SpaceToBatchND", [img, tf.constant([2, 2]), tf.constant([[1, 1], [0, 2]])], label="padded")
+        case(fam, "SpaceToBatchND", [img, tf.constant([4, 4]), tf.constant([[0, 0], [0, 0]])], label="indivisible")
+        case(fam, "SpaceToBatchND", [tensor(rand_values(dt, 12, rng), dt, (1, 6, 2)), tf.constant([3]),
                                     tf.constant([[0, 0]])], label="1-D block")
-        fam.case("SpaceToBatch", [img, tf.constant([[0, 0], [1, 1]]), ], {"block_size": 2}, label="b2")
+        case(fam, "SpaceToBatch", [img, tf.constant([[0, 0], [1, 1]]), ], {"block_size": 2}, label="b2")
         bat = tensor(rand_values(dt, 8 * 2 * 3 * 2, rng), dt, (8, 2, 3, 2))
-        fam.case("BatchToSpaceND", [bat, tf.constant([2, 2]), tf.constant([[0, 0], [0, 0]])], label="b2")
-        fam.case("BatchToSpaceND", [bat, tf.constant([2, 4]), tf.constant([[1, 0], [2, 3]])], label="cropped")
-        fam.case("BatchToSpaceND", [bat, tf.constant([3, 1]), tf.constant([[0, 0], [0, 0]])], label="indivisible")
-        fam.case("BatchToSpace", [bat, tf.constant([[0, 1], [1, 0]])], {"block_size": 2}, label="b2")
+        case(fam, "BatchToSpaceND", [bat, tf.constant([2, 2]), tf.constant([[0, 0], [0, 0]])], label="b2")
+        case(fam, "BatchToSpaceND", [bat, tf.constant([2, 4]), tf.constant([[1, 0], [2, 3]])], label="cropped")
+        case(fam, "BatchToSpaceND", [bat, tf.constant([3, 1]), tf.constant([[0, 0], [0, 0]])], label="indivisible")
+        case(fam, "BatchToSpace", [bat, tf.constant([[0, 1], [1, 0]])], {"block_size": 2}, label="b2")
     for dt in [tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, tf.uint8, tf.int8, tf.int16,
                tf.uint16, tf.uint32, tf.uint64]:
         x = tensor(rand_values(dt, 35, rng), dt, (5, 7))
@@ -547,35 +582,35 @@ def matrix(fam, rng):
     for dt in ALL:
         x = tensor(rand_values(dt, 2 * 4 * 5, rng), dt, (2, 4, 5))
         d = tensor(rand_values(dt, 2 * 4, rng), dt, (2, 4))
-        if not fam.case("MatrixBandPart", [x, tf.constant(1), tf.constant(2)], label="1 2"):
+        if not case(fam, "MatrixBandPart", [x, tf.constant(1), tf.constant(2)], label="1 2"):
             continue
-        fam.case("MatrixBandPart", [x, tf.constant(-1, tf.int64), tf.constant(0, tf.int64)], label="lower")
-        fam.case("MatrixBandPart", [x, tf.constant(0), tf.constant(-1)], label="upper")
-        fam.case("MatrixBandPart", [x, tf.constant(5), tf.constant(0)], label="too many lower")
-        fam.case("MatrixBandPart", [tensor(rand_values(dt, 4, rng), dt, (4,)), tf.constant(0), tf.constant(0)],
+        case(fam, "MatrixBandPart", [x, tf.constant(-1, tf.int64), tf.constant(0, tf.int64)], label="lower")
+        case(fam, "MatrixBandPart", [x, tf.constant(0), tf.constant(-1)], label="upper")
+        case(fam, "MatrixBandPart", [x, tf.constant(5), tf.constant(0)], label="too many lower")
+        case(fam, "MatrixBandPart", [tensor(rand_values(dt, 4, rng), dt, (4,)), tf.constant(0), tf.constant(0)],
                  label="vector")
-        fam.case("MatrixDiag", [d], label="2x4")
-        fam.case("MatrixDiagPart", [x], label="2x4x5")
-        fam.case("MatrixSetDiag", [x, d], label="2x4x5")
-        fam.case("MatrixSetDiag", [x, tensor(rand_values(dt, 10, rng), dt, (2, 5))], label="wrong diag")
+        case(fam, "MatrixDiag", [d], label="2x4")
+        case(fam, "MatrixDiagPart", [x], label="2x4x5")
+        case(fam, "MatrixSetDiag", [x, d], label="2x4x5")
+        case(fam, "MatrixSetDiag", [x, tensor(rand_values(dt, 10, rng), dt, (2, 5))], label="wrong diag")
         pad = tensor(edge_values(dt)[-1], dt, ())
         k = tf.constant([-1, 1])
         band = tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4))
-        fam.case("MatrixDiagV2", [d, tf.constant(1), tf.constant(-1), tf.constant(-1), pad], label="k1")
-        fam.case("MatrixDiagV2", [band, k, tf.constant(5), tf.constant(6), pad], label="band 5x6")
-        fam.case("MatrixDiagPartV2", [x, tf.constant(-2), pad], label="k-2")
-        fam.case("MatrixDiagPartV2", [x, k, pad], label="band")
-        fam.case("MatrixSetDiagV2", [x, tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4)), k], label="band")
-        fam.case("MatrixSetDiagV2", [x, d, tf.constant(1)], label="k1")
+        case(fam, "MatrixDiagV2", [d, tf.constant(1), tf.constant(-1), tf.constant(-1), pad], label="k1")
+        case(fam, "MatrixDiagV2", [band, k, tf.constant(5), tf.constant(6), pad], label="band 5x6")
+        case(fam, "MatrixDiagPartV2", [x, tf.constant(-2), pad], label="k-2")
+        case(fam, "MatrixDiagPartV2", [x, k, pad], label="band")
+        case(fam, "MatrixSetDiagV2", [x, tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4)), k], label="band")
+        case(fam, "MatrixSetDiagV2", [x, d, tf.constant(1)], label="k1")
         for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
-            fam.case("MatrixDiagV3", [band, k, tf.constant(5), tf.constant(6), pad], {"align": align}, label=align)
-            fam.case("MatrixDiagPartV3", [x, k, pad], {"align": align}, label=align)
-            fam.case("MatrixSetDiagV3", [x, tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4)), k],
+            case(fam, "MatrixDiagV3", [band, k, tf.constant(5), tf.constant(6), pad], {"align": align}, label=align)
+            case(fam, "MatrixDiagPartV3", [x, k, pad], {"align": align}, label=align)
+            case(fam, "MatrixSetDiagV3", [x, tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4)), k],
                      {"align": align}, label=align)
-        fam.case("MatrixDiagV3", [d, tf.constant(0), tf.constant(3), tf.constant(-1), pad], label="too few rows")
-        fam.case("MatrixDiagPartV3", [x, tf.constant([2, -1]), pad], label="k reversed")
-        fam.case("MatrixDiagPartV3", [x, tf.constant(9), pad], label="k out of range")
-        fam.case("MatrixSetDiagV3", [x, d, tf.constant(1)], {"align": "LEFT_RIGHT"}, label="k1")
+        case(fam, "MatrixDiagV3", [d, tf.constant(0), tf.constant(3), tf.constant(-1), pad], label="too few rows")
+        case(fam, "MatrixDiagPartV3", [x, tf.constant([2, -1]), pad], label="k reversed")
+        case(fam, "MatrixDiagPartV3", [x, tf.constant(9), pad], label="k out of range")
+        case(fam, "MatrixSetDiagV3", [x, d, tf.constant(1)], {"align": "LEFT_RIGHT"}, label="k1")
 
 
 SEG_DT = F + [tf.int32, tf.int64, tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32, tf.uint64]
@@ -586,57 +621,59 @@ def segment(fam, rng):
         data = tensor(rand_values(dt, 6 * 4, rng), dt, (6, 4))
         ids = tf.constant([0, 0, 1, 3, 3, 3])
         for op in ("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin"):
-            if not fam.case(op, [data, ids], label="sorted"):
+            if not case(fam, op, [data, ids], label="sorted"):
                 continue
-            fam.case(op, [data, tf.constant([0, 0, 1, 1, 2, 2], tf.int64)], label="int64 ids")
-            fam.case(op, [data, tf.constant([1, 0, 1, 2, 2, 2])], label="unsorted")
-            fam.case(op, [data, tf.constant([-1, 0, 1, 2, 2, 2])], label="negative")
-            fam.case(op, [data, tf.constant([0, 1])], label="wrong length")
-            fam.case(op, [tensor([], dt, (0, 4)), tf.constant([], tf.int32)], label="empty")
-            fam.case(op, [tensor(edge_values(dt), dt), tf.constant([0] * 5 + [1] * (len(edge_values(dt)) - 5))],
+            case(fam, op, [data, tf.constant([0, 0, 1, 1, 2, 2], tf.int64)], label="int64 ids")
+            case(fam, op, [data, tf.constant([1, 0, 1, 2, 2, 2])], label="unsorted")
+            case(fam, op, [data, tf.constant([-1, 0, 1, 2, 2, 2])], label="negative")
+            case(fam, op, [data, tf.constant([0, 1])], label="wrong length")
+            case(fam, op, [tensor([], dt, (0, 4)), tf.constant([], tf.int32)], label="empty")
+            case(fam, op, [tensor(edge_values(dt), dt), tf.constant([0] * 5 + [1] * (len(edge_values(dt)) - 5))],
                      label="edges")
         for op in ("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin"):
-            if not fam.case(op, [data, tf.constant([2, 0, 2, -1, 4, 0]), tf.constant(5)], label="negative dropped"):
+            if not case(fam, op, [data, tf.constant([2, 0, 2, -1, 4, 0]), tf.constant(5)], label="negative dropped"):
                 continue
-            fam.case(op, [data, tf.constant([[0, 1], [2, 0], [1, 1]], tf.int64), tf.constant(3, tf.int64)],
-                     label="2-D ids")
-            fam.case(op, [data, tf.constant([0, 1, 2, 3, 4, 5]), tf.constant(3)], label="out of range")
-            fam.case(op, [tensor([], dt, (0, 4)), tf.constant([], tf.int32), tf.constant(2)], label="empty")
-            fam.case(op, [tensor(edge_values(dt), dt), tf.constant([i % 3 for i in range(len(edge_values(dt)))]),
+            case(fam, op, [tensor(rand_values(dt, 3 * 2 * 4, rng), dt, (3, 2, 4)),
+                          tf.constant([[0, 1], [2, 0], [1, 1]], tf.int64), tf.constant(3, tf.int64)], label="2-D ids")
+            case(fam, op, [data, tf.constant([0, 1, 2, 3, 4, 5]), tf.constant(3)], label="out of range")
+            case(fam, op, [tensor([], dt, (0, 4)), tf.constant([], tf.int32), tf.constant(2)], label="empty")
+            case(fam, op, [tensor(edge_values(dt), dt), tf.constant([i % 3 for i in range(len(edge_values(dt)))]),
                           tf.constant(3)], label="edges")
         if not dt.is_floating and dt not in (tf.int32, tf.int64):
             continue
         ind = tf.constant([0, 5, 2, 2, 1])
         sids = tf.constant([0, 0, 1, 2, 2])
         for op in ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"):
-            if not fam.case(op, [data, ind, sids], label="sorted"):
+            if not case(fam, op, [data, ind, sids], label="sorted"):
                 continue
-            fam.case(op, [data, tf.constant([0, 6]), tf.constant([0, 1])], label="index out of range")
-            fam.case(op, [data, ind, tf.constant([0, 1, 0, 2, 2])], label="unsorted ids")
-            fam.case(op, [data, tf.constant([1, 2], tf.int64), tf.constant([0, 2], tf.int64)], label="gap")
-            fam.case(op + "WithNumSegments", [data, ind, sids, tf.constant(4)], label="4")
-            fam.case(op + "WithNumSegments", [data, ind, sids, tf.constant(2)], label="too few")
+            case(fam, op, [data, tf.constant([0, 6]), tf.constant([0, 1])], label="index out of range")
+            case(fam, op, [data, ind, tf.constant([0, 1, 0, 2, 2])], label="unsorted ids")
+            case(fam, op, [data, tf.constant([1, 2], tf.int64), tf.constant([0, 2], tf.int64)], label="gap")
+            case(fam, op + "WithNumSegments", [data, ind, sids, tf.constant(4)], label="4")
+            case(fam, op + "WithNumSegments", [data, ind, sids, tf.constant(2)], label="too few")
     for dt in (tf.int32, tf.int64, tf.float32, tf.float64):
         arr = tf.constant([1, 3, 0, 3, 7, 2, 3], tf.int32)
         w = tensor(rand_values(dt, 7, rng), dt, (7,))
-        if not fam.case("DenseBincount", [arr, tf.constant(5), w], label="weights"):
+        if not case(fam, "DenseBincount", [arr, tf.constant(5), w], label="weights"):
             continue
-        fam.case("DenseBincount", [arr, tf.constant(5), tensor([], dt)], label="counts")
-        fam.case("DenseBincount", [arr, tf.constant(5), tensor([], dt)], {"binary_output": True}, label="binary")
-        fam.case("DenseBincount", [tf.constant([[1, 2], [0, 2]], tf.int64), tf.constant(3, tf.int64),
+        case(fam, "DenseBincount", [arr, tf.constant(5), tensor([], dt)], label="counts")
+        case(fam, "DenseBincount", [arr, tf.constant(5), tensor([], dt)], {"binary_output": True}, label="binary")
+        case(fam, "DenseBincount", [tf.constant([[1, 2], [0, 2]], tf.int64), tf.constant(3, tf.int64),
                                    tensor([], dt)], label="2-D")
-        fam.case("DenseBincount", [tf.constant([1, -1]), tf.constant(3), tensor([], dt)], label="negative")
-        fam.case("DenseBincount", [arr, tf.constant(-1), tensor([], dt)], label="negative size")
+        case(fam, "DenseBincount", [tf.constant([1, -1]), tf.constant(3), tensor([], dt)], label="negative")
+        case(fam, "DenseBincount", [arr, tf.constant(-1), tensor([], dt)], label="negative size")
     for dt in (tf.float32, tf.float64, tf.int32, tf.int64):
         v = tensor(rand_values(dt, 40, rng, -6, 6), dt, (40,))
         r = tensor([-5, 5], dt)
-        if not fam.case("HistogramFixedWidth", [v, r, tf.constant(7)], label="7 bins"):
+        if not case(fam, "HistogramFixedWidth", [v, r, tf.constant(7)], label="7 bins"):
             continue
-        fam.case("HistogramFixedWidth", [v, r, tf.constant(3)], {"dtype": tf.int64}, label="int64")
-        fam.case("HistogramFixedWidth", [v, tensor([2, 1], dt), tf.constant(3)], label="bad range")
-        fam.case("HistogramFixedWidth", [v, r, tf.constant(0)], label="no bins")
+        case(fam, "HistogramFixedWidth", [v, r, tf.constant(3)], {"dtype": tf.int64}, label="int64")
+        case(fam, "HistogramFixedWidth", [v, tensor([2, 1], dt), tf.constant(3)], label="bad range")
+        case(fam, "HistogramFixedWidth", [v, r, tf.constant(0)], label="no bins")
         if dt.is_floating:
-            fam.case("HistogramFixedWidth", [tensor(edge_values(dt), dt), r, tf.constant(4)], label="edges")
+            case(fam, "HistogramFixedWidth", [tensor(edge_values(dt), dt), r, tf.constant(4)], label="NaN")
+            ev = [v for v in edge_values(dt) if v == v]
+            case(fam, "HistogramFixedWidth", [tensor(ev, dt), r, tf.constant(4)], label="edges")
 
 
 def scatter(fam, rng):
@@ -644,36 +681,36 @@ def scatter(fam, rng):
         idx = tf.constant([[1, 0], [2, 3], [1, 0]])
         upd = tensor(rand_values(dt, 3 * 5, rng), dt, (3, 5))
         x = tensor(rand_values(dt, 3 * 4 * 5, rng), dt, (3, 4, 5))
-        if not fam.case("ScatterNd", [idx, upd, tf.constant([3, 4, 5])], label="duplicates"):
+        if not case(fam, "ScatterNd", [idx, upd, tf.constant([3, 4, 5])], label="duplicates"):
             continue
-        fam.case("ScatterNd", [tf.constant([[4], [0]], tf.int64), tensor(rand_values(dt, 2, rng), dt, (2,)),
+        case(fam, "ScatterNd", [tf.constant([[4], [0]], tf.int64), tensor(rand_values(dt, 2, rng), dt, (2,)),
                                tf.constant([5], tf.int64)], label="1-D")
-        fam.case("ScatterNd", [tf.constant([[3, 0]]), upd[:1], tf.constant([3, 4, 5])], label="out of range")
-        fam.case("ScatterNd", [tf.zeros([0, 2], tf.int32), tensor([], dt, (0, 5)), tf.constant([3, 4, 5])],
+        case(fam, "ScatterNd", [tf.constant([[3, 0]]), upd[:1], tf.constant([3, 4, 5])], label="out of range")
+        case(fam, "ScatterNd", [tf.zeros([0, 2], tf.int32), tensor([], dt, (0, 5)), tf.constant([3, 4, 5])],
                  label="empty")
         for op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMax",
                    "TensorScatterMin"):
-            if not fam.case(op, [x, tf.constant([[1, 0], [2, 3]]), upd[:2]], label="rows"):
+            if not case(fam, op, [x, tf.constant([[1, 0], [2, 3]]), upd[:2]], label="rows"):
                 continue
-            fam.case(op, [x, idx, upd], label="duplicates")
-            fam.case(op, [x, tf.constant([[0, 1, 2], [2, 3, 4]], tf.int64), tensor(rand_values(dt, 2, rng), dt, (2,))],
+            case(fam, op, [x, idx, upd], label="duplicates")
+            case(fam, op, [x, tf.constant([[0, 1, 2], [2, 3, 4]], tf.int64), tensor(rand_values(dt, 2, rng), dt, (2,))],
                      label="elements")
-            fam.case(op, [x, tf.constant([[0, 4]]), upd[:1]], label="out of range")
-            fam.case(op, [x, tf.constant([[-1, 0]]), upd[:1]], label="negative")
-            fam.case(op, [x, tf.constant([[1, 0]]), upd[:2]], label="wrong updates")
-        fam.case("SparseToDense", [tf.constant([[0, 1], [2, 3]]), tf.constant([3, 4]),
+            case(fam, op, [x, tf.constant([[0, 4]]), upd[:1]], label="out of range")
+            case(fam, op, [x, tf.constant([[-1, 0]]), upd[:1]], label="negative")
+            case(fam, op, [x, tf.constant([[1, 0]]), upd[:2]], label="wrong updates")
+        case(fam, "SparseToDense", [tf.constant([[0, 1], [2, 3]]), tf.constant([3, 4]),
                                    tensor(rand_values(dt, 2, rng), dt, (2,)), tensor(edge_values(dt)[1], dt, ())],
                  label="2-D")
-        fam.case("SparseToDense", [tf.constant([1, 4], tf.int64), tf.constant([5], tf.int64),
+        case(fam, "SparseToDense", [tf.constant([1, 4], tf.int64), tf.constant([5], tf.int64),
                                    tensor(rand_values(dt, 1, rng)[0], dt, ()), tensor(edge_values(dt)[0], dt, ())],
                  label="scalar value")
-        fam.case("SparseToDense", [tf.constant([[2, 3], [0, 1]]), tf.constant([3, 4]),
+        case(fam, "SparseToDense", [tf.constant([[2, 3], [0, 1]]), tf.constant([3, 4]),
                                    tensor(rand_values(dt, 2, rng), dt, (2,)), tensor(edge_values(dt)[0], dt, ())],
                  label="unsorted")
-        fam.case("SparseToDense", [tf.constant([[2, 3], [0, 1]]), tf.constant([3, 4]),
+        case(fam, "SparseToDense", [tf.constant([[2, 3], [0, 1]]), tf.constant([3, 4]),
                                    tensor(rand_values(dt, 2, rng), dt, (2,)), tensor(edge_values(dt)[0], dt, ())],
                  {"validate_indices": False}, label="unsorted unvalidated")
-        fam.case("SparseToDense", [tf.constant([[3, 0]]), tf.constant([3, 4]),
+        case(fam, "SparseToDense", [tf.constant([[3, 0]]), tf.constant([3, 4]),
                                    tensor(rand_values(dt, 1, rng), dt, (1,)), tensor(edge_values(dt)[0], dt, ())],
                  label="out of range")
 
@@ -684,23 +721,23 @@ def image(fam, rng):
         lo, hi = (0, 255) if dt == tf.uint8 else (-3, 3)
         img = tensor(rand_values(dt, 2 * 5 * 7 * 3, rng, lo, hi), dt, (2, 5, 7, 3))
         for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
-            if not fam.case(op, [img, tf.constant([8, 4])], label="8x4"):
+            if not case(fam, op, [img, tf.constant([8, 4])], label="8x4"):
                 continue
-            fam.case(op, [img, tf.constant([3, 11])], {"align_corners": True}, label="align corners")
-            fam.case(op, [img, tf.constant([9, 5])], {"half_pixel_centers": True}, label="half pixel")
-            fam.case(op, [img, tf.constant([5, 7])], label="same size")
-            fam.case(op, [img, tf.constant([0, 4])], label="zero size")
-            fam.case(op, [img, tf.constant([4, 4])], {"align_corners": True, "half_pixel_centers": True},
+            case(fam, op, [img, tf.constant([3, 11])], {"align_corners": True}, label="align corners")
+            case(fam, op, [img, tf.constant([9, 5])], {"half_pixel_centers": True}, label="half pixel")
+            case(fam, op, [img, tf.constant([5, 7])], label="same size")
+            case(fam, op, [img, tf.constant([0, 4])], label="zero size")
+            case(fam, op, [img, tf.constant([4, 4])], {"align_corners": True, "half_pixel_centers": True},
                      label="both")
         boxes = tf.constant([[0.1, 0.2, 0.8, 0.9], [0.9, 0.9, 0.1, 0.0], [-0.5, -0.2, 1.3, 1.1]])
-        if dt != tf.bfloat16 and fam.case("CropAndResize", [img, boxes, tf.constant([0, 1, 1]), tf.constant([4, 3])], label="bilinear"):
-            fam.case("CropAndResize", [img, boxes, tf.constant([1, 0, 0]), tf.constant([3, 5])],
+        if dt != tf.bfloat16 and case(fam, "CropAndResize", [img, boxes, tf.constant([0, 1, 1]), tf.constant([4, 3])], label="bilinear"):
+            case(fam, "CropAndResize", [img, boxes, tf.constant([1, 0, 0]), tf.constant([3, 5])],
                      {"method": "nearest", "extrapolation_value": -1.0}, label="nearest")
-            fam.case("CropAndResize", [img, boxes[:1], tf.constant([0]), tf.constant([1, 1])], label="1x1")
-            fam.case("CropAndResize", [img, boxes[:1], tf.constant([2]), tf.constant([2, 2])], label="bad box index")
-        if fam.case("ExtractImagePatches", [img], {"ksizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1],
+            case(fam, "CropAndResize", [img, boxes[:1], tf.constant([0]), tf.constant([1, 1])], label="1x1")
+            case(fam, "CropAndResize", [img, boxes[:1], tf.constant([2]), tf.constant([2, 2])], label="bad box index")
+        if case(fam, "ExtractImagePatches", [img], {"ksizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1],
                                                    "rates": [1, 1, 1, 1], "padding": "VALID"}, label="VALID"):
-            fam.case("ExtractImagePatches", [img], {"ksizes": [1, 3, 2, 1], "strides": [1, 1, 3, 1],
+            case(fam, "ExtractImagePatches", [img], {"ksizes": [1, 3, 2, 1], "strides": [1, 1, 3, 1],
                                                     "rates": [1, 2, 1, 1], "padding": "SAME"}, label="SAME rate 2")
     for dt in [tf.float32, tf.float16]:
         bx = rng.uniform(0, 1, (9, 4))
@@ -713,21 +750,22 @@ def image(fam, rng):
         iou = tensor(0.4, dt, ())
         sth = tensor(0.2, dt, ())
         if dt == tf.float32:
-            fam.case("NonMaxSuppression", [boxes, scores, tf.constant(5)], {"iou_threshold": 0.4}, label="5")
-            fam.case("NonMaxSuppression", [boxes, scores, tf.constant(-1)], label="negative max")
-            fam.case("NonMaxSuppression", [boxes, scores[:5], tf.constant(3)], label="mismatch")
-        fam.case("NonMaxSuppressionV2", [boxes, scores, tf.constant(6), iou], label="6")
-        fam.case("NonMaxSuppressionV2", [boxes, scores, tf.constant(6), tensor(1.5, dt, ())], label="bad iou")
-        fam.case("NonMaxSuppressionV3", [boxes, scores, tf.constant(6), iou, sth], label="score threshold")
-        fam.case("NonMaxSuppressionV3", [tensor([], dt, (0, 4)), tensor([], dt), tf.constant(3), iou, sth],
+            case(fam, "NonMaxSuppression", [boxes, scores, tf.constant(5)], {"iou_threshold": 0.4}, label="5")
+            case(fam, "NonMaxSuppression", [boxes, scores, tf.constant(-1)], label="negative max")
+            case(fam, "NonMaxSuppression", [boxes, scores[:5], tf.constant(3)], with_defaults("NonMaxSuppression"),
+                     label="mismatch")
+        case(fam, "NonMaxSuppressionV2", [boxes, scores, tf.constant(6), iou], label="6")
+        case(fam, "NonMaxSuppressionV2", [boxes, scores, tf.constant(6), tensor(1.5, dt, ())], label="bad iou")
+        case(fam, "NonMaxSuppressionV3", [boxes, scores, tf.constant(6), iou, sth], label="score threshold")
+        case(fam, "NonMaxSuppressionV3", [tensor([], dt, (0, 4)), tensor([], dt), tf.constant(3), iou, sth],
                  label="no boxes")
         for pad in (False, True):
-            fam.case("NonMaxSuppressionV4", [boxes, scores, tf.constant(7), iou, sth],
+            case(fam, "NonMaxSuppressionV4", [boxes, scores, tf.constant(7), iou, sth],
                      {"pad_to_max_output_size": pad}, label="pad %s" % pad)
         for sigma in (0.0, 0.5):
-            fam.case("NonMaxSuppressionV5", [boxes, scores, tf.constant(7), iou, sth, tensor(sigma, dt, ())],
+            case(fam, "NonMaxSuppressionV5", [boxes, scores, tf.constant(7), iou, sth, tensor(sigma, dt, ())],
                      label="sigma %g" % sigma)
-        fam.case("NonMaxSuppressionV5", [boxes, scores, tf.constant(12), iou, sth, tensor(0.0, dt, ())],
+        case(fam, "NonMaxSuppressionV5", [boxes, scores, tf.constant(12), iou, sth, tensor(0.0, dt, ())],
                  {"pad_to_max_output_size": True}, label="padded")
 
 
@@ -737,33 +775,33 @@ def pool3d(fam, rng):
         w = tensor(rand_values(dt, 2 * 3 * 2 * 3 * 4, rng, -1, 1), dt, (2, 3, 2, 3, 4))
         for pad in ("SAME", "VALID"):
             for op in ("MaxPool3D", "AvgPool3D"):
-                fam.case(op, [vol], {"ksize": [1, 2, 3, 2, 1], "strides": [1, 2, 2, 1, 1], "padding": pad}, label=pad)
-            fam.case("Conv3D", [vol, w], {"strides": [1, 1, 2, 1, 1], "padding": pad}, label=pad)
-        fam.case("Conv3D", [vol, w[:, :, :, :2]], {"strides": [1, 1, 1, 1, 1], "padding": "VALID"},
+                case(fam, op, [vol], {"ksize": [1, 2, 3, 2, 1], "strides": [1, 2, 2, 1, 1], "padding": pad}, label=pad)
+            case(fam, "Conv3D", [vol, w], {"strides": [1, 1, 2, 1, 1], "padding": pad}, label=pad)
+        case(fam, "Conv3D", [vol, w[:, :, :, :2]], {"strides": [1, 1, 1, 1, 1], "padding": "VALID"},
                  label="channel mismatch")
         img = tensor(rand_values(dt, 2 * 7 * 6 * 3, rng), dt, (2, 7, 6, 3))
         for pad in ("SAME", "VALID"):
-            fam.case("MaxPoolV2", [img, tf.constant([1, 3, 2, 1]), tf.constant([1, 2, 2, 1])], {"padding": pad},
+            case(fam, "MaxPoolV2", [img, tf.constant([1, 3, 2, 1]), tf.constant([1, 2, 2, 1])], {"padding": pad},
                      label=pad)
-        fam.case("MaxPoolV2", [img, tf.constant([1, 3, 2, 2]), tf.constant([1, 1, 1, 1])], {"padding": "VALID"},
+        case(fam, "MaxPoolV2", [img, tf.constant([1, 3, 2, 2]), tf.constant([1, 1, 1, 1])], {"padding": "VALID"},
                  label="depth window")
         if dt.is_floating:
-            fam.case("MaxPool3D", [tensor(edge_values(dt)[:16], dt, (1, 2, 2, 4, 1))],
+            case(fam, "MaxPool3D", [tensor(edge_values(dt)[:16], dt, (1, 2, 2, 4, 1))],
                      {"ksize": [1, 2, 2, 2, 1], "strides": [1, 1, 1, 1, 1], "padding": "VALID"}, label="edges")
-            fam.case("MaxPoolV2", [tensor(edge_values(dt)[:16], dt, (1, 4, 4, 1)), tf.constant([1, 2, 2, 1]),
+            case(fam, "MaxPoolV2", [tensor(edge_values(dt)[:16], dt, (1, 4, 4, 1)), tf.constant([1, 2, 2, 1]),
                                    tf.constant([1, 2, 2, 1])], {"padding": "VALID"}, label="edges")
         f2 = tensor(rand_values(dt, 3 * 3 * 2 * 3, rng, -1, 1), dt, (3, 3, 2, 3))
         for pad, s, size in (("SAME", 2, [2, 7, 6, 2]), ("VALID", 1, [2, 7, 6, 2]), ("SAME", 1, [2, 7, 6, 2])):
             oh = (7 + s - 1) // s if pad == "SAME" else 7 - 2
             ow = (6 + s - 1) // s if pad == "SAME" else 6 - 2
             dy = tensor(rand_values(dt, 2 * oh * ow * 3, rng), dt, (2, oh, ow, 3))
-            fam.case("Conv2DBackpropInput", [tf.constant(size), f2, dy], {"strides": [1, s, s, 1], "padding": pad},
+            case(fam, "Conv2DBackpropInput", [tf.constant(size), f2, dy], {"strides": [1, s, s, 1], "padding": pad},
                      label="%s s%d" % (pad, s))
-        fam.case("Conv2DBackpropInput", [tf.constant([2, 7, 6, 2]), f2, tensor(rand_values(dt, 2 * 7 * 6 * 3, rng), dt,
+        case(fam, "Conv2DBackpropInput", [tf.constant([2, 7, 6, 2]), f2, tensor(rand_values(dt, 2 * 7 * 6 * 3, rng), dt,
                                                                               (2, 7, 6, 3))],
                  {"strides": [1, 1, 1, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]},
                  label="explicit")
-        fam.case("Conv2DBackpropInput", [tf.constant([2, 7, 6, 2]), f2, tensor(rand_values(dt, 2 * 4 * 3 * 3, rng),
+        case(fam, "Conv2DBackpropInput", [tf.constant([2, 7, 6, 2]), f2, tensor(rand_values(dt, 2 * 4 * 3 * 3, rng),
                                                                               dt, (2, 4, 3, 3))],
                  {"strides": [1, 1, 1, 1], "padding": "SAME"}, label="wrong out_backprop")
 
@@ -772,38 +810,38 @@ def normmath(fam, rng):
     for dt in F + I + [tf.bool]:
         a = tensor(rand_values(dt, 35, rng), dt, (5, 7))
         b = tensor(rand_values(dt, 35, rng), dt, (5, 7))
-        if fam.case("AddN", [[a, b, a]], label="three"):
-            fam.case("AddN", [[a]], label="one")
-            fam.case("AddN", [[tensor(edge_values(dt), dt), tensor(edge_values(dt)[::-1], dt)]], label="edges")
-            fam.case("AddN", [[tensor([], dt, (0, 3)), tensor([], dt, (0, 3))]], label="empty")
-            fam.case("AddN", [[a, tensor(rand_values(dt, 7, rng), dt, (7,))]], label="shape mismatch")
+        if case(fam, "AddN", [[a, b, a]], label="three"):
+            case(fam, "AddN", [[a]], label="one")
+            case(fam, "AddN", [[tensor(edge_values(dt), dt), tensor(edge_values(dt)[::-1], dt)]], label="edges")
+            case(fam, "AddN", [[tensor([], dt, (0, 3)), tensor([], dt, (0, 3))]], label="empty")
+            case(fam, "AddN", [[a, tensor(rand_values(dt, 7, rng), dt, (7,))]], label="shape mismatch")
         img = tensor(rand_values(dt, 2 * 3 * 5 * 4, rng), dt, (2, 3, 5, 4))
-        if fam.case("BiasAddV1", [img, tensor(rand_values(dt, 4, rng), dt, (4,))], label="NHWC"):
-            fam.case("BiasAddV1", [img, tensor(rand_values(dt, 5, rng), dt, (5,))], label="wrong bias")
+        if case(fam, "BiasAddV1", [img, tensor(rand_values(dt, 4, rng), dt, (4,))], label="NHWC"):
+            case(fam, "BiasAddV1", [img, tensor(rand_values(dt, 5, rng), dt, (5,))], label="wrong bias")
             ev = edge_values(dt)
-            fam.case("BiasAddV1", [tensor(ev, dt, (1, len(ev))), tensor(ev[::-1], dt)], label="edges")
-        if fam.case("L2Loss", [a], label="5x7"):
-            fam.case("L2Loss", [tensor(edge_values(dt), dt)], label="edges")
-            fam.case("L2Loss", [tensor([], dt, (0,))], label="empty")
-            fam.case("L2Loss", [tensor(rand_values(dt, 1, rng)[0], dt, ())], label="scalar")
+            case(fam, "BiasAddV1", [tensor(ev, dt, (1, len(ev))), tensor(ev[::-1], dt)], label="edges")
+        if case(fam, "L2Loss", [a], label="5x7"):
+            case(fam, "L2Loss", [tensor(edge_values(dt), dt)], label="edges")
+            case(fam, "L2Loss", [tensor([], dt, (0,))], label="empty")
+            case(fam, "L2Loss", [tensor(rand_values(dt, 1, rng)[0], dt, ())], label="scalar")
         x = tensor(rand_values(dt, 2 * 3 * 4, rng), dt, (2, 3, 4))
         y = tensor(rand_values(dt, 2 * 4 * 5, rng), dt, (2, 4, 5))
-        if fam.case("BatchMatMul", [x, y], label="2x3x4 2x4x5"):
-            fam.case("BatchMatMul", [tf.transpose(x, [0, 2, 1]), y], {"adj_x": True}, label="adj_x")
-            fam.case("BatchMatMul", [x, tf.transpose(y, [0, 2, 1])], {"adj_y": True}, label="adj_y")
-            fam.case("BatchMatMul", [x, y[:1]], label="batch mismatch")
-            fam.case("BatchMatMul", [tensor([], dt, (2, 0, 4)), y], label="empty")
+        if case(fam, "BatchMatMul", [x, y], label="2x3x4 2x4x5"):
+            case(fam, "BatchMatMul", [tf.transpose(x, [0, 2, 1]), y], {"adj_x": True}, label="adj_x")
+            case(fam, "BatchMatMul", [x, tf.transpose(y, [0, 2, 1])], {"adj_y": True}, label="adj_y")
+            case(fam, "BatchMatMul", [x, y[:1]], with_defaults("BatchMatMul"), label="batch mismatch")
+            case(fam, "BatchMatMul", [tensor([], dt, (2, 0, 4)), y], label="empty")
         for tout in (dt,):
-            if fam.case("BatchMatMulV3", [x, y[:1]], {"Tout": tout}, label="broadcast"):
-                fam.case("BatchMatMulV3", [x, tf.transpose(y, [0, 2, 1])], {"Tout": tout, "adj_y": True},
+            if case(fam, "BatchMatMulV3", [x, y[:1]], {"Tout": tout}, label="broadcast"):
+                case(fam, "BatchMatMulV3", [x, tf.transpose(y, [0, 2, 1])], {"Tout": tout, "adj_y": True},
                          label="adj_y")
-                fam.case("BatchMatMulV3", [x, x], {"Tout": tout}, label="incompatible")
-        if fam.case("Einsum", [[x, y]], {"equation": "bij,bjk->bik"}, label="batch matmul"):
-            fam.case("Einsum", [[x]], {"equation": "bij->jb"}, label="sum transpose")
-            fam.case("Einsum", [[x, tensor(rand_values(dt, 4, rng), dt, (4,))]], {"equation": "...j,j->..."},
+                case(fam, "BatchMatMulV3", [x, x], with_defaults("BatchMatMulV3", {"Tout": tout}), label="incompatible")
+        if case(fam, "Einsum", [[x, y]], {"equation": "bij,bjk->bik"}, label="batch matmul"):
+            case(fam, "Einsum", [[x]], {"equation": "bij->jb"}, label="sum transpose")
+            case(fam, "Einsum", [[x, tensor(rand_values(dt, 4, rng), dt, (4,))]], {"equation": "...j,j->..."},
                      label="ellipsis")
-            fam.case("Einsum", [[tensor(rand_values(dt, 9, rng), dt, (3, 3))]], {"equation": "ii->i"}, label="diag")
-            fam.case("Einsum", [[x, y]], {"equation": "bij,bkj->bik"}, label="mismatch")
+            case(fam, "Einsum", [[tensor(rand_values(dt, 9, rng), dt, (3, 3))]], {"equation": "ii->i"}, label="diag")
+            case(fam, "Einsum", [[x, y]], {"equation": "bij,bkj->bik"}, label="mismatch")
     for dt in F:
         x = tensor(rand_values(dt, 2 * 3 * 5 * 4, rng), dt, (2, 3, 5, 4))
         u = tf.float32
@@ -813,11 +851,11 @@ def normmath(fam, rng):
         var = tensor(rng.uniform(0.5, 2, 4), u)
         empty = tensor([], u)
         for op in ("FusedBatchNorm", "FusedBatchNormV2"):
-            fam.case(op, [x, sc, of, mean, var], {"is_training": False, "epsilon": 0.001}, label="inference")
-            fam.case(op, [x, sc, of, empty, empty], {"is_training": True, "epsilon": 0.001}, label="training")
-            fam.case(op, [x, sc, of, mean, var], {"is_training": True, "epsilon": 0.001,
+            case(fam, op, [x, sc, of, mean, var], {"is_training": False, "epsilon": 0.001}, label="inference")
+            case(fam, op, [x, sc, of, empty, empty], {"is_training": True, "epsilon": 0.001}, label="training")
+            case(fam, op, [x, sc, of, mean, var], {"is_training": True, "epsilon": 0.001,
                                                   "exponential_avg_factor": 0.3}, label="running average")
-            fam.case(op, [x, sc[:3], of, mean, var], {"is_training": False}, label="wrong scale")
+            case(fam, op, [x, sc[:3], of, mean, var], with_defaults(op, {"is_training": False}), label="wrong scale")
         side = tensor(rand_values(dt, 2 * 3 * 5 * 4, rng), dt, (2, 3, 5, 4))
 
 
@@ -872,11 +910,11 @@ def random(fam, rng):
     for dt in F:
         for seed in ([1, 2], [0, 0], [-7, 123456789]):
             for sh in ([3, 5], [0], [67]):
-                fam.case("StatelessRandomUniform", [tf.constant(sh), tf.constant(seed, tf.int64)], {"dtype": dt},
+                case(fam, "StatelessRandomUniform", [tf.constant(sh), tf.constant(seed, tf.int64)], {"dtype": dt},
                          label="seed %s shape %s" % (seed, sh))
-        fam.case("StatelessRandomUniform", [tf.constant([2, 2], tf.int64), tf.constant([5, 6])], {"dtype": dt},
+        case(fam, "StatelessRandomUniform", [tf.constant([2, 2], tf.int64), tf.constant([5, 6])], {"dtype": dt},
                  label="int32 seed")
-        fam.case("StatelessRandomUniform", [tf.constant([2]), tf.constant([5, 6, 7], tf.int64)], {"dtype": dt},
+        case(fam, "StatelessRandomUniform", [tf.constant([2]), tf.constant([5, 6, 7], tf.int64)], {"dtype": dt},
                  label="bad seed")
 
 
