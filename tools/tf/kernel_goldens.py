@@ -411,10 +411,8 @@ def array(fam, rng):
 # eagerly through the op's kernel by name, with the NodeDef's attrs filled
 # from the OpDef's defaults as TensorFlow completes them.
 
-def raw_case(fam, op, inputs, attrs, num_outputs, label=""):
-    from tensorflow.python.eager import context, execute
-
-    flat = [t for x in inputs for t in (x if isinstance(x, list) else [x])]
+def node_def(op, attrs):
+    """op's NodeDef with attrs, the rest the OpDef's defaults."""
     nd = tf.compat.v1.NodeDef(op=op)
     for a in op_def(op).attr:
         v = attrs.get(a.name)
@@ -426,6 +424,14 @@ def raw_case(fam, op, inputs, attrs, num_outputs, label=""):
             nd.attr[a.name].CopyFrom(attr_value(v))
         elif a.HasField("default_value"):
             nd.attr[a.name].CopyFrom(a.default_value)
+    return nd
+
+
+def raw_case(fam, op, inputs, attrs, num_outputs, label=""):
+    from tensorflow.python.eager import context, execute
+
+    flat = [t for x in inputs for t in (x if isinstance(x, list) else [x])]
+    nd = node_def(op, attrs)
     # Eager execution by name fills no defaults: every attr is passed.
     flat_attrs = []
     for a in op_def(op).attr:
@@ -918,6 +924,99 @@ def random(fam, rng):
                  label="bad seed")
 
 
+
+# The CPU's _FusedConv3D, _FusedDepthwiseConv2dNative and _FusedBatchNormEx
+# kernels are NoOps that TensorFlow's oneDNN layout pass rewrites to its
+# _Mkl kernels (kernels/mkl/mkl_conv_ops.cc, mkl_fused_batch_norm_op.cc):
+# their numbers exist only with oneDNN on, in a graph. A child process
+# imports TensorFlow so, with oneDNN held to SSE4.1 code and one thread so
+# that its results are the same on every x86 machine, and runs each case
+# in a session.
+ONEDNN_CHILD = "--onednn-child"
+
+
+def onednn(fam, rng):
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "cases.json")
+        env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", ONEDNN_MAX_CPU_ISA="SSE41", OMP_NUM_THREADS="1")
+        subprocess.run([sys.executable, os.path.abspath(__file__), ONEDNN_CHILD, path, str(rng.randint(1 << 30))],
+                       env=env, check=True)
+        with open(path) as fh:
+            fam.cases.extend(json.load(fh))
+
+
+def onednn_child(path, seed):
+    rng = np.random.RandomState(seed)
+    tf.compat.v1.disable_eager_execution()
+    cases = []
+    cfg = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+
+    def run(op, inputs, attrs, out_types, label):
+        nd = node_def(op, attrs)
+        c = {"op": op, "label": label, "inputs": [proto_b64(tf.make_tensor_proto(a)) for a in inputs],
+             "attrs": base64.b64encode(nd.SerializeToString(deterministic=True)).decode()}
+        g = tf.Graph()
+        with g.as_default():
+            ins = [tf.constant(a) for a in inputs]
+            node = g.create_op(op, ins, out_types, name="n", attrs=dict(nd.attr))
+            try:
+                with tf.compat.v1.Session(graph=g, config=cfg) as sess:
+                    outs = sess.run(node.outputs)
+                c["outputs"] = [proto_b64(tf.make_tensor_proto(o)) for o in outs]
+            except tf.errors.OpError as e:
+                lines = [ln for ln in str(e.message).split("\n") if ln and not ln[0].isspace()
+                         and not ln.startswith(("Graph execution error", "Detected at node", "Node: "))]
+                msg = (lines or [""])[0]
+                # No kernel: the layout pass leaves what oneDNN does not
+                # fuse to the NoOp (no output), or the kernel refuses it.
+                if "Missing 0-th output" in msg or "Fusion is not implemented" in msg \
+                        or "must have one extra argument" in msg:
+                    return
+                c["error"] = msg[:300]
+        cases.append(c)
+
+    f32 = np.float32
+    img = rng.uniform(-3, 3, (2, 7, 6, 3)).astype(f32)
+    dw = rng.uniform(-1, 1, (3, 3, 3, 2)).astype(f32)
+    vol = rng.uniform(-3, 3, (1, 4, 5, 4, 3)).astype(f32)
+    w3 = rng.uniform(-1, 1, (2, 2, 3, 3, 4)).astype(f32)
+    for ops, n in FUSED_EPILOGUES:
+        lab = "+".join(ops)
+
+        def args(c, out_shape):
+            if ops[0] == "FusedBatchNorm":
+                return [rng.uniform(0.5, 1.5, c).astype(f32), rng.uniform(-1, 1, c).astype(f32),
+                        rng.uniform(-1, 1, c).astype(f32), rng.uniform(0.5, 2, c).astype(f32)]
+            out = [rng.uniform(-3, 3, c).astype(f32)]
+            if n == 2:
+                out.append(rng.uniform(-3, 3, out_shape).astype(f32))
+            return out
+
+        for s, pad in ((1, "SAME"), (2, "VALID")):
+            oh, ow = ((7 + s - 1) // s, (6 + s - 1) // s) if pad == "SAME" else ((7 - 3) // s + 1, (6 - 3) // s + 1)
+            run("_FusedDepthwiseConv2dNative", [img, dw] + args(6, (2, oh, ow, 6)),
+                {"T": tf.float32, "num_args": n, "strides": [1, s, s, 1], "padding": pad, "fused_ops": ops,
+                 "epsilon": 0.001}, [tf.float32], "%s %s s%d" % (lab, pad, s))
+        run("_FusedConv3D", [vol, w3] + args(4, (1, 4, 5, 4, 4)),
+            {"T": tf.float32, "num_args": n, "strides": [1, 1, 1, 1, 1], "padding": "SAME", "fused_ops": ops,
+             "epsilon": 0.001}, [tf.float32], lab)
+    x = rng.uniform(-3, 3, (2, 3, 5, 4)).astype(f32)
+    side = rng.uniform(-3, 3, (2, 3, 5, 4)).astype(f32)
+    p = [rng.uniform(0.5, 1.5, 4), rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4), rng.uniform(0.5, 2, 4)]
+    p = [a.astype(f32) for a in p]
+    for act in ("Identity", "Relu"):
+        for n_side in (0, 1):
+            run("_FusedBatchNormEx", [x] + p + ([side] if n_side else []),
+                {"T": tf.float32, "U": tf.float32, "epsilon": 0.001, "is_training": False,
+                 "num_side_inputs": n_side, "activation_mode": act}, [tf.float32] * 6,
+                "inference %s side %d" % (act, n_side))
+    with open(path, "w") as fh:
+        json.dump(cases, fh)
+
+
 FAMILIES = [
     ("unary", unary),
     ("binary", binary),
@@ -936,10 +1035,14 @@ FAMILIES = [
     ("normmath", normmath),
     ("fused", fused),
     ("random", random),
+    ("onednn", onednn),
 ]
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == ONEDNN_CHILD:
+        onednn_child(sys.argv[2], int(sys.argv[3]))
+        return 0
     if len(sys.argv) != 2:
         print("usage: kernel_goldens.py OUT_DIR", file=sys.stderr)
         return 2
