@@ -129,8 +129,13 @@ func kernelsSection(files []*tfgolden.File) string {
 			notSwept = append(notSwept, op)
 		}
 	}
-	fmt.Fprintf(&b, "\nRegistered kernels the sweep does not cover yet (%d of %d; stateful, resource, string, image, segment, "+
-		"scatter, control-flow and TF.js-only ops among them): %s.\n", len(notSwept), len(kernels.RegisteredOps()), strings.Join(notSwept, ", "))
+	fmt.Fprintf(&b, "\nRegistered kernels the sweep does not cover yet (%d of %d; stateful, resource, string, "+
+		"control-flow and TF.js-only ops among them): %s.\n", len(notSwept), len(kernels.RegisteredOps()), strings.Join(notSwept, ", "))
+	b.WriteString("\nRegistered kernels no golden can hold (`internal/tfgolden/nogolden.go`):\n\n")
+	noGolden := tfgolden.NoGolden()
+	for _, op := range slices.Sorted(mapKeys(noGolden)) {
+		fmt.Fprintf(&b, "- %s: %s.\n", op, noGolden[op])
+	}
 	if cpu, err := coverage.BuiltinPack("cpu"); err == nil {
 		have := map[string]bool{}
 		for _, k := range cpu.OwnKernels() {

@@ -13,6 +13,8 @@ var defects = map[string]string{
 	"AvgPool3D bfloat16":             "as AvgPool bfloat16: TensorFlow sums the window in bfloat16, tfscan in float32 (up to 48 ULP)",
 	"Conv3D float16":                 "TensorFlow accumulates the taps in float16 (Eigen's contraction on Eigen::half rounds every partial sum); tfscan in float32 and rounds once: beyond the summation tolerance where the sum cancels",
 	"Conv3D bfloat16":                "as Conv3D float16, in bfloat16 (14 ULP)",
+	"ResizeBilinear float32":         "FLT_MIN beside a zero: TensorFlow's FTZ flushes the subnormal step (tr - tl) * lerp to zero inside the interpolation and keeps FLT_MIN, tfscan keeps IEEE subnormals inside a kernel and its subnormal result flushes to 0",
+	"ResizeBilinear bfloat16":        "as ResizeBilinear float32",
 	"Softsign float16":               "TensorFlow rounds 1 + |x| to float16 before dividing; tfscan rounds once (1 ULP)",
 	"Softsign bfloat16":              "TensorFlow rounds 1 + |x| to bfloat16 before dividing; tfscan rounds once (1 ULP)",
 	"Softsign float32":               "1 ULP on some inputs: TensorFlow's x / (1 + |x|) goes through Eigen's packet division path",

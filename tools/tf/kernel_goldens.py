@@ -694,6 +694,9 @@ def scatter(fam, rng):
         case(fam, "ScatterNd", [tf.constant([[3, 0]]), upd[:1], tf.constant([3, 4, 5])], label="out of range")
         case(fam, "ScatterNd", [tf.zeros([0, 2], tf.int32), tensor([], dt, (0, 5)), tf.constant([3, 4, 5])],
                  label="empty")
+        ev = edge_values(dt)
+        case(fam, "ScatterNd", [tf.constant([[i % 4] for i in range(len(ev))]), tensor(ev, dt), tf.constant([4])],
+             label="edges duplicates")
         for op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMax",
                    "TensorScatterMin"):
             if not case(fam, op, [x, tf.constant([[1, 0], [2, 3]]), upd[:2]], label="rows"):
@@ -704,6 +707,10 @@ def scatter(fam, rng):
             case(fam, op, [x, tf.constant([[0, 4]]), upd[:1]], label="out of range")
             case(fam, op, [x, tf.constant([[-1, 0]]), upd[:1]], label="negative")
             case(fam, op, [x, tf.constant([[1, 0]]), upd[:2]], label="wrong updates")
+            ev = edge_values(dt)
+            n = len(ev)
+            case(fam, op, [tensor(ev, dt), tf.constant([[i] for i in range(n)]), tensor(ev[::-1], dt)],
+                 label="edges")
         case(fam, "SparseToDense", [tf.constant([[0, 1], [2, 3]]), tf.constant([3, 4]),
                                    tensor(rand_values(dt, 2, rng), dt, (2,)), tensor(edge_values(dt)[1], dt, ())],
                  label="2-D")
@@ -735,6 +742,10 @@ def image(fam, rng):
             case(fam, op, [img, tf.constant([0, 4])], label="zero size")
             case(fam, op, [img, tf.constant([4, 4])], {"align_corners": True, "half_pixel_centers": True},
                      label="both")
+        if dt.is_floating:
+            edge_img = tensor(edge_values(dt), dt, (1, 4, 5, 1))
+            for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
+                case(fam, op, [edge_img, tf.constant([7, 3])], {"half_pixel_centers": True}, label="edges")
         boxes = tf.constant([[0.1, 0.2, 0.8, 0.9], [0.9, 0.9, 0.1, 0.0], [-0.5, -0.2, 1.3, 1.1]])
         if dt != tf.bfloat16 and case(fam, "CropAndResize", [img, boxes, tf.constant([0, 1, 1]), tf.constant([4, 3])], label="bilinear"):
             case(fam, "CropAndResize", [img, boxes, tf.constant([1, 0, 0]), tf.constant([3, 5])],
@@ -792,7 +803,8 @@ def pool3d(fam, rng):
         case(fam, "MaxPoolV2", [img, tf.constant([1, 3, 2, 2]), tf.constant([1, 1, 1, 1])], {"padding": "VALID"},
                  label="depth window")
         if dt.is_floating:
-            case(fam, "MaxPool3D", [tensor(edge_values(dt)[:16], dt, (1, 2, 2, 4, 1))],
+            for op in ("MaxPool3D", "AvgPool3D"):
+                case(fam, op, [tensor(edge_values(dt)[:16], dt, (1, 2, 2, 4, 1))],
                      {"ksize": [1, 2, 2, 2, 1], "strides": [1, 1, 1, 1, 1], "padding": "VALID"}, label="edges")
             case(fam, "MaxPoolV2", [tensor(edge_values(dt)[:16], dt, (1, 4, 4, 1)), tf.constant([1, 2, 2, 1]),
                                    tf.constant([1, 2, 2, 1])], {"padding": "VALID"}, label="edges")
@@ -837,6 +849,11 @@ def normmath(fam, rng):
             case(fam, "BatchMatMul", [x, tf.transpose(y, [0, 2, 1])], {"adj_y": True}, label="adj_y")
             case(fam, "BatchMatMul", [x, y[:1]], with_defaults("BatchMatMul"), label="batch mismatch")
             case(fam, "BatchMatMul", [tensor([], dt, (2, 0, 4)), y], label="empty")
+            case(fam, "BatchMatMul", [tensor(rand_values(dt, 3 * 17 * 67, rng), dt, (3, 17, 67)),
+                                      tensor(rand_values(dt, 3 * 67 * 33, rng), dt, (3, 67, 33))], label="odd sizes")
+            if dt.is_floating:
+                e = edge_values(dt)[:16]
+                case(fam, "BatchMatMul", [tensor(e, dt, (1, 4, 4)), tensor(e[::-1], dt, (1, 4, 4))], label="edges")
         for tout in (dt,):
             if case(fam, "BatchMatMulV3", [x, y[:1]], {"Tout": tout}, label="broadcast"):
                 case(fam, "BatchMatMulV3", [x, tf.transpose(y, [0, 2, 1])], {"Tout": tout, "adj_y": True},
@@ -910,6 +927,18 @@ def fused(fam, rng):
         raw_case(fam, "_FusedConv2D", [img, w, [tensor(rand_values(dt, 4, rng), dt, (4,))], []],
                  {"T": dt, "TArgs": [dt], "num_args": 1, "strides": [1, 1, 1, 1], "padding": "SAME",
                   "fused_ops": ["BiasAdd", "Relu"], "dilations": [1, 2, 2, 1]}, 1, label="dilated")
+        # Edge values through the activations: NaN, ±Inf and -0.0 in the
+        # input and the bias.
+        ev = edge_values(dt)
+        ea = tensor(ev[:18], dt, (3, 6))
+        eb = tensor(edge_values(dt)[2:14][::-1], dt, (6, 2))
+        for act in ("Relu", "Relu6", "Elu", "LeakyRelu"):
+            raw_case(fam, "_FusedMatMul", [ea, eb, [tensor(ev[-4:-2], dt)]],
+                     {"T": dt, "num_args": 1, "fused_ops": ["BiasAdd", act]}, 1, label="edges " + act)
+            raw_case(fam, "_FusedConv2D", [tensor(ev, dt, (1, 4, 5, 1)), tensor([1.0, -1.0], dt, (1, 1, 1, 2)),
+                                           [tensor([ev[1], ev[12]], dt)], []],
+                     {"T": dt, "TArgs": [dt], "num_args": 1, "strides": [1, 1, 1, 1], "padding": "VALID",
+                      "fused_ops": ["BiasAdd", act]}, 1, label="edges " + act)
 
 
 def random(fam, rng):
