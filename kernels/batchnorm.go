@@ -6,8 +6,8 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
-// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and _FusedBatchNormEx
-// in inference mode (is_training=false), after TensorFlow's
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and _FusedBatchNormEx,
+// in inference mode (is_training=false) after TensorFlow's
 // fused_batch_norm_op.cc (FusedBatchNorm<CPUDevice, T, U, false>):
 //
 //	y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset
@@ -20,8 +20,8 @@ import (
 // (Identity, Relu) after the normalisation, as the GPU kernel does;
 // TensorFlow's CPU kernel rejects both.
 //
-// Training mode (batch statistics) is not implemented: it is reported as
-// unsupported.
+// Training mode (batch statistics) follows FusedBatchNorm<CPUDevice, T, U,
+// true> (batchNormTrain); _FusedBatchNormEx's is reported as unsupported.
 
 func init() {
 	Register("FusedBatchNorm", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 5) })
@@ -64,7 +64,7 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if train {
+	if train && ctx.Op == "_FusedBatchNormEx" {
 		return nil, ctx.Unsupported("is_training=true (batch statistics)")
 	}
 	cl, err := dataFormatChannelsLast(ctx)
@@ -88,6 +88,9 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 		t := ctx.Inputs[1+i]
 		if len(t.Shape) != 1 {
 			return nil, ctx.Errorf("%s must be 1-dimensional, got shape %v", name, t.Shape)
+		}
+		if train && i >= 2 && t.Shape[0] == 0 {
+			continue // no running statistics: exponential_avg_factor 1
 		}
 		if t.Shape[0] != c {
 			return nil, ctx.Errorf("%s must have the same number of elements as the channels of x, got %d and %d", name, t.Shape[0], c)
@@ -125,13 +128,16 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 			}
 		}
 	}
-	factor := make([]T, c)
-	for j := range factor {
-		factor[j] = 1 / T(math.Sqrt(float64(variance[j]+T(eps)))) * scale[j]
-	}
 	inner := 1
 	for _, d := range x.Shape[cdim+1:] {
 		inner *= d
+	}
+	if train {
+		return batchNormTrain(ctx, nout, xd, c, inner, scale, offset, mean, variance, T(eps))
+	}
+	factor := make([]T, c)
+	for j := range factor {
+		factor[j] = 1 / T(math.Sqrt(float64(variance[j]+T(eps)))) * scale[j]
 	}
 	y := make([]T, len(xd))
 	if c > 0 && inner > 0 {
@@ -180,4 +186,83 @@ func tfTypeName(dt tpb.DataType) string {
 		return "double"
 	}
 	return dt.String()
+}
+
+// batchNormTrain is FusedBatchNorm<CPUDevice, T, U, true>
+// (fused_batch_norm_op.cc): the batch's mean and biased variance per
+// channel (sums times 1/n), y from them; batch_mean and batch_variance
+// are the running averages with exponential_avg_factor (the variance made
+// unbiased, n/(n-1)), reserve_space_1 and _2 the batch's own mean and
+// biased variance.
+func batchNormTrain[T nnFloat](ctx *Context, nout int, xd []T, c, inner int, scale, offset, oldMean, oldVar []T, eps T) ([]*Tensor, error) {
+	x := ctx.Inputs[0]
+	f, err := ctx.AttrFloat("exponential_avg_factor")
+	if err != nil {
+		f = 1
+	}
+	factor := T(f)
+	if factor != 1 && (len(oldMean) != c || len(oldVar) != c) {
+		return nil, ctx.Errorf("mean and variance must have %d elements when exponential_avg_factor is not 1", c)
+	}
+	n := 0
+	if c > 0 {
+		n = len(xd) / c
+	}
+	outer := 0
+	if c > 0 && inner > 0 {
+		outer = len(xd) / (c * inner)
+	}
+	bm, bv := make([]T, c), make([]T, c)
+	inv := 1 / T(n)
+	for j := 0; j < c; j++ {
+		var sum T
+		for o := 0; o < outer; o++ {
+			for _, v := range xd[(o*c+j)*inner : (o*c+j+1)*inner] {
+				sum += v
+			}
+		}
+		bm[j] = sum * inv
+		var sq T
+		for o := 0; o < outer; o++ {
+			for _, v := range xd[(o*c+j)*inner : (o*c+j+1)*inner] {
+				d := v - bm[j]
+				sq += d * d
+			}
+		}
+		bv[j] = sq * inv
+	}
+	y := make([]T, len(xd))
+	for j := 0; j < c; j++ {
+		sf := 1 / T(math.Sqrt(float64(bv[j]+eps))) * scale[j]
+		for o := 0; o < outer; o++ {
+			for i := (o*c + j) * inner; i < (o*c+j+1)*inner; i++ {
+				y[i] = (xd[i]-bm[j])*sf + offset[j]
+			}
+		}
+	}
+	adjust := T(1)
+	if n > 1 {
+		adjust = T(n) / T(n-1)
+	}
+	runMean, runVar := make([]T, c), make([]T, c)
+	for j := 0; j < c; j++ {
+		if factor == 1 {
+			runMean[j], runVar[j] = bm[j], bv[j]*adjust
+			continue
+		}
+		runMean[j] = (1-factor)*oldMean[j] + factor*bm[j]
+		runVar[j] = (1-factor)*oldVar[j] + (factor*adjust)*bv[j]
+	}
+	u := ctx.Inputs[1].DType
+	outs := []*Tensor{
+		tensorFrom(x.DType, nnCloneShape(x.Shape), y),
+		tensorFrom(u, []int{c}, runMean),
+		tensorFrom(u, []int{c}, runVar),
+		tensorFrom(u, []int{c}, bm),
+		tensorFrom(u, []int{c}, bv),
+	}
+	if nout == 6 {
+		outs = append(outs, tensorFrom(u, []int{}, []T{0}))
+	}
+	return outs, nil
 }

@@ -879,6 +879,12 @@ def normmath(fam, rng):
             case(fam, op, [x, sc, of, mean, var], {"is_training": True, "epsilon": 0.001,
                                                   "exponential_avg_factor": 0.3}, label="running average")
             case(fam, op, [x, sc[:3], of, mean, var], with_defaults(op, {"is_training": False}), label="wrong scale")
+        case(fam, "FusedBatchNormV3", [x, sc, of, empty, empty], {"is_training": True, "epsilon": 0.001},
+             label="training")
+        case(fam, "FusedBatchNormV3", [x, sc, of, mean, var], {"is_training": True, "epsilon": 0.001,
+                                                               "exponential_avg_factor": 0.3}, label="running average")
+        case(fam, "FusedBatchNormV3", [x[:1, :1, :1], sc, of, empty, empty], {"is_training": True, "epsilon": 0.001},
+             label="training one element")
         side = tensor(rand_values(dt, 2 * 3 * 5 * 4, rng), dt, (2, 3, 5, 4))
 
 
