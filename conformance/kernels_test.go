@@ -81,8 +81,9 @@ func kernelsSection(files []*tfgolden.File) string {
 	})
 	var b strings.Builder
 	b.WriteString("## Kernels\n\n")
-	fmt.Fprintf(&b, "Every op of the sweep in `%s` run by TensorFlow's CPU kernels (eagerly, oneDNN off) over the dtypes its CPU\n"+
-		"kernel takes, scalars, empty tensors, broadcasting, odd sizes and edge values (NaN, ±Inf, -0.0, subnormals, the\n"+
+	fmt.Fprintf(&b, "Every op of the sweep in `%s` run by TensorFlow's CPU kernels (eagerly, oneDNN off; the ops whose only CPU\n"+
+		"kernel is oneDNN's in a graph with it on, the onednn family) over the dtypes its CPU kernel takes, scalars,\n"+
+		"empty tensors, broadcasting, odd sizes and edge values (NaN, ±Inf, -0.0, subnormals, the\n"+
 		"integer extremes, out-of-range indices and axes); the results are committed in `%s` and held against tfscan's\n"+
 		"kernels by `go test ./kernels` (TestTensorFlowGoldens). %d cases in %d files. A case is bit-identical, within\n"+
 		"its op's tolerance (below), refused by both, a dtype tfscan's kernel lacks, a known defect (below), or differs\n"+
@@ -110,6 +111,9 @@ func kernelsSection(files []*tfgolden.File) string {
 		desc := r.Tol.String()
 		if len(r.Skip) > 0 {
 			desc = fmt.Sprintf("outputs %v not compared", r.Skip)
+			if r.Tol != (tfgolden.Tol{}) {
+				desc = fmt.Sprintf("%s, outputs %v not compared", r.Tol, r.Skip)
+			}
 		}
 		byReason[r.Reason] = append(byReason[r.Reason], k+" ("+desc+")")
 	}
