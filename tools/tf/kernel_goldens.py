@@ -761,6 +761,10 @@ def image(fam, rng):
                      {"method": "nearest", "extrapolation_value": -1.0}, label="nearest")
             case(fam, "CropAndResize", [img, boxes[:1], tf.constant([0]), tf.constant([1, 1])], label="1x1")
             case(fam, "CropAndResize", [img, boxes[:1], tf.constant([2]), tf.constant([2, 2])], label="bad box index")
+            if dt.is_floating:
+                for method in ("bilinear", "nearest"):
+                    case(fam, "CropAndResize", [edge_img, boxes, tf.constant([0, 0, 0]), tf.constant([3, 4])],
+                         {"method": method}, label="edges " + method)
         if case(fam, "ExtractImagePatches", [img], {"ksizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1],
                                                    "rates": [1, 1, 1, 1], "padding": "VALID"}, label="VALID"):
             case(fam, "ExtractImagePatches", [img], {"ksizes": [1, 3, 2, 1], "strides": [1, 1, 3, 1],
@@ -793,6 +797,13 @@ def image(fam, rng):
                      label="sigma %g" % sigma)
         case(fam, "NonMaxSuppressionV5", [boxes, scores, tf.constant(12), iou, sth, tensor(0.0, dt, ())],
                  {"pad_to_max_output_size": True}, label="padded")
+        sc_edge = np.array(sc)
+        sc_edge[[0, 4, 6]] = [np.nan, np.inf, -np.inf]
+        bx_edge = np.array(bx)
+        bx_edge[8] = [np.nan, 0.1, 0.5, 0.6]
+        for op, extra in (("NonMaxSuppressionV3", []), ("NonMaxSuppressionV5", [tensor(0.5, dt, ())])):
+            case(fam, op, [tensor(bx_edge, dt), tensor(sc_edge, dt), tf.constant(9), iou, sth] + extra,
+                 label="NaN and Inf")
 
 
 def pool3d(fam, rng):
