@@ -17,11 +17,13 @@ import (
 // CPU kernel leaves them unwritten; here they are copies of mean and
 // variance), and for V3/Ex a scalar reserve_space_3 of zero.
 // _FusedBatchNormEx adds side_input (num_side_inputs) and activation_mode
-// (Identity, Relu) after the normalisation, as the GPU kernel does;
-// TensorFlow's CPU kernel rejects both.
+// (Identity, Relu) after the normalisation, as the GPU kernel and the CPU's
+// oneDNN kernel (the stock CPU kernel is a NoOp the oneDNN layout pass
+// rewrites) do.
 //
 // Training mode (batch statistics) follows FusedBatchNorm<CPUDevice, T, U,
-// true> (batchNormTrain); _FusedBatchNormEx's is reported as unsupported.
+// true> (batchNormTrain), _FusedBatchNormEx's with its side input and
+// activation after it.
 
 func init() {
 	Register("FusedBatchNorm", func(ctx *Context) ([]*Tensor, error) { return batchNormKernel(ctx, 5) })
@@ -63,9 +65,6 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	train, err := ctx.AttrBool("is_training")
 	if err != nil {
 		return nil, err
-	}
-	if train && ctx.Op == "_FusedBatchNormEx" {
-		return nil, ctx.Unsupported("is_training=true (batch statistics)")
 	}
 	cl, err := dataFormatChannelsLast(ctx)
 	if err != nil {
@@ -133,7 +132,7 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 		inner *= d
 	}
 	if train {
-		return batchNormTrain(ctx, nout, xd, c, inner, scale, offset, mean, variance, T(eps))
+		return batchNormTrain(ctx, nout, xd, c, inner, scale, offset, mean, variance, T(eps), side, act == "Relu")
 	}
 	factor := make([]T, c)
 	for j := range factor {
@@ -194,7 +193,8 @@ func tfTypeName(dt tpb.DataType) string {
 // are the running averages with exponential_avg_factor (the variance made
 // unbiased, n/(n-1)), reserve_space_1 and _2 the batch's own mean and
 // biased variance.
-func batchNormTrain[T nnFloat](ctx *Context, nout int, xd []T, c, inner int, scale, offset, oldMean, oldVar []T, eps T) ([]*Tensor, error) {
+func batchNormTrain[T nnFloat](ctx *Context, nout int, xd []T, c, inner int, scale, offset, oldMean, oldVar []T, eps T,
+	side []T, relu bool) ([]*Tensor, error) {
 	x := ctx.Inputs[0]
 	f, err := ctx.AttrFloat("exponential_avg_factor")
 	if err != nil {
@@ -236,7 +236,14 @@ func batchNormTrain[T nnFloat](ctx *Context, nout int, xd []T, c, inner int, sca
 		sf := 1 / T(math.Sqrt(float64(bv[j]+eps))) * scale[j]
 		for o := 0; o < outer; o++ {
 			for i := (o*c + j) * inner; i < (o*c+j+1)*inner; i++ {
-				y[i] = (xd[i]-bm[j])*sf + offset[j]
+				v := (xd[i]-bm[j])*sf + offset[j]
+				if side != nil {
+					v += side[i]
+				}
+				if relu && v < 0 {
+					v = 0
+				}
+				y[i] = v
 			}
 		}
 	}

@@ -1068,6 +1068,10 @@ def onednn_child(path, seed):
                 {"T": tf.float32, "U": tf.float32, "epsilon": 0.001, "is_training": False,
                  "num_side_inputs": n_side, "activation_mode": act}, [tf.float32] * 6,
                 "inference %s side %d" % (act, n_side))
+        empty = np.zeros([0], f32)
+        run("_FusedBatchNormEx", [x, p[0], p[1], empty, empty],
+            {"T": tf.float32, "U": tf.float32, "epsilon": 0.001, "is_training": True, "activation_mode": act},
+            [tf.float32] * 6, "training %s" % act)
     with open(path, "w") as fh:
         json.dump(cases, fh)
 
