@@ -6,11 +6,8 @@ package tfgolden
 // and when a listed one no longer differs (so the list only shrinks);
 // docs/conformance.md lists them.
 var defects = map[string]string{
-	"AvgPool float16":                "TensorFlow sums the window in float16 (Eigen::half arithmetic rounds each partial sum); tfscan sums in float32 and rounds once (up to 128 ULP)",
-	"AvgPool bfloat16":               "TensorFlow sums the window in bfloat16; tfscan in float32 (up to 11 ULP)",
 	"DepthwiseConv2dNative float16":  "TensorFlow accumulates the taps in float16; tfscan in float32 and rounds once (up to 61 ULP)",
 	"DepthwiseConv2dNative bfloat16": "TensorFlow accumulates the taps in bfloat16; tfscan in float32 and rounds once",
-	"AvgPool3D bfloat16":             "as AvgPool bfloat16: TensorFlow sums the window in bfloat16, tfscan in float32 (up to 48 ULP)",
 	"Conv3D float16":                 "TensorFlow accumulates the taps in float16 (Eigen's contraction on Eigen::half rounds every partial sum); tfscan in float32 and rounds once: beyond the summation tolerance where the sum cancels",
 	"Conv3D bfloat16":                "as Conv3D float16, in bfloat16 (14 ULP)",
 	"ResizeBilinear float32":         "FLT_MIN beside a zero: TensorFlow's FTZ flushes the subnormal step (tr - tl) * lerp to zero inside the interpolation and keeps FLT_MIN, tfscan keeps IEEE subnormals inside a kernel and its subnormal result flushes to 0",
