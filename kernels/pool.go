@@ -1,10 +1,6 @@
 package kernels
 
-import (
-	"math"
-
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
-)
+import "math"
 
 // MaxPool, MaxPoolV2, AvgPool, MaxPool3D and AvgPool3D, after TensorFlow's
 // pooling_ops_common.h (SpatialMaxPool, SpatialAvgPool) and
@@ -132,12 +128,7 @@ func poolOp[T nnFloat](ctx *Context, ns int, isMax, v2 bool) ([]*Tensor, error) 
 	// (Eigen's AvgPoolMeanReducer<Eigen::half>, <bfloat16>).
 	var rnd func(T) T
 	if !isMax && ctx.Emu == nil {
-		switch x.DType {
-		case tpb.DataType_DT_BFLOAT16:
-			rnd = func(v T) T { return T(RoundBFloat16(float32(v))) }
-		case tpb.DataType_DT_HALF:
-			rnd = func(v T) T { return T(RoundFloat16(float32(v))) }
-		}
+		rnd = storageRound[T](x.DType)
 	}
 	out := pool3(n, c, dims, xd, isMax, rnd)
 	shape := outShape
