@@ -6,8 +6,6 @@ package tfgolden
 // and when a listed one no longer differs (so the list only shrinks);
 // docs/conformance.md lists them.
 var defects = map[string]string{
-	"Conv3D float16":          "TensorFlow accumulates the taps in float16 (Eigen's contraction on Eigen::half rounds every partial sum); tfscan in float32 and rounds once: beyond the summation tolerance where the sum cancels",
-	"Conv3D bfloat16":         "as Conv3D float16, in bfloat16 (14 ULP)",
 	"ResizeBilinear float32":  "FLT_MIN beside a zero: TensorFlow's FTZ flushes the subnormal step (tr - tl) * lerp to zero inside the interpolation and keeps FLT_MIN, tfscan keeps IEEE subnormals inside a kernel and its subnormal result flushes to 0",
 	"ResizeBilinear bfloat16": "as ResizeBilinear float32",
 	"Softsign float16":        "TensorFlow rounds 1 + |x| to float16 before dividing; tfscan rounds once (1 ULP)",
