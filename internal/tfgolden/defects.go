@@ -8,8 +8,6 @@ package tfgolden
 var defects = map[string]string{
 	"ResizeBilinear float32":  "FLT_MIN beside a zero: TensorFlow's FTZ flushes the subnormal step (tr - tl) * lerp to zero inside the interpolation and keeps FLT_MIN, tfscan keeps IEEE subnormals inside a kernel and its subnormal result flushes to 0",
 	"ResizeBilinear bfloat16": "as ResizeBilinear float32",
-	"Softsign float16":        "TensorFlow rounds 1 + |x| to float16 before dividing; tfscan rounds once (1 ULP)",
-	"Softsign bfloat16":       "TensorFlow rounds 1 + |x| to bfloat16 before dividing; tfscan rounds once (1 ULP)",
 	"Softsign float32":        "1 ULP on some inputs: TensorFlow's x / (1 + |x|) goes through Eigen's packet division path",
 	"FloorDiv float32":        "x/y subnormal: TensorFlow's FTZ flushes the quotient to -0 before floor (result -0), tfscan floors the subnormal (-1)",
 	"FloorDiv bfloat16":       "as float32: the subnormal quotient is flushed before floor in TensorFlow",
