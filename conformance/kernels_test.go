@@ -89,8 +89,9 @@ func kernelsSection(files []*tfgolden.File) string {
 	})
 	var b strings.Builder
 	b.WriteString("## Kernels\n\n")
-	fmt.Fprintf(&b, "Every op of the sweep in `%s` run by TensorFlow's CPU kernels (eagerly, oneDNN off) over the dtypes its CPU\n"+
-		"kernel takes, scalars, empty tensors, broadcasting, odd sizes and edge values (NaN, ±Inf, -0.0, subnormals, the\n"+
+	fmt.Fprintf(&b, "Every op of the sweep in `%s` run by TensorFlow's CPU kernels (eagerly, oneDNN off; the ops whose only CPU\n"+
+		"kernel is oneDNN's in a graph with it on, the onednn family) over the dtypes its CPU kernel takes, scalars,\n"+
+		"empty tensors, broadcasting, odd sizes and edge values (NaN, ±Inf, -0.0, subnormals, the\n"+
 		"integer extremes, out-of-range indices and axes); the results are committed in `%s` and held against tfscan's\n"+
 		"kernels by `go test ./kernels` (TestTensorFlowGoldens). %d cases in %d files. A case is bit-identical, within\n"+
 		"its op's tolerance (below), refused by both, a dtype tfscan's kernel lacks, a known defect (below), or differs\n"+
@@ -127,6 +128,9 @@ func kernelsSection(files []*tfgolden.File) string {
 		desc := r.Tol.String()
 		if len(r.Skip) > 0 {
 			desc = fmt.Sprintf("outputs %v not compared", r.Skip)
+			if r.Tol != (tfgolden.Tol{}) {
+				desc = fmt.Sprintf("%s, outputs %v not compared", r.Tol, r.Skip)
+			}
 		}
 		byReason[r.Reason] = append(byReason[r.Reason], k+" ("+desc+")")
 	}
@@ -142,12 +146,17 @@ func kernelsSection(files []*tfgolden.File) string {
 	// What the sweep leaves out, and what TensorFlow has that tfscan lacks.
 	var notSwept []string
 	for _, op := range kernels.RegisteredOps() {
-		if !swept[op] {
+		if _, never := tfgolden.NoGolden()[op]; !swept[op] && !never {
 			notSwept = append(notSwept, op)
 		}
 	}
-	fmt.Fprintf(&b, "\nRegistered kernels the sweep does not cover yet (%d of %d; stateful, resource, string, image, segment, "+
-		"scatter, control-flow and TF.js-only ops among them): %s.\n", len(notSwept), len(kernels.RegisteredOps()), strings.Join(notSwept, ", "))
+	fmt.Fprintf(&b, "\nRegistered kernels the sweep does not cover yet (%d of %d; stateful, resource, string, "+
+		"control-flow and TF.js-only ops among them): %s.\n", len(notSwept), len(kernels.RegisteredOps()), strings.Join(notSwept, ", "))
+	b.WriteString("\nRegistered kernels no golden can hold (`internal/tfgolden/nogolden.go`):\n\n")
+	noGolden := tfgolden.NoGolden()
+	for _, op := range slices.Sorted(mapKeys(noGolden)) {
+		fmt.Fprintf(&b, "- %s: %s.\n", op, noGolden[op])
+	}
 	if cpu, err := coverage.BuiltinPack("cpu"); err == nil {
 		have := map[string]bool{}
 		for _, k := range cpu.OwnKernels() {

@@ -190,11 +190,29 @@ func scatterFn[T number](op string) func(a, b T) T {
 	case "sub":
 		return subT[T]
 	case "max":
-		return maxT[T]
+		return scatterMaxT[T]
 	case "min":
-		return minT[T]
+		return scatterMinT[T]
 	}
 	return assignT[T]
+}
+
+// scatterMaxT and scatterMinT are Eigen's cwiseMax and cwiseMin as
+// scatter_nd_op_cpu_impl.h applies them, a < b ? b : a with a the value in
+// place: a NaN in place stays, a NaN update leaves the value in place
+// (Maximum and Minimum propagate either NaN).
+func scatterMaxT[T number](a, b T) T {
+	if a < b {
+		return b
+	}
+	return a
+}
+
+func scatterMinT[T number](a, b T) T {
+	if b < a {
+		return b
+	}
+	return a
 }
 
 func halfFn(op string, rnd func(float32) float32) func(a, b float32) float32 {

@@ -136,7 +136,15 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 	if _, err := CheckShape(outShape); err != nil {
 		return nil, ctx.Errorf("output %v", err)
 	}
-	out := convForward(p, xd, fd, ctx.Emu)
+	var out []T
+	// Conv3D's float16 and bfloat16 follow TensorFlow's rounding
+	// (convStorage); Conv2D's kernel sums in another order and is held
+	// to the summation tolerance, on the fast GEMM path.
+	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
+		out = convStorage(p, xd, fd, rs)
+	} else {
+		out = convForward(p, xd, fd, ctx.Emu)
+	}
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
 
@@ -194,6 +202,39 @@ func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation) []T {
 			naiveGemmRounded(nr, og, kk, a, fOp(g), tmp, ro, ra)
 			for i := 0; i < nr; i++ {
 				copy(out[(r0+i)*p.o+g*og:(r0+i)*p.o+g*og+og], tmp[i*og:(i+1)*og])
+			}
+		}
+	}
+	return out
+}
+
+// convStorage is convForward for float16 and bfloat16 as TensorFlow's CPU
+// Conv3D kernel (CuboidConvolution) computes them: Eigen's contraction on Eigen::half (bfloat16)
+// scalars, every product and partial sum rounded to the dtype, the sum
+// running over the patch ((kd*kh + kh)*kw + kw)*cg + c in order.
+func convStorage[T nnFloat](p *convPlan, x, f []T, rs func(T) T) []T {
+	rows := p.outRows()
+	out := make([]T, rows*p.o)
+	if rows == 0 || p.o == 0 {
+		return out
+	}
+	cg, og := p.c/p.groups, p.o/p.groups
+	kk := p.sp[0].k * p.sp[1].k * p.sp[2].k * cg
+	chunk := max(1, min(rows, im2colBudget/max(kk, 1)))
+	col := make([]T, chunk*kk)
+	for g := 0; g < p.groups; g++ {
+		for r0 := 0; r0 < rows; r0 += chunk {
+			nr := min(chunk, rows-r0)
+			im2col(p, x, col, r0, nr, g*cg, cg)
+			for i := 0; i < nr; i++ {
+				patch := col[i*kk : (i+1)*kk]
+				for j := 0; j < og; j++ {
+					var acc T
+					for q, v := range patch {
+						acc = rs(acc + rs(v*f[q*p.o+g*og+j]))
+					}
+					out[(r0+i)*p.o+g*og+j] = acc
+				}
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package kernels
 
+import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
 // DepthwiseConv2dNative after TensorFlow's depthwise_conv_op.cc: input
 // [N, H, W, C], filter [KH, KW, C, M], output [N, OH, OW, C*M] where output
 // channel c*M+m convolves input channel c with filter [:, :, c, m]. It runs
@@ -70,7 +72,14 @@ func depthwiseCompute[T nnFloat](ctx *Context, x, f *Tensor) (*convResult[T], er
 	if ro := roundOperand[T](ctx.Emu); ro != nil {
 		xd, fd = mapCopy(xd, ro), mapCopy(fd, ro)
 	}
-	out := depthwiseForward(n, c, m, dims, xd, fd, roundAccum[T](ctx.Emu))
+	// float16 and bfloat16 accumulate in their own type, as Eigen::half
+	// and bfloat16 arithmetic does: every product and partial sum rounded.
+	ra, rp := roundAccum[T](ctx.Emu), (func(T) T)(nil)
+	if ctx.Emu == nil {
+		ra = storageRound[T](x.DType)
+		rp = ra
+	}
+	out := depthwiseForward(n, c, m, dims, xd, fd, ra, rp)
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
 
@@ -83,7 +92,7 @@ func mapCopy[T any](s []T, fn func(T) T) []T {
 	return out
 }
 
-func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra func(T) T) []T {
+func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra, rp func(T) T) []T {
 	dh, dw := dims[0], dims[1]
 	cm := c * m
 	out := make([]T, n*dh.out*dw.out*cm)
@@ -112,7 +121,11 @@ func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra fu
 					case ra != nil:
 						for ci, xv := range xin {
 							for j := 0; j < m; j++ {
-								acc[ci*m+j] = ra(acc[ci*m+j] + xv*frow[ci*m+j])
+								p := xv * frow[ci*m+j]
+								if rp != nil {
+									p = rp(p)
+								}
+								acc[ci*m+j] = ra(acc[ci*m+j] + p)
 							}
 						}
 					case m == 1:
@@ -178,4 +191,17 @@ var dwPixel32 = func(out, x, f []float32, xoff, foff []int) {
 	for t := range xoff {
 		fmaAcc32(out, x[xoff[t]:xoff[t]+len(out)], f[foff[t]:foff[t]+len(out)])
 	}
+}
+
+// storageRound rounds to float16 or bfloat16 for a tensor of that dtype
+// (nil for any other): TensorFlow's CPU kernels that accumulate in the
+// tensor's own type round every partial sum so.
+func storageRound[T nnFloat](dt tpb.DataType) func(T) T {
+	switch dt {
+	case tpb.DataType_DT_HALF:
+		return func(v T) T { return T(RoundFloat16(float32(v))) }
+	case tpb.DataType_DT_BFLOAT16:
+		return func(v T) T { return T(RoundBFloat16(float32(v))) }
+	}
+	return nil
 }

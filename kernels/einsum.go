@@ -221,7 +221,14 @@ func einsumOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		data := matMulFloat(p, xt.data, yt.data, ctx.Emu)
+		var data []T
+		// float16 contracts as TensorFlow's BatchMatMul does, every
+		// partial sum rounded to float16 (matMulStorage).
+		if xf, ok := any(xt.data).([]float32); ok && ctx.Inputs[0].DType == nnF16 && ctx.Emu == nil {
+			data = any(matMulStorage(p, xf, any(yt.data).([]float32), RoundFloat16)).([]T)
+		} else {
+			data = matMulFloat(p, xt.data, yt.data, ctx.Emu)
+		}
 		shape := nnCloneShape(p.outShape[:nb])
 		for _, r := range freeX {
 			shape = append(shape, size[r])

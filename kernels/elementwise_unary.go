@@ -353,7 +353,16 @@ func init() {
 		bh:   f32(softplusFor(1.0/128, RoundBFloat16)),
 		cost: 6,
 	})
-	reg("Softsign", floatMath(softsign, 2))
+	// Eigen computes x / (1 + |x|) in the tensor's type: 1 + |x| is
+	// rounded to float16 (bfloat16) before the division.
+	softsignFns := floatMath(softsign, 2)
+	softsignFns.h = func(x float32) float32 {
+		return x / RoundFloat16(1+float32(math.Abs(float64(x))))
+	}
+	softsignFns.bh = func(x float32) float32 {
+		return x / RoundBFloat16(1+float32(math.Abs(float64(x))))
+	}
+	reg("Softsign", softsignFns)
 	// LogicalNot is in logical.go; ZerosLike/OnesLike in array_fill.go.
 	pred := func(op string, fns predFns) {
 		Register(op, func(ctx *Context) ([]*Tensor, error) { return runPredicate(ctx, fns) })

@@ -99,7 +99,7 @@ func nnWithAttrs(base map[string]*attrpb.AttrValue, kv ...any) map[string]*attrp
 
 func TestNNUnsupported(t *testing.T) {
 	var ue *UnsupportedError
-	_, err := nnRunOp(t, "FusedBatchNormV3", xattrs("epsilon", 0.001, "is_training", true, "data_format", "NHWC"),
+	_, err := nnRunOp(t, "_FusedBatchNormEx", xattrs("epsilon", 0.001, "is_training", false, "data_format", "NHWC", "activation_mode", "Elu"),
 		nnF32T([]int{1, 1, 1, 1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}), nnF32T([]int{1}, []float32{1}))
 	require.ErrorAs(t, err, &ue)
 	_, err = nnRunOp(t, "Conv2D", nnConvTestAttrs([]int{1, 1, 1, 1}, "SAME"),

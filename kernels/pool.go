@@ -123,7 +123,14 @@ func poolOp[T nnFloat](ctx *Context, ns int, isMax, v2 bool) ([]*Tensor, error) 
 	if _, err := CheckShape(outShape); err != nil {
 		return nil, ctx.Errorf("output %v", err)
 	}
-	out := pool3(n, c, dims, xd, isMax)
+	// AvgPool and AvgPool3D sum a float16 or bfloat16 window in the
+	// tensor's own type, every partial sum rounded, and divide in it
+	// (Eigen's AvgPoolMeanReducer<Eigen::half>, <bfloat16>).
+	var rnd func(T) T
+	if !isMax && ctx.Emu == nil {
+		rnd = storageRound[T](x.DType)
+	}
+	out := pool3(n, c, dims, xd, isMax, rnd)
 	shape := outShape
 	if !cl {
 		sp := 1
@@ -147,7 +154,7 @@ func lowest[T nnFloat]() T {
 }
 
 // pool3 pools channels-last data over 3 spatial dims (unused ones size 1).
-func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool) []T {
+func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool, rnd func(T) T) []T {
 	d0, d1, d2 := dims[0], dims[1], dims[2]
 	out := make([]T, n*d0.out*d1.out*d2.out*c)
 	if len(out) == 0 {
@@ -192,6 +199,10 @@ func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool) []T {
 									acc[j] = v
 								}
 							}
+						} else if rnd != nil {
+							for j, v := range src {
+								acc[j] = rnd(acc[j] + v)
+							}
 						} else {
 							for j, v := range src {
 								acc[j] += v
@@ -204,6 +215,9 @@ func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool) []T {
 				inv := T(count)
 				for j := range acc {
 					acc[j] /= inv
+					if rnd != nil {
+						acc[j] = rnd(acc[j])
+					}
 				}
 			}
 		}

@@ -185,6 +185,13 @@ func sortedSegmentT[T number](k segKind, data []T, ids []int64, cols int, rnd se
 	case segMin:
 		init = posInf
 	}
+	// Rows no id names (gaps) hold the kernel's default value: 1 for
+	// SegmentProd, 0 for the others (segment_reduction_ops_impl.h).
+	if k == segProd {
+		for i := range out {
+			out[i] = 1
+		}
+	}
 	start := 0
 	for start < n {
 		id := ids[start]

@@ -20,11 +20,13 @@ func TestTensorFlowGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	stillDiffers := map[string]bool{}
+	swept := map[string]bool{}
 	for _, f := range files {
 		if f.TensorFlow != "2.15.0" || f.Generator != tfgolden.Generator {
 			t.Errorf("%s: made by TensorFlow %s with %s, want 2.15.0 with %s", f.Family, f.TensorFlow, f.Generator, tfgolden.Generator)
 		}
 		for _, c := range f.Cases {
+			swept[c.Op] = true
 			if kernels.Find(c.Op) == nil {
 				t.Errorf("%s: the goldens sweep an op tfscan does not register", c.Name())
 				continue
@@ -38,6 +40,11 @@ func TestTensorFlowGoldens(t *testing.T) {
 				continue
 			}
 			t.Errorf("%s: %s: %s", c.Name(), r.Outcome, r.Detail)
+		}
+	}
+	for op := range tfgolden.NoGolden() {
+		if swept[op] || kernels.Find(op) == nil {
+			t.Errorf("%s is listed as an op TensorFlow cannot run but has goldens or no tfscan kernel: update internal/tfgolden/nogolden.go", op)
 		}
 	}
 	for k := range tfgolden.Defects() {

@@ -70,7 +70,11 @@ func (c *Case) Name() string {
 // DType is the dtype a case is counted under: its T (or the first type
 // attr TensorFlow chose), else its first input's.
 func (c *Case) DType() string {
-	for _, k := range []string{"T", "SrcT", "dtype", "Tparams"} {
+	keys := []string{"T", "SrcT", "dtype", "Tparams"}
+	if strings.HasPrefix(c.Op, "StatelessRandom") {
+		keys = []string{"dtype"} // T is the shape's dtype
+	}
+	for _, k := range keys {
 		if a, ok := c.Attrs[k]; ok {
 			if _, isType := a.Value.(*attrpb.AttrValue_Type); isType {
 				s := DTypeName(a.GetType())

@@ -154,7 +154,9 @@ def fold(op, acc, row):
 def segment(op, x, ids):
     dt = x.dtype.type
     rows = ids[-1] + 1 if len(ids) else 0
-    out = np.zeros((rows,) + x.shape[1:], x.dtype)
+    # Rows no id names hold the kernel's default value: 1 for Prod, 0 for
+    # the others (segment_reduction_ops_impl.h).
+    out = np.full((rows,) + x.shape[1:], 1 if op == "Prod" else 0, x.dtype)
     for s in sorted(set(ids.tolist())):
         sel = [i for i in range(len(ids)) if ids[i] == s]
         if len(sel) == 1:
