@@ -14,12 +14,11 @@ import (
 	"testing"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/tfenv"
 	"github.com/tfscan/tfscan/internal/tfgolden"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 func init() { owners["models"] = true }
@@ -259,27 +258,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // (load, select the serve meta graph, restore the checkpoint, feed, fetch)
 // and returns its outputs keyed by the signature's output keys.
 func runZooModel(path, format string, meta *zooMeta, inputs map[string]*kernels.Tensor) (map[string]*kernels.Tensor, error) {
-	m, err := savedmodel.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	mg, err := graph.SelectMetaGraph(m, nil)
-	if err != nil {
-		return nil, err
-	}
-	g, err := graph.Build(m, mg)
-	if err != nil {
-		return nil, err
-	}
-	var weights kernels.WeightSource
-	if m.VariablesPrefix != "" {
-		ck, err := kernels.OpenCheckpoint(m.VariablesPrefix)
-		if err != nil {
-			return nil, err
-		}
-		weights = ck
-	}
-	ex, err := executor.New(g, weights, executor.Options{})
+	ex, g, err := testmodel.Executor(path)
 	if err != nil {
 		return nil, err
 	}

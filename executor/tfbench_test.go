@@ -13,11 +13,9 @@ import (
 	"time"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/tfenv"
-	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // BenchmarkTensorFlowCPU times the executor against TensorFlow's own CPU
@@ -176,27 +174,7 @@ func zooRunner(dir string) (func() error, error) {
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		return nil, err
 	}
-	m, err := savedmodel.Load(filepath.Join(dir, "saved_model"))
-	if err != nil {
-		return nil, err
-	}
-	mg, err := graph.SelectMetaGraph(m, nil)
-	if err != nil {
-		return nil, err
-	}
-	g, err := graph.Build(m, mg)
-	if err != nil {
-		return nil, err
-	}
-	var weights kernels.WeightSource
-	if m.VariablesPrefix != "" {
-		ck, err := kernels.OpenCheckpoint(m.VariablesPrefix)
-		if err != nil {
-			return nil, err
-		}
-		weights = ck
-	}
-	ex, err := executor.New(g, weights, executor.Options{})
+	ex, g, err := testmodel.Executor(filepath.Join(dir, "saved_model"))
 	if err != nil {
 		return nil, err
 	}
