@@ -107,6 +107,28 @@ func (p *Philox4x32) Skip(count uint64) {
 	}
 }
 
+// rngKeyCounter checks the algorithm, key and counter inputs from i as
+// GetKeyCounterAlgFromInputs does (stateless_random_ops_v2_util.h), before
+// the output's shape: the key must be [1], and CheckKeyCounterShape takes
+// the algorithm's id (auto-select resolved to Philox) as the counter's
+// least length, so Philox wants 1, ThreeFry 2, an unknown id that many.
+func rngKeyCounter(c *Context, i int) error {
+	v, err := scalarIndex(c.Inputs[i+2], "alg")
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if v == rngAlgAutoSelect {
+		v = rngAlgPhilox
+	}
+	if k := c.Inputs[i]; len(k.Shape) != 1 || k.Shape[0] != 1 {
+		return c.Errorf("key must have shape [1], not %s", dimsString(k.Shape))
+	}
+	if ct := c.Inputs[i+1]; len(ct.Shape) != 1 || int64(ct.Shape[0]) < int64(v) {
+		return c.Errorf("counter must be a vector with length at least %d; got shape: %s", v, dimsString(ct.Shape))
+	}
+	return nil
+}
+
 // philoxKeyCounter reads the key (uint64 [1]) and counter (uint64 [2]) and
 // algorithm inputs at i, i+1, i+2 (GetKeyCounterAlgFromInputs).
 func philoxKeyCounter(c *Context, i int) (*Philox4x32, error) {
@@ -147,6 +169,9 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 	if err := wantInputs(c, 4); err != nil {
 		return nil, err
 	}
+	if err := rngKeyCounter(c, 1); err != nil {
+		return nil, err
+	}
 	shape, err := dimsFrom(c, c.Inputs[0], "shape")
 	if err != nil {
 		return nil, err
@@ -155,16 +180,20 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, c.Errorf("%v", err)
 	}
-	g, err := philoxKeyCounter(c, 1)
-	if err != nil {
-		return nil, err
-	}
 	dt, err := c.AttrType("dtype")
 	if err != nil {
 		return nil, err
 	}
 	if dt != tpb.DataType_DT_FLOAT {
 		return nil, c.Unsupported("dtype %s", dtypeName(dt))
+	}
+	if n == 0 {
+		// An empty output returns before the algorithm runs (Compute).
+		return []*Tensor{{DType: dt, Shape: shape, Data: []float32{}}}, nil
+	}
+	g, err := philoxKeyCounter(c, 1)
+	if err != nil {
+		return nil, err
 	}
 	d := make([]float32, n)
 	for i := 0; i < n; i += 4 {
@@ -187,6 +216,9 @@ func kStatelessRandomUniformIntV2(c *Context) ([]*Tensor, error) {
 	if err := wantInputs(c, 6); err != nil {
 		return nil, err
 	}
+	if err := rngKeyCounter(c, 1); err != nil {
+		return nil, err
+	}
 	shape, err := dimsFrom(c, c.Inputs[0], "shape")
 	if err != nil {
 		return nil, err
@@ -194,6 +226,16 @@ func kStatelessRandomUniformIntV2(c *Context) ([]*Tensor, error) {
 	n, err := CheckShape(shape)
 	if err != nil {
 		return nil, c.Errorf("%v", err)
+	}
+	if n == 0 {
+		// An empty output returns before minval, maxval and the algorithm
+		// are looked at (Compute, then Fill).
+		switch dt := c.Inputs[4].DType; dt {
+		case tpb.DataType_DT_INT32:
+			return []*Tensor{{DType: dt, Shape: shape, Data: []int32{}}}, nil
+		case tpb.DataType_DT_INT64:
+			return []*Tensor{{DType: dt, Shape: shape, Data: []int64{}}}, nil
+		}
 	}
 	g, err := philoxKeyCounter(c, 1)
 	if err != nil {
