@@ -114,6 +114,24 @@ func biasAddGradKernel(ctx *Context) ([]*Tensor, error) {
 	if !cl {
 		cdim = 1
 	}
+	switch d := dy.Data.(type) {
+	case []int8:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []int16:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []int32:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []int64:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []uint8:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []uint16:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []uint32:
+		return biasAddGradInt(dy, d, cdim), nil
+	case []uint64:
+		return biasAddGradInt(dy, d, cdim), nil
+	}
 	return byFloat(ctx, dy.DType, allFloats,
 		func(ctx *Context) ([]*Tensor, error) { return biasAddGradOp[float32](ctx, cdim) },
 		func(ctx *Context) ([]*Tensor, error) { return biasAddGradOp[float64](ctx, cdim) })
@@ -144,4 +162,18 @@ func biasAddGradOp[T nnFloat](ctx *Context, cdim int) ([]*Tensor, error) {
 		}
 	}
 	return []*Tensor{tensorFrom(dy.DType, []int{c}, out)}, nil
+}
+
+// biasAddGradInt is BiasAddGrad of an integer tensor: the sum per channel
+// in the tensor's type, wrapping as C++'s does (any order gives it).
+func biasAddGradInt[T integer](dy *Tensor, d []T, cdim int) []*Tensor {
+	c := dy.Shape[cdim]
+	inner := product(dy.Shape[cdim+1:])
+	out := make([]T, c)
+	if c > 0 && inner > 0 {
+		for i, v := range d {
+			out[(i/inner)%c] += v
+		}
+	}
+	return []*Tensor{{DType: dy.DType, Shape: []int{c}, Data: out}}
 }

@@ -226,7 +226,7 @@ func stringSplitV2Kernel(ctx *Context) ([]*Tensor, error) {
 
 // raggedToTensorKernel is RaggedTensorToTensor for one ragged dimension
 // given as FIRST_DIM_SIZE and VALUE_ROWIDS (what tf.RaggedTensor.to_tensor
-// writes for a ragged rank of one) over a vector of values: row r's k-th
+// writes for a ragged rank of one) or as ROW_SPLITS, over a vector of values: row r's k-th
 // value lands at [r, k]; a shape of -1 (or a dimension of -1) takes the
 // number of rows and the longest row; the rest is default_value.
 func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
@@ -234,10 +234,11 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(types) != 2 || types[0] != "FIRST_DIM_SIZE" || types[1] != "VALUE_ROWIDS" {
-		return nil, ctx.Unsupported("row_partition_types %v (FIRST_DIM_SIZE, VALUE_ROWIDS only)", types)
+	splits := len(types) == 1 && types[0] == "ROW_SPLITS"
+	if !splits && (len(types) != 2 || types[0] != "FIRST_DIM_SIZE" || types[1] != "VALUE_ROWIDS") {
+		return nil, ctx.Unsupported("row_partition_types %v (ROW_SPLITS, or FIRST_DIM_SIZE and VALUE_ROWIDS, only)", types)
 	}
-	if err := wantInputs(ctx, 5); err != nil {
+	if err := wantInputs(ctx, 4+len(types)-1); err != nil {
 		return nil, err
 	}
 	values, def := ctx.Inputs[1], ctx.Inputs[2]
@@ -247,13 +248,37 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if def.NumElements() != 1 {
 		return nil, ctx.Unsupported("default_value of shape %s", dimsString(def.Shape))
 	}
-	rows, err := scalarIndex(ctx.Inputs[3], "first_dim_size")
-	if err != nil {
-		return nil, ctx.Errorf("%v", err)
-	}
-	rowids, err := indexValues(ctx.Inputs[4])
-	if err != nil {
-		return nil, ctx.Errorf("value_rowids: %v", err)
+	var rows int64
+	var rowids []int64
+	if splits {
+		// Row r holds values splits[r] to splits[r+1]: the row ids of
+		// the values, one row fewer than splits.
+		sp, err := indexValues(ctx.Inputs[3])
+		if err != nil {
+			return nil, ctx.Errorf("row_splits: %v", err)
+		}
+		if len(sp) == 0 || sp[0] != 0 || sp[len(sp)-1] != int64(values.Shape[0]) {
+			return nil, ctx.Errorf("Invalid row split size.")
+		}
+		rows = int64(len(sp) - 1)
+		rowids = make([]int64, 0, values.Shape[0])
+		for r := 0; r+1 < len(sp); r++ {
+			if sp[r+1] < sp[r] {
+				return nil, ctx.Errorf("row_splits must be sorted: %v", sp)
+			}
+			for i := sp[r]; i < sp[r+1]; i++ {
+				rowids = append(rowids, int64(r))
+			}
+		}
+	} else {
+		rows, err = scalarIndex(ctx.Inputs[3], "first_dim_size")
+		if err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
+		rowids, err = indexValues(ctx.Inputs[4])
+		if err != nil {
+			return nil, ctx.Errorf("value_rowids: %v", err)
+		}
 	}
 	if len(rowids) != values.Shape[0] {
 		return nil, ctx.Errorf("value_rowids has %d elements, values %d", len(rowids), values.Shape[0])
@@ -309,6 +334,10 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 		out.Data = fillFrom(v, def.Data.([]int32)[0], src)
 	case []float32:
 		out.Data = fillFrom(v, def.Data.([]float32)[0], src)
+	case []float64:
+		out.Data = fillFrom(v, def.Data.([]float64)[0], src)
+	case []bool:
+		out.Data = fillFrom(v, def.Data.([]bool)[0], src)
 	case [][]byte:
 		out.Data = fillFrom(v, def.Data.([][]byte)[0], src)
 	default:

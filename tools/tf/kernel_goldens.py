@@ -1784,7 +1784,9 @@ def extra(fam, rng):
         case(fam, "RaggedTensorToTensor", [tf.constant([-1, -1, -1], tf.int64), v, dflt,
                                            [tf.constant([0, 1, 1, 3], tf.int32)]],
              {"row_partition_types": ["ROW_SPLITS"]}, label="inner dim " + dt.name)
-    for shp, sp, lab in (([-1, -1], [0, 2, 9], "splits past values"), ([-1, -1], [1, 2, 7], "splits not from 0"),
+    # Splits that end past the values are read past their end (no check in
+    # ragged_tensor_to_tensor_op.cc): no case.
+    for shp, sp, lab in (([-1, -1], [1, 2, 7], "splits not from 0"),
                          ([-1, -1, -1], [0, 2, 7], "shape rank 3"), ([-1, -1], [0], "no rows")):
         case(fam, "RaggedTensorToTensor", [tf.constant(shp, tf.int64), vals if lab != "no rows" else vals[:0],
                                            tf.constant(0.0), [tf.constant(sp, tf.int64)]],
