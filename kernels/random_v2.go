@@ -15,7 +15,9 @@ import (
 // counter. Every draw is integer arithmetic but the normal's Box-Muller
 // transform, whose float32 log, sqrt, sin and cos TensorFlow takes from
 // glibc (logf, sqrtf, sincosf: random_distributions.h BoxMullerFloat);
-// here each is the float64 function rounded to float32.
+// here each is the float64 function rounded to float32. The float64 normal
+// takes glibc's double log and sincos, here Go's math (within a few ULP);
+// the half types' are the float32 normals rounded.
 
 // rngAlgPhilox and rngAlgAutoSelect are the algorithms TensorFlow's CPU
 // kernels run (rng_alg.h; auto-select is Philox off XLA).
@@ -149,6 +151,22 @@ func philoxKeyCounter(c *Context, i int) (*Philox4x32, error) {
 	}, nil
 }
 
+// boxMullerDouble is BoxMullerDouble: two normals from four uint32s, each
+// uniform from 52 bits (Uint64ToDouble).
+func boxMullerDouble(x0, x1, x2, x3 uint32) (float64, float64) {
+	toDouble := func(hi, lo uint32) float64 {
+		return math.Float64frombits(1023<<52|uint64(hi&0xfffff)<<32|uint64(lo)) - 1
+	}
+	u1 := toDouble(x0, x1)
+	if u1 < 1.0e-7 {
+		u1 = 1.0e-7
+	}
+	v1 := 2 * math.Pi * toDouble(x2, x3)
+	u2 := math.Sqrt(-2.0 * math.Log(u1))
+	s, co := math.Sincos(v1)
+	return s * u2, co * u2
+}
+
 // boxMullerFloat is BoxMullerFloat: two normals from two uint32s.
 func boxMullerFloat(x0, x1 uint32) (float32, float32) {
 	const epsilon = float32(1.0e-7)
@@ -184,12 +202,31 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dt != tpb.DataType_DT_FLOAT {
+	if dt == tpb.DataType_DT_DOUBLE {
+		if n == 0 {
+			return []*Tensor{{DType: dt, Shape: shape, Data: []float64{}}}, nil
+		}
+		g, err := philoxKeyCounter(c, 1)
+		if err != nil {
+			return nil, err
+		}
+		d := make([]float64, n)
+		for i := 0; i < n; i += 2 {
+			s := g.Next()
+			a, b := boxMullerDouble(s[0], s[1], s[2], s[3])
+			d[i] = a
+			if i+1 < n {
+				d[i+1] = b
+			}
+		}
+		return []*Tensor{{DType: dt, Shape: shape, Data: d}}, nil
+	}
+	if dt != tpb.DataType_DT_FLOAT && dt != tpb.DataType_DT_HALF && dt != tpb.DataType_DT_BFLOAT16 {
 		return nil, c.Unsupported("dtype %s", dtypeName(dt))
 	}
 	if n == 0 {
 		// An empty output returns before the algorithm runs (Compute).
-		return []*Tensor{{DType: dt, Shape: shape, Data: []float32{}}}, nil
+		return []*Tensor{{DType: dt, Shape: shape, Data: narrowNormal(dt, nil)}}, nil
 	}
 	g, err := philoxKeyCounter(c, 1)
 	if err != nil {
@@ -206,7 +243,23 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 			}
 		}
 	}
-	return []*Tensor{{DType: dt, Shape: shape, Data: d}}, nil
+	return []*Tensor{{DType: dt, Shape: shape, Data: narrowNormal(dt, d)}}, nil
+}
+
+// narrowNormal holds float32 normals as dt: the half types' normals are
+// BoxMullerFloat's rounded to nearest (NormalDistribution<Generator,
+// Eigen::half> and <…, bfloat16>, random_distributions.h).
+func narrowNormal(dt tpb.DataType, d []float32) any {
+	switch dt {
+	case tpb.DataType_DT_HALF:
+		return narrowHalf(d)
+	case tpb.DataType_DT_BFLOAT16:
+		return narrowBF16(d)
+	}
+	if d == nil {
+		return []float32{}
+	}
+	return d
 }
 
 // kStatelessRandomUniformIntV2 (shape, key, counter, alg, minval, maxval):
