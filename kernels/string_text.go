@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -14,8 +15,8 @@ import (
 // RaggedTensorToTensor (ragged_tensor_to_tensor_op.cc).
 
 // stringLowerKernel lowers ASCII letters (absl::AsciiStrToLower) when the
-// encoding attr is empty, TensorFlow's default; "utf-8" lowers with ICU,
-// which tfscan does not model.
+// encoding attr is empty, TensorFlow's default; "utf-8" lowers as ICU's
+// root-locale u_strToLower does (icuLower).
 func stringLowerKernel(ctx *Context) ([]*Tensor, error) {
 	if err := wantInputs(ctx, 1); err != nil {
 		return nil, err
@@ -25,8 +26,19 @@ func stringLowerKernel(ctx *Context) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if enc != "" {
-			return nil, ctx.Unsupported("encoding %q (ICU case mapping)", enc)
+		if enc != "" && enc != "utf-8" {
+			return nil, ctx.Unsupported("encoding %q", enc)
+		}
+		if enc == "utf-8" {
+			in, err := stringData(ctx, ctx.Inputs[0], "input")
+			if err != nil {
+				return nil, err
+			}
+			out := make([][]byte, len(in))
+			for i, s := range in {
+				out[i] = []byte(icuLower([]rune(string(s))))
+			}
+			return []*Tensor{{DType: tpb.DataType_DT_STRING, Shape: cloneShape(ctx.Inputs[0].Shape), Data: out}}, nil
 		}
 	}
 	in, err := stringData(ctx, ctx.Inputs[0], "input")
@@ -363,4 +375,54 @@ func init() {
 	Register("StaticRegexReplace", staticRegexReplaceKernel)
 	Register("StringSplitV2", stringSplitV2Kernel)
 	Register("RaggedTensorToTensor", raggedToTensorKernel)
+}
+
+// icuLower is ICU's full lowercase mapping in the root locale
+// (u_strToLower, SpecialCasing.txt): an invalid byte is U+FFFD, İ (U+0130)
+// is i and a combining dot above, and Σ is ς at a word's end (Final_Sigma:
+// a cased letter before it and none after, case-ignorable characters
+// skipped); every other rune takes its simple lowercase.
+func icuLower(rs []rune) string {
+	var b []rune
+	for i, r := range rs {
+		switch {
+		case r == 0x130:
+			b = append(b, 'i', 0x307)
+		case r == 0x3a3 && finalSigma(rs, i):
+			b = append(b, 0x3c2)
+		default:
+			b = append(b, unicode.ToLower(r))
+		}
+	}
+	return string(b)
+}
+
+func finalSigma(rs []rune, i int) bool {
+	before, after := false, false
+	for j := i - 1; j >= 0; j-- {
+		if !caseIgnorable(rs[j]) {
+			before = cased(rs[j])
+			break
+		}
+	}
+	for j := i + 1; j < len(rs); j++ {
+		if !caseIgnorable(rs[j]) {
+			after = cased(rs[j])
+			break
+		}
+	}
+	return before && !after
+}
+
+func cased(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) }
+
+// caseIgnorable is Unicode's Case_Ignorable: the marks, format characters,
+// modifier letters and symbols, and the word-internal punctuation
+// (Word_Break MidLetter and MidNumLet).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

@@ -1808,6 +1808,9 @@ def extra(fam, rng):
         case(fam, "StringLower", [W], {"encoding": enc}, label="encoding %r" % enc)
         case(fam, "StringLower", [tf.reshape(W, (4, 2))], {"encoding": enc}, label="4x2 %r" % enc)
     case(fam, "StringLower", [tf.constant("ÀB")], label="scalar")
+    case(fam, "StringLower", [tf.constant(["Σ", "AΣ", "AΣ.B", "AΣ'", "ΣA", "ὈΔΥΣΣΕΎΣ", "ǅǄǆ", "ẞSS", "K\u212a\u0130\u0049\u0307",
+                                           "ΑΣ\u0301 Β", "ÅΩ\u2126", "\U00010400\U0001E900"])],
+         {"encoding": "utf-8"}, label="special casing")
     case(fam, "StringLower", [tf.constant([], tf.string)], label="empty")
     case(fam, "StringLower", [W], {"encoding": "latin1"}, label="unknown encoding")
     for sep in ("", " ", ",", ",,", "ab"):
