@@ -238,7 +238,8 @@ func stringSplitV2Kernel(ctx *Context) ([]*Tensor, error) {
 
 // raggedToTensorKernel is RaggedTensorToTensor for one ragged dimension
 // given as FIRST_DIM_SIZE and VALUE_ROWIDS (what tf.RaggedTensor.to_tensor
-// writes for a ragged rank of one) or as ROW_SPLITS, over a vector of values: row r's k-th
+// writes for a ragged rank of one) or as ROW_SPLITS, over values whose
+// first dimension is ragged and the rest uniform: row r's k-th
 // value lands at [r, k]; a shape of -1 (or a dimension of -1) takes the
 // number of rows and the longest row; the rest is default_value.
 func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
@@ -254,9 +255,12 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 		return nil, err
 	}
 	values, def := ctx.Inputs[1], ctx.Inputs[2]
-	if len(values.Shape) != 1 {
-		return nil, ctx.Unsupported("values of rank %d", len(values.Shape))
+	if len(values.Shape) == 0 {
+		return nil, ctx.Errorf("values must have rank at least 1")
 	}
+	// Each value is a row of the uniform inner dimensions.
+	inner := values.Shape[1:]
+	nin := product(inner)
 	if def.NumElements() != 1 {
 		return nil, ctx.Unsupported("default_value of shape %s", dimsString(def.Shape))
 	}
@@ -295,15 +299,23 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if len(rowids) != values.Shape[0] {
 		return nil, ctx.Errorf("value_rowids has %d elements, values %d", len(rowids), values.Shape[0])
 	}
-	shape := []int64{-1, -1}
+	shape := make([]int64, 2+len(inner))
+	for j := range shape {
+		shape[j] = -1
+	}
 	if st := ctx.Inputs[0]; st.NumElements() > 0 {
 		s, err := indexValues(st)
 		if err != nil {
 			return nil, ctx.Errorf("shape: %v", err)
 		}
 		if len(st.Shape) == 1 {
-			if len(s) != 2 {
-				return nil, ctx.Errorf("shape must have rank 2, got %d dimensions", len(s))
+			if len(s) != len(shape) {
+				return nil, ctx.Errorf("shape must have rank %d, got %d dimensions", len(shape), len(s))
+			}
+			for j, d := range inner {
+				if s[2+j] >= 0 && int(s[2+j]) != d {
+					return nil, ctx.Unsupported("shape %v narrowing the values' inner dimensions %v", s, inner)
+				}
 			}
 			shape = s
 		}
@@ -328,17 +340,20 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if shape[1] >= 0 {
 		d1 = int(shape[1])
 	}
-	n, err := CheckShape([]int{d0, d1})
+	outShape := append([]int{d0, d1}, inner...)
+	n, err := CheckShape(outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	src := make([]int, n) // value index + 1, 0 for the default
+	src := make([]int, n) // flat value index + 1, 0 for the default
 	for i, r := range rowids {
 		if int(r) < d0 && pos[i] < d1 {
-			src[int(r)*d1+pos[i]] = i + 1
+			for t := 0; t < nin; t++ {
+				src[(int(r)*d1+pos[i])*nin+t] = i*nin + t + 1
+			}
 		}
 	}
-	out := &Tensor{DType: values.DType, Shape: []int{d0, d1}}
+	out := &Tensor{DType: values.DType, Shape: outShape}
 	switch v := values.Data.(type) {
 	case []int64:
 		out.Data = fillFrom(v, def.Data.([]int64)[0], src)
