@@ -66,6 +66,9 @@ func maxPoolGradOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
+	// Each add rounds to the tensor's dtype: TensorFlow accumulates in T
+	// (input_backprop_flat += out_backprop_flat, Eigen::half arithmetic).
+	rs := storageRounder[T](x.DType)
 	out := make([]T, len(xd))
 	for b := 0; b < n; b++ {
 		for oh := 0; oh < dh.out; oh++ {
@@ -83,7 +86,7 @@ func maxPoolGradOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 						}
 					}
 					if best >= 0 {
-						out[best] += dyd[((b*dh.out+oh)*dw.out+ow)*c+ch]
+						out[best] = rs(out[best] + dyd[((b*dh.out+oh)*dw.out+ow)*c+ch])
 					}
 				}
 			}

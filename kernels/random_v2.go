@@ -15,7 +15,9 @@ import (
 // counter. Every draw is integer arithmetic but the normal's Box-Muller
 // transform, whose float32 log, sqrt, sin and cos TensorFlow takes from
 // glibc (logf, sqrtf, sincosf: random_distributions.h BoxMullerFloat);
-// here each is the float64 function rounded to float32.
+// here each is the float64 function rounded to float32. The float64 normal
+// takes glibc's double log and sincos, here Go's math (within a few ULP);
+// the half types' are the float32 normals rounded.
 
 // rngAlgPhilox and rngAlgAutoSelect are the algorithms TensorFlow's CPU
 // kernels run (rng_alg.h; auto-select is Philox off XLA).
@@ -107,6 +109,28 @@ func (p *Philox4x32) Skip(count uint64) {
 	}
 }
 
+// rngKeyCounter checks the algorithm, key and counter inputs from i as
+// GetKeyCounterAlgFromInputs does (stateless_random_ops_v2_util.h), before
+// the output's shape: the key must be [1], and CheckKeyCounterShape takes
+// the algorithm's id (auto-select resolved to Philox) as the counter's
+// least length, so Philox wants 1, ThreeFry 2, an unknown id that many.
+func rngKeyCounter(c *Context, i int) error {
+	v, err := scalarIndex(c.Inputs[i+2], "alg")
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if v == rngAlgAutoSelect {
+		v = rngAlgPhilox
+	}
+	if k := c.Inputs[i]; len(k.Shape) != 1 || k.Shape[0] != 1 {
+		return c.Errorf("key must have shape [1], not %s", dimsString(k.Shape))
+	}
+	if ct := c.Inputs[i+1]; len(ct.Shape) != 1 || int64(ct.Shape[0]) < int64(v) {
+		return c.Errorf("counter must be a vector with length at least %d; got shape: %s", v, dimsString(ct.Shape))
+	}
+	return nil
+}
+
 // philoxKeyCounter reads the key (uint64 [1]) and counter (uint64 [2]) and
 // algorithm inputs at i, i+1, i+2 (GetKeyCounterAlgFromInputs).
 func philoxKeyCounter(c *Context, i int) (*Philox4x32, error) {
@@ -125,6 +149,22 @@ func philoxKeyCounter(c *Context, i int) (*Philox4x32, error) {
 		Counter: [4]uint32{uint32(ctr[0]), uint32(ctr[0] >> 32), uint32(ctr[1]), uint32(ctr[1] >> 32)},
 		Key:     [2]uint32{uint32(key[0]), uint32(key[0] >> 32)},
 	}, nil
+}
+
+// boxMullerDouble is BoxMullerDouble: two normals from four uint32s, each
+// uniform from 52 bits (Uint64ToDouble).
+func boxMullerDouble(x0, x1, x2, x3 uint32) (float64, float64) {
+	toDouble := func(hi, lo uint32) float64 {
+		return math.Float64frombits(1023<<52|uint64(hi&0xfffff)<<32|uint64(lo)) - 1
+	}
+	u1 := toDouble(x0, x1)
+	if u1 < 1.0e-7 {
+		u1 = 1.0e-7
+	}
+	v1 := 2 * math.Pi * toDouble(x2, x3)
+	u2 := math.Sqrt(-2.0 * math.Log(u1))
+	s, co := math.Sincos(v1)
+	return s * u2, co * u2
 }
 
 // boxMullerFloat is BoxMullerFloat: two normals from two uint32s.
@@ -147,6 +187,9 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 	if err := wantInputs(c, 4); err != nil {
 		return nil, err
 	}
+	if err := rngKeyCounter(c, 1); err != nil {
+		return nil, err
+	}
 	shape, err := dimsFrom(c, c.Inputs[0], "shape")
 	if err != nil {
 		return nil, err
@@ -155,16 +198,39 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, c.Errorf("%v", err)
 	}
-	g, err := philoxKeyCounter(c, 1)
-	if err != nil {
-		return nil, err
-	}
 	dt, err := c.AttrType("dtype")
 	if err != nil {
 		return nil, err
 	}
-	if dt != tpb.DataType_DT_FLOAT {
+	if dt == tpb.DataType_DT_DOUBLE {
+		if n == 0 {
+			return []*Tensor{{DType: dt, Shape: shape, Data: []float64{}}}, nil
+		}
+		g, err := philoxKeyCounter(c, 1)
+		if err != nil {
+			return nil, err
+		}
+		d := make([]float64, n)
+		for i := 0; i < n; i += 2 {
+			s := g.Next()
+			a, b := boxMullerDouble(s[0], s[1], s[2], s[3])
+			d[i] = a
+			if i+1 < n {
+				d[i+1] = b
+			}
+		}
+		return []*Tensor{{DType: dt, Shape: shape, Data: d}}, nil
+	}
+	if dt != tpb.DataType_DT_FLOAT && dt != tpb.DataType_DT_HALF && dt != tpb.DataType_DT_BFLOAT16 {
 		return nil, c.Unsupported("dtype %s", dtypeName(dt))
+	}
+	if n == 0 {
+		// An empty output returns before the algorithm runs (Compute).
+		return []*Tensor{{DType: dt, Shape: shape, Data: narrowNormal(dt, nil)}}, nil
+	}
+	g, err := philoxKeyCounter(c, 1)
+	if err != nil {
+		return nil, err
 	}
 	d := make([]float32, n)
 	for i := 0; i < n; i += 4 {
@@ -177,7 +243,23 @@ func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
 			}
 		}
 	}
-	return []*Tensor{{DType: dt, Shape: shape, Data: d}}, nil
+	return []*Tensor{{DType: dt, Shape: shape, Data: narrowNormal(dt, d)}}, nil
+}
+
+// narrowNormal holds float32 normals as dt: the half types' normals are
+// BoxMullerFloat's rounded to nearest (NormalDistribution<Generator,
+// Eigen::half> and <…, bfloat16>, random_distributions.h).
+func narrowNormal(dt tpb.DataType, d []float32) any {
+	switch dt {
+	case tpb.DataType_DT_HALF:
+		return narrowHalf(d)
+	case tpb.DataType_DT_BFLOAT16:
+		return narrowBF16(d)
+	}
+	if d == nil {
+		return []float32{}
+	}
+	return d
 }
 
 // kStatelessRandomUniformIntV2 (shape, key, counter, alg, minval, maxval):
@@ -187,6 +269,9 @@ func kStatelessRandomUniformIntV2(c *Context) ([]*Tensor, error) {
 	if err := wantInputs(c, 6); err != nil {
 		return nil, err
 	}
+	if err := rngKeyCounter(c, 1); err != nil {
+		return nil, err
+	}
 	shape, err := dimsFrom(c, c.Inputs[0], "shape")
 	if err != nil {
 		return nil, err
@@ -194,6 +279,16 @@ func kStatelessRandomUniformIntV2(c *Context) ([]*Tensor, error) {
 	n, err := CheckShape(shape)
 	if err != nil {
 		return nil, c.Errorf("%v", err)
+	}
+	if n == 0 {
+		// An empty output returns before minval, maxval and the algorithm
+		// are looked at (Compute, then Fill).
+		switch dt := c.Inputs[4].DType; dt {
+		case tpb.DataType_DT_INT32:
+			return []*Tensor{{DType: dt, Shape: shape, Data: []int32{}}}, nil
+		case tpb.DataType_DT_INT64:
+			return []*Tensor{{DType: dt, Shape: shape, Data: []int64{}}}, nil
+		}
 	}
 	g, err := philoxKeyCounter(c, 1)
 	if err != nil {

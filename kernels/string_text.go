@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
@@ -14,8 +15,8 @@ import (
 // RaggedTensorToTensor (ragged_tensor_to_tensor_op.cc).
 
 // stringLowerKernel lowers ASCII letters (absl::AsciiStrToLower) when the
-// encoding attr is empty, TensorFlow's default; "utf-8" lowers with ICU,
-// which tfscan does not model.
+// encoding attr is empty, TensorFlow's default; "utf-8" lowers as ICU's
+// root-locale u_strToLower does (icuLower).
 func stringLowerKernel(ctx *Context) ([]*Tensor, error) {
 	if err := wantInputs(ctx, 1); err != nil {
 		return nil, err
@@ -25,8 +26,19 @@ func stringLowerKernel(ctx *Context) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if enc != "" {
-			return nil, ctx.Unsupported("encoding %q (ICU case mapping)", enc)
+		if enc != "" && enc != "utf-8" {
+			return nil, ctx.Unsupported("encoding %q", enc)
+		}
+		if enc == "utf-8" {
+			in, err := stringData(ctx, ctx.Inputs[0], "input")
+			if err != nil {
+				return nil, err
+			}
+			out := make([][]byte, len(in))
+			for i, s := range in {
+				out[i] = []byte(icuLower([]rune(string(s))))
+			}
+			return []*Tensor{{DType: tpb.DataType_DT_STRING, Shape: cloneShape(ctx.Inputs[0].Shape), Data: out}}, nil
 		}
 	}
 	in, err := stringData(ctx, ctx.Inputs[0], "input")
@@ -226,7 +238,8 @@ func stringSplitV2Kernel(ctx *Context) ([]*Tensor, error) {
 
 // raggedToTensorKernel is RaggedTensorToTensor for one ragged dimension
 // given as FIRST_DIM_SIZE and VALUE_ROWIDS (what tf.RaggedTensor.to_tensor
-// writes for a ragged rank of one) over a vector of values: row r's k-th
+// writes for a ragged rank of one) or as ROW_SPLITS, over values whose
+// first dimension is ragged and the rest uniform: row r's k-th
 // value lands at [r, k]; a shape of -1 (or a dimension of -1) takes the
 // number of rows and the longest row; the rest is default_value.
 func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
@@ -234,39 +247,75 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(types) != 2 || types[0] != "FIRST_DIM_SIZE" || types[1] != "VALUE_ROWIDS" {
-		return nil, ctx.Unsupported("row_partition_types %v (FIRST_DIM_SIZE, VALUE_ROWIDS only)", types)
+	splits := len(types) == 1 && types[0] == "ROW_SPLITS"
+	if !splits && (len(types) != 2 || types[0] != "FIRST_DIM_SIZE" || types[1] != "VALUE_ROWIDS") {
+		return nil, ctx.Unsupported("row_partition_types %v (ROW_SPLITS, or FIRST_DIM_SIZE and VALUE_ROWIDS, only)", types)
 	}
-	if err := wantInputs(ctx, 5); err != nil {
+	if err := wantInputs(ctx, 4+len(types)-1); err != nil {
 		return nil, err
 	}
 	values, def := ctx.Inputs[1], ctx.Inputs[2]
-	if len(values.Shape) != 1 {
-		return nil, ctx.Unsupported("values of rank %d", len(values.Shape))
+	if len(values.Shape) == 0 {
+		return nil, ctx.Errorf("values must have rank at least 1")
 	}
+	// Each value is a row of the uniform inner dimensions.
+	inner := values.Shape[1:]
+	nin := product(inner)
 	if def.NumElements() != 1 {
 		return nil, ctx.Unsupported("default_value of shape %s", dimsString(def.Shape))
 	}
-	rows, err := scalarIndex(ctx.Inputs[3], "first_dim_size")
-	if err != nil {
-		return nil, ctx.Errorf("%v", err)
-	}
-	rowids, err := indexValues(ctx.Inputs[4])
-	if err != nil {
-		return nil, ctx.Errorf("value_rowids: %v", err)
+	var rows int64
+	var rowids []int64
+	if splits {
+		// Row r holds values splits[r] to splits[r+1]: the row ids of
+		// the values, one row fewer than splits.
+		sp, err := indexValues(ctx.Inputs[3])
+		if err != nil {
+			return nil, ctx.Errorf("row_splits: %v", err)
+		}
+		if len(sp) == 0 || sp[0] != 0 || sp[len(sp)-1] != int64(values.Shape[0]) {
+			return nil, ctx.Errorf("Invalid row split size.")
+		}
+		rows = int64(len(sp) - 1)
+		rowids = make([]int64, 0, values.Shape[0])
+		for r := 0; r+1 < len(sp); r++ {
+			if sp[r+1] < sp[r] {
+				return nil, ctx.Errorf("row_splits must be sorted: %v", sp)
+			}
+			for i := sp[r]; i < sp[r+1]; i++ {
+				rowids = append(rowids, int64(r))
+			}
+		}
+	} else {
+		rows, err = scalarIndex(ctx.Inputs[3], "first_dim_size")
+		if err != nil {
+			return nil, ctx.Errorf("%v", err)
+		}
+		rowids, err = indexValues(ctx.Inputs[4])
+		if err != nil {
+			return nil, ctx.Errorf("value_rowids: %v", err)
+		}
 	}
 	if len(rowids) != values.Shape[0] {
 		return nil, ctx.Errorf("value_rowids has %d elements, values %d", len(rowids), values.Shape[0])
 	}
-	shape := []int64{-1, -1}
+	shape := make([]int64, 2+len(inner))
+	for j := range shape {
+		shape[j] = -1
+	}
 	if st := ctx.Inputs[0]; st.NumElements() > 0 {
 		s, err := indexValues(st)
 		if err != nil {
 			return nil, ctx.Errorf("shape: %v", err)
 		}
 		if len(st.Shape) == 1 {
-			if len(s) != 2 {
-				return nil, ctx.Errorf("shape must have rank 2, got %d dimensions", len(s))
+			if len(s) != len(shape) {
+				return nil, ctx.Errorf("shape must have rank %d, got %d dimensions", len(shape), len(s))
+			}
+			for j, d := range inner {
+				if s[2+j] >= 0 && int(s[2+j]) != d {
+					return nil, ctx.Unsupported("shape %v narrowing the values' inner dimensions %v", s, inner)
+				}
 			}
 			shape = s
 		}
@@ -291,17 +340,20 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 	if shape[1] >= 0 {
 		d1 = int(shape[1])
 	}
-	n, err := CheckShape([]int{d0, d1})
+	outShape := append([]int{d0, d1}, inner...)
+	n, err := CheckShape(outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	src := make([]int, n) // value index + 1, 0 for the default
+	src := make([]int, n) // flat value index + 1, 0 for the default
 	for i, r := range rowids {
 		if int(r) < d0 && pos[i] < d1 {
-			src[int(r)*d1+pos[i]] = i + 1
+			for t := 0; t < nin; t++ {
+				src[(int(r)*d1+pos[i])*nin+t] = i*nin + t + 1
+			}
 		}
 	}
-	out := &Tensor{DType: values.DType, Shape: []int{d0, d1}}
+	out := &Tensor{DType: values.DType, Shape: outShape}
 	switch v := values.Data.(type) {
 	case []int64:
 		out.Data = fillFrom(v, def.Data.([]int64)[0], src)
@@ -309,6 +361,10 @@ func raggedToTensorKernel(ctx *Context) ([]*Tensor, error) {
 		out.Data = fillFrom(v, def.Data.([]int32)[0], src)
 	case []float32:
 		out.Data = fillFrom(v, def.Data.([]float32)[0], src)
+	case []float64:
+		out.Data = fillFrom(v, def.Data.([]float64)[0], src)
+	case []bool:
+		out.Data = fillFrom(v, def.Data.([]bool)[0], src)
 	case [][]byte:
 		out.Data = fillFrom(v, def.Data.([][]byte)[0], src)
 	default:
@@ -334,4 +390,54 @@ func init() {
 	Register("StaticRegexReplace", staticRegexReplaceKernel)
 	Register("StringSplitV2", stringSplitV2Kernel)
 	Register("RaggedTensorToTensor", raggedToTensorKernel)
+}
+
+// icuLower is ICU's full lowercase mapping in the root locale
+// (u_strToLower, SpecialCasing.txt): an invalid byte is U+FFFD, İ (U+0130)
+// is i and a combining dot above, and Σ is ς at a word's end (Final_Sigma:
+// a cased letter before it and none after, case-ignorable characters
+// skipped); every other rune takes its simple lowercase.
+func icuLower(rs []rune) string {
+	var b []rune
+	for i, r := range rs {
+		switch {
+		case r == 0x130:
+			b = append(b, 'i', 0x307)
+		case r == 0x3a3 && finalSigma(rs, i):
+			b = append(b, 0x3c2)
+		default:
+			b = append(b, unicode.ToLower(r))
+		}
+	}
+	return string(b)
+}
+
+func finalSigma(rs []rune, i int) bool {
+	before, after := false, false
+	for j := i - 1; j >= 0; j-- {
+		if !caseIgnorable(rs[j]) {
+			before = cased(rs[j])
+			break
+		}
+	}
+	for j := i + 1; j < len(rs); j++ {
+		if !caseIgnorable(rs[j]) {
+			after = cased(rs[j])
+			break
+		}
+	}
+	return before && !after
+}
+
+func cased(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) }
+
+// caseIgnorable is Unicode's Case_Ignorable: the marks, format characters,
+// modifier letters and symbols, and the word-internal punctuation
+// (Word_Break MidLetter and MidNumLet).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

@@ -23,10 +23,11 @@ import (
 // movesBits reports whether TensorFlow's kernel for c moves its float
 // inputs' bits without arithmetic (sign flips and masks, copies, casts to
 // the same type), so that FTZ and DAZ never touch them: Abs, Neg and Sign
-// of a subnormal give the subnormal's bits, and so do the array ops.
+// of a subnormal give the subnormal's bits, so does Bitcast (a memcpy of
+// the buffer, whose bits may spell a subnormal), and so do the array ops.
 func movesBits(c *Case) bool {
 	switch c.Op {
-	case "Abs", "Neg", "OnesLike", "ZerosLike", "Select", "SelectV2":
+	case "Abs", "Neg", "OnesLike", "ZerosLike", "Select", "SelectV2", "Bitcast":
 		return true
 	case "Cast": // a float to float cast; a cast to bool or an integer compares
 		dst := c.Attrs["DstT"].GetType()

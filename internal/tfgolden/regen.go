@@ -27,7 +27,7 @@ const CPUReason = "the block sizes of Eigen's contraction follow the CPU's cache
 // tolerance of their dtype.
 var contractions = map[string]bool{
 	"MatMul": true, "BatchMatMul": true, "BatchMatMulV2": true, "BatchMatMulV3": true, "Einsum": true,
-	"Conv2D": true, "Conv2DBackpropInput": true, "Conv3D": true,
+	"Conv2D": true, "Conv2DBackpropInput": true, "Conv2DBackpropFilter": true, "Conv3D": true,
 	"_FusedMatMul": true, "_FusedConv2D": true, "_FusedConv3D": true,
 }
 

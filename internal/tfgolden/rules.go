@@ -55,8 +55,11 @@ var rules = map[string]Rule{
 		"kernel's own scratch for the gradient (oneDNN's workspace layout), not compared"},
 	"Sin float64": {Tol: Tol{ULP: 4, Abs: 1e-15}, Reason: approxReason + "; for |x| near DBL_MAX the argument reductions differ (25 ULP, 2e-17 absolute, on sin(DBL_MAX))"},
 	"Tan float64": {Tol: Tol{ULP: 4, Abs: 1e-15}, Reason: approxReason + "; for |x| near DBL_MAX the argument reductions differ (25 ULP, 2e-17 absolute, on tan(DBL_MAX))"},
-	"Elu":         {Tol: Tol{ULP: 16}, Reason: approxReason + "; exp(x) - 1 cancels near 0, so one ULP of exp(x) is several of the result"},
-	"Selu":        {Tol: Tol{ULP: 16}, Reason: approxReason + "; exp(x) - 1 cancels near 0, so one ULP of exp(x) is several of the result"},
+	"StatelessRandomNormalV2 float64": {Tol: approx, Reason: "BoxMullerDouble (random_distributions.h) takes log and " +
+		"sincos from glibc's libm, tfscan from Go's math package; neither is correctly rounded, so a normal differs " +
+		"in its last bit where they disagree"},
+	"Elu":  {Tol: Tol{ULP: 16}, Reason: approxReason + "; exp(x) - 1 cancels near 0, so one ULP of exp(x) is several of the result"},
+	"Selu": {Tol: Tol{ULP: 16}, Reason: approxReason + "; exp(x) - 1 cancels near 0, so one ULP of exp(x) is several of the result"},
 }
 
 func init() {
@@ -69,7 +72,8 @@ func init() {
 	}
 	for _, op := range []string{"Sum", "Mean", "Prod", "EuclideanNorm", "MatMul", "BatchMatMulV2", "Conv2D",
 		"Softmax", "LogSoftmax", "LRN", "BatchMatMul", "BatchMatMulV3", "Einsum", "L2Loss", "Conv3D",
-		"Conv2DBackpropInput", "_FusedConv2D", "_FusedMatMul"} {
+		"Conv2DBackpropInput", "_FusedConv2D", "_FusedMatMul", "Conv2DBackpropFilter", "BiasAddGrad",
+		"SparseSoftmaxCrossEntropyWithLogits"} {
 		for dt, t := range sumTol {
 			if dt == "float16" && (op == "MatMul" || op == "BatchMatMulV2" || op == "BatchMatMul" || op == "BatchMatMulV3") {
 				continue // k-ordered with float16 rounding: bit-identical (matMulStorage)

@@ -204,6 +204,8 @@ def attr_value(v):
             av.list.shape.extend(tf.TensorShape(x).as_proto() for x in v)
         elif v and isinstance(v[0], float):
             av.list.f.extend(v)
+        elif v and isinstance(v[0], str):
+            av.list.s.extend(x.encode() for x in v)
         else:
             av.list.i.extend(v)
     return av
@@ -1663,6 +1665,210 @@ def random(fam, rng):
 
 
 
+# Gradients, text and random ops of the executor the other families leave
+# out: the activation and pooling gradients, BiasAddGrad and
+# Conv2DBackpropFilter (a training graph's ops), Bitcast, the
+# cross-entropy with sparse labels, RaggedTensorToTensor, the string ops
+# of a text model's preprocessing, the V2 stateless random ops and
+# RngReadAndSkip on a variable's state (a sequence).
+def extra(fam, rng):
+    for dt in F:
+        ev = edge_values(dt)
+        n = len(ev)
+        g = tensor(rand_values(dt, n, rng), dt)
+        for op in ("ReluGrad", "SigmoidGrad", "TanhGrad"):
+            case(fam, op, [g, tensor(ev, dt)], label="edges second")
+            case(fam, op, [tensor(ev, dt), g], label="edges first")
+            a = tensor(rand_values(dt, 12, rng), dt, (3, 4))
+            b = tensor(rand_values(dt, 12, rng), dt, (3, 4))
+            case(fam, op, [a, b], label="3x4")
+            case(fam, op, [tensor(1.5, dt), tensor(-0.5, dt)], label="scalars")
+            case(fam, op, [tensor([], dt, (0, 3)), tensor([], dt, (0, 3))], label="empty")
+            case(fam, op, [a, b[0]], label="mismatched shapes")
+    for dt in F + I:
+        x = tensor(rand_values(dt, 2 * 3 * 4 * 5, rng), dt, (2, 3, 4, 5))
+        for fmt in ("NHWC", "NCHW"):
+            case(fam, "BiasAddGrad", [x], {"data_format": fmt}, label="4-D " + fmt)
+        case(fam, "BiasAddGrad", [tensor(rand_values(dt, 6, rng), dt, (3, 2))], label="2-D")
+        case(fam, "BiasAddGrad", [tensor(rand_values(dt, 200, rng), dt, (50, 4))], label="50x4")
+        case(fam, "BiasAddGrad", [tensor([], dt, (0, 3))], label="empty rows")
+        case(fam, "BiasAddGrad", [tensor([], dt, (4, 0))], label="no channels")
+        case(fam, "BiasAddGrad", [tensor(rand_values(dt, 3, rng), dt, (3,))], label="1-D")
+        ev = edge_values(dt)
+        if len(ev) % 2 == 0:
+            case(fam, "BiasAddGrad", [tensor(ev, dt, (len(ev) // 2, 2))], label="edges")
+    for src, dst, shp in ((tf.float32, tf.int32, (2, 3)), (tf.float32, tf.uint8, (3,)), (tf.uint8, tf.float32, (2, 4)),
+                          (tf.float64, tf.int32, (2,)), (tf.int32, tf.int64, (3, 2)), (tf.float16, tf.int16, (5,)),
+                          (tf.bfloat16, tf.uint16, (5,)), (tf.int8, tf.uint8, (4,)), (tf.uint64, tf.float64, (3,)),
+                          (tf.int16, tf.float16, (2, 2)), (tf.uint8, tf.float32, (3,)), (tf.int32, tf.int64, (3,)),
+                          (tf.float32, tf.float32, ()), (tf.uint32, tf.float32, (0, 2)), (tf.int64, tf.uint8, ())):
+        n = int(np.prod(shp))
+        case(fam, "Bitcast", [tensor(rand_values(src, n, rng), src, shp)], {"type": dst},
+             label="%s to %s %s" % (src.name, dst.name, shp))
+    for dt in (tf.float32, tf.float64, tf.float16):
+        case(fam, "Bitcast", [tensor(edge_values(dt), dt)], {"type": tf.uint64 if dt == tf.float64 else
+                                                              (tf.uint32 if dt == tf.float32 else tf.uint16)},
+             label="edges")
+    for dt in (tf.float16, tf.bfloat16, tf.float32, tf.float64):
+        x = tensor(rand_values(dt, 2 * 7 * 6 * 3, rng), dt, (2, 7, 6, 3))
+        for s, pad, dil in ((1, "SAME", 1), (2, "VALID", 1), (2, "SAME", 1), (1, "VALID", 2)):
+            oh, ow = ((7 + s - 1) // s, (6 + s - 1) // s) if pad == "SAME" else \
+                ((7 - 2 * dil - 1) // s + 1, (6 - 2 * dil - 1) // s + 1)
+            dy = tensor(rand_values(dt, 2 * oh * ow * 4, rng), dt, (2, oh, ow, 4))
+            case(fam, "Conv2DBackpropFilter", [x, tf.constant([3, 3, 3, 4]), dy],
+                 {"strides": [1, s, s, 1], "padding": pad, "dilations": [1, dil, dil, 1]},
+                 label="%s s%d d%d" % (pad, s, dil))
+        dy = tensor(rand_values(dt, 2 * 7 * 6 * 4, rng), dt, (2, 7, 6, 4))
+        case(fam, "Conv2DBackpropFilter", [x, tf.constant([3, 3, 3, 4]), dy],
+             {"strides": [1, 1, 1, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]},
+             label="explicit")
+        case(fam, "Conv2DBackpropFilter", [x, tf.constant([3, 3, 3, 4]), dy[:, :3]],
+             {"strides": [1, 1, 1, 1], "padding": "SAME"}, label="wrong out_backprop shape")
+        case(fam, "Conv2DBackpropFilter", [x, tf.constant([3, 3, 2, 4]), dy],
+             {"strides": [1, 1, 1, 1], "padding": "SAME"}, label="wrong filter depth")
+        case(fam, "Conv2DBackpropFilter", [tensor([], dt, (0, 7, 6, 3)), tf.constant([3, 3, 3, 4]),
+                                           tensor([], dt, (0, 7, 6, 4))],
+             {"strides": [1, 1, 1, 1], "padding": "SAME"}, label="empty batch")
+        ev = edge_values(dt)
+        xe = tensor((ev * 3)[:1 * 4 * 5 * 1], dt, (1, 4, 5, 1))
+        case(fam, "Conv2DBackpropFilter", [xe, tf.constant([2, 2, 1, 1]),
+                                           tensor(rand_values(dt, 12, rng), dt, (1, 3, 4, 1))],
+             {"strides": [1, 1, 1, 1], "padding": "VALID"}, label="edges")
+        # MaxPoolGrad: orig_output as MaxPool computes it; ties and NaN.
+        for k, s, pad, xin in ((2, 2, "VALID", x), (3, 1, "SAME", x), (3, 2, "SAME", x),
+                               (2, 1, "VALID", tensor([1, 1, 1, 1, 2, 2, 0, 0, 2] * 2, dt, (1, 3, 3, 2))),
+                               (2, 1, "VALID", xe)):
+            try:
+                y = tf.raw_ops.MaxPool(input=xin, ksize=[1, k, k, 1], strides=[1, s, s, 1], padding=pad)
+            except tf.errors.OpError:
+                continue
+            dy = tensor(rand_values(dt, int(np.prod(y.shape)), rng), dt, tuple(y.shape))
+            case(fam, "MaxPoolGrad", [xin, y, dy], {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": pad},
+                 label="k%d s%d %s %s" % (k, s, pad, tuple(xin.shape)))
+        y = tf.raw_ops.MaxPool(input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+        case(fam, "MaxPoolGrad", [x, y, y[:, :1]], {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1],
+                                                     "padding": "VALID"}, label="wrong grad shape")
+    for dt in (tf.float16, tf.bfloat16, tf.float32, tf.float64):
+        logits = tensor(rand_values(dt, 4 * 5, rng), dt, (4, 5))
+        for lt in (tf.int32, tf.int64):
+            for labels, lab in (([0, 4, 2, 2], "in range"), ([0, 5, 1, 1], "label 5 of 5"),
+                                ([0, -1, 1, 1], "negative label")):
+                case(fam, "SparseSoftmaxCrossEntropyWithLogits", [logits, tf.constant(labels, lt)], label=lab)
+        ev = edge_values(dt)
+        m = len(ev) // 2
+        case(fam, "SparseSoftmaxCrossEntropyWithLogits", [tensor(ev[:2 * m], dt, (m, 2)), tf.constant([0, 1] * (m // 2) +
+                                                                                                        [1] * (m % 2))],
+             label="edges")
+        case(fam, "SparseSoftmaxCrossEntropyWithLogits", [tensor([], dt, (0, 5)), tf.constant([], tf.int32)],
+             label="empty batch")
+        case(fam, "SparseSoftmaxCrossEntropyWithLogits", [tensor([], dt, (3, 0)), tf.constant([0, 0, 0])],
+             label="no classes")
+        case(fam, "SparseSoftmaxCrossEntropyWithLogits", [logits, tf.constant([0, 1])], label="labels too short")
+        case(fam, "SparseSoftmaxCrossEntropyWithLogits", [logits[0], tf.constant(0)], label="1-D logits")
+    # RaggedTensorToTensor: row splits, value rowids, uniform inner dims.
+    vals = tf.constant([1.5, 2, 3, 4, 5, 6, 7])
+    for shp, lab in (([-1, -1], "natural"), ([2, 2], "truncated"), ([5, 4], "padded"), ([-1, 6], "wider")):
+        for dv in (tf.constant(0.0), tf.constant(-1.0)):
+            case(fam, "RaggedTensorToTensor", [tf.constant(shp, tf.int64), vals, dv, [tf.constant([0, 2, 2, 5, 7],
+                                                                                                tf.int64)]],
+                 {"row_partition_types": ["ROW_SPLITS"]}, label="splits %s default %s" % (lab, dv.numpy()))
+        case(fam, "RaggedTensorToTensor", [tf.constant(shp, tf.int64), vals, tf.constant(9.0),
+                                           [tf.constant(4, tf.int64), tf.constant([0, 0, 2, 2, 2, 3, 3], tf.int64)]],
+             {"row_partition_types": ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]}, label="rowids " + lab)
+    for dt in (tf.int32, tf.int64, tf.string, tf.bool, tf.float64):
+        v = tf.constant([[1, 2], [3, 4], [5, 6]]) if dt != tf.string else tf.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+        if dt == tf.bool:
+            v = tf.constant([[True, False], [False, True], [True, True]])
+        v = tf.cast(v, dt) if dt not in (tf.string, tf.bool) else v
+        dflt = tf.zeros([], dt) if dt != tf.string else tf.constant("")
+        case(fam, "RaggedTensorToTensor", [tf.constant([-1, -1, -1], tf.int64), v, dflt,
+                                           [tf.constant([0, 1, 1, 3], tf.int32)]],
+             {"row_partition_types": ["ROW_SPLITS"]}, label="inner dim " + dt.name)
+    # Splits that end past the values are read past their end (no check in
+    # ragged_tensor_to_tensor_op.cc): no case.
+    for shp, sp, lab in (([-1, -1], [1, 2, 7], "splits not from 0"),
+                         ([-1, -1, -1], [0, 2, 7], "shape rank 3"), ([-1, -1], [0], "no rows")):
+        case(fam, "RaggedTensorToTensor", [tf.constant(shp, tf.int64), vals if lab != "no rows" else vals[:0],
+                                           tf.constant(0.0), [tf.constant(sp, tf.int64)]],
+             {"row_partition_types": ["ROW_SPLITS"]}, label=lab)
+    case(fam, "RaggedTensorToTensor", [tf.constant([-1, -1], tf.int64), vals, tf.constant([1.0, 2.0]),
+                                       [tf.constant([0, 2, 7], tf.int64)]],
+         {"row_partition_types": ["ROW_SPLITS"]}, label="default of wrong shape")
+    # Strings.
+    W = tf.constant([b"Hello World", b"", "HÉLLO wörld".encode(), b"\xff\xfeAB", b"a  b\tc", b"ABC,def,,GHI",
+                     "ΣΑΣ İstanbul".encode(), b"x"])
+    for pat, rw, glob in (("o", "0", True), ("o", "0", False), ("[A-Z]+", "<\\0>", True), ("(\\w+) (\\w+)", "\\2 \\1", True),
+                          ("", "-", True), ("^", "^", True), ("\\s+", " ", True), ("(", "x", True), ("l", "", True)):
+        case(fam, "StaticRegexReplace", [W], {"pattern": pat, "rewrite": rw, "replace_global": glob},
+             label="%r -> %r %s" % (pat, rw, glob))
+    case(fam, "StaticRegexReplace", [tf.reshape(W, (2, 4))], {"pattern": "l+", "rewrite": "L"}, label="2x4")
+    case(fam, "StaticRegexReplace", [tf.constant("aaa")], {"pattern": "a", "rewrite": "b"}, label="scalar")
+    case(fam, "StaticRegexReplace", [tf.constant([], tf.string)], {"pattern": "a", "rewrite": "b"}, label="empty")
+    for enc in ("", "utf-8"):
+        case(fam, "StringLower", [W], {"encoding": enc}, label="encoding %r" % enc)
+        case(fam, "StringLower", [tf.reshape(W, (4, 2))], {"encoding": enc}, label="4x2 %r" % enc)
+    case(fam, "StringLower", [tf.constant("ÀB")], label="scalar")
+    case(fam, "StringLower", [tf.constant(["Σ", "AΣ", "AΣ.B", "AΣ'", "ΣA", "ὈΔΥΣΣΕΎΣ", "ǅǄǆ", "ẞSS", "K\u212a\u0130\u0049\u0307",
+                                           "ΑΣ\u0301 Β", "ÅΩ\u2126", "\U00010400\U0001E900"])],
+         {"encoding": "utf-8"}, label="special casing")
+    case(fam, "StringLower", [tf.constant([], tf.string)], label="empty")
+    case(fam, "StringLower", [W], {"encoding": "latin1"}, label="unknown encoding")
+    for sep in ("", " ", ",", ",,", "ab"):
+        for mx in (-1, 0, 1, 2):
+            case(fam, "StringSplitV2", [W, tf.constant(sep)], {"maxsplit": mx}, label="sep %r max %d" % (sep, mx))
+    case(fam, "StringSplitV2", [tf.constant([], tf.string), tf.constant(" ")], label="empty")
+    case(fam, "StringSplitV2", [tf.constant("a b"), tf.constant(" ")], label="scalar")
+    case(fam, "StringSplitV2", [tf.reshape(W, (2, 4)), tf.constant(" ")], label="2x4")
+    case(fam, "StringSplitV2", [W, tf.constant([" ", ","])], label="sep vector")
+    # Stateless random V2: the key and counter of the Philox algorithm.
+    key, ctr = tf.constant([0x12345678], tf.uint64), tf.constant([1, 2], tf.uint64)
+    for alg in (1, 3, 2, 7):
+        for sh in ([3, 5], [0], [67], []):
+            for dt in F:
+                case(fam, "StatelessRandomNormalV2", [tf.constant(sh), key, ctr, tf.constant(alg)], {"dtype": dt},
+                     label="alg %d shape %s" % (alg, sh))
+            for dt, lo, hi in ((tf.int32, -5, 17), (tf.int64, -2 ** 40, 2 ** 41), (tf.uint32, 3, 2 ** 32 - 1),
+                               (tf.uint64, 0, 2 ** 64 - 1), (tf.int32, -2 ** 31, 2 ** 31 - 1)):
+                case(fam, "StatelessRandomUniformIntV2", [tf.constant(sh), key, ctr, tf.constant(alg),
+                                                          tf.constant(lo, dt), tf.constant(hi, dt)],
+                     label="alg %d shape %s [%d, %d)" % (alg, sh, lo, hi))
+    for k, c, lab in (([0, 0], [0, 0], "zero"), ([2 ** 64 - 1], [2 ** 64 - 1, 2 ** 64 - 1], "max")):
+        case(fam, "StatelessRandomNormalV2", [tf.constant([4, 3]), tf.constant(k[:1], tf.uint64),
+                                              tf.constant(c, tf.uint64), tf.constant(1)], label=lab + " key/counter")
+    case(fam, "StatelessRandomNormalV2", [tf.constant([4]), tf.constant([1, 2], tf.uint64), ctr, tf.constant(1)],
+         label="key of 2")
+    # A Philox counter of one element passes CheckKeyCounterShape (it takes the
+    # algorithm's id as the least length) and is read past its end: no case.
+    case(fam, "StatelessRandomNormalV2", [tf.constant([4]), key, tf.constant([], tf.uint64), tf.constant(1)],
+         label="empty counter")
+    case(fam, "StatelessRandomNormalV2", [tf.constant([4], tf.int64), key, tf.constant([1, 2, 3], tf.uint64),
+                                          tf.constant(1)], label="counter of 3, int64 shape")
+    for lo, hi, lab in ((5, 5, "empty range"), (7, 2, "minval above maxval")):
+        case(fam, "StatelessRandomUniformIntV2", [tf.constant([3]), key, ctr, tf.constant(1), tf.constant(lo),
+                                                  tf.constant(hi)], label=lab)
+    case(fam, "StatelessRandomUniformIntV2", [tf.constant([0]), key, ctr, tf.constant(1), tf.constant(5),
+                                              tf.constant(5)], label="empty range, no values")
+    case(fam, "StatelessRandomUniformIntV2", [tf.constant([3]), key, ctr, tf.constant(1), tf.constant([1, 2]),
+                                              tf.constant(5)], label="minval vector")
+    # RngReadAndSkip: a variable's algorithm state, read and advanced.
+    for alg, init, delta in ((1, [5, 7, 9], 10), (1, [2 ** 63 - 1, -1, 0], 3), (2, [1, 2, 3], 4),
+                             (1, [0, 0, 0], 0), (1, [-1, -1, 4], 2 ** 40), (3, [1, 2, 3], 1), (5, [1, 2, 3], 1)):
+        h = step("VarHandleOp", dtype=tf.int64, shape=[3])
+        st = step("AssignVariableOp", Out(0), tf.constant(init, tf.int64))
+        skip = step("RngReadAndSkip", Out(0), tf.constant(alg), tf.constant(delta, tf.uint64))
+        lab = "alg %d state %s delta %d" % (alg, init, delta)
+        fam.seq("RngReadAndSkip", [h, st, skip], label=lab)
+        fam.seq("RngReadAndSkip", [h, st, skip, step("ReadVariableOp", Out(0), dtype=tf.int64)], label=lab + ", then read")
+        fam.seq("RngReadAndSkip", [h, st, skip, skip], label=lab + ", twice")
+    h = step("VarHandleOp", dtype=tf.int64, shape=[3])
+    fam.seq("RngReadAndSkip", [h, step("RngReadAndSkip", Out(0), tf.constant(1), tf.constant(1, tf.uint64))],
+            label="uninitialized")
+    h2 = step("VarHandleOp", dtype=tf.int64, shape=None)
+    fam.seq("RngReadAndSkip", [h2, step("AssignVariableOp", Out(0), tf.constant([1, 2], tf.int64)),
+                               step("RngReadAndSkip", Out(0), tf.constant(1), tf.constant(1, tf.uint64))],
+            label="state too short")
+
+
 # The CPU's _FusedConv3D, _FusedDepthwiseConv2dNative and _FusedBatchNormEx
 # kernels are NoOps that TensorFlow's oneDNN layout pass rewrites to its
 # _Mkl kernels (kernels/mkl/mkl_conv_ops.cc, mkl_fused_batch_norm_op.cc):
@@ -1785,6 +1991,7 @@ FAMILIES = [
     ("fused", fused),
     ("random", random),
     ("onednn", onednn),
+    ("extra", extra),
 ]
 
 
