@@ -13,7 +13,8 @@ import (
 // case bit-identical, or within its op's stated tolerance
 // (tfgolden.RuleFor), or refused by both; a dtype tfscan's kernel lacks is
 // a listed gap. A difference not in tfgolden's defects fails, and so does
-// a listed defect that no longer differs.
+// a listed defect that no longer differs, and a registered kernel without
+// goldens that tfgolden's NoGolden does not explain.
 func TestTensorFlowGoldens(t *testing.T) {
 	files, err := tfgolden.ReadAll(filepath.Join("testdata", "tf"))
 	if err != nil {
@@ -45,6 +46,13 @@ func TestTensorFlowGoldens(t *testing.T) {
 	for op := range tfgolden.NoGolden() {
 		if swept[op] || kernels.Find(op) == nil {
 			t.Errorf("%s is listed as an op TensorFlow cannot run but has goldens or no tfscan kernel: update internal/tfgolden/nogolden.go", op)
+		}
+	}
+	// Every kernel tfscan registers is held to TensorFlow's, or is listed
+	// with the reason no golden can hold it.
+	for _, op := range kernels.RegisteredOps() {
+		if _, never := tfgolden.NoGolden()[op]; !swept[op] && !never {
+			t.Errorf("%s: a registered kernel without TensorFlow goldens: add cases to %s (make kernel-goldens)", op, tfgolden.Generator)
 		}
 	}
 	for k := range tfgolden.Defects() {
