@@ -107,25 +107,10 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 	}
 
 	// Emulated run: remember every node's outputs, execution by execution.
-	type rec struct {
-		outs []*kernels.Tensor
-	}
-	recorded := map[*graph.Node][]rec{}
-	emuOpts := executor.Options{
-		NodeEmu:       func(n *graph.Node) *kernels.Emulation { return nodeProfile(n, opts).Emulation() },
-		MaxIterations: opts.MaxIterations,
-		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) {
-			r := rec{outs: make([]*kernels.Tensor, len(outs))}
-			for i, o := range outs {
-				if o != nil {
-					if _, ok := Values(o); ok {
-						r.outs[i] = o.Clone()
-					}
-				}
-			}
-			recorded[n] = append(recorded[n], r)
-		},
-	}
+	emuOpts, recorded := recordingOptions(opts, func(t *kernels.Tensor) bool {
+		_, ok := Values(t)
+		return ok
+	})
 	emuExec, err := executor.New(m.Graph, m.Weights, emuOpts)
 	if err != nil {
 		return nil, err
@@ -347,4 +332,28 @@ func compareStrings(name string, got [][]byte, ref *kernels.Tensor) (OutputResul
 		}
 	}
 	return OutputResult{Name: name, Metrics: m, Stats: ErrorStats(errs), Pass: m.Mismatches == 0}, nil
+}
+
+// execution is the outputs one execution of a node gave in the emulated
+// run (nil where not kept, and once compared).
+type execution struct{ outs []*kernels.Tensor }
+
+// recordingOptions are the executor options of an emulated run under opts'
+// profile that keeps a copy of every output keep accepts, per node and
+// execution by execution, in the map it returns.
+func recordingOptions(opts Options, keep func(*kernels.Tensor) bool) (executor.Options, map[*graph.Node][]execution) {
+	recorded := map[*graph.Node][]execution{}
+	return executor.Options{
+		NodeEmu:       func(n *graph.Node) *kernels.Emulation { return nodeProfile(n, opts).Emulation() },
+		MaxIterations: opts.MaxIterations,
+		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) {
+			r := execution{outs: make([]*kernels.Tensor, len(outs))}
+			for i, o := range outs {
+				if o != nil && keep(o) {
+					r.outs[i] = o.Clone()
+				}
+			}
+			recorded[n] = append(recorded[n], r)
+		},
+	}, recorded
 }

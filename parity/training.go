@@ -205,21 +205,7 @@ func RunTraining(ctx context.Context, m Model, opts Options) (*Training, error) 
 // gradients.
 func RunStep(ctx context.Context, m Model, opts Options, scale float64) (*StepRun, error) {
 	grads := Gradients(m.Graph)
-	type rec struct{ outs []*kernels.Tensor }
-	recorded := map[*graph.Node][]rec{}
-	emuOpts := executor.Options{
-		NodeEmu:       func(n *graph.Node) *kernels.Emulation { return nodeProfile(n, opts).Emulation() },
-		MaxIterations: opts.MaxIterations,
-		AfterNode: func(n *graph.Node, outs []*kernels.Tensor) {
-			r := rec{outs: make([]*kernels.Tensor, len(outs))}
-			for i, o := range outs {
-				if o != nil && floatData(o) {
-					r.outs[i] = o.Clone()
-				}
-			}
-			recorded[n] = append(recorded[n], r)
-		},
-	}
+	emuOpts, recorded := recordingOptions(opts, floatData)
 	emu, err := executor.New(m.Graph, m.Weights, emuOpts)
 	if err != nil {
 		return nil, err
