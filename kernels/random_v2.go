@@ -181,22 +181,33 @@ func boxMullerFloat(x0, x1 uint32) (float32, float32) {
 	return s * u2, co * u2
 }
 
-// kStatelessRandomNormalV2 (shape, key, counter, alg): float32 normals,
-// four per Philox block.
-func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
-	if err := wantInputs(c, 4); err != nil {
-		return nil, err
+// statelessShape checks a stateless V2 random op's inputs as TensorFlow
+// does before it draws (count, key and counter sizes, then the shape) and
+// returns the output shape and its element count.
+func statelessShape(c *Context, inputs int) ([]int, int, error) {
+	if err := wantInputs(c, inputs); err != nil {
+		return nil, 0, err
 	}
 	if err := rngKeyCounter(c, 1); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	shape, err := dimsFrom(c, c.Inputs[0], "shape")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n, err := CheckShape(shape)
 	if err != nil {
-		return nil, c.Errorf("%v", err)
+		return nil, 0, c.Errorf("%v", err)
+	}
+	return shape, n, nil
+}
+
+// kStatelessRandomNormalV2 (shape, key, counter, alg): float32 normals,
+// four per Philox block.
+func kStatelessRandomNormalV2(c *Context) ([]*Tensor, error) {
+	shape, n, err := statelessShape(c, 4)
+	if err != nil {
+		return nil, err
 	}
 	dt, err := c.AttrType("dtype")
 	if err != nil {
@@ -266,19 +277,9 @@ func narrowNormal(dt tpb.DataType, d []float32) any {
 // lo + bits % (hi - lo), one uint32 per int32 and two per int64
 // (UniformDistribution<Generator, int32/int64>).
 func kStatelessRandomUniformIntV2(c *Context) ([]*Tensor, error) {
-	if err := wantInputs(c, 6); err != nil {
-		return nil, err
-	}
-	if err := rngKeyCounter(c, 1); err != nil {
-		return nil, err
-	}
-	shape, err := dimsFrom(c, c.Inputs[0], "shape")
+	shape, n, err := statelessShape(c, 6)
 	if err != nil {
 		return nil, err
-	}
-	n, err := CheckShape(shape)
-	if err != nil {
-		return nil, c.Errorf("%v", err)
 	}
 	if n == 0 {
 		// An empty output returns before minval, maxval and the algorithm
