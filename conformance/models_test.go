@@ -110,15 +110,10 @@ var modelRules = map[string]modelRule{
 // numbers, each with the start of the error it gives, or "differs: " and
 // why for wrong numbers; the test fails when one matches TensorFlow (so the
 // list stays true) or fails otherwise.
-var modelGaps = map[string]string{
-	"mixed_float16/tfjs": "filter dtype DT_FLOAT differs from input dtype DT_HALF",
-}
+var modelGaps = map[string]string{}
 
 // modelGapWhy says why each gap is one.
-var modelGapWhy = map[string]string{
-	"mixed_float16/tfjs": "the TF.js converter stores the float16 weights as float32 but keeps the graph's float16 " +
-		"Casts (TF.js computes float16 as float32); tfscan runs the Casts and refuses the mixed-dtype Conv2D",
-}
+var modelGapWhy = map[string]string{}
 
 // zooFormats are the formats of a zoo model, in the table's order.
 var zooFormats = []string{"saved_model", "frozen", "tfjs"}

@@ -64,6 +64,9 @@ type Model struct {
 	// graph the loader merged into the graph (tfjs_init.go); Write leaves
 	// them out of modelTopology. Nil for other formats.
 	TFJSInit map[string]bool
+	// RestoredDTypes lists the TF.js weights the loader gave back the
+	// dtype their Const declares (tfjs_dtypes.go); nil when none.
+	RestoredDTypes []RestoredDType
 
 	// lazy holds the Const tensor contents the load left in File
 	// (lazy.go); nil when every content is in the messages.
@@ -103,8 +106,9 @@ type Weight struct {
 	DType tpb.DataType
 	Shape []int64
 	// Data holds the elements of fixed-size dtypes (float32 after any
-	// dequantization, int32, bool as one byte, complex64 as real/imaginary
-	// float32 pairs); nil for DT_STRING.
+	// dequantization, float16 where the loader restored a Const's declared
+	// DT_HALF, int32, bool as one byte, complex64 as real/imaginary float32
+	// pairs); nil for DT_STRING.
 	Data []byte
 	// Strings holds the elements of a DT_STRING weight; nil otherwise.
 	Strings [][]byte
