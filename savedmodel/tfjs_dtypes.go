@@ -26,22 +26,18 @@ type RestoredDType struct {
 	Stored, DType tpb.DataType
 }
 
-// String says what the loader did, for inspect's output.
-func (r RestoredDType) String() string {
-	return fmt.Sprintf("the TF.js weights store this %s Const as %s (the converter widens it; TF.js computes it as float32); "+
-		"tfscan reads it back as %s, exactly: every value is a %s value",
-		dtypeWord(r.DType), dtypeWord(r.Stored), dtypeWord(r.DType), dtypeWord(r.DType))
-}
-
-// dtypeWord is a dtype's NumPy-style name ("float16" for DT_HALF).
-func dtypeWord(dt tpb.DataType) string {
-	switch dt {
-	case tpb.DataType_DT_HALF:
-		return "float16"
-	case tpb.DataType_DT_FLOAT:
-		return "float32"
+// RestoredDTypesNote says in one line what the loader did to rs, for
+// inspect's output; "" when rs is empty.
+func RestoredDTypesNote(rs []RestoredDType) string {
+	if len(rs) == 0 {
+		return ""
 	}
-	return dt.String()
+	what, them := fmt.Sprintf("%d float16 Consts (first %s) are", len(rs), rs[0].Node), "them"
+	if len(rs) == 1 {
+		what, them = fmt.Sprintf("the float16 Const %s is", rs[0].Node), "it"
+	}
+	return what + " stored as float32 in the TF.js weights (the converter widens float16 arrays; TF.js computes float16 " +
+		"as float32): tfscan reads " + them + " back as float16, exactly, and runs the graph's float16 ops as TensorFlow does"
 }
 
 // restoreTFJSDTypes gives each top-level Const of gd whose weight the

@@ -100,7 +100,12 @@ func TestTFJSRestoreDTypes(t *testing.T) {
 		{Node: "h", Stored: tpb.DataType_DT_FLOAT, DType: tpb.DataType_DT_HALF},
 		{Node: "v", Stored: tpb.DataType_DT_FLOAT, DType: tpb.DataType_DT_HALF},
 	}, m.RestoredDTypes)
-	assert.Contains(t, m.RestoredDTypes[0].String(), "store this float16 Const as float32")
+	assert.Equal(t, "2 float16 Consts (first h) are stored as float32 in the TF.js weights (the converter widens float16 arrays; "+
+		"TF.js computes float16 as float32): tfscan reads them back as float16, exactly, and runs the graph's float16 ops as TensorFlow does",
+		RestoredDTypesNote(m.RestoredDTypes))
+	assert.Contains(t, RestoredDTypesNote(m.RestoredDTypes[:1]), "the float16 Const h is stored as float32 in the TF.js weights "+
+		"(the converter widens float16 arrays; TF.js computes float16 as float32): tfscan reads it back")
+	assert.Empty(t, RestoredDTypesNote(nil))
 }
 
 // TestHalfOf: a float32 narrows to float16 exactly when it is a float16
