@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -52,4 +54,35 @@ func TestNewInspectModel(t *testing.T) {
 	assert.Equal(t, []reports.InspectMetaGraph{{Tags: []string{"serve"}, Signatures: []string{"serving_default"}, Selected: true}}, im.MetaGraphs)
 	require.Len(t, im.Diagnostics, 1)
 	assert.Equal(t, "unknown_op", im.Diagnostics[0].Kind)
+}
+
+// A TF.js model whose float16 weights the converter stored as float32 says
+// in its diagnostics that tfscan reads them back as float16.
+func TestNewInspectModelTFJSFloat16Weights(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{{"mixed", true}, {"mixed_q16", true}, {"float32_q16", false}} {
+		t.Run(tc.model, func(t *testing.T) {
+			m, err := savedmodel.Load(filepath.Join(testutil.RepoRoot(), "savedmodel", "testdata", "tfjs_float16", tc.model))
+			require.NoError(t, err)
+			g, err := graph.Build(m, m.MetaGraphs[0])
+			require.NoError(t, err)
+			var got []reports.InspectDiagnostic
+			for _, d := range NewInspectModel(g).Diagnostics {
+				if d.Kind == "tfjs_float16_weights" {
+					got = append(got, d)
+				}
+			}
+			if !tc.want {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.False(t, got[0].Fatal)
+			assert.Equal(t, "StatefulPartitionedCall/model/conv2d/Conv2D/Cast", got[0].Path)
+			assert.Equal(t, savedmodel.RestoredDTypesNote(m.RestoredDTypes), got[0].Message)
+			assert.Contains(t, got[0].Message, "4 float16 Consts")
+		})
+	}
 }
