@@ -77,7 +77,7 @@ func NewInspectModel(g *graph.Graph) *reports.InspectModel {
 	}
 	if r := g.Model.RestoredDTypes; len(r) > 0 {
 		// Not a problem TensorFlow has: what tfscan's TF.js loader changed.
-		m.Diagnostics = append(m.Diagnostics, reports.InspectDiagnostic{Kind: "tfjs_float16_weights", Path: r[0].Node, Message: savedmodel.RestoredDTypesNote(r)})
+		m.Diagnostics = append(m.Diagnostics, reports.InspectDiagnostic{Kind: "tfjs_narrowed_weights", Path: r[0].Node, Message: savedmodel.RestoredDTypesNote(r)})
 	}
 	m.Normalize()
 	return m

@@ -1,7 +1,9 @@
-"""Makes the TF.js fixtures of savedmodel's float16 tests with TensorFlow
-2.15.0 and tensorflowjs 4.17.0 (the venv of tools/tf/ensure.sh):
+"""Makes the TF.js fixtures of savedmodel's tests of the weights the
+converter stores in another dtype than the graph declares (tfjs_dtypes.go),
+with TensorFlow 2.15.0 and tensorflowjs 4.17.0 (the venv of
+tools/tf/ensure.sh):
 
-    $(tools/tf/ensure.sh) savedmodel/testdata/tfjs_float16/make.py
+    $(tools/tf/ensure.sh) savedmodel/testdata/tfjs_dtypes/make.py
 
 A small Keras model (Conv2D with bias and ReLU, Dense with bias, a float32
 output) with seeded weights, exported as a SavedModel and converted:
@@ -11,7 +13,10 @@ output) with seeded weights, exported as a SavedModel and converted:
               graph's DT_HALF Consts, Casts, Conv2D and MatMul;
   mixed_q16/  the same, converted with float16 quantization ('*');
   float32_q16/ the float32 model converted with float16 quantization: weights
-              stored as float16, graph float32.
+              stored as float16, graph float32;
+  wide/       a tf.Module with a float64 and an int64 variable, which the
+              converter stores as float32 and int32 (values both hold, so
+              that TensorFlow's results are the file's).
 
 io.npz holds the input x and what TensorFlow computes from each SavedModel:
 mixed (the mixed_float16 model) and float32_q16 (the float32 model with its
@@ -19,7 +24,11 @@ weights rounded to float16, the values its quantized weights hold); and the
 weights in Keras's order (Conv2D kernel and bias, Dense kernel and bias,
 the manifests' order too): mixed_w0..3, the float16 values TensorFlow
 computes with (the float32 variables cast to float16, as the graph's Casts
-do), and float32_q16_w0..3, the float32 weights rounded to float16 and back.
+do), and float32_q16_w0..3, the float32 weights rounded to float16 and back;
+and wide's inputs and outputs (wide_x, wide_i; wide_y, wide_j).
+
+The converter writes a node's attrs in no fixed order, so model.json's bytes
+can differ from one run to the next; the shards and io.npz do not.
 """
 
 import os
@@ -64,6 +73,17 @@ def export(model, d):
     return serve
 
 
+class Wide(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = tf.Variable(np.array([0.5, 2.25, -3.0]), dtype=tf.float64)
+        self.b = tf.Variable(np.array([5, -6, 1 << 30]), dtype=tf.int64)
+
+    @tf.function(input_signature=[tf.TensorSpec([3], tf.float64, name="x"), tf.TensorSpec([3], tf.int64, name="i")])
+    def serve(self, x, i):
+        return {"y": x * self.a, "j": i + self.b}
+
+
 def convert(sm, name, q16):
     out = os.path.join(HERE, name)
     shutil.rmtree(out, ignore_errors=True)
@@ -94,6 +114,15 @@ def main():
         export(plain, sm)
         io["float32_q16"] = tf.saved_model.load(sm).signatures[SIG](x=tf.constant(x))["y"].numpy()
         convert(sm, "float32_q16", True)
+
+        wide = Wide()
+        sm = os.path.join(tmp, "wide")
+        tf.saved_model.save(wide, sm, signatures={SIG: wide.serve})
+        io["wide_x"] = np.array([1.5, -0.1, 3.0])
+        io["wide_i"] = np.array([1, 2, 1 << 40], dtype=np.int64)
+        out = tf.saved_model.load(sm).signatures[SIG](x=tf.constant(io["wide_x"]), i=tf.constant(io["wide_i"]))
+        io["wide_y"], io["wide_j"] = out["y"].numpy(), out["j"].numpy()
+        convert(sm, "wide", False)
     finally:
         shutil.rmtree(tmp)
     np.savez(os.path.join(HERE, "io.npz"), **io)
