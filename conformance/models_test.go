@@ -305,7 +305,11 @@ func modelsSection(results []modelResult) string {
 	b.WriteString("## Models\n\n")
 	b.WriteString("Every model of the small zoo (`make zoo`, tools/tfmodels/README.md) as TensorFlow exports it, run by tfscan's\n" +
 		"executor on the zoo's seeded inputs and compared with what TensorFlow computes from the SavedModel loaded back.\n" +
-		"Floats are compared in ULPs of their dtype (NaN equals NaN); integers, bools and strings must be equal.\n\n")
+		"Floats are compared in ULPs of their dtype (NaN equals NaN); integers, bools and strings must be equal.\n" +
+		"The TF.js converter stores float16 weights as float32 (float64 and int64 ones as float32 and int32) but keeps\n" +
+		"the graph's dtypes, which TF.js computes in float32; tfscan reads such weights back in the dtype their Const\n" +
+		"declares (exactly, for float16: savedmodel/tfjs_dtypes.go) and runs mixed_float16/tfjs in float16 as TensorFlow\n" +
+		"does; `tfscan inspect` says so (diagnostic `tfjs_narrowed_weights`).\n\n")
 	b.WriteString("| model | format | result | outputs | max ULP | max abs |\n|---|---|---|---:|---:|---:|\n")
 	for _, r := range results {
 		ulp, abs := "", ""
