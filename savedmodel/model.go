@@ -52,7 +52,8 @@ type Model struct {
 	// Assets lists the files under a SavedModel's assets/ directory.
 	Assets []string
 	// Weights holds TF.js weights by node name, already dequantized the way
-	// TF.js does on load. Nil for other formats (their weights are Const
+	// TF.js does on load, in the dtype their Const declares where the
+	// converter narrowed it (tfjs_dtypes.go). Nil for other formats (their weights are Const
 	// values or checkpoint entries).
 	Weights map[string]*Weight
 	// Renamed maps a node whose op the loader rewrote to the op name the file
@@ -106,9 +107,9 @@ type Weight struct {
 	DType tpb.DataType
 	Shape []int64
 	// Data holds the elements of fixed-size dtypes (float32 after any
-	// dequantization, float16 where the loader restored a Const's declared
-	// DT_HALF, int32, bool as one byte, complex64 as real/imaginary float32
-	// pairs); nil for DT_STRING.
+	// dequantization, int32, bool as one byte, complex64 as real/imaginary
+	// float32 pairs; float16, float64 or int64 where the loader gave a
+	// Const its declared dtype back, tfjs_dtypes.go); nil for DT_STRING.
 	Data []byte
 	// Strings holds the elements of a DT_STRING weight; nil otherwise.
 	Strings [][]byte

@@ -112,8 +112,6 @@ func restoreTFJSDTypes(m *Model, gd *gpb.GraphDef) {
 		if !ok {
 			continue
 		}
-		// A fresh Weight: one loaded model's weights may be shared by
-		// readers that hold the stored one.
 		m.Weights[n.GetName()] = &Weight{Name: w.Name, DType: declared, Shape: w.Shape, Data: data}
 		m.RestoredDTypes = append(m.RestoredDTypes, RestoredDType{Node: n.GetName(), Stored: w.DType, DType: declared, Exact: c.exact})
 	}
