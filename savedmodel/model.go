@@ -53,8 +53,8 @@ type Model struct {
 	Assets []string
 	// Weights holds TF.js weights by node name, already dequantized the way
 	// TF.js does on load, in the dtype their Const declares where the
-	// converter narrowed it (tfjs_dtypes.go). Nil for other formats (their weights are Const
-	// values or checkpoint entries).
+	// converter narrowed it (tfjs_dtypes.go). Nil for other formats (their
+	// weights are Const values or checkpoint entries).
 	Weights map[string]*Weight
 	// Renamed maps a node whose op the loader rewrote to the op name the file
 	// gave it. Keys are node names, or "FUNCTION/NODE" for nodes in library
