@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	"google.golang.org/protobuf/proto"
 
@@ -288,6 +289,27 @@ func importCases(t *testing.T) []importCase {
 		require.NoError(t, os.WriteFile(filepath.Join(p, "saved_model.pb"), b, 0o644))
 		add("odd/"+name, p)
 	}
+	// Grappler's remapper under oneDNN (TensorFlow's default on x86 Linux)
+	// writes symbolic dimensions into the _input_shapes of the nodes it
+	// fuses, and the tfjs-converter keeps them (savedmodel/validate.go).
+	sm := modelgen.ConvNetSavedModel()
+	var found bool
+	for _, n := range sm.MetaGraphs[0].GraphDef.Node {
+		if n.GetName() == "conv1/Conv2D" {
+			n.Attr["_input_shapes"] = &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{Shape: []*shapepb.TensorShapeProto{
+				{Dim: []*shapepb.TensorShapeProto_Dim{{Size: -2}, {Size: -3}, {Size: -4}, {Size: 1}}},
+				{Dim: []*shapepb.TensorShapeProto_Dim{{Size: 3}, {Size: 3}, {Size: 1}, {Size: 4}}},
+			}}}}
+			found = true
+		}
+	}
+	require.True(t, found, "the generated convnet has no conv1/Conv2D")
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(sm)
+	require.NoError(t, err)
+	p := filepath.Join(dir, "odd", "symbolic_input_shapes")
+	require.NoError(t, os.MkdirAll(p, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p, "saved_model.pb"), b, 0o644))
+	add("odd/symbolic_input_shapes", p)
 	models := filepath.Join(testutil.RepoRoot(), "testdata", "models")
 	ents, err := os.ReadDir(models)
 	require.NoError(t, err)
@@ -536,7 +558,7 @@ func importSection(results []importResult) string {
 		"through refuses it or crashes on it; the first such API's message counts. The verdicts must agree, and " +
 		"every node or function TensorFlow's message names must be named by tfscan's. The models: the hostile " +
 		"graphs and malformed models tfscan refuses (`savedmodel/modelgen`: `hostile.go`, `malformed.go`), " +
-		"SavedModels whose signature shapes no tensor has, the generated test models (`testdata/models`) and the " +
+		"SavedModels whose signature shapes no tensor has, one with the symbolic dimensions Grappler writes into `_input_shapes`, the generated test models (`testdata/models`) and the " +
 		"TensorFlow models of the shared corpus. TF.js models are not compared: TensorFlow has no loader for them.\n\n")
 	fmt.Fprintf(&b, "%d models compared, %d refused by tfscan, %d agree, %d documented differences.\n\n",
 		len(results), refused, agree, len(results)-agree)

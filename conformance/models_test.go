@@ -119,15 +119,10 @@ var largeModels = map[string]bool{
 // numbers, each with the start of the error it gives, or "differs: " and
 // why for wrong numbers; the test fails when one matches TensorFlow (so the
 // list stays true) or fails otherwise.
-var modelGaps = map[string]string{
-	"mixed_float16/tfjs": "filter dtype DT_FLOAT differs from input dtype DT_HALF",
-}
+var modelGaps = map[string]string{}
 
 // modelGapWhy says why each gap is one.
-var modelGapWhy = map[string]string{
-	"mixed_float16/tfjs": "the TF.js converter stores the float16 weights as float32 but keeps the graph's float16 " +
-		"Casts (TF.js computes float16 as float32); tfscan runs the Casts and refuses the mixed-dtype Conv2D",
-}
+var modelGapWhy = map[string]string{}
 
 // zooFormats are the formats of a zoo model, in the table's order.
 var zooFormats = []string{"saved_model", "frozen", "tfjs"}
@@ -360,7 +355,11 @@ func modelsSection(results []modelResult, large bool) string {
 	}
 	b.WriteString(" as TensorFlow exports it, run by tfscan's\n" +
 		"executor on the zoo's seeded inputs and compared with what TensorFlow computes from the SavedModel loaded back.\n" +
-		"Floats are compared in ULPs of their dtype (NaN equals NaN); integers, bools and strings must be equal.\n\n")
+		"Floats are compared in ULPs of their dtype (NaN equals NaN); integers, bools and strings must be equal.\n" +
+		"The TF.js converter stores float16 weights as float32 (float64 and int64 ones as float32 and int32) but keeps\n" +
+		"the graph's dtypes, which TF.js computes in float32; tfscan reads such weights back in the dtype their Const\n" +
+		"declares (exactly, for float16: savedmodel/tfjs_dtypes.go) and runs mixed_float16/tfjs in float16 as TensorFlow\n" +
+		"does; `tfscan inspect` says so (diagnostic `tfjs_narrowed_weights`).\n\n")
 	b.WriteString("| model | format | result | outputs | max ULP | max abs |\n|---|---|---|---:|---:|---:|\n")
 	for _, r := range results {
 		ulp, abs := "", ""

@@ -52,8 +52,9 @@ type Model struct {
 	// Assets lists the files under a SavedModel's assets/ directory.
 	Assets []string
 	// Weights holds TF.js weights by node name, already dequantized the way
-	// TF.js does on load. Nil for other formats (their weights are Const
-	// values or checkpoint entries).
+	// TF.js does on load, in the dtype their Const declares where the
+	// converter narrowed it (tfjs_dtypes.go). Nil for other formats (their
+	// weights are Const values or checkpoint entries).
 	Weights map[string]*Weight
 	// Renamed maps a node whose op the loader rewrote to the op name the file
 	// gave it. Keys are node names, or "FUNCTION/NODE" for nodes in library
@@ -64,6 +65,9 @@ type Model struct {
 	// graph the loader merged into the graph (tfjs_init.go); Write leaves
 	// them out of modelTopology. Nil for other formats.
 	TFJSInit map[string]bool
+	// RestoredDTypes lists the TF.js weights the loader gave back the
+	// dtype their Const declares (tfjs_dtypes.go); nil when none.
+	RestoredDTypes []RestoredDType
 
 	// lazy holds the Const tensor contents the load left in File
 	// (lazy.go); nil when every content is in the messages.
@@ -104,7 +108,8 @@ type Weight struct {
 	Shape []int64
 	// Data holds the elements of fixed-size dtypes (float32 after any
 	// dequantization, int32, bool as one byte, complex64 as real/imaginary
-	// float32 pairs); nil for DT_STRING.
+	// float32 pairs; float16, float64 or int64 where the loader gave a
+	// Const its declared dtype back, tfjs_dtypes.go); nil for DT_STRING.
 	Data []byte
 	// Strings holds the elements of a DT_STRING weight; nil otherwise.
 	Strings [][]byte

@@ -97,6 +97,7 @@ func decodeTFJS(file string, b []byte) (*Model, error) {
 		return nil, err
 	}
 	m.Weights = w
+	restoreTFJSDTypes(m, gd)
 	return m, nil
 }
 

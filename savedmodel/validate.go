@@ -72,7 +72,7 @@ func checkNode(m *Model, n *nodepb.NodeDef, checked attrMaps) error {
 	tensors := false
 	for k, v := range n.GetAttr() {
 		tensors = tensors || !Shareable(v)
-		if err := checkAttr(m, v); err != nil && (bad == "" || k < bad) {
+		if err := checkAttr(m, k, v); err != nil && (bad == "" || k < bad) {
 			bad, badErr = k, err
 		}
 	}
@@ -101,15 +101,26 @@ func (s attrMaps) add(attrs map[string]*attrpb.AttrValue) {
 	s[reflect.ValueOf(attrs).UnsafePointer()] = struct{}{}
 }
 
-func checkAttr(m *Model, v *attrpb.AttrValue) error {
+func checkAttr(m *Model, name string, v *attrpb.AttrValue) error {
+	checkShape := func(sh *shapepb.TensorShapeProto) error {
+		if name != symbolicShapesAttr || sh.GetUnknownRank() {
+			return checkShapeProto(sh, true, MaxShapeElements)
+		}
+		// Symbolic dimensions are unknown ones.
+		dims := make([]int64, len(sh.GetDim()))
+		for i, d := range sh.GetDim() {
+			dims[i] = max(d.GetSize(), -1)
+		}
+		return checkDims(dims, true, MaxShapeElements)
+	}
 	switch x := v.GetValue().(type) {
 	case *attrpb.AttrValue_Shape:
-		return checkShapeProto(x.Shape, true, MaxShapeElements)
+		return checkShape(x.Shape)
 	case *attrpb.AttrValue_Tensor:
 		return checkTensor(m, x.Tensor)
 	case *attrpb.AttrValue_List:
 		for _, s := range x.List.GetShape() {
-			if err := checkShapeProto(s, true, MaxShapeElements); err != nil {
+			if err := checkShape(s); err != nil {
 				return err
 			}
 		}
@@ -121,6 +132,15 @@ func checkAttr(m *Model, v *attrpb.AttrValue) error {
 	}
 	return nil
 }
+
+// symbolicShapesAttr is the attr Grappler's remapper gives a node it fuses
+// when oneDNN is on (TensorFlow's default on x86 Linux): its inputs' shapes
+// as GraphProperties infers them, unknown dimensions as symbolic ones,
+// -2, -3, ... (grappler/optimizers/remapper.cc:743-757, AddInputShapesAttr;
+// graph_properties.cc:628). The tfjs-converter runs Grappler and keeps it.
+// TensorFlow checks attrs against the op's OpDef only, and no OpDef
+// declares an underscore attr, so it loads such a graph.
+const symbolicShapesAttr = "_input_shapes"
 
 // checkTensor checks a TensorProto's shape (fully defined, not absurd) and,
 // for fixed-size dtypes, that tensor_content holds exactly the bytes the

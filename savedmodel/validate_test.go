@@ -154,3 +154,47 @@ func TestLoadRefusesHugeFiles(t *testing.T) {
 	_, err = Load(p)
 	assert.EqualError(t, err, p+": file is 2147483649 bytes, over the 2147483648-byte limit")
 }
+
+// Grappler's remapper, under oneDNN (TensorFlow's default on x86 Linux),
+// gives fused nodes an _input_shapes attr whose unknown dimensions are
+// symbolic (-2, -3, ...); TensorFlow loads the graph, and so does tfscan.
+// Symbolic dimensions stay refused elsewhere, and _input_shapes is still
+// held to the size limit.
+func TestLoadSymbolicInputShapes(t *testing.T) {
+	shapes := func(dims ...int64) *attrpb.AttrValue {
+		sh := &shapepb.TensorShapeProto{}
+		for _, d := range dims {
+			sh.Dim = append(sh.Dim, &shapepb.TensorShapeProto_Dim{Size: d})
+		}
+		return &attrpb.AttrValue{Value: &attrpb.AttrValue_List{List: &attrpb.AttrValue_ListValue{Shape: []*shapepb.TensorShapeProto{sh}}}}
+	}
+	for _, tc := range []struct {
+		name, attr string
+		dims       []int64
+		want       string
+	}{
+		{"symbolic _input_shapes", "_input_shapes", []int64{-2, -3, -4, 3}, ""},
+		{"unknown _input_shapes", "_input_shapes", []int64{-1, 8}, ""},
+		{"absurd _input_shapes", "_input_shapes", []int64{-2, 1 << 62}, `node "conv1/Conv2D" (Conv2D) attr "_input_shapes": shape [-1 4611686018427387904] has dimension 4611686018427387904, over the limit of 1099511627776 elements`},
+		{"symbolic _output_shapes", "_output_shapes", []int64{-2, 8}, `node "conv1/Conv2D" (Conv2D) attr "_output_shapes": shape [-2 8] has negative dimension -2`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gd := modelgen.ConvNetGraphDef()
+			var found bool
+			for _, n := range gd.GetNode() {
+				if n.GetName() == "conv1/Conv2D" {
+					n.Attr[tc.attr] = shapes(tc.dims...)
+					found = true
+				}
+			}
+			require.True(t, found)
+			p := writeFile(t, t.TempDir(), "m.pb", marshalT(t, gd))
+			_, err := Load(p)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, p+": "+tc.want)
+		})
+	}
+}

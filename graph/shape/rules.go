@@ -940,19 +940,30 @@ func (s *Shapes) tfjsWeight(n *graph.Node) *savedmodel.Weight {
 	return s.g.Model.Weights[n.Name]
 }
 
-// weightTensor is a TF.js weight's shape and, for a small int32 one
-// (TF.js has no int64 weights), its values.
+// weightTensor is a TF.js weight's shape and, for a small int32 one (or
+// int64: the loader gives an int64 Const's int32 weight its dtype back),
+// its values.
 func weightTensor(w *savedmodel.Weight) (Shape, []int64) {
 	sh := Shape{Dims: clampAll(w.Shape)}
 	n, ok := sh.NumElements()
-	if !ok || n > maxValue || w.DType != tpb.DataType_DT_INT32 || int64(len(w.Data)) != 4*n {
+	if !ok || n > maxValue {
 		return sh, nil
 	}
-	v := make([]int64, n)
-	for i := range v {
-		v[i] = int64(int32(binary.LittleEndian.Uint32(w.Data[4*i:])))
+	switch {
+	case w.DType == tpb.DataType_DT_INT32 && int64(len(w.Data)) == 4*n:
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(int32(binary.LittleEndian.Uint32(w.Data[4*i:])))
+		}
+		return sh, v
+	case w.DType == tpb.DataType_DT_INT64 && int64(len(w.Data)) == 8*n:
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(binary.LittleEndian.Uint64(w.Data[8*i:]))
+		}
+		return sh, v
 	}
-	return sh, v
+	return sh, nil
 }
 
 // parseExample follows ParseExample's shape fn (parsing_ops.cc:162-176,

@@ -64,3 +64,22 @@ func TestTFJSShapesMatchTFJS(t *testing.T) {
 		})
 	}
 }
+
+// An int64 Const of a TF.js model, whose weight the converter stores as
+// int32 and the loader reads back as int64, keeps its values, as an int32
+// one does (savedmodel/testdata/tfjs_dtypes/wide: the int64 variable
+// [5, -6, 2^30]).
+func TestTFJSInt64WeightValues(t *testing.T) {
+	g := testmodel.Graph(t, filepath.Join(testutil.RepoRoot(), "savedmodel", "testdata", "tfjs_dtypes", "wide"))
+	sh := shape.Infer(g, shape.Options{})
+	var found bool
+	for _, n := range g.Nodes[:g.TopLevel] {
+		if n.Name == "StatefulPartitionedCall/add/ReadVariableOp" {
+			out, ok := sh.Output(n, 0)
+			require.True(t, ok)
+			assert.Equal(t, []int64{5, -6, 1 << 30}, out.Value)
+			found = true
+		}
+	}
+	require.True(t, found)
+}

@@ -75,6 +75,10 @@ func NewInspectModel(g *graph.Graph) *reports.InspectModel {
 	for _, d := range g.Diagnostics {
 		m.Diagnostics = append(m.Diagnostics, reports.InspectDiagnostic{Kind: d.Kind, Path: d.Path, Message: d.Message, Fatal: d.Fatal})
 	}
+	if r := g.Model.RestoredDTypes; len(r) > 0 {
+		// Not a problem TensorFlow has: what tfscan's TF.js loader changed.
+		m.Diagnostics = append(m.Diagnostics, reports.InspectDiagnostic{Kind: "tfjs_narrowed_weights", Path: r[0].Node, Message: savedmodel.RestoredDTypesNote(r)})
+	}
 	m.Normalize()
 	return m
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -52,4 +54,43 @@ func TestNewInspectModel(t *testing.T) {
 	assert.Equal(t, []reports.InspectMetaGraph{{Tags: []string{"serve"}, Signatures: []string{"serving_default"}, Selected: true}}, im.MetaGraphs)
 	require.Len(t, im.Diagnostics, 1)
 	assert.Equal(t, "unknown_op", im.Diagnostics[0].Kind)
+}
+
+// A TF.js model whose weights the converter stored narrower than their
+// Consts declare says in its diagnostics that tfscan reads them back in the
+// declared dtypes.
+func TestNewInspectModelTFJSNarrowedWeights(t *testing.T) {
+	const mixed = "4 float16 (first StatefulPartitionedCall/model/conv2d/Conv2D/Cast) stored as float32, the values exactly"
+	for _, tc := range []struct {
+		model string
+		want  string // in the message; "" for no diagnostic
+	}{
+		{"mixed", mixed},
+		{"mixed_q16", mixed},
+		{"float32_q16", ""},
+		{"wide", "1 float64 (first StatefulPartitionedCall/mul/ReadVariableOp) stored as float32, the values as the converter kept them, rounded to float32; " +
+			"1 int64 (first StatefulPartitionedCall/add/ReadVariableOp) stored as int32"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			m, err := savedmodel.Load(filepath.Join(testutil.RepoRoot(), "savedmodel", "testdata", "tfjs_dtypes", tc.model))
+			require.NoError(t, err)
+			g, err := graph.Build(m, m.MetaGraphs[0])
+			require.NoError(t, err)
+			var got []reports.InspectDiagnostic
+			for _, d := range NewInspectModel(g).Diagnostics {
+				if d.Kind == "tfjs_narrowed_weights" {
+					got = append(got, d)
+				}
+			}
+			if tc.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.False(t, got[0].Fatal)
+			assert.Equal(t, m.RestoredDTypes[0].Node, got[0].Path)
+			assert.Equal(t, savedmodel.RestoredDTypesNote(m.RestoredDTypes), got[0].Message)
+			assert.Contains(t, got[0].Message, tc.want)
+		})
+	}
 }
