@@ -6,11 +6,7 @@ package tfgolden
 // and when a listed one no longer differs (so the list only shrinks);
 // docs/conformance.md lists them.
 var defects = map[string]string{
-	"ResizeBilinear float32":        "FLT_MIN beside a zero: TensorFlow's FTZ flushes the subnormal step (tr - tl) * lerp to zero inside the interpolation and keeps FLT_MIN, tfscan keeps IEEE subnormals inside a kernel and its subnormal result flushes to 0",
-	"ResizeBilinear bfloat16":       "as ResizeBilinear float32",
 	"Softsign float32":              "1 ULP on some inputs: TensorFlow's x / (1 + |x|) goes through Eigen's packet division path",
-	"FloorDiv float32":              "x/y subnormal: TensorFlow's FTZ flushes the quotient to -0 before floor (result -0), tfscan floors the subnormal (-1)",
-	"FloorDiv bfloat16":             "as float32: the subnormal quotient is flushed before floor in TensorFlow",
 	"Cast float16→int8":             "out-of-range and NaN: TensorFlow's x86 result (Eigen's saturating packet casts, C++ UB in the scalar tail) is not modelled; tfscan wraps",
 	"Cast float16→int16":            "out-of-range and NaN, as Cast float16→int8",
 	"Cast float16→uint8":            "out-of-range and negative values, as Cast float16→int8 (TensorFlow saturates to 0)",
