@@ -6,7 +6,6 @@ package tfgolden
 // and when a listed one no longer differs (so the list only shrinks);
 // docs/conformance.md lists them.
 var defects = map[string]string{
-	"Softsign float32":              "1 ULP on some inputs: TensorFlow's x / (1 + |x|) goes through Eigen's packet division path",
 	"Cast float16→int8":             "out-of-range and NaN: TensorFlow's x86 result (Eigen's saturating packet casts, C++ UB in the scalar tail) is not modelled; tfscan wraps",
 	"Cast float16→int16":            "out-of-range and NaN, as Cast float16→int8",
 	"Cast float16→uint8":            "out-of-range and negative values, as Cast float16→int8 (TensorFlow saturates to 0)",
