@@ -433,6 +433,18 @@ def cast(fam, rng):
             fam.case("Cast", [tensor(ev, src)], {"DstT": dst}, label="edges")
             if src.is_floating:
                 fam.case("Cast", [tensor(rand_values(src, 67, rng, -300, 300), src)], {"DstT": dst}, label="odd")
+    # A float out of an integer's range (NaN included) converts by position
+    # in x86 TensorFlow: saturated in the vectorised loop, wrapped in its
+    # scalar remainder (kernels/cast_x86.go). Lengths that end in each loop
+    # (all scalar; the epilogue; main, epilogue and remainder), every
+    # out-of-range value at many positions.
+    far = [float("nan"), float("inf"), float("-inf"), 300.0, -300.0, 70000.0, -70000.0, 3e9, -3e9, 1e10,
+           -1e10, 1e20, -1e20, 65504.0, -65504.0, -1.0, 1.5e19, 40000.0, 200.5]
+    for src in F:
+        for dst in I:
+            for n in (7, 13, 45, 100):
+                vals = [far[(i * 7) % len(far)] for i in range(n)]
+                fam.case("Cast", [tensor(vals, src)], {"DstT": dst}, label="out of range, %d elements" % n)
 
 
 REDUCE = ["Sum", "Prod", "Max", "Min", "Mean", "All", "Any", "EuclideanNorm"]
