@@ -29,8 +29,10 @@ import (
 //     conversion's integer indefinite.
 //
 // castLoops holds M and E per source and target, read from TensorFlow's
-// results on every length from 1 to 1000 (tools/tf/kernel_goldens.py, the
-// cast family, sweeps the positions). Eigen's thread pool evaluates a
+// results on 31 lengths from 1 to 1000 filled with out-of-range values, and
+// held by the cast goldens' position sweep (tools/tf/kernel_goldens.py, the
+// cast family: lengths 7, 13, 20, 45 and 100, which tell every loop shape
+// here apart). Eigen's thread pool evaluates a
 // tensor in one block until its cost model splits it (around 10^5 elements
 // for a cast), and each block has its own remainder; the block boundaries
 // of a split depend on the machine's core count, so tfscan models one block

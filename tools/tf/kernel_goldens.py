@@ -442,7 +442,7 @@ def cast(fam, rng):
            -1e10, 1e20, -1e20, 65504.0, -65504.0, -1.0, 1.5e19, 40000.0, 200.5]
     for src in F:
         for dst in I:
-            for n in (7, 13, 45, 100):
+            for n in (7, 13, 20, 45, 100):
                 vals = [far[(i * 7) % len(far)] for i in range(n)]
                 fam.case("Cast", [tensor(vals, src)], {"DstT": dst}, label="out of range, %d elements" % n)
 
