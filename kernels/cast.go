@@ -20,13 +20,11 @@ import (
 //   - integer → half/bfloat16 goes through float;
 //   - float → integer truncates toward zero. Out-of-range values and NaN are
 //     undefined behaviour in C++ (cast_op_impl.h logs "IMPORTANT! ... out of
-//     range"); we reproduce what TensorFlow's x86-64 CPU build does, i.e. the
-//     cvttss2si/cvttsd2si instructions: int32 and narrower targets convert
-//     through a 32-bit conversion whose out-of-range/NaN result is INT32_MIN
-//     and then keep the low bits (so 100000.0 → int16 is -31072, as reported
-//     in tensorflow/tensorflow#12235), int64 gets INT64_MIN, uint32 keeps the
-//     low bits of the 64-bit conversion, and uint64 uses the compiler's
-//     two-step sequence around 2^63.
+//     range"); tfscan gives what TensorFlow's x86-64 CPU build gives, which
+//     depends on the element's position in the tensor: the vectorised loop
+//     saturates narrow integers, its scalar remainder keeps the low bits of
+//     a 32-bit conversion (100000.0 → int16 is -31072, as reported in
+//     tensorflow/tensorflow#12235) (cast_x86.go);
 //   - With Truncate=true, the input's extra mantissa bits are zeroed before a
 //     narrowing float cast (LSBZeroSetter in cast_op.h), for exactly the pairs
 //     cast_op.h lists: double→float, double→half, float→half, float→bfloat16.
@@ -98,7 +96,7 @@ func castTensor(x *Tensor, dst tpb.DataType, truncate bool) (*Tensor, error) {
 				truncBits32(f, 24-8)
 			}
 		}
-		out.Data = fromFloats(f, dst)
+		out.Data = fromFloats(f, src, dst)
 	case []float64:
 		f := d
 		if truncate {
@@ -109,15 +107,15 @@ func castTensor(x *Tensor, dst tpb.DataType, truncate bool) (*Tensor, error) {
 				f = truncBits64(d, 53-11)
 			}
 		}
-		out.Data = fromFloats(f, dst)
+		out.Data = fromFloats(f, src, dst)
 	case []Float16:
 		f := make([]float64, len(d))
 		mapUnary(d, f, 1, Float16.Float64)
-		out.Data = fromFloats(f, dst)
+		out.Data = fromFloats(f, src, dst)
 	case []BFloat16:
 		f := make([]float64, len(d))
 		mapUnary(d, f, 1, BFloat16.Float64)
-		out.Data = fromFloats(f, dst)
+		out.Data = fromFloats(f, src, dst)
 	case []int8:
 		out.Data = fromInts(d, dst)
 	case []uint8:
@@ -208,16 +206,21 @@ func cvtt64(x float64) int64 {
 	return int64(t)
 }
 
-// cvttU64 is the compiler's float → uint64 sequence: values below 2^63 (and
-// negatives) convert directly, others after subtracting 2^63.
+// cvttU64 is clang's float → uint64 sequence without AVX-512: small |
+// (big & small>>63), small the conversion of x and big that of x - 2^63, so
+// values in [2^63, 2^64) take big's bits under the top bit, negatives keep
+// small's two's complement bits, and NaN and out of range give 2^63.
 func cvttU64(x float64) uint64 {
-	if x < two63 {
-		return uint64(cvtt64(x))
-	}
-	return uint64(cvtt64(x-two63)) ^ (1 << 63)
+	small, big := cvtt64(x), cvtt64(x-two63)
+	return uint64(small | (big & (small >> 63)))
 }
 
-func fromFloats(f []float64, dst tpb.DataType) any {
+// fromFloats converts float values of dtype src (held exactly in float64)
+// to dst.
+func fromFloats(f []float64, src, dst tpb.DataType) any {
+	if out, ok := castFloatToInt(f, src, dst); ok {
+		return out
+	}
 	switch dst {
 	case tpb.DataType_DT_FLOAT:
 		return mapTo(f, func(v float64) float32 { return float32(v) })
@@ -227,22 +230,6 @@ func fromFloats(f []float64, dst tpb.DataType) any {
 		return mapTo(f, func(v float64) Float16 { return Float16FromFloat32(float32(v)) })
 	case tpb.DataType_DT_BFLOAT16:
 		return mapTo(f, func(v float64) BFloat16 { return BFloat16FromFloat32(float32(v)) })
-	case tpb.DataType_DT_INT8:
-		return mapTo(f, func(v float64) int8 { return int8(cvtt32(v)) })
-	case tpb.DataType_DT_UINT8:
-		return mapTo(f, func(v float64) uint8 { return uint8(cvtt32(v)) })
-	case tpb.DataType_DT_INT16:
-		return mapTo(f, func(v float64) int16 { return int16(cvtt32(v)) })
-	case tpb.DataType_DT_UINT16:
-		return mapTo(f, func(v float64) uint16 { return uint16(cvtt32(v)) })
-	case tpb.DataType_DT_INT32:
-		return mapTo(f, cvtt32)
-	case tpb.DataType_DT_INT64:
-		return mapTo(f, cvtt64)
-	case tpb.DataType_DT_UINT32:
-		return mapTo(f, func(v float64) uint32 { return uint32(cvtt64(v)) })
-	case tpb.DataType_DT_UINT64:
-		return mapTo(f, cvttU64)
 	case tpb.DataType_DT_BOOL:
 		return mapTo(f, func(v float64) bool { return v != 0 })
 	}

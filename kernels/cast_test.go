@@ -3,6 +3,7 @@ package kernels
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,3 +79,58 @@ func TestCastBoolAndInts(t *testing.T) {
 	var ue *UnsupportedError
 	require.True(t, errors.As(err, &ue))
 }
+
+// TestCastOutOfRangeByPosition pins x86 TensorFlow's position-dependent
+// result for out-of-range floats (cast_x86.go): the vectorised loop
+// saturates, the scalar remainder wraps.
+func TestCastOutOfRangeByPosition(t *testing.T) {
+	fill := func(n int, v float32) []float32 {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = v
+		}
+		return d
+	}
+	fill64 := func(n int, v float64) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = v
+		}
+		return d
+	}
+	cases := []struct {
+		name       string
+		x          *Tensor
+		dst        tpb.DataType
+		vec, tail  any
+		vectorized int
+	}{
+		// float32: 32 a step, no epilogue.
+		{"float32 int8 NaN", f32s([]int{33}, fill(33, float32(math.NaN()))...), tpb.DataType_DT_INT8, int8(-128), int8(0), 32},
+		{"float32 uint16 1e6", f32s([]int{40}, fill(40, 1e6)...), tpb.DataType_DT_UINT16, uint16(65535), uint16(16960), 32},
+		// float16: 32 a step, then 4 a step for int16, then scalar.
+		{"float16 int16 65504", halfs([]int{63}, fill(63, 65504)...), tpb.DataType_DT_INT16, int16(32767), int16(-32), 60},
+		// float64 → uint8 packs through uint16: 70000 reads as negative.
+		{"float64 uint8 70000", f64s([]int{17}, fill64(17, 70000)...), tpb.DataType_DT_UINT8, uint8(0), uint8(112), 16},
+		// uint32: 2^31 for NaN in the vector loop, 0 in the remainder.
+		{"float32 uint32 NaN", f32s([]int{13}, fill(13, float32(math.NaN()))...), tpb.DataType_DT_UINT32, uint32(1 << 31), uint32(0), 8},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := castTo(t, c.x, c.dst, false)
+			n := c.x.NumElements()
+			for i := 0; i < n; i++ {
+				want := c.tail
+				if i < c.vectorized {
+					want = c.vec
+				}
+				assert.Equal(t, want, reflectIndex(out.Data, i), "element %d", i)
+			}
+		})
+	}
+	// uint64 is the same everywhere: 2^63 for NaN and beyond 2^64.
+	u := castTo(t, f64s([]int{3}, math.NaN(), 1e20, 1.5e19), tpb.DataType_DT_UINT64, false).Data
+	assert.Equal(t, []uint64{1 << 63, 1 << 63, 15000000000000000000}, u)
+}
+
+func reflectIndex(data any, i int) any { return reflect.ValueOf(data).Index(i).Interface() }

@@ -7,6 +7,19 @@ package kernels
 // ow of x[n, oh·s−pad+kh·d, ow·s−pad+kw·d, c] · dy[n, oh, ow, o], summed in
 // that order (under an emulation operands and partial sums rounded as the
 // forward convolution's). NCHW is transposed to NHWC first.
+//
+// float16 and bfloat16 round every product and every partial sum to the
+// dtype, as TensorFlow's CPU kernel does: it contracts the im2col matrix
+// with out_backprop in Eigen::half (bfloat16) scalars, whose arithmetic
+// rounds each result, summing over (n, oh, ow) in order from zero. That is
+// its order while the sum fits one of Eigen's k blocks (kc, a few thousand
+// terms for 16-bit scalars with a 32 KiB L1); a longer sum is cut where the
+// CPU's cache sizes say (computeProductBlockingSizes) and may be split
+// across threads, so TensorFlow's own last bits there follow the machine.
+//
+// Dilations above 1 are computed, as TensorFlow's GPU kernel and oneDNN's
+// CPU kernel compute them; TensorFlow's stock CPU kernel refuses them
+// (internal/tfgolden/differences.go).
 
 func init() {
 	Register("Conv2DBackpropFilter", func(ctx *Context) ([]*Tensor, error) {
@@ -73,6 +86,12 @@ func conv2DBackpropFilterOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 			dy.Shape, x.Shape, sizes, n, dims[0].out, dims[1].out, o)
 	}
 	ro, ra := roundOperand[T](ctx.Emu), roundAccum[T](ctx.Emu)
+	rp := func(v T) T { return v }
+	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil {
+		// TensorFlow's CPU kernel contracts Eigen::half (bfloat16)
+		// scalars: every product and partial sum rounded to the dtype.
+		ra, rp = rs, rs
+	}
 	dh, dw := dims[0], dims[1]
 	out := make([]T, kh*kw*c*o)
 	nnParallel(kh*kw, n*dh.out*dw.out*c*o, func(k int) {
@@ -100,7 +119,7 @@ func conv2DBackpropFilterOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 							if ro != nil {
 								g = ro(g)
 							}
-							row[oi] += xi * g
+							row[oi] += rp(xi * g)
 							if ra != nil {
 								row[oi] = ra(row[oi])
 							}

@@ -263,7 +263,13 @@ func floorModInt[T signed](x, y T) T {
 	return m
 }
 
-func floorDivF[T float](x, y T) T { return T(math.Floor(float64(x / y))) }
+// floorDivF floors the quotient as TensorFlow's FTZ leaves it (ftz.go): a
+// subnormal quotient is a signed zero there, so -2^-130 floors to -0, not -1.
+func floorDivF[T float](x, y T) T { return T(math.Floor(float64(ftz(x / y)))) }
+
+// ftzDiv32 is floorDivF's float32 quotient, for the bfloat16 kernel,
+// which divides in float32 (Eigen's bfloat16 operator/).
+func ftzDiv32(x, y float32) float32 { return ftz32(x / y) }
 
 func truncDivF[T float](x, y T) T { return T(math.Trunc(float64(x / y))) }
 
@@ -418,7 +424,7 @@ func init() {
 		i32: floorDivInt[int32], i64: floorDivInt[int64], u32: divT[uint32], u64: divT[uint64],
 		f32: floorDivF[float32], f64: floorDivF[float64],
 		h:        roundedFirst(divT[float32], floorF32, RoundFloat16),
-		bh:       roundedFirst(divT[float32], floorF32, RoundBFloat16),
+		bh:       roundedFirst(ftzDiv32, floorF32, RoundBFloat16),
 		intCheck: checkDiv,
 	})
 	// cwise_op_floor_mod.cc. fmod is exact, so one rounding suffices for

@@ -353,9 +353,14 @@ func init() {
 		bh:   f32(softplusFor(1.0/128, RoundBFloat16)),
 		cost: 6,
 	})
-	// Eigen computes x / (1 + |x|) in the tensor's type: 1 + |x| is
-	// rounded to float16 (bfloat16) before the division.
+	// Eigen computes x / (1 + |x|) in the tensor's type (softsign_op.h:
+	// features / (features.abs() + features.constant(T(1)))): 1 + |x| is
+	// rounded to float32 (float16, bfloat16) before the division, which
+	// pdiv does exactly (divps), so float32 is two float32 roundings.
 	softsignFns := floatMath(softsign, 2)
+	softsignFns.f32 = func(x float32) float32 {
+		return x / (float32(math.Abs(float64(x))) + 1)
+	}
 	softsignFns.h = func(x float32) float32 {
 		return x / RoundFloat16(1+float32(math.Abs(float64(x))))
 	}

@@ -76,6 +76,21 @@ func TestSoftplusThresholds(t *testing.T) {
 	assert.Equal(t, []float64{0.75, -0.5}, ss)
 }
 
+// TestSoftsignFloat32Roundings holds float32 Softsign to TensorFlow's
+// results where rounding 1 + |x| to float32 before dividing changes the
+// last bit (the quotient correctly rounded from x / (1 + |x|) differs).
+func TestSoftsignFloat32Roundings(t *testing.T) {
+	cases := []struct{ x, tf float32 }{
+		{0.001, 0.0009990009712055326},
+		{-0.122053206, -0.10877667367458344},
+		{-0.7801855, -0.43826082},
+	}
+	for _, c := range cases {
+		got := ewOne(t, "Softsign", nil, f32s([]int{1}, c.x)).Data.([]float32)[0]
+		assert.Equal(t, math.Float32bits(c.tf), math.Float32bits(got), "Softsign(%g) = %g, TensorFlow %g", c.x, got, c.tf)
+	}
+}
+
 func TestLogicalNot(t *testing.T) {
 	assert.Equal(t, []bool{false, true}, ewOne(t, "LogicalNot", nil, bools([]int{2}, true, false)).Data)
 	_, err := ewRun(t, "LogicalNot", nil, i32s([]int{1}, 1))

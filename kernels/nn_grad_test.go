@@ -100,3 +100,52 @@ func TestConv2DBackpropFilterAdjoint(t *testing.T) {
 		}
 	}
 }
+
+// TestConv2DBackpropFilterDilated holds the dilated filter gradient (what
+// TensorFlow's GPU and oneDNN kernels compute; tfgolden's Differences) to
+// the undilated one over the effective filter, (k-1)·d+1 taps a side, of
+// which it is every d-th tap: the same products summed in the same order,
+// so bit for bit, float16's per-step rounding included.
+func TestConv2DBackpropFilterDilated(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		padding   string
+		stride, d int
+		dt        tpb.DataType
+	}{{"VALID", 1, 2, nnF32}, {"SAME", 1, 2, nnF32}, {"SAME", 2, 3, nnF32}, {"VALID", 2, 2, nnF16}, {"SAME", 1, 2, nnBF16}} {
+		x := nnF32T([]int{2, 9, 8, 3}, nnRandF32(r, 2*9*8*3))
+		ke := 2*c.d + 1
+		dilated := nnConvTestAttrs([]int{1, c.stride, c.stride, 1}, c.padding)
+		dilated["dilations"] = xattrs("d", []int{1, c.d, c.d, 1})["d"]
+		plain := nnConvTestAttrs([]int{1, c.stride, c.stride, 1}, c.padding)
+		oh, ow := (9+c.stride-1)/c.stride, (8+c.stride-1)/c.stride
+		if c.padding == "VALID" {
+			oh, ow = (9-ke)/c.stride+1, (8-ke)/c.stride+1
+		}
+		dy := nnF32T([]int{2, oh, ow, 4}, nnRandF32(r, 2*oh*ow*4))
+		if c.dt != nnF32 {
+			x, _ = CastTensor(x, c.dt)
+			dy, _ = CastTensor(dy, c.dt)
+		}
+		sizes := func(k int) *Tensor {
+			return &Tensor{DType: tpb.DataType_DT_INT32, Shape: []int{4}, Data: []int32{int32(k), int32(k), 3, 4}}
+		}
+		got, err := nnRunOp(t, "Conv2DBackpropFilter", dilated, x, sizes(3), dy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eff, err := nnRunOp(t, "Conv2DBackpropFilter", plain, x, sizes(ke), dy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := got[0].Float64s()
+		e, _ := eff[0].Float64s()
+		for i := range g {
+			kh, kw, rest := i/(3*12), i/12%3, i%12
+			want := e[((kh*c.d)*ke+kw*c.d)*12+rest]
+			if math.Float64bits(g[i]) != math.Float64bits(want) {
+				t.Fatalf("%s s%d d%d %s: dW[%d] = %g, the effective filter's tap %g", c.padding, c.stride, c.d, c.dt, i, g[i], want)
+			}
+		}
+	}
+}

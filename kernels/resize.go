@@ -14,6 +14,7 @@ import (
 //	bilinear: in = half_pixel_centers ? (x+0.5)*scale-0.5 : x*scale
 //	          lower = max(floor(in), 0), upper = min(ceil(in), in-1), lerp = in - floor(in)
 //	          top = tl + (tr-tl)*xl; bottom = bl + (br-bl)*xl; out = top + (bottom-top)*yl
+//	          with every intermediate subnormal flushed to zero, as TensorFlow's FTZ does (ftz.go)
 //	nearest:  in = half_pixel_centers ? (x+0.5)*scale : x*scale
 //	          i = min(align_corners ? round(in) : floor(in), in-1), clamped at 0 for half-pixel
 //
@@ -175,9 +176,11 @@ func resizeKernel(ctx *Context, bilinear bool) ([]*Tensor, error) {
 			for ch := 0; ch < c; ch++ {
 				tl, tr := top[lo+ch], top[up+ch]
 				bl, br := bot[lo+ch], bot[up+ch]
-				t := tl + float32((tr-tl)*xl)
-				bb := bl + float32((br-bl)*xl)
-				dst[xi*c+ch] = t + float32((bb-t)*yl)
+				// compute_lerp, each step as TensorFlow's FTZ leaves it
+				// (ftz.go): FLT_MIN beside a zero keeps FLT_MIN there.
+				t := ftz32(tl + ftz32(ftz32(tr-tl)*xl))
+				bb := ftz32(bl + ftz32(ftz32(br-bl)*xl))
+				dst[xi*c+ch] = t + ftz32(ftz32(bb-t)*yl)
 			}
 		}
 	})

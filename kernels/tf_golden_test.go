@@ -12,15 +12,16 @@ import (
 // the committed goldens (testdata/tf, tools/tf/kernel_goldens.py): each
 // case bit-identical, or within its op's stated tolerance
 // (tfgolden.RuleFor), or refused by both; a dtype tfscan's kernel lacks is
-// a listed gap. A difference not in tfgolden's defects fails, and so does
-// a listed defect that no longer differs, and a registered kernel without
-// goldens that tfgolden's NoGolden does not explain.
+// a listed gap. A difference neither named (tfgolden's Differences) nor
+// in its defects fails, and so does a listed one that no longer shows,
+// and a registered kernel without goldens that tfgolden's NoGolden does
+// not explain.
 func TestTensorFlowGoldens(t *testing.T) {
 	files, err := tfgolden.ReadAll(filepath.Join("testdata", "tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stillDiffers := map[string]bool{}
+	stillDiffers, shown := map[string]bool{}, map[string]bool{}
 	swept := map[string]bool{}
 	for _, f := range files {
 		if f.TensorFlow != "2.15.0" || f.Generator != tfgolden.Generator {
@@ -34,6 +35,10 @@ func TestTensorFlowGoldens(t *testing.T) {
 			}
 			r := tfgolden.Check(c)
 			if r.Outcome != tfgolden.Differs && r.Outcome != tfgolden.Accepts {
+				continue
+			}
+			if d := tfgolden.DifferenceOf(c, r); d != nil {
+				shown[d.Name] = true
 				continue
 			}
 			if d := tfgolden.Defect(c); d != "" {
@@ -53,6 +58,11 @@ func TestTensorFlowGoldens(t *testing.T) {
 	for _, op := range kernels.RegisteredOps() {
 		if _, never := tfgolden.NoGolden()[op]; !swept[op] && !never {
 			t.Errorf("%s: a registered kernel without TensorFlow goldens: add cases to %s (make kernel-goldens)", op, tfgolden.Generator)
+		}
+	}
+	for _, d := range tfgolden.Differences() {
+		if !shown[d.Name] {
+			t.Errorf("named difference %q no longer shows in any case: remove it from internal/tfgolden/differences.go", d.Name)
 		}
 	}
 	for k := range tfgolden.Defects() {

@@ -433,6 +433,18 @@ def cast(fam, rng):
             fam.case("Cast", [tensor(ev, src)], {"DstT": dst}, label="edges")
             if src.is_floating:
                 fam.case("Cast", [tensor(rand_values(src, 67, rng, -300, 300), src)], {"DstT": dst}, label="odd")
+    # A float out of an integer's range (NaN included) converts by position
+    # in x86 TensorFlow: saturated in the vectorised loop, wrapped in its
+    # scalar remainder (kernels/cast_x86.go). Lengths that end in each loop
+    # (all scalar; the epilogue; main, epilogue and remainder), every
+    # out-of-range value at many positions.
+    far = [float("nan"), float("inf"), float("-inf"), 300.0, -300.0, 70000.0, -70000.0, 3e9, -3e9, 1e10,
+           -1e10, 1e20, -1e20, 65504.0, -65504.0, -1.0, 1.5e19, 40000.0, 200.5]
+    for src in F:
+        for dst in I:
+            for n in (7, 13, 20, 45, 100):
+                vals = [far[(i * 7) % len(far)] for i in range(n)]
+                fam.case("Cast", [tensor(vals, src)], {"DstT": dst}, label="out of range, %d elements" % n)
 
 
 REDUCE = ["Sum", "Prod", "Max", "Min", "Mean", "All", "Any", "EuclideanNorm"]
@@ -1963,6 +1975,20 @@ def onednn_child(path, seed):
         run("_FusedBatchNormEx", [x, p[0], p[1], empty, empty],
             {"T": tf.float32, "U": tf.float32, "epsilon": 0.001, "is_training": True, "activation_mode": act},
             [tf.float32] * 6, "training %s" % act)
+    # Conv2DBackpropFilter with dilations: the stock CPU kernel refuses
+    # them (the extra family's "d2" cases); oneDNN's, which the layout pass
+    # puts in its place in TensorFlow's default x86 build, computes them, as
+    # the GPU kernel does. A generator of its own, so that the cases above
+    # keep their inputs.
+    r2 = np.random.RandomState(seed + 1)
+    xd = r2.uniform(-1, 1, (2, 7, 6, 3)).astype(f32)
+    for pad, d, s in (("VALID", 2, 1), ("SAME", 2, 1), ("SAME", 3, 2), ("VALID", 2, 2)):
+        ke = 2 * d + 1
+        oh, ow = ((7 + s - 1) // s, (6 + s - 1) // s) if pad == "SAME" else ((7 - ke) // s + 1, (6 - ke) // s + 1)
+        dy = r2.uniform(-1, 1, (2, oh, ow, 4)).astype(f32)
+        run("Conv2DBackpropFilter", [xd, np.array([3, 3, 3, 4], np.int32), dy],
+            {"T": tf.float32, "strides": [1, s, s, 1], "padding": pad, "dilations": [1, d, d, 1]}, [tf.float32],
+            "%s s%d d%d" % (pad, s, d))
     with open(path, "w") as fh:
         json.dump(cases, fh)
 
