@@ -8,7 +8,10 @@ import "golang.org/x/sys/cpu"
 func sgemmKernel6x16(k int, a, b, c *float32)
 
 //go:noescape
-func sgemmKernel6x16C(k int, a, b, c *float32, ldc int, acc int)
+func sgemmKernel6x16S(k int, a *float32, lda, kstep int, b, c *float32, ldc int, acc int)
+
+//go:noescape
+func sgemmPackB16(dst, src *float32, ldb, kb, panels int)
 
 //go:noescape
 func fmaAccF32(acc, x, f *float32, n int)
@@ -33,6 +36,14 @@ func init() {
 		_ = f[n-1]
 		fmaAccF32(&acc[0], &x[0], &f[0], n)
 	}
+	packB16F32 = func(dst, src []float32, ldb, kb, panels int) {
+		if kb <= 0 || panels <= 0 {
+			return
+		}
+		_ = dst[kb*16*panels-1]
+		_ = src[(kb-1)*ldb+16*panels-1]
+		sgemmPackB16(&dst[0], &src[0], ldb, kb, panels)
+	}
 	gemm32 = gemmImpl[float32]{
 		bl: gemmBlocking{mr: 6, nr: 16, mc: 96, kc: 256, nc: 512},
 		kern: func(k int, a, b, tile []float32) {
@@ -42,15 +53,15 @@ func init() {
 			_ = tile[95]
 			sgemmKernel6x16(k, &a[0], &b[0], &tile[0])
 		},
-		kernC: func(k int, a, b, c []float32, ldc int, acc bool) {
-			_ = a[k*6-1]
+		kernS: func(k int, a []float32, lda, kstep int, b, c []float32, ldc int, acc bool) {
+			_ = a[5*lda+(k-1)*kstep]
 			_ = b[k*16-1]
 			_ = c[5*ldc+15]
 			ac := 0
 			if acc {
 				ac = 1
 			}
-			sgemmKernel6x16C(k, &a[0], &b[0], &c[0], ldc, ac)
+			sgemmKernel6x16S(k, &a[0], lda, kstep, &b[0], &c[0], ldc, ac)
 		},
 	}
 	gemm64 = gemmImpl[float64]{
