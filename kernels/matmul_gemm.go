@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"runtime"
+	"unsafe"
 	"sync"
 	"sync/atomic"
 )
@@ -80,7 +81,27 @@ func gemmRun[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T]) 
 // row-major with unit column stride, no fill and no rounding (MatMul without
 // transpose_a, 1x1 convolutions), so that A needs no packing.
 func gemmDirectA[T nnFloat](g *gemmImpl[T], j *gemmJob[T]) bool {
-	return g.kernS != nil && j.a.fill == nil && j.a.cs == 1 && j.round == nil
+	return g.kernS != nil && j.a.fill == nil && j.a.cs == 1 && j.round == nil && !gemmRowsCollide[T](j.a.rs, g.bl.mr)
+}
+
+// gemmRowsCollide reports whether mr rows of stride rs elements, read side
+// by side, would crowd one set of a 32 KiB 8-way L1 data cache (64 sets of
+// 64-byte lines, so addresses 4 KiB apart share a set): more than six of
+// them in one set leave too few ways for the B panel, and the rows evict
+// each other at every step (a 1024-wide float32 A puts all twelve rows of
+// a panel in one set). Such an A is packed instead.
+func gemmRowsCollide[T nnFloat](rs, mr int) bool {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	var count [64]int
+	for r := 0; r < mr; r++ {
+		set := (r * rs * size / 64) % 64
+		count[set]++
+		if count[set] > 6 {
+			return true
+		}
+	}
+	return false
 }
 
 // gemmRunC computes every job with g. It packs each job's B once (in
@@ -247,6 +268,10 @@ func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round f
 		packA6(dst, a, i0, mb, p0, kb)
 		return
 	}
+	if mr == 12 && a.cs == 1 && a.fill == nil && round == nil && mb%12 == 0 {
+		packA12(dst, a, i0, mb, p0, kb)
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
 		pan := dst[ir*kb : ir*kb+kb*mr]
 		mm := min(mr, mb-ir)
@@ -312,6 +337,33 @@ func packA6[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
 		for p := range r0 {
 			q := pan[p*6 : p*6+6 : p*6+6]
 			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		}
+	}
+}
+
+// packA12 is packA6 for the AVX-512 kernel's 12-row panels, whole panels
+// only (mb a multiple of 12).
+func packA12[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
+	for ir := 0; ir < mb; ir += 12 {
+		pan := dst[ir*kb : ir*kb+kb*12]
+		base := a.off + (i0+ir)*a.rs + p0
+		r0 := a.data[base : base+kb]
+		r1 := a.data[base+a.rs : base+a.rs+kb]
+		r2 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r3 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r4 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r5 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		base += 6 * a.rs
+		r6 := a.data[base : base+kb]
+		r7 := a.data[base+a.rs : base+a.rs+kb]
+		r8 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r9 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r10 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r11 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		for p := range r0 {
+			q := pan[p*12 : p*12+12 : p*12+12]
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+			q[6], q[7], q[8], q[9], q[10], q[11] = r6[p], r7[p], r8[p], r9[p], r10[p], r11[p]
 		}
 	}
 }

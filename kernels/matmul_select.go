@@ -30,6 +30,11 @@ var (
 	}
 )
 
+// gemm32Variants are the float32 GEMMs this CPU can run, by name: "go"
+// everywhere, "avx2" and "avx512" where the CPU has them (added in init);
+// tests run each.
+var gemm32Variants = map[string]gemmImpl[float32]{"go": gemm32}
+
 // gemmFor returns the GEMM for T.
 func gemmFor[T nnFloat]() gemmImpl[T] {
 	var z T
