@@ -2,9 +2,9 @@ package kernels
 
 import (
 	"runtime"
-	"unsafe"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // float is the element type the GEMM and the NN kernels compute in: float32
