@@ -66,7 +66,8 @@ func gemm32AVX512() gemmImpl[float32] {
 		kern: func(k int, a, b, tile []float32) {
 			kernS(k, a, 1, 12, b, tile, 16, false)
 		},
-		kernS: kernS,
+		kernS:    kernS,
+		kernHalf: gemm32AVX2().kernS,
 	}
 }
 

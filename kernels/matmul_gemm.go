@@ -241,6 +241,9 @@ func gemmBlock[T nnFloat](g *gemmImpl[T], j *gemmJob[T], p *gemmPackedB[T], ic, 
 				case mm == mr && nn == nr:
 					g.kernS(kb, ap, lda, ks, bpan, j.c[o:], j.ldc, acc)
 					continue
+				case g.kernHalf != nil && mm <= mr/2:
+					// A short last panel: half the rows' work.
+					g.kernHalf(kb, ap, lda, ks, bpan, s.tile, nr, false)
 				default:
 					g.kernS(kb, ap, lda, ks, bpan, s.tile, nr, false)
 				}

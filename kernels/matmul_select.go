@@ -7,6 +7,9 @@ type gemmImpl[T nnFloat] struct {
 	// kernS, when set, is kern reading A strided and writing its tile
 	// straight into C.
 	kernS gemmKernelS[T]
+	// kernHalf, when set, is kernS for the first mr/2 rows of the panel
+	// only (a last panel of at most mr/2 rows).
+	kernHalf gemmKernelS[T]
 }
 
 // gemmKernelS computes the mr×nr tile of the product of an A panel whose
