@@ -62,7 +62,7 @@ func gemm32AVX512() gemmImpl[float32] {
 		sgemmKernel12x16S(k, &a[0], lda, kstep, &b[0], &c[0], ldc, gemmAccFlag(acc))
 	}
 	return gemmImpl[float32]{
-		bl: gemmBlocking{mr: 12, nr: 16, mc: 96, kc: 256, nc: 512},
+		bl: gemmBlocking{mr: 12, nr: 16, mc: 96, kc: 256, nc: 4096},
 		kern: func(k int, a, b, tile []float32) {
 			kernS(k, a, 1, 12, b, tile, 16, false)
 		},
