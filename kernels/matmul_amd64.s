@@ -133,17 +133,43 @@ ddone:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16C(k int, a, b, c *float32, ldc int, acc int)
-// As sgemmKernel6x16, but the tile goes straight into C (row stride ldc
-// elements), added to C's values when acc != 0.
-TEXT ·sgemmKernel6x16C(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16S(k int, a *float32, lda, kstep int, b, c *float32, ldc int, acc int)
+// As sgemmKernel6x16, but A's element (i, p) is read at a[i*lda + p*kstep]
+// (a packed panel: lda 1, kstep 6; a row-major A read in place: lda its row
+// stride, kstep 1) and the tile goes straight into C (row stride ldc
+// elements), added to C's values when acc != 0. Every output is the same
+// chain of fused multiply-adds over p in order as in sgemmKernel6x16.
+TEXT ·sgemmKernel6x16S(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ lda+16(FP), R8
 	SHLQ $2, R8
-	MOVQ acc+40(FP), R9
+	MOVQ kstep+24(FP), R10
+	SHLQ $2, R10
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (SI)(R8*2), R9
+	ADDQ R8, R9
+	// The C tile's lines, wanted at the end.
+	PREFETCHT0 (DX)
+	PREFETCHT0 60(DX)
+	LEAQ (DX)(R11*1), BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
+	ADDQ R11, BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
+	ADDQ R11, BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
+	ADDQ R11, BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
+	ADDQ R11, BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -157,68 +183,70 @@ TEXT ·sgemmKernel6x16C(SB), NOSPLIT, $0-48
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	TESTQ CX, CX
-	JLE cdone
+	JLE tdone
 
-cloop:
+tloop:
 	VMOVUPS (DI), Y12
 	VMOVUPS 32(DI), Y13
 	VBROADCASTSS (SI), Y14
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(SI), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS 8(SI), Y14
+	VBROADCASTSS (SI)(R8*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (SI)(R8*2), Y14
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(SI), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS 16(SI), Y14
+	VBROADCASTSS (R9), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (R9)(R8*1), Y14
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(SI), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
-	ADDQ $24, SI
+	VBROADCASTSS (R9)(R8*2), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ R10, SI
+	ADDQ R10, R9
 	ADDQ $64, DI
 	DECQ CX
-	JNZ cloop
+	JNZ tloop
 
-cdone:
-	LEAQ (DX)(R8*1), R10
-	LEAQ (R10)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	LEAQ (R13)(R8*1), AX
-	TESTQ R9, R9
-	JE cstore
+tdone:
+	MOVQ acc+56(FP), AX
+	LEAQ (DX)(R11*1), R10
+	LEAQ (R10)(R11*1), R12
+	LEAQ (R12)(R11*1), R13
+	LEAQ (R13)(R11*1), SI
+	LEAQ (SI)(R11*1), DI
+	TESTQ AX, AX
+	JE tstore
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	VADDPS (R10), Y2, Y2
 	VADDPS 32(R10), Y3, Y3
-	VADDPS (R11), Y4, Y4
-	VADDPS 32(R11), Y5, Y5
-	VADDPS (R12), Y6, Y6
-	VADDPS 32(R12), Y7, Y7
-	VADDPS (R13), Y8, Y8
-	VADDPS 32(R13), Y9, Y9
-	VADDPS (AX), Y10, Y10
-	VADDPS 32(AX), Y11, Y11
+	VADDPS (R12), Y4, Y4
+	VADDPS 32(R12), Y5, Y5
+	VADDPS (R13), Y6, Y6
+	VADDPS 32(R13), Y7, Y7
+	VADDPS (SI), Y8, Y8
+	VADDPS 32(SI), Y9, Y9
+	VADDPS (DI), Y10, Y10
+	VADDPS 32(DI), Y11, Y11
 
-cstore:
+tstore:
 	VMOVUPS Y0, (DX)
 	VMOVUPS Y1, 32(DX)
 	VMOVUPS Y2, (R10)
 	VMOVUPS Y3, 32(R10)
-	VMOVUPS Y4, (R11)
-	VMOVUPS Y5, 32(R11)
-	VMOVUPS Y6, (R12)
-	VMOVUPS Y7, 32(R12)
-	VMOVUPS Y8, (R13)
-	VMOVUPS Y9, 32(R13)
-	VMOVUPS Y10, (AX)
-	VMOVUPS Y11, 32(AX)
+	VMOVUPS Y4, (R12)
+	VMOVUPS Y5, 32(R12)
+	VMOVUPS Y6, (R13)
+	VMOVUPS Y7, 32(R13)
+	VMOVUPS Y8, (SI)
+	VMOVUPS Y9, 32(SI)
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, 32(DI)
 	VZEROUPPER
 	RET
 
@@ -257,5 +285,186 @@ ftail:
 	JMP ftail
 
 fdone:
+	VZEROUPPER
+	RET
+
+// func sgemmPackB16(dst, src *float32, ldb, kb, panels int)
+// Packs kb rows of panels×16 columns of a row-major B (row stride ldb
+// elements) into 16-column panels of kb steps each (the layout packB
+// writes), reading B row by row.
+TEXT ·sgemmPackB16(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), R8
+	SHLQ $2, R8
+	MOVQ kb+24(FP), CX
+	MOVQ panels+32(FP), R9
+	MOVQ CX, R10
+	SHLQ $6, R10
+	TESTQ CX, CX
+	JLE pbdone
+	TESTQ R9, R9
+	JLE pbdone
+
+pbrow:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R9, DX
+
+pbcol:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	ADDQ $64, AX
+	ADDQ R10, BX
+	DECQ DX
+	JNZ pbcol
+	ADDQ R8, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pbrow
+
+pbdone:
+	VZEROUPPER
+	RET
+
+// func sgemmKernel12x16S(k int, a *float32, lda, kstep int, b, c *float32, ldc int, acc int)
+// The AVX-512 form of sgemmKernel6x16S: a 12-row tile, one ZMM accumulator
+// per row (Z0-Z11), each step one B row in Z16 and twelve fused
+// multiply-adds with A's values broadcast from memory. Every output is the
+// same chain of fused multiply-adds over p in order as in sgemmKernel6x16S.
+TEXT ·sgemmKernel12x16S(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ kstep+24(FP), R10
+	SHLQ $2, R10
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (SI)(R8*2), R9
+	ADDQ R8, R9
+	LEAQ (R9)(R8*2), R12
+	ADDQ R8, R12
+	LEAQ (R12)(R8*2), R13
+	ADDQ R8, R13
+	// The C tile's lines, wanted at the end.
+	MOVQ DX, BX
+	MOVQ $12, AX
+
+zpf:
+	PREFETCHT0 (BX)
+	PREFETCHT0 60(BX)
+	ADDQ R11, BX
+	DECQ AX
+	JNZ zpf
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ CX, CX
+	JLE zdone
+
+zloop:
+	VMOVUPS (DI), Z16
+	VFMADD231PS.BCST (SI), Z16, Z0
+	VFMADD231PS.BCST (SI)(R8*1), Z16, Z1
+	VFMADD231PS.BCST (SI)(R8*2), Z16, Z2
+	VFMADD231PS.BCST (R9), Z16, Z3
+	VFMADD231PS.BCST (R9)(R8*1), Z16, Z4
+	VFMADD231PS.BCST (R9)(R8*2), Z16, Z5
+	VFMADD231PS.BCST (R12), Z16, Z6
+	VFMADD231PS.BCST (R12)(R8*1), Z16, Z7
+	VFMADD231PS.BCST (R12)(R8*2), Z16, Z8
+	VFMADD231PS.BCST (R13), Z16, Z9
+	VFMADD231PS.BCST (R13)(R8*1), Z16, Z10
+	VFMADD231PS.BCST (R13)(R8*2), Z16, Z11
+	ADDQ R10, SI
+	ADDQ R10, R9
+	ADDQ R10, R12
+	ADDQ R10, R13
+	ADDQ $64, DI
+	DECQ CX
+	JNZ zloop
+
+zdone:
+	MOVQ acc+56(FP), AX
+	TESTQ AX, AX
+	JE zstore
+	VADDPS (DX), Z0, Z0
+	VMOVUPS Z0, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z1, Z1
+	VMOVUPS Z1, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z2, Z2
+	VMOVUPS Z2, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z3, Z3
+	VMOVUPS Z3, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z5, Z5
+	VMOVUPS Z5, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z7, Z7
+	VMOVUPS Z7, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z9, Z9
+	VMOVUPS Z9, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	ADDQ R11, DX
+	VADDPS (DX), Z11, Z11
+	VMOVUPS Z11, (DX)
+	ADDQ R11, DX
+	VZEROUPPER
+	RET
+
+zstore:
+	VMOVUPS Z0, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z1, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z2, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z3, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z4, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z5, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z6, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z7, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z8, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z9, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z10, (DX)
+	ADDQ R11, DX
+	VMOVUPS Z11, (DX)
+	ADDQ R11, DX
 	VZEROUPPER
 	RET

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // float is the element type the GEMM and the NN kernels compute in: float32
@@ -57,25 +58,63 @@ type gemmTask struct {
 	ic, jc int
 }
 
-// gemmPacked holds one job's operands packed once for all its blocks: for
-// every kc block pc, A as mr-row panels (at pc*mPad) and B as nr-column
-// panels (at pc*nPad), each panel kb steps deep.
-type gemmPacked[T nnFloat] struct {
-	a, b       []T
-	mPad, nPad int
+// gemmPackedB holds one job's B packed once for all its blocks: for every kc
+// block pc, nr-column panels at pc*nPad, each panel kb steps deep.
+type gemmPackedB[T nnFloat] struct {
+	b    []T
+	nPad int
 }
 
-// gemmRun computes every job. It packs each job's A and B once (in
-// parallel), then splits C into mc×nc blocks that run in parallel across
-// GOMAXPROCS goroutines reading the shared packed operands; blocks write
-// disjoint parts of C, so they need no synchronisation.
+// gemmScratch is one worker's space: the mr×nr tile of an edge block, and
+// the mc×kc block of A it packs (or, when A is read in place, its last
+// panel of fewer than mr rows, zero-padded).
+type gemmScratch[T nnFloat] struct {
+	buf, tile, a []T
+}
+
+// gemmRun computes every job with the micro-kernel kern and blocking bl.
 func gemmRun[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T]) {
-	gemmRunC(jobs, bl, kern, nil)
+	gemmRunC(jobs, gemmImpl[T]{bl: bl, kern: kern})
 }
 
-// gemmRunC is gemmRun with an optional direct-to-C micro-kernel for full
-// tiles.
-func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T], kernC gemmKernelC[T]) {
+// gemmDirectA reports whether g's strided micro-kernel reads j's A in place:
+// row-major with unit column stride, no fill and no rounding (MatMul without
+// transpose_a, 1x1 convolutions), so that A needs no packing.
+func gemmDirectA[T nnFloat](g *gemmImpl[T], j *gemmJob[T]) bool {
+	return g.kernS != nil && j.a.fill == nil && j.a.cs == 1 && j.round == nil && !gemmRowsCollide[T](j.a.rs, g.bl.mr)
+}
+
+// gemmRowsCollide reports whether mr rows of stride rs elements, read side
+// by side, would crowd one set of a 32 KiB 8-way L1 data cache (64 sets of
+// 64-byte lines, so addresses 4 KiB apart share a set): more than six of
+// them in one set leave too few ways for the B panel, and the rows evict
+// each other at every step (a 1024-wide float32 A puts all twelve rows of
+// a panel in one set). Such an A is packed instead.
+func gemmRowsCollide[T nnFloat](rs, mr int) bool {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	var count [64]int
+	for r := 0; r < mr; r++ {
+		set := (r * rs * size / 64) % 64
+		count[set]++
+		if count[set] > 6 {
+			return true
+		}
+	}
+	return false
+}
+
+// gemmRunC computes every job with g. It packs each job's B once (in
+// parallel), then splits C into mc×nc blocks that run in parallel across
+// GOMAXPROCS goroutines reading the shared packed B; each block packs its
+// own rows of A, kc columns at a time, just before it uses them, so that they
+// are in the cache (the GotoBLAS/BLIS scheme), unless the micro-kernel reads A
+// in place. Blocks write disjoint parts of C, so they need no
+// synchronisation. Every output is the same sum whatever the blocking but
+// kc: kc-long chains of multiply-adds in k order, each added to the
+// previous blocks' sum.
+func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
+	bl := g.bl
 	var flops float64
 	for _, j := range jobs {
 		flops += 2 * float64(j.m) * float64(j.n) * float64(j.k)
@@ -98,12 +137,10 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 		nc /= 2
 	}
 	var tasks []gemmTask
-	packed := make([]gemmPacked[T], len(jobs))
-	// Packing runs as tasks of one kc block of one mc row block of A, or of
-	// one nc column block of B.
+	packed := make([]gemmPackedB[T], len(jobs))
+	// Packing runs as tasks of one kc block of one nc column block of B.
 	type packTask struct {
-		job, pc, i0 int
-		isB         bool
+		job, pc, j0 int
 	}
 	var packs []packTask
 	for ji, j := range jobs {
@@ -116,14 +153,11 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 			}
 			continue
 		}
-		mPad, nPad := nnRoundUp(j.m, bl.mr), nnRoundUp(j.n, bl.nr)
-		packed[ji] = gemmPacked[T]{a: gemmGetBuf[T](mPad * j.k), b: gemmGetBuf[T](nPad * j.k), mPad: mPad, nPad: nPad}
+		nPad := nnRoundUp(j.n, bl.nr)
+		packed[ji] = gemmPackedB[T]{b: gemmGetBuf[T](nPad * j.k), nPad: nPad}
 		for pc := 0; pc < j.k; pc += bl.kc {
-			for ic := 0; ic < j.m; ic += bl.mc {
-				packs = append(packs, packTask{job: ji, pc: pc, i0: ic})
-			}
 			for jc := 0; jc < j.n; jc += nc {
-				packs = append(packs, packTask{job: ji, pc: pc, i0: jc, isB: true})
+				packs = append(packs, packTask{job: ji, pc: pc, j0: jc})
 			}
 		}
 		for jc := 0; jc < j.n; jc += nc {
@@ -134,7 +168,6 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 	}
 	defer func() {
 		for _, p := range packed {
-			gemmPutBuf(p.a)
 			gemmPutBuf(p.b)
 		}
 	}()
@@ -145,50 +178,80 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], bl gemmBlocking, kern gemmKernel[T],
 		t := packs[i]
 		j, p := &jobs[t.job], &packed[t.job]
 		kb := min(bl.kc, j.k-t.pc)
-		if t.isB {
-			packB(p.b[t.pc*p.nPad+t.i0*kb:], j.b, t.pc, kb, t.i0, min(nc, j.n-t.i0), bl.nr, j.round)
-		} else {
-			packA(p.a[t.pc*p.mPad+t.i0*kb:], j.a, t.i0, min(bl.mc, j.m-t.i0), t.pc, kb, bl.mr, j.round)
-		}
+		packB(p.b[t.pc*p.nPad+t.j0*kb:], j.b, t.pc, kb, t.j0, min(nc, j.n-t.j0), bl.nr, j.round)
 	})
-	tiles := make([][]T, max(workers, 1))
-	for w := range tiles {
-		tiles[w] = make([]T, bl.mr*bl.nr)
+	workers = min(workers, len(tasks))
+	scratch := make([]gemmScratch[T], max(workers, 1))
+	for w := range scratch {
+		tile := bl.mr * bl.nr
+		buf := gemmGetBuf[T](tile + bl.mc*bl.kc)
+		scratch[w] = gemmScratch[T]{buf: buf, tile: buf[:tile:tile], a: buf[tile:]}
 	}
+	defer func() {
+		for _, s := range scratch {
+			gemmPutBuf(s.buf)
+		}
+	}()
 	nnParallelW(workers, len(tasks), func(w, i int) {
 		t := tasks[i]
-		gemmBlock(&jobs[t.job], &packed[t.job], t.ic, t.jc, nc, bl, kern, kernC, tiles[w])
+		gemmBlock(&g, &jobs[t.job], &packed[t.job], t.ic, t.jc, nc, &scratch[w])
 	})
 }
 
-// gemmBlock computes C[ic:ic+mc, jc:jc+nc] of one job from its packed
-// operands.
-func gemmBlock[T nnFloat](j *gemmJob[T], p *gemmPacked[T], ic, jc, nc int, bl gemmBlocking, kern gemmKernel[T], kernC gemmKernelC[T], tile []T) {
+// gemmBlock computes C[ic:ic+mc, jc:jc+nc] of one job from its packed B.
+func gemmBlock[T nnFloat](g *gemmImpl[T], j *gemmJob[T], p *gemmPackedB[T], ic, jc, nc int, s *gemmScratch[T]) {
+	bl := &g.bl
 	mb := min(bl.mc, j.m-ic)
 	nb := min(nc, j.n-jc)
 	mr, nr := bl.mr, bl.nr
+	direct := gemmDirectA(g, j)
+	// With A read in place, the block's last panel, when shorter than mr
+	// rows, is packed (zero-padded) so that no row past A's end is read.
+	edge := mb - mb%mr
 	for pc := 0; pc < j.k; pc += bl.kc {
 		kb := min(bl.kc, j.k-pc)
-		ap := p.a[pc*p.mPad : pc*p.mPad+kb*p.mPad]
 		bp := p.b[pc*p.nPad : pc*p.nPad+kb*p.nPad]
-		first := pc == 0
+		acc := pc > 0
+		switch {
+		case !direct:
+			packA(s.a, j.a, ic, mb, pc, kb, mr, j.round)
+		case edge < mb:
+			packA(s.a[:kb*mr], j.a, ic+edge, mb-edge, pc, kb, mr, nil)
+		}
 		for jr := jc; jr < jc+nb; jr += nr {
 			bpan := bp[jr*kb : jr*kb+kb*nr]
 			nn := min(nr, jc+nb-jr)
 			for ir := ic; ir < ic+mb; ir += mr {
-				apan := ap[ir*kb : ir*kb+kb*mr]
 				mm := min(mr, ic+mb-ir)
-				if kernC != nil && mm == mr && nn == nr {
-					o := j.coff + ir*j.ldc + jr
-					kernC(kb, apan, bpan, j.c[o:], j.ldc, !first)
-					continue
+				o := j.coff + ir*j.ldc + jr
+				// The A panel as the strided micro-kernel reads it.
+				var ap []T
+				lda, ks := 1, mr
+				switch {
+				case direct && mm == mr:
+					ap, lda, ks = j.a.data[j.a.off+ir*j.a.rs+pc:], j.a.rs, 1
+				case direct:
+					ap = s.a[:kb*mr]
+				default:
+					ap = s.a[(ir-ic)*kb : (ir-ic)*kb+kb*mr]
 				}
-				kern(kb, apan, bpan, tile)
+				switch {
+				case g.kernS == nil:
+					g.kern(kb, ap, bpan, s.tile)
+				case mm == mr && nn == nr:
+					g.kernS(kb, ap, lda, ks, bpan, j.c[o:], j.ldc, acc)
+					continue
+				case g.kernHalf != nil && mm <= mr/2:
+					// A short last panel: half the rows' work.
+					g.kernHalf(kb, ap, lda, ks, bpan, s.tile, nr, false)
+				default:
+					g.kernS(kb, ap, lda, ks, bpan, s.tile, nr, false)
+				}
 				for i := 0; i < mm; i++ {
 					o := j.coff + (ir+i)*j.ldc + jr
 					dst := j.c[o : o+nn]
-					src := tile[i*nr : i*nr+nn]
-					if first {
+					src := s.tile[i*nr : i*nr+nn]
+					if !acc {
 						copy(dst, src)
 					} else {
 						for x := range dst {
@@ -206,6 +269,10 @@ func gemmBlock[T nnFloat](j *gemmJob[T], p *gemmPacked[T], ic, jc, nc int, bl ge
 func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round func(T) T) {
 	if mr == 6 && a.cs == 1 && a.fill == nil && round == nil {
 		packA6(dst, a, i0, mb, p0, kb)
+		return
+	}
+	if mr == 12 && a.cs == 1 && a.fill == nil && round == nil && mb%12 == 0 {
+		packA12(dst, a, i0, mb, p0, kb)
 		return
 	}
 	for ir := 0; ir < mb; ir += mr {
@@ -277,17 +344,49 @@ func packA6[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
 	}
 }
 
+// packA12 is packA6 for the AVX-512 kernel's 12-row panels, whole panels
+// only (mb a multiple of 12).
+func packA12[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb int) {
+	for ir := 0; ir < mb; ir += 12 {
+		pan := dst[ir*kb : ir*kb+kb*12]
+		base := a.off + (i0+ir)*a.rs + p0
+		r0 := a.data[base : base+kb]
+		r1 := a.data[base+a.rs : base+a.rs+kb]
+		r2 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r3 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r4 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r5 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		base += 6 * a.rs
+		r6 := a.data[base : base+kb]
+		r7 := a.data[base+a.rs : base+a.rs+kb]
+		r8 := a.data[base+2*a.rs : base+2*a.rs+kb]
+		r9 := a.data[base+3*a.rs : base+3*a.rs+kb]
+		r10 := a.data[base+4*a.rs : base+4*a.rs+kb]
+		r11 := a.data[base+5*a.rs : base+5*a.rs+kb]
+		for p := range r0 {
+			q := pan[p*12 : p*12+12 : p*12+12]
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+			q[6], q[7], q[8], q[9], q[10], q[11] = r6[p], r7[p], r8[p], r9[p], r10[p], r11[p]
+		}
+	}
+}
+
 // packB copies B[p0:p0+kb, j0:j0+nb] into nr-column panels: panel r holds,
 // for each p, the nr values of columns r*nr..r*nr+nr-1 (zero past the end).
 func packB[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
 	if nr == 16 && b.cs == 1 && round == nil {
 		// The assembly kernels' 16-column panels of a row-major B: whole
 		// panels as fixed-size array copies, not a copy call per row.
-		for jr := 0; jr+16 <= nb; jr += 16 {
-			pan := dst[jr*kb : jr*kb+kb*16]
-			base := b.off + p0*b.rs + j0 + jr
-			for p := 0; p < kb; p++ {
-				*(*[16]T)(pan[p*16:]) = *(*[16]T)(b.data[base+p*b.rs:])
+		full := nb / 16
+		if f, ok := any(packB16F32).(func(dst, src []T, ldb, kb, panels int)); ok && f != nil && full > 0 {
+			f(dst, b.data[b.off+p0*b.rs+j0:], b.rs, kb, full)
+		} else {
+			for jr := 0; jr+16 <= nb; jr += 16 {
+				pan := dst[jr*kb : jr*kb+kb*16]
+				base := b.off + p0*b.rs + j0 + jr
+				for p := 0; p < kb; p++ {
+					*(*[16]T)(pan[p*16:]) = *(*[16]T)(b.data[base+p*b.rs:])
+				}
 			}
 		}
 		if rem := nb % 16; rem != 0 {
@@ -298,6 +397,11 @@ func packB[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round f
 	}
 	packBRows(dst, b, p0, kb, j0, nb, nr, round)
 }
+
+// packB16F32, when set (assembly), packs whole 16-column panels of a
+// row-major float32 B: kb rows of panels×16 columns, row stride ldb, into
+// dst as packB lays them out.
+var packB16F32 func(dst, src []float32, ldb, kb, panels int)
 
 // packBRows is packB's general loop: any panel width, stride and rounding.
 func packBRows[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, round func(T) T) {
@@ -351,29 +455,96 @@ func gemmKernelGo[T nnFloat](mr, nr int) gemmKernel[T] {
 
 // Pack buffers are recycled between GEMM calls (a model runs thousands):
 // packing overwrites every element, padding included, so a recycled buffer
-// needs no clearing.
-var gemmPool32, gemmPool64 sync.Pool
-
-func gemmPool[T nnFloat]() *sync.Pool {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return &gemmPool32
-	}
-	return &gemmPool64
+// needs no clearing. They are kept in a free list rather than a sync.Pool,
+// which a garbage collection empties: a model's steady stream of new
+// tensors collects often, and a buffer allocated anew is zeroed and its
+// pages touched again. The list holds at most gemmFreeMax buffers of at
+// most gemmFreeBytes in all.
+type gemmFree[T nnFloat] struct {
+	mu    sync.Mutex
+	bufs  [][]T
+	bytes int
 }
 
-func gemmGetBuf[T nnFloat](n int) []T {
-	if v, ok := gemmPool[T]().Get().(*[]T); ok && cap(*v) >= n {
-		return (*v)[:n]
+const (
+	gemmFreeMax   = 16
+	gemmFreeBytes = 64 << 20
+)
+
+var (
+	gemmFree32 gemmFree[float32]
+	gemmFree64 gemmFree[float64]
+)
+
+func gemmFreeList[T nnFloat]() *gemmFree[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(&gemmFree32).(*gemmFree[T])
 	}
+	return any(&gemmFree64).(*gemmFree[T])
+}
+
+func gemmElemBytes[T nnFloat]() int {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return 4
+	}
+	return 8
+}
+
+// gemmGetBuf returns a buffer of n elements: the smallest free one that is
+// large enough, or a new one.
+func gemmGetBuf[T nnFloat](n int) []T {
+	f := gemmFreeList[T]()
+	f.mu.Lock()
+	best := -1
+	for i, b := range f.bufs {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(f.bufs[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := f.bufs[best]
+		last := len(f.bufs) - 1
+		f.bufs[best] = f.bufs[last]
+		f.bufs[last] = nil
+		f.bufs = f.bufs[:last]
+		f.bytes -= cap(b) * gemmElemBytes[T]()
+		f.mu.Unlock()
+		return b[:n]
+	}
+	f.mu.Unlock()
 	return make([]T, n)
 }
 
+// gemmPutBuf hands b back to the free list; when the list is full, the
+// smallest buffer (b or one in the list) is dropped.
 func gemmPutBuf[T nnFloat](b []T) {
-	if cap(b) == 0 {
+	size := cap(b) * gemmElemBytes[T]()
+	if size == 0 || size > gemmFreeBytes {
 		return
 	}
-	gemmPool[T]().Put(&b)
+	f := gemmFreeList[T]()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.bufs) > 0 && (len(f.bufs) >= gemmFreeMax || f.bytes+size > gemmFreeBytes) {
+		small := 0
+		for i, x := range f.bufs {
+			if cap(x) < cap(f.bufs[small]) {
+				small = i
+			}
+		}
+		if cap(f.bufs[small]) >= cap(b) {
+			return
+		}
+		f.bytes -= cap(f.bufs[small]) * gemmElemBytes[T]()
+		last := len(f.bufs) - 1
+		f.bufs[small] = f.bufs[last]
+		f.bufs[last] = nil
+		f.bufs = f.bufs[:last]
+	}
+	f.bufs = append(f.bufs, b[:cap(b)])
+	f.bytes += size
 }
 
 func nnCeilDiv(a, b int) int { return (a + b - 1) / b }

@@ -4,13 +4,20 @@ package kernels
 type gemmImpl[T nnFloat] struct {
 	bl   gemmBlocking
 	kern gemmKernel[T]
-	// kernC, when set, computes a full mr×nr tile straight into C (row
-	// stride ldc), adding to C's values when acc is set.
-	kernC gemmKernelC[T]
+	// kernS, when set, is kern reading A strided and writing its tile
+	// straight into C.
+	kernS gemmKernelS[T]
+	// kernHalf, when set, is kernS for the first mr/2 rows of the panel
+	// only (a last panel of at most mr/2 rows).
+	kernHalf gemmKernelS[T]
 }
 
-// gemmKernelC is a micro-kernel that writes its tile into C directly.
-type gemmKernelC[T nnFloat] func(k int, a, b, c []T, ldc int, acc bool)
+// gemmKernelS computes the mr×nr tile of the product of an A panel whose
+// element (i, p) is a[i*lda+p*kstep] (packed: lda 1, kstep mr; a row-major
+// A read in place: lda its row stride, kstep 1) and one packed B panel into
+// c (row stride ldc), adding to c's values when acc is set. Each output is
+// the same chain of multiply-adds as kern's.
+type gemmKernelS[T nnFloat] func(k int, a []T, lda, kstep int, b, c []T, ldc int, acc bool)
 
 // gemm32 and gemm64 are the GEMMs in use: the portable Go micro-kernels by
 // default, replaced by assembly in init where the CPU supports it
@@ -26,6 +33,11 @@ var (
 	}
 )
 
+// gemm32Variants are the float32 GEMMs this CPU can run, by name: "go"
+// everywhere, "avx2" and "avx512" where the CPU has them (added in init);
+// tests run each.
+var gemm32Variants = map[string]gemmImpl[float32]{"go": gemm32}
+
 // gemmFor returns the GEMM for T.
 func gemmFor[T nnFloat]() gemmImpl[T] {
 	var z T
@@ -40,7 +52,7 @@ func gemmFor[T nnFloat]() gemmImpl[T] {
 // runGemm computes every job with the GEMM for T.
 func runGemm[T nnFloat](jobs []gemmJob[T]) {
 	g := gemmFor[T]()
-	gemmRunC(jobs, g.bl, g.kern, g.kernC)
+	gemmRunC(jobs, g)
 }
 
 // fmaAcc32 computes acc[i] += x[i]*f[i] over len(acc) elements (x and f at
