@@ -143,7 +143,7 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
 		out = convStorage(p, xd, fd, rs)
 	} else {
-		out = convForward(p, xd, fd, ctx.Emu)
+		out = convForward(p, xd, fd, ctx.Emu, newOut[T](ctx, p.outRows()*p.o))
 	}
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
@@ -152,12 +152,12 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 // run in chunks of output rows.
 const im2colBudget = 1 << 22
 
-// convForward computes the convolution in channels-last layout: for each
+// convForward computes the convolution into out (zeroed, rows*o
+// elements) in channels-last layout: for each
 // group, the patches matrix [rows, kd*kh*kw*cg] times the filter's
 // [kd*kh*kw*cg, og] columns of that group.
-func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation) []T {
+func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation, out []T) []T {
 	rows := p.outRows()
-	out := make([]T, rows*p.o)
 	if rows == 0 || p.o == 0 {
 		return out
 	}
