@@ -297,7 +297,16 @@ const (
 	reuseKnown uint8 = 1 << iota
 	reuseReader
 	reuseProducer
+	reuseForward
 )
+
+// forwards are the intrinsics whose output k is their input k itself
+// (derefAll): a tracked tensor passing through one keeps being tracked,
+// its readers now also those of the output (Keras' swish and other
+// custom gradients wrap their values in IdentityN).
+var forwards = map[string]bool{
+	"Identity": true, "IdentityN": true, "Snapshot": true, "StopGradient": true, "PreventGradient": true,
+}
 
 func (rs *runState) reuseFlags(i int) uint8 {
 	sc := rs.sc
@@ -310,6 +319,9 @@ func (rs *runState) reuseFlags(i int) uint8 {
 	}
 	f = reuseKnown
 	n := sc.nodes[i]
+	if forwards[n.Op] {
+		f |= reuseForward
+	}
 	if plainKernel(rs.e, n) {
 		f |= reuseReader
 		if reusableOutput[n.Op] {
@@ -368,6 +380,10 @@ func (rs *runState) release(i int, in []slot, outs []slot, ran bool) {
 		return
 	}
 	f := rs.reuseFlags(i)
+	if f&reuseForward != 0 {
+		rs.forward(i, in, outs)
+		return
+	}
 	reader := f&reuseReader != 0 && plainData(outs)
 	// Outputs first: one that shares an input's memory is tracked only
 	// when that input is tracked and this is its last reader (an in-place
@@ -422,15 +438,9 @@ func (rs *runState) release(i int, in []slot, outs []slot, ran bool) {
 	if track == nil {
 		return
 	}
-	k := outKey{i, 0}
-	if rs.fed[k] || len(rs.fetchAt[k]) > 0 {
+	uses := rs.uses(i, 0)
+	if uses < 0 {
 		return
-	}
-	uses := 0
-	for _, e := range rs.sc.out[i] {
-		if e.srcSlot == 0 && rs.pl.needed[e.dst] {
-			uses++
-		}
 	}
 	if uses == 0 {
 		rs.e.pool.put(outs[0].t)
@@ -440,4 +450,70 @@ func (rs *runState) release(i int, in []slot, outs []slot, ran bool) {
 		rs.live = map[*kernels.Tensor]int32{}
 	}
 	rs.live[outs[0].t] = int32(uses)
+}
+
+// uses is the number of readers of node i's output k in this run's plan,
+// -1 when the output is fed or fetched.
+func (rs *runState) uses(i, k int) int {
+	if key := (outKey{i, k}); rs.fed[key] || len(rs.fetchAt[key]) > 0 {
+		return -1
+	}
+	n := 0
+	for _, e := range rs.sc.out[i] {
+		if e.srcSlot == k && rs.pl.needed[e.dst] {
+			n++
+		}
+	}
+	return n
+}
+
+// forward is release for a forwards node: each tracked input loses the
+// readings of this node and gains the readers of the outputs that are it;
+// one whose memory another output shares, or that leaves as a fed or
+// fetched output, is no longer tracked.
+func (rs *runState) forward(i int, in, outs []slot) {
+	for j, s := range in {
+		t := s.t
+		left, tracked := rs.live[t]
+		if t == nil || !tracked {
+			continue
+		}
+		seen := false
+		for _, p := range in[:j] {
+			seen = seen || p.t == t
+		}
+		if seen {
+			continue
+		}
+		for _, p := range in[j:] {
+			if p.t == t {
+				left--
+			}
+		}
+		for k, o := range outs {
+			if o.t == nil {
+				continue
+			}
+			if o.t != t {
+				if sharesMemory(o.t, t) {
+					left = -1 << 30
+				}
+				continue
+			}
+			u := rs.uses(i, k)
+			if u < 0 {
+				left = -1 << 30
+			}
+			left += int32(u)
+		}
+		switch {
+		case left < 0:
+			delete(rs.live, t)
+		case left == 0:
+			delete(rs.live, t)
+			rs.e.pool.put(t)
+		default:
+			rs.live[t] = left
+		}
+	}
 }

@@ -182,7 +182,8 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		})
 		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 	}
-	out := append([]T(nil), xd...)
+	out := newOutFull[T](ctx, len(xd))
+	copy(out, xd)
 	activateIn(k, out, alpha, rs)
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 }
