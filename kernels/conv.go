@@ -143,7 +143,15 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
 		out = convStorage(p, xd, fd, rs)
 	} else {
-		out = convForward(p, xd, fd, ctx.Emu, newOut[T](ctx, p.outRows()*p.o))
+		var buf []T
+		if roundAccum[T](ctx.Emu) == nil {
+			// The GEMM writes every element of C (its first depth block
+			// stores, later ones add).
+			buf = newOutFull[T](ctx, p.outRows()*p.o)
+		} else {
+			buf = newOut[T](ctx, p.outRows()*p.o)
+		}
+		out = convForward(p, xd, fd, ctx.Emu, buf)
 	}
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }

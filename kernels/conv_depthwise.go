@@ -79,7 +79,14 @@ func depthwiseCompute[T nnFloat](ctx *Context, x, f *Tensor) (*convResult[T], er
 		ra = storageRound[T](x.DType)
 		rp = ra
 	}
-	out := depthwiseForward(n, c, m, dims, xd, fd, ra, rp, newOut[T](ctx, n*dims[0].out*dims[1].out*c*m))
+	size := n * dims[0].out * dims[1].out * c * m
+	var buf []T
+	if _, f32 := any(xd).([]float32); f32 && m == 1 && ra == nil {
+		buf = newOutFull[T](ctx, size) // depthwiseF32 writes every pixel
+	} else {
+		buf = newOut[T](ctx, size)
+	}
+	out := depthwiseForward(n, c, m, dims, xd, fd, ra, rp, buf)
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
 
