@@ -38,7 +38,7 @@ func TestBufferReuse(t *testing.T) {
 				}
 			}
 			if reused, _ := executor.BuffersReused(e); m[:4] == "tfjs" {
-				assert.Positive(t, reused, "no buffer was recycled")
+				assert.Positive(t, reused, "no buffer is recycled")
 			}
 		})
 	}
