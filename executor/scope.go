@@ -45,6 +45,8 @@ type scope struct {
 	outFrames []string
 	// owned is ownedInputs, computed on first use.
 	owned []uint64
+	// reuse is each node's reuseFlags, computed on first use.
+	reuse []uint8
 }
 
 type edge struct {

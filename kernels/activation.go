@@ -174,7 +174,7 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		// One pass from x to the output, no copy first.
 		out := x32
 		if _, direct := x.Data.([]float32); !direct || !ctx.Owns(0) {
-			out = make([]float32, len(x32))
+			out = newOutFull[float32](ctx, len(x32))
 		}
 		nnParallel(nnCeilDiv(len(x32), 4096), 4096*4, func(ch int) {
 			lo, hi := ch*4096, min(len(x32), (ch+1)*4096)
@@ -182,7 +182,8 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		})
 		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 	}
-	out := append([]T(nil), xd...)
+	out := newOutFull[T](ctx, len(xd))
+	copy(out, xd)
 	activateIn(k, out, alpha, rs)
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 }

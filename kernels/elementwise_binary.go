@@ -186,7 +186,7 @@ func binaryOut[T number](ctx *Context, n int, a, b []T) []T {
 			return b
 		}
 	}
-	return make([]T, n)
+	return newOutFull[T](ctx, n)
 }
 
 // ownData reports whether s is t's own data, not a converted copy.
