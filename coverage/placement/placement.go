@@ -179,8 +179,9 @@ type Result struct {
 
 	// nodeOf works out a node's result and all every node's, in Nodes'
 	// order (Options.LazyNodes).
-	nodeOf func(id int) (NodeResult, bool)
-	all    func() []NodeResult
+	nodeOf   func(id int) (NodeResult, bool)
+	all      func() []NodeResult
+	deviceOf func(id int) (device, requested string, ok bool)
 }
 
 // Materialize fills Nodes when Options.LazyNodes left it nil, for a caller
@@ -189,8 +190,19 @@ type Result struct {
 func (r *Result) Materialize() {
 	if r.all != nil {
 		r.Nodes = r.all()
-		r.nodeOf, r.all = nil, nil
+		r.nodeOf, r.all, r.deviceOf = nil, nil, nil
 	}
+}
+
+// DeviceOf is NodeOf's Device and RequestedDevice of the graph node with
+// ID id, without the rest of its result (its path and reasons), false
+// when it was not placed.
+func (r *Result) DeviceOf(id int) (device, requested string, ok bool) {
+	if r.deviceOf != nil {
+		return r.deviceOf(id)
+	}
+	n, ok := r.NodeOf(id)
+	return n.Device, n.RequestedDevice, ok
 }
 
 // NodeOf is the result of the graph node with ID id, false when it was not

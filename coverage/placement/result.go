@@ -131,6 +131,16 @@ func (s *sim) result() *Result {
 		return s.nodeResult(s.g.Nodes[id], others)
 	}
 	r.all = func() []NodeResult { return s.nodeResults(others) }
+	r.deviceOf = func(id int) (string, string, bool) {
+		if id < 0 || id >= len(s.g.Nodes) {
+			return "", "", false
+		}
+		i, ok := s.placedAt(s.g.Nodes[id])
+		if !ok {
+			return "", "", false
+		}
+		return s.devs[s.dev[i]], s.pinOf(s.nodes[i]), true
+	}
 	if !s.opts.LazyNodes {
 		r.Materialize()
 	}
