@@ -363,7 +363,7 @@ func (s *sim) colocate() {
 			continue
 		}
 		g.rq = p.rq
-		if p.resourceGenerator() && !p.req().empty() {
+		if p.rq != nil && !p.rq.empty() && p.resourceGenerator() { // few nodes request a device
 			// Resource generators' requests are resource devices
 			// (colocation_graph.cc:95-98, 1525-1537).
 			res := p.req()
@@ -541,8 +541,8 @@ func (s *sim) colocateClasses() {
 	// A node's name is made only when its graph node's name is one a
 	// _class refers to (base).
 	wanted, base := map[groupKey]bool{}, map[string]bool{}
-	for _, p := range s.nodes {
-		if !p.ghost {
+	for _, i := range s.flat.classed() {
+		if p := s.nodes[i]; !p.ghost {
 			classRefs(p, func(k groupKey, name string) { wanted[k], base[name] = true, true })
 		}
 	}

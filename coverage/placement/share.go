@@ -115,6 +115,28 @@ type flattened struct {
 	// them (lookupClasses).
 	classOf []int32
 	classes int
+	// withClass are the nodes whose graph node has a _class attr, made
+	// once (classed).
+	withClass []int32
+	classDone bool
+}
+
+// classed are the nodes whose graph node has a _class attr: the only
+// ones colocateClasses reads (classRefs), found by one walk of the graph
+// for every simulation that shares it. A simulation's own copy of a node
+// has its graph node.
+func (f *flattened) classed() []int32 {
+	if !f.classDone {
+		for i, p := range f.nodes {
+			if p.src != nil {
+				if _, ok := p.src.Attrs["_class"]; ok {
+					f.withClass = append(f.withClass, int32(i))
+				}
+			}
+		}
+		f.classDone = true
+	}
+	return f.withClass
 }
 
 // resArg is a resource argument of a function placed on its own: node pn
