@@ -106,6 +106,14 @@ type Options struct {
 	// 210,000-node model) touched once. NodeOf must be done with before
 	// Options.Scratch is lent to another simulation.
 	LazyNodes bool
+	// NoNodeCounts leaves Result.DeviceNodes, PinnedNodes and
+	// PinnedDevices empty, for a caller that counts the nodes itself (a
+	// scan counts those its figures count): two walks of every node less.
+	NoNodeCounts bool
+	// DevicesOnly leaves out, beside the node counts, the islands and the
+	// fusions, for a caller that reads only the nodes' devices and the
+	// transfers (a scan's --from source).
+	DevicesOnly bool
 }
 
 // Precision profiles accepted by Options.Precision.

@@ -76,6 +76,9 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		ClearDevices:    opts.Placement.ClearDevices,
 		Stack:           t.Index.Stack(),
 		Checkpoint:      opts.checkpoint,
+		// The report counts the nodes its figures count itself.
+		NoNodeCounts: true,
+		DevicesOnly:  opts.devicesOnly,
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
