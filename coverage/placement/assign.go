@@ -377,13 +377,13 @@ func (s *sim) kernelOn(d int, dflt bool) string {
 	if s.kernelTexts == nil {
 		s.kernelTexts = make([][2]string, len(s.devs))
 		for e, t := range s.types {
-			s.kernelTexts[e] = [2]string{"kernel on " + t, "kernel on " + t + ", the default device"}
+			s.kernelTexts[e] = [2]string{s.says(e, "kernel on "+t), s.says(e, "kernel on "+t+", the default device")}
 		}
 	}
 	if dflt {
-		return s.says(d, s.kernelTexts[d][1])
+		return s.kernelTexts[d][1]
 	}
-	return s.says(d, s.kernelTexts[d][0])
+	return s.kernelTexts[d][0]
 }
 
 type saysKey struct {

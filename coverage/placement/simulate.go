@@ -96,7 +96,8 @@ type sim struct {
 	// specs are the device requests of nodes and groups, each once
 	// (spec).
 	specs map[devSpec]*devSpec
-	// said and kernelTexts hold describe's texts (says, kernelOn).
+	// said holds describe's texts (says), kernelTexts those of kernelOn,
+	// by device, as says gives them.
 	said        map[saysKey]string
 	kernelTexts [][2]string
 }
