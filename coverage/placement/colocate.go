@@ -108,6 +108,14 @@ func (s *sim) lookupKernels() {
 	// its first lookup.
 	byClass := filled(s.flat.classes*nd, -1)
 	classSup := make([]int, s.flat.classes*nd)
+	// The nodes in no class, by their matcher's key (KeyedMatcher).
+	keyers := make([]KeyedMatcher, nd)
+	byKey := make([]map[int]int32, nd)
+	for d, m := range s.matchers {
+		if km, ok := m.(KeyedMatcher); ok {
+			keyers[d], byKey[d] = km, map[int]int32{}
+		}
+	}
 	for i, p := range s.nodes {
 		if p.ghost {
 			for d := 0; d < nd; d++ {
@@ -135,14 +143,25 @@ func (s *sim) lookupKernels() {
 				}
 			}
 			var k int32
+			key, keyed := 0, false
 			if d == s.cpu && ci >= 0 {
 				if fromShared[ci] < 0 {
 					fromShared[ci] = mt.add(&shared.tab[ci])
 				}
 				k = fromShared[ci]
 			} else {
-				m := s.lookupOn(p, p.look, d, s.matchers[d])
-				k = mt.add(&m)
+				if keyers[d] != nil && p.op() != "_Arg" && p.op() != "_Retval" {
+					key, keyed = keyers[d].LookupKey(p.look)
+				}
+				if kk, ok := byKey[d][key]; keyed && ok {
+					k = kk
+				} else {
+					m := s.lookupOn(p, p.look, d, s.matchers[d])
+					k = mt.add(&m)
+					if keyed {
+						byKey[d][key] = k
+					}
+				}
 			}
 			s.midx[i*nd+d], sup[d] = k, s.priority(d, &mt.tab[k])
 			if slot >= 0 {

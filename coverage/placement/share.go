@@ -309,6 +309,16 @@ func classSafe(m coverage.Matcher) bool {
 	return ok && ix != nil
 }
 
+// KeyedMatcher is a Matcher that tells which nodes it answers alike:
+// nodes of one LookupKey (ok) get one Match. A scan's matchers key the
+// nodes by the attrs its indexes constrain, so that nodes whose attr maps
+// differ only in attrs no kernel constrains (every Const's value: a lookup
+// class of its own) are looked up once.
+type KeyedMatcher interface {
+	coverage.Matcher
+	LookupKey(n *graph.Node) (key int, ok bool)
+}
+
 // IdentifiedMatcher is a Matcher that answers every lookup as the matcher
 // LookupIdentity (a comparable value) names does: a wrapper that only
 // answers faster, as a scan's matchers over one coverage.Index. The CPU's
