@@ -64,6 +64,20 @@ type Nodes struct {
 	// scratch is the memory each placement of the model passes on to the
 	// next (placement.Scratch).
 	scratch placement.Scratch
+	// xla are the model's functions compiled with XLA, found by the first
+	// target that asks (compiled): a walk of every node, the same for
+	// every target.
+	xla     []training.Compiled
+	xlaDone bool
+}
+
+// compiled is training.CompiledFunctions of g, the graph ns was prepared
+// from, worked out once for all targets.
+func (ns *Nodes) compiled(g *graph.Graph) []training.Compiled {
+	if !ns.xlaDone {
+		ns.xla, ns.xlaDone = training.CompiledFunctions(g), true
+	}
+	return ns.xla
 }
 
 // WithPhases records the phase of every node (graph.Graph.Phases) and the
