@@ -268,8 +268,10 @@ func sortByPath(ns *Nodes) {
 
 // pathOrder is the positions of paths in the order of the paths. The sort
 // compares 16 bytes of each path held beside its position, from where the
-// paths first differ, and reads the paths themselves only where those
-// agree: a comparison of two paths is two reads that miss the cache.
+// paths first differ, and reads the paths themselves only where a path
+// ends within them; paths whose 16 bytes agree are sorted again by the
+// next 16 (a comparison of two paths is two reads that miss the cache, and
+// the nodes of a function share a long prefix).
 func pathOrder(paths []string) []int32 {
 	common := 0
 	if len(paths) > 0 {
@@ -282,31 +284,65 @@ func pathOrder(paths []string) []int32 {
 			common = k
 		}
 	}
-	type keyed struct {
-		hi, lo uint64
-		i      int32
+	keys := make([]pathKey, len(paths))
+	for i := range keys {
+		keys[i].i = int32(i)
 	}
-	keys := make([]keyed, len(paths))
-	for i, p := range paths {
-		keys[i] = keyed{bigEndianAt(p, common), bigEndianAt(p, common+8), int32(i)}
+	sortPaths(keys, paths, common)
+	order := make([]int32, len(paths))
+	for k := range keys {
+		order[k] = keys[k].i
 	}
-	slices.SortFunc(keys, func(a, b keyed) int {
+	return order
+}
+
+// pathKey is 16 bytes of a path (from an offset) and its position.
+type pathKey struct {
+	hi, lo uint64
+	i      int32
+}
+
+// sortPaths sorts keys by their paths, which agree before off.
+func sortPaths(keys []pathKey, paths []string, off int) {
+	for k := range keys {
+		p := paths[keys[k].i]
+		keys[k].hi, keys[k].lo = bigEndianAt(p, off), bigEndianAt(p, off+8)
+	}
+	end := off + 16
+	// Of two paths whose 16 bytes agree, one that ends within them is a
+	// prefix of the other, or the same path: they compare whole. Two that
+	// go on compare as equal here and are sorted by their next bytes.
+	slices.SortFunc(keys, func(a, b pathKey) int {
 		if a.hi != b.hi {
 			return cmp.Compare(a.hi, b.hi)
 		}
 		if a.lo != b.lo {
 			return cmp.Compare(a.lo, b.lo)
 		}
-		if c := strings.Compare(paths[a.i], paths[b.i]); c != 0 {
+		pa, pb := paths[a.i], paths[b.i]
+		if len(pa) > end && len(pb) > end {
+			return 0
+		}
+		if c := strings.Compare(pa, pb); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.i, b.i)
 	})
-	order := make([]int32, len(paths))
-	for k := range keys {
-		order[k] = keys[k].i
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi].hi == keys[lo].hi && keys[hi].lo == keys[lo].lo {
+			hi++
+		}
+		// The paths that end within the 16 bytes come first, in order.
+		first := lo
+		for first < hi && len(paths[keys[first].i]) <= end {
+			first++
+		}
+		if hi-first > 1 {
+			sortPaths(keys[first:hi], paths, end)
+		}
+		lo = hi
 	}
-	return order
 }
 
 // bigEndianAt is the 8 bytes of s from off as a big-endian number, zeros
