@@ -98,7 +98,8 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 				// A generator its own device field pins had no choice:
 				// the pin is the reason.
 				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
-					why = "generator follows its consumers (placer.cc:296-311)"
+					s.place(i, d, s.generatorFollows(d))
+					continue
 				}
 			}
 		}
@@ -386,6 +387,18 @@ func (s *sim) kernelOn(d int, dflt bool) string {
 	return s.kernelTexts[d][0]
 }
 
+// generatorFollows is describe's words for a generator placed with its
+// consumers on device d, made once per device.
+func (s *sim) generatorFollows(d int) string {
+	if s.generatorWhy == nil {
+		s.generatorWhy = make([]string, len(s.devs))
+	}
+	if s.generatorWhy[d] == "" {
+		s.generatorWhy[d] = s.says(d, "generator follows its consumers (placer.cc:296-311)")
+	}
+	return s.generatorWhy[d]
+}
+
 type saysKey struct {
 	d    int
 	what string
@@ -513,15 +526,19 @@ type reasonEdit struct {
 
 // edit is the list e makes, made once.
 func (s *sim) edit(e reasonEdit) int32 {
-	// Nodes one after the other often give the same reasons.
-	if s.lastEdit.k > 0 && s.lastEdit.e == e {
-		return s.lastEdit.k
+	// Nodes one after the other often give the same few reasons.
+	for j := range s.recentEdits {
+		if r := &s.recentEdits[j]; r.k > 0 && r.e == e {
+			return r.k
+		}
 	}
 	k, ok := s.edits[e]
 	if !ok {
 		k = s.newEdit(e)
 	}
-	s.lastEdit.e, s.lastEdit.k = e, k
+	r := &s.recentEdits[s.nextRecent]
+	r.e, r.k = e, k
+	s.nextRecent = (s.nextRecent + 1) % len(s.recentEdits)
 	return k
 }
 
