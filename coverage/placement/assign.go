@@ -66,13 +66,14 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 			s.place(i, s.device(int(p.assigned)), s.pinnedReason(p))
 			continue
 		}
-		if p.isGenerator() {
+		fl := s.flags(i)
+		if fl&flagGenerator != 0 {
 			second = append(second, int32(i))
 			continue
 		}
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if p.isMetadata() && len(p.in) > 0 && p.in[0].n >= 0 {
+		if fl&flagMetadata != 0 && len(p.in) > 0 && p.in[0].n >= 0 {
 			src := p.in[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
 				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())

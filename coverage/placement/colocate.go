@@ -150,7 +150,7 @@ func (s *sim) lookupKernels() {
 				}
 				k = fromShared[ci]
 			} else {
-				if keyers[d] != nil && p.op() != "_Arg" && p.op() != "_Retval" {
+				if keyers[d] != nil && s.flags(i)&flagSystem == 0 {
 					key, keyed = keyers[d].LookupKey(p.look)
 				}
 				if kk, ok := byKey[d][key]; keyed && ok {

@@ -119,6 +119,63 @@ type flattened struct {
 	// once (classed).
 	withClass []int32
 	classDone bool
+	// flags are each node's opFlags, made once.
+	flags []uint8
+}
+
+// Op-derived flags of a flattened node (opFlags).
+const (
+	flagGenerator = 1 << iota
+	flagMetadata
+	flagSystem // _Arg or _Retval
+)
+
+// opFlags are what each node's op and types tell the placer (isGenerator,
+// isMetadata, a system kernel), worked out once for every simulation that
+// shares the graph: each would read every node's graph node again. A
+// simulation's own copy of a node (auto mixed precision's lookup node)
+// asks the node itself (sim.flags).
+func (f *flattened) opFlags() []uint8 {
+	if f.flags == nil {
+		f.flags = make([]uint8, len(f.nodes))
+		for i, p := range f.nodes {
+			if p.look == nil {
+				continue
+			}
+			var b uint8
+			if p.isGenerator() {
+				b |= flagGenerator
+			}
+			if p.isMetadata() {
+				b |= flagMetadata
+			}
+			if op := p.op(); op == "_Arg" || op == "_Retval" {
+				b |= flagSystem
+			}
+			f.flags[i] = b
+		}
+	}
+	return f.flags
+}
+
+// flags are node i's opFlags.
+func (s *sim) flags(i int) uint8 {
+	if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
+		var b uint8
+		if p.look != nil {
+			if p.isGenerator() {
+				b |= flagGenerator
+			}
+			if p.isMetadata() {
+				b |= flagMetadata
+			}
+			if op := p.op(); op == "_Arg" || op == "_Retval" {
+				b |= flagSystem
+			}
+		}
+		return b
+	}
+	return s.flat.opFlags()[i]
 }
 
 // classed are the nodes whose graph node has a _class attr: the only
