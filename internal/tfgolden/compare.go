@@ -22,8 +22,9 @@ import (
 // values' positions in the ordered list of that dtype's values), so that a
 // tolerance says how many roundings apart the two kernels may end, whatever
 // the magnitude. NaN equals NaN (any payload), -0.0 and +0.0 are one ULP
-// apart, and ±Inf only equals itself. Integers, bools and strings must be
-// equal.
+// apart, and ±Inf only equals itself. A complex value's real and imaginary
+// parts are measured each as a float of the part's dtype. Integers, bools
+// and strings must be equal.
 
 // Tol is an allowed difference: ULPs of the dtype, or an absolute error
 // (for values that cancel towards zero, where ULPs of a tiny result say
@@ -91,6 +92,19 @@ func Compare(got, want *kernels.Tensor, t Tol) (Diff, error) {
 		g := got.Data.([]kernels.BFloat16)
 		for i := range w {
 			d.add(i, ulp16(uint16(g[i]), uint16(w[i]), 0x7f80, 0x7f), g[i].Float64(), w[i].Float64(), t)
+		}
+	case []complex64:
+		// Each part is a float32 of its own, measured as one.
+		g := got.Data.([]complex64)
+		for i := range w {
+			d.add(i, ulp32(real(g[i]), real(w[i])), float64(real(g[i])), float64(real(w[i])), t)
+			d.add(i, ulp32(imag(g[i]), imag(w[i])), float64(imag(g[i])), float64(imag(w[i])), t)
+		}
+	case []complex128:
+		g := got.Data.([]complex128)
+		for i := range w {
+			d.add(i, ulp64(real(g[i]), real(w[i])), real(g[i]), real(w[i]), t)
+			d.add(i, ulp64(imag(g[i]), imag(w[i])), imag(g[i]), imag(w[i]), t)
 		}
 	case [][]byte:
 		g := got.Data.([][]byte)
