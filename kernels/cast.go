@@ -27,6 +27,10 @@ import (
 //     in tensorflow/tensorflow#12235), int64 gets INT64_MIN, uint32 keeps the
 //     low bits of the 64-bit conversion, and uint64 uses the compiler's
 //     two-step sequence around 2^63.
+//   - complex → real (bool included) casts the real part and drops the
+//     imaginary one; real → complex casts to the part's type with a zero
+//     imaginary part; complex → complex casts each part (cast_op.h,
+//     Eigen::internal::scalar_cast_op specialisations, NumPy's rules).
 //   - With Truncate=true, the input's extra mantissa bits are zeroed before a
 //     narrowing float cast (LSBZeroSetter in cast_op.h), for exactly the pairs
 //     cast_op.h lists: double→float, double→half, float→half, float→bfloat16.
@@ -82,6 +86,9 @@ func castTensor(x *Tensor, dst tpb.DataType, truncate bool) (*Tensor, error) {
 		c := x.Clone()
 		c.DType = dst
 		return c, nil
+	}
+	if isComplex(src) || isComplex(dst) {
+		return castComplex(x, dst)
 	}
 	if !castable(dst) {
 		return nil, &castUnsupported{fmt.Sprintf("%s to %s", dtypeName(src), dtypeName(dst))}
@@ -289,4 +296,61 @@ func mapTo[T, R any](d []T, f func(T) R) []R {
 
 func init() {
 	Register("Cast", castKernel)
+}
+
+func isComplex(dt tpb.DataType) bool {
+	return dt == tpb.DataType_DT_COMPLEX64 || dt == tpb.DataType_DT_COMPLEX128
+}
+
+// castComplex casts to or from a complex dtype by way of the part's dtype
+// (cast_op.h's scalar_cast_op specialisations): static_cast of the real
+// part, or of the value to the part's type.
+func castComplex(x *Tensor, dst tpb.DataType) (*Tensor, error) {
+	var re, im *Tensor
+	switch d := x.Data.(type) {
+	case []complex64:
+		re = &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: x.Shape, Data: mapTo(d, func(v complex64) float32 { return real(v) })}
+		im = &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: x.Shape, Data: mapTo(d, func(v complex64) float32 { return imag(v) })}
+	case []complex128:
+		re = &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: x.Shape, Data: mapTo(d, func(v complex128) float64 { return real(v) })}
+		im = &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: x.Shape, Data: mapTo(d, func(v complex128) float64 { return imag(v) })}
+	default:
+		re = x
+	}
+	if !isComplex(dst) {
+		return castTensor(re, dst, false)
+	}
+	part := tpb.DataType_DT_FLOAT
+	if dst == tpb.DataType_DT_COMPLEX128 {
+		part = tpb.DataType_DT_DOUBLE
+	}
+	r, err := castTensor(re, part, false)
+	if err != nil {
+		return nil, &castUnsupported{fmt.Sprintf("%s to %s", dtypeName(x.DType), dtypeName(dst))}
+	}
+	out := &Tensor{DType: dst, Shape: cloneShape(x.Shape)}
+	var i *Tensor
+	if im != nil {
+		if i, err = castTensor(im, part, false); err != nil {
+			return nil, err
+		}
+	} else {
+		i = MustTensor(part, x.Shape)
+	}
+	if part == tpb.DataType_DT_FLOAT {
+		rd, id := r.Data.([]float32), i.Data.([]float32)
+		c := make([]complex64, len(rd))
+		for k := range c {
+			c[k] = complex(rd[k], id[k])
+		}
+		out.Data = c
+	} else {
+		rd, id := r.Data.([]float64), i.Data.([]float64)
+		c := make([]complex128, len(rd))
+		for k := range c {
+			c[k] = complex(rd[k], id[k])
+		}
+		out.Data = c
+	}
+	return out, nil
 }

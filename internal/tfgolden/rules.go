@@ -86,6 +86,21 @@ func init() {
 	}
 }
 
+// The complex reductions and contractions sum each part as a float of the
+// part's dtype does: the summation tolerance of float32 (complex64) and
+// float64 (complex128).
+func init() {
+	for _, op := range []string{"Sum", "Mean", "Prod", "MatMul", "BatchMatMulV2"} {
+		rules[op+" complex64"] = Rule{Tol: sumTol["float32"], Reason: sumReason}
+		rules[op+" complex128"] = Rule{Tol: sumTol["float64"], Reason: sumReason}
+	}
+	prodReason := sumReason + "; a complex product's part is a difference of two products (ac - bd), so a " +
+		"product of 35 values multiplied in another order differs by more ULPs in a part that cancels " +
+		"(7 ULP of float32, 11 of float64 seen)"
+	rules["Prod complex64"] = Rule{Tol: Tol{ULP: 16, Abs: 1e-5}, Reason: prodReason}
+	rules["Prod complex128"] = Rule{Tol: Tol{ULP: 16, Abs: 1e-13}, Reason: prodReason}
+}
+
 func init() {
 	for _, op := range []string{"_FusedConv3D", "_FusedDepthwiseConv2dNative"} {
 		rules[op+" float32"] = Rule{Tol: sumTol["float32"], Reason: onednnReason}
