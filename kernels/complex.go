@@ -157,7 +157,7 @@ func unaryTail[T any](out, in []T, tail func(T) T, lanes int) []T {
 
 // complexBinary lists the binary ops TensorFlow registers for complex64
 // and complex128 on CPU (cwise_op_*.cc), by op.
-var complexBinary = map[string]cBinary{
+var complexBinary = merge(complexMathBinary(), map[string]cBinary{
 	"Add":               {c64: func(x, y complex64) complex64 { return x + y }, c128: func(x, y complex128) complex128 { return x + y }},
 	"AddV2":             {c64: func(x, y complex64) complex64 { return x + y }, c128: func(x, y complex128) complex128 { return x + y }},
 	"Sub":               {c64: func(x, y complex64) complex64 { return x - y }, c128: func(x, y complex128) complex128 { return x - y }},
@@ -168,6 +168,14 @@ var complexBinary = map[string]cBinary{
 	"MulNoNan":          {c64: c64(mulNoNanParts[float32]), c128: c128(mulNoNanParts[float64])},
 	"SquaredDifference": {c64: c64(sqDiffParts[float32]), c128: c128(sqDiffParts[float64])},
 	"Xdivy":             quotient(xdivyParts[float32], xdivyParts[float64], xdivyScalar[float32], xdivyScalar[float64]),
+})
+
+// merge returns a with b's entries added.
+func merge[V any](a, b map[string]V) map[string]V {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }
 
 // quotient is a complex op with packet and scalar functions on the parts.
@@ -188,12 +196,12 @@ func reciprocalC() cUnaryFns {
 
 // complexUnary lists the unary ops TensorFlow registers for complex64 and
 // complex128 on CPU, by op.
-var complexUnary = map[string]cUnaryFns{
+var complexUnary = merge(complexMathUnary(), map[string]cUnaryFns{
 	"Neg":        {c64: func(x complex64) complex64 { return -x }, c128: func(x complex128) complex128 { return -x }},
 	"Square":     {c64: func(x complex64) complex64 { return c64(cmulParts[float32])(x, x) }, c128: func(x complex128) complex128 { return c128(cmulParts[float64])(x, x) }},
 	"Reciprocal": reciprocalC(),
 	"Inv":        reciprocalC(),
-}
+})
 
 // isZeroParts is Eigen's pcmp_eq of a complex packet with zero: both
 // parts compare equal to zero.
