@@ -27,7 +27,55 @@ func hypotF[F part](x, y F) F {
 		}
 		return F(math.Sqrt(xd*xd + yd*yd))
 	}
-	return F(math.Hypot(float64(x), float64(y)))
+	return F(hypotGlibc(float64(x), float64(y)))
+}
+
+// hypotGlibc is glibc's hypot (sysdeps/ieee754/dbl-64/e_hypot.c, 2.35 and
+// later, without FMA): sqrt(ax² + ay²) corrected by one Newton step on the
+// rounding error, with scaling for huge and tiny inputs; Go's math.Hypot
+// is a different formula, 1 ULP off on some inputs, which log|z| turns
+// into many ULPs where |z| is near 1.
+func hypotGlibc(x, y float64) float64 {
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return math.Inf(1)
+	}
+	if x != x || y != y {
+		return x + y
+	}
+	const scale, large, tiny, eps = 0x1p-600, 0x1p+511, 0x1p-511, 0x1p-54
+	x, y = math.Abs(x), math.Abs(y)
+	ax, ay := max(x, y), min(x, y)
+	if ax > large {
+		if ay <= ax*eps {
+			return ax + ay
+		}
+		return hypotKernel(ax*scale, ay*scale) / scale
+	}
+	if ay < tiny {
+		if ax >= ay/eps {
+			return ax + ay
+		}
+		return hypotKernel(ax/scale, ay/scale) * scale
+	}
+	if ay <= ax*eps {
+		return ax + ay
+	}
+	return hypotKernel(ax, ay)
+}
+
+func hypotKernel(ax, ay float64) float64 {
+	h := math.Sqrt(float64(ax*ax) + float64(ay*ay))
+	var t1, t2 float64
+	if h <= 2*ay {
+		delta := h - ay
+		t1 = ax * (float64(2*delta) - ax)
+		t2 = float64(delta-float64(2*(ax-ay))) * delta
+	} else {
+		delta := h - ax
+		t1 = float64(2*delta) * (ax - float64(2*ay))
+		t2 = float64(float64(4*delta-ay)*ay) + float64(delta*delta)
+	}
+	return h - (t1+t2)/float64(2*h)
 }
 
 func isInfF[F part](v F) bool { return math.IsInf(float64(v), 0) }
@@ -343,6 +391,15 @@ func xlog1pyC[F part](a, b, c, d F) (F, F) {
 	return cmulScalar(a, b, lr, li)
 }
 
+// powGlibc is std::pow of two std::complex values: libstdc++ calls glibc's
+// cpow, which is cexp(y · clog(x)) with C's complex product, all in the
+// part's precision (clog as Eigen's log|z| + i·atan2 here).
+func powGlibc[F part](a, b, c, d F) (F, F) {
+	lr, li := logEigen(a, b)
+	er, ei := cmulScalar(c, d, lr, li)
+	return cexpGlibc(er, ei)
+}
+
 // unaryParts lifts a function on the parts to complex64 and complex128.
 func unaryParts(f32 func(x, y float32) (float32, float32), f64 func(x, y float64) (float64, float64)) (func(complex64) complex64, func(complex128) complex128) {
 	return func(z complex64) complex64 {
@@ -410,9 +467,6 @@ func complexMathBinary() map[string]cBinary {
 	return map[string]cBinary{
 		"Xlogy":   {c64: c64(xlogyC[float32]), c128: c128(xlogyC[float64])},
 		"Xlog1py": {c64: c64(xlog1pyC[float32]), c128: c128(xlog1pyC[float64])},
-		"Pow": {
-			c64:  func(x, y complex64) complex64 { return complex64(cmplx.Pow(complex128(x), complex128(y))) },
-			c128: cmplx.Pow,
-		},
+		"Pow":     {c64: c64(powGlibc[float32]), c128: c128(powGlibc[float64])},
 	}
 }

@@ -101,6 +101,43 @@ func init() {
 	rules["Prod complex128"] = Rule{Tol: Tol{ULP: 16, Abs: 1e-13}, Reason: prodReason}
 }
 
+// complexLibmReason is why the complex functions TensorFlow takes from
+// glibc (through std::exp, std::sin, ...) or that use libm's real
+// functions (Eigen's complex log: log and atan2) are not bit-identical.
+const complexLibmReason = "TensorFlow's CPU kernel calls std::exp, std::sin, ... of std::complex, which libstdc++ " +
+	"hands to glibc's cexp, csin, ... (sysdeps/ieee754/{flt-32,dbl-64} s_c*_template.c, own formulas and " +
+	"float-precision steps for complex64), or Eigen's formulas over glibc's real log, atan2, sin, expm1; " +
+	"tfscan evaluates Go's math/cmplx (in complex128, rounded for complex64) or the same formulas over Go's " +
+	"math package, neither correctly rounded; a part that cancels (much smaller than |f(z)|) is held to " +
+	"ULPs of |f(z)|"
+
+// complexLibm lists the complex ops held with complexLibmReason's
+// tolerance.
+var complexLibm = []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Exp", "Expm1",
+	"Log", "Log1p", "Sigmoid", "Sin", "Sinh", "Tan", "Tanh", "Pow", "Xlogy", "Xlog1py"}
+
+// complexLibmWide are the complex128 functions farther from glibc's: Go's
+// inverse functions are the textbook identities through log and sqrt
+// (math/cmplx asin.go), glibc's casin/cacos/catan have kernels for each
+// region (k_casinh_template.c); cpow's error is that of clog times |y|;
+// csin/ccos of a part near DBL_MAX reduce the argument differently.
+var complexLibmWide = map[string]bool{"Acos": true, "Acosh": true, "Asin": true, "Asinh": true, "Atan": true,
+	"Pow": true, "Sin": true, "Cos": true}
+
+func init() {
+	for _, op := range complexLibm {
+		rules[op+" complex64"] = Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
+		r := Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
+		if complexLibmWide[op] {
+			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; Go's inverse functions are the " +
+				"textbook identities through log and sqrt (math/cmplx asin.go), glibc's have a kernel per region " +
+				"(k_casinh_template.c), cpow's error is clog's times |y|, csin and ccos of a part near DBL_MAX " +
+				"reduce the argument differently: up to 39 ULP of |z| seen"}
+		}
+		rules[op+" complex128"] = r
+	}
+}
+
 func init() {
 	for _, op := range []string{"_FusedConv3D", "_FusedDepthwiseConv2dNative"} {
 		rules[op+" float32"] = Rule{Tol: sumTol["float32"], Reason: onednnReason}
