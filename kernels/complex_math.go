@@ -172,6 +172,11 @@ func sqrtPacket[F part](x, y F) (F, F) {
 	if x < 0 {
 		re, im = fabs(eta1), F(math.Copysign(float64(fabs(rho0)), float64(y)))
 	}
+	// pisnan of a complex packet marks both parts of a value with a NaN
+	// part, so the whole value becomes NaN.
+	if re != re || im != im {
+		re, im = F(math.NaN()), F(math.NaN())
+	}
 	switch {
 	case ay == inf: // (x, ±inf) → (+inf, ±inf)
 		return inf, y
@@ -448,15 +453,15 @@ func complexMathUnary() map[string]cUnaryFns {
 		"Expm1":   scalarOnly(expm1Eigen[float32], expm1Eigen[float64]),
 		"Exp":     scalarOnly(cexpGlibc[float32], cexpGlibc[float64]),
 		"Sigmoid": scalarOnly(sigmoidC[float32], sigmoidC[float64]),
-		"Sin":     viaCmplx(cmplx.Sin),
-		"Cos":     viaCmplx(cmplx.Cos),
-		"Tan":     viaCmplx(cmplx.Tan),
+		"Sin":     scalarOnly(csinGlibc[float32], csinGlibc[float64]),
+		"Cos":     scalarOnly(ccosGlibc[float32], ccosGlibc[float64]),
+		"Tan":     scalarOnly(ctanGlibc[float32], ctanGlibc[float64]),
 		"Asin":    viaCmplx(cmplx.Asin),
 		"Acos":    viaCmplx(cmplx.Acos),
 		"Atan":    viaCmplx(cmplx.Atan),
-		"Sinh":    viaCmplx(cmplx.Sinh),
-		"Cosh":    viaCmplx(cmplx.Cosh),
-		"Tanh":    viaCmplx(cmplx.Tanh),
+		"Sinh":    scalarOnly(csinhGlibc[float32], csinhGlibc[float64]),
+		"Cosh":    scalarOnly(ccoshGlibc[float32], ccoshGlibc[float64]),
+		"Tanh":    scalarOnly(ctanhGlibc[float32], ctanhGlibc[float64]),
 		"Asinh":   viaCmplx(cmplx.Asinh),
 		"Acosh":   viaCmplx(cmplx.Acosh),
 		"Atanh":   viaCmplx(cmplx.Atanh),

@@ -38,6 +38,44 @@ var defects = map[string]string{
 	"Conv2DBackpropFilter float64":  "as Conv2DBackpropFilter float32",
 	"Conv2DBackpropFilter float16":  "as Conv2DBackpropFilter float32; and where the sum cancels, up to tens of ULP: TensorFlow's contraction rounds its partial sums to float16, tfscan accumulates in float32 and rounds once",
 	"Conv2DBackpropFilter bfloat16": "as Conv2DBackpropFilter float16, rounding to bfloat16",
+	"Cast complex64→uint32":         "as Cast float32→uint32 (the real part is cast)",
+	"Cast complex64→uint64":         "as Cast float32→uint64 (the real part is cast)",
+	"Cast complex128→int8":          "as Cast float64→int8 (the real part is cast)",
+	"Cast complex128→int16":         "as Cast float64→int16 (the real part is cast)",
+	"Cast complex128→uint8":         "as Cast float64→uint8 (the real part is cast)",
+	"Cast complex128→uint16":        "as Cast float64→uint16 (the real part is cast)",
+	"Cast complex128→uint64":        "as Cast float64→uint64 (the real part is cast)",
+	"Div complex64": "a divisor with one part at the largest finite value and the other ±1: pdiv_complex scales it by " +
+		"that part, and the small scaled part (1/FLT_MAX) is subnormal, which TensorFlow's FTZ flushes to zero inside " +
+		"the kernel (NaN, or +0 for -0); tfscan keeps IEEE subnormals inside a kernel (±Inf)",
+	"Div complex128":      "as Div complex64 (1/DBL_MAX)",
+	"RealDiv complex64":   "as Div complex64",
+	"RealDiv complex128":  "as Div complex64",
+	"DivNoNan complex64":  "as Div complex64",
+	"DivNoNan complex128": "as Div complex64",
+	"Xdivy complex64":     "as Div complex64",
+	"Xdivy complex128":    "as Div complex64",
+	"Xlogy complex64": "log(y) of y = FLT_MAX + i has the subnormal imaginary part atan2(1, FLT_MAX), which " +
+		"TensorFlow's FTZ flushes to zero inside the kernel: x = ±Inf times it gives NaN there, ±Inf in tfscan",
+	"Xlogy complex128": "as Xlogy complex64 (DBL_MAX)",
+	"Pow complex64": "overflowing powers of a part at FLT_MAX: cexp's sign of infinity follows sin and cos of " +
+		"y·log(x)'s imaginary part, which holds atan2(1, FLT_MAX) (subnormal, flushed by TensorFlow's FTZ)",
+	"Pow complex128": "as Pow complex64 (DBL_MAX); and x = 1e-40 ± i, y = -inf: glibc's clog gives |x| = 1 a " +
+		"log of 5e-81 (log1p((|x|-1)(|x|+1) + y²)/2, __x2y2m1), tfscan log(hypot) = 0, so the product is NaN " +
+		"instead of -inf and cpow NaN instead of ±0",
+	"Acos complex64": "special values (an infinite or NaN part, a part at the largest finite value): tfscan " +
+		"evaluates Go's math/cmplx, whose infinities' signs, NaNs and overflow differ from glibc's cacos " +
+		"(C99 Annex G, k_casinh_template.c); finite values are within tolerance",
+	"Acos complex128":  "as Acos complex64",
+	"Acosh complex64":  "as Acos complex64 (cacosh)",
+	"Acosh complex128": "as Acos complex64 (cacosh)",
+	"Asin complex64":   "as Acos complex64 (casin)",
+	"Asin complex128":  "as Acos complex64 (casin)",
+	"Asinh complex128": "as Acos complex64 (casinh; for complex64 the same inputs agree)",
+	"Atan complex64":   "as Acos complex64 (catan)",
+	"Atan complex128":  "as Acos complex64 (catan), and a real part of 1e-40 (normal in double) comes out 0 or NaN",
+	"Atanh complex64":  "as Acos complex64 (catanh)",
+	"Atanh complex128": "as Atan complex128 (catanh)",
 }
 
 // Defect returns the known defect of a case's op and dtype, or "".

@@ -31,9 +31,33 @@ func movesBits(c *Case) bool {
 		return true
 	case "Cast": // a float to float cast; a cast to bool or an integer compares
 		dst := c.Attrs["DstT"].GetType()
+		if src := c.Attrs["SrcT"].GetType(); isComplexDT(src) || isComplexDT(dst) {
+			// To or from complex: a copy when the part does not narrow
+			// (float64 → complex128, complex128 → float64); a narrowing
+			// double → float conversion is arithmetic, flushed under FTZ.
+			return partBits(dst) >= partBits(src)
+		}
 		return dst == tpb.DataType_DT_FLOAT || dst == tpb.DataType_DT_DOUBLE || dst == tpb.DataType_DT_HALF || dst == tpb.DataType_DT_BFLOAT16
 	}
 	return arrayOps[c.Op]
+}
+
+func isComplexDT(dt tpb.DataType) bool {
+	return dt == tpb.DataType_DT_COMPLEX64 || dt == tpb.DataType_DT_COMPLEX128
+}
+
+// partBits is the width of a float dtype or of a complex dtype's parts; 0
+// for the others.
+func partBits(dt tpb.DataType) int {
+	switch dt {
+	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16:
+		return 16
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_COMPLEX64:
+		return 32
+	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_COMPLEX128:
+		return 64
+	}
+	return 0
 }
 
 // arrayOps are the ops of the array family (kernel_goldens.py), which copy

@@ -122,7 +122,7 @@ var complexLibm = []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "C
 // region (k_casinh_template.c); cpow's error is that of clog times |y|;
 // csin/ccos of a part near DBL_MAX reduce the argument differently.
 var complexLibmWide = map[string]bool{"Acos": true, "Acosh": true, "Asin": true, "Asinh": true, "Atan": true,
-	"Pow": true, "Sin": true, "Cos": true}
+	"Pow": true, "Sin": true, "Cos": true, "Tan": true}
 
 func init() {
 	for _, op := range complexLibm {
@@ -131,10 +131,17 @@ func init() {
 		if complexLibmWide[op] {
 			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; Go's inverse functions are the " +
 				"textbook identities through log and sqrt (math/cmplx asin.go), glibc's have a kernel per region " +
-				"(k_casinh_template.c), cpow's error is clog's times |y|, csin and ccos of a part near DBL_MAX " +
-				"reduce the argument differently: up to 39 ULP of |z| seen"}
+				"(k_casinh_template.c), cpow's error is clog's times |y|, csin, ccos and ctan of a part near DBL_MAX " +
+				"reduce the argument differently (as Sin and Tan float64): up to 39 ULP of |z| seen"}
 		}
 		rules[op+" complex128"] = r
+	}
+	// Reciprocal and Inv of a complex value are Eigen's complex division
+	// (pdiv_complex, and Smith's for the last elements), not the float
+	// reciprocal approximations: bit-identical (1/(FLT_MAX + i) has the
+	// sign of a zero part differ, as Div complex64's defect says).
+	for _, k := range []string{"Reciprocal complex64", "Reciprocal complex128", "Inv complex64", "Inv complex128"} {
+		rules[k] = Rule{}
 	}
 }
 
