@@ -136,6 +136,12 @@ func init() {
 		}
 		rules[op+" complex128"] = r
 	}
+	// Angle is std::arg, glibc's atan2f and atan2 (atan2 correctly rounded,
+	// atan2f within 1 ULP); tfscan's is Go's math.Atan2.
+	for _, k := range []string{"Angle complex64", "Angle complex128"} {
+		rules[k] = Rule{Tol: Tol{ULP: 2}, Reason: "std::arg is glibc's atan2f and atan2, tfscan's Go's math.Atan2 " +
+			"(evaluated in float64 for complex64); neither is correctly rounded everywhere: 1 ULP seen"}
+	}
 	// Reciprocal and Inv of a complex value are Eigen's complex division
 	// (pdiv_complex, and Smith's for the last elements), not the float
 	// reciprocal approximations: bit-identical (1/(FLT_MAX + i) has the
