@@ -63,19 +63,21 @@ var defects = map[string]string{
 	"Pow complex128": "as Pow complex64 (DBL_MAX); and x = 1e-40 ± i, y = -inf: glibc's clog gives |x| = 1 a " +
 		"log of 5e-81 (log1p((|x|-1)(|x|+1) + y²)/2, __x2y2m1), tfscan log(hypot) = 0, so the product is NaN " +
 		"instead of -inf and cpow NaN instead of ±0",
-	"Acos complex64": "special values (an infinite or NaN part, a part at the largest finite value): tfscan " +
-		"evaluates Go's math/cmplx, whose infinities' signs, NaNs and overflow differ from glibc's cacos " +
-		"(C99 Annex G, k_casinh_template.c); finite values are within tolerance",
+	"Acos complex64": "special values and extreme parts: tfscan evaluates Go's math/cmplx (textbook identities " +
+		"through log and sqrt), glibc's cacos, casin, catan, ... have C99 Annex G's special values and a kernel per " +
+		"region (k_casinh_template.c): infinite or NaN parts give other signs or NaN, a part at the largest finite " +
+		"value overflows to Inf where glibc takes log(2|z|), and a tiny part beside a unit one (1e-40 + i in " +
+		"complex128) is lost; finite ordinary values are within tolerance",
 	"Acos complex128":  "as Acos complex64",
 	"Acosh complex64":  "as Acos complex64 (cacosh)",
 	"Acosh complex128": "as Acos complex64 (cacosh)",
 	"Asin complex64":   "as Acos complex64 (casin)",
 	"Asin complex128":  "as Acos complex64 (casin)",
-	"Asinh complex128": "as Acos complex64 (casinh; for complex64 the same inputs agree)",
+	"Asinh complex128": "as Acos complex64 (casinh; complex64, evaluated in complex128, agrees)",
 	"Atan complex64":   "as Acos complex64 (catan)",
-	"Atan complex128":  "as Acos complex64 (catan), and a real part of 1e-40 (normal in double) comes out 0 or NaN",
+	"Atan complex128":  "as Acos complex64 (catan)",
 	"Atanh complex64":  "as Acos complex64 (catanh)",
-	"Atanh complex128": "as Atan complex128 (catanh)",
+	"Atanh complex128": "as Acos complex64 (catanh)",
 }
 
 // Defect returns the known defect of a case's op and dtype, or "".
