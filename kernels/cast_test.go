@@ -78,3 +78,12 @@ func TestCastBoolAndInts(t *testing.T) {
 	var ue *UnsupportedError
 	require.True(t, errors.As(err, &ue))
 }
+
+func TestCastComplexTruncateRefused(t *testing.T) {
+	x := &Tensor{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{1}, Data: []complex128{1 + 2i}}
+	_, err := castTensor(x, tpb.DataType_DT_COMPLEX64, true)
+	assert.ErrorContains(t, err, "Truncate=true")
+	y, err := castTensor(x, tpb.DataType_DT_COMPLEX64, false)
+	require.NoError(t, err)
+	assert.Equal(t, []complex64{1 + 2i}, y.Data)
+}
