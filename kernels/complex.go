@@ -161,12 +161,12 @@ var complexBinary = merge(complexMathBinary(), map[string]cBinary{
 	"Add":               {c64: func(x, y complex64) complex64 { return x + y }, c128: func(x, y complex128) complex128 { return x + y }},
 	"AddV2":             {c64: func(x, y complex64) complex64 { return x + y }, c128: func(x, y complex128) complex128 { return x + y }},
 	"Sub":               {c64: func(x, y complex64) complex64 { return x - y }, c128: func(x, y complex128) complex128 { return x - y }},
-	"Mul":               {c64: c64(cmulParts[float32]), c128: c128(cmulParts[float64])},
+	"Mul":               quotient(cmulParts[float32], cmulParts[float64], cmulScalar[float32], cmulScalar[float64]),
 	"Div":               quotient(cdivParts[float32], cdivParts[float64], cdivSmith[float32], cdivSmith[float64]),
 	"RealDiv":           quotient(cdivParts[float32], cdivParts[float64], cdivSmith[float32], cdivSmith[float64]),
 	"DivNoNan":          quotient(divNoNanParts[float32], divNoNanParts[float64], divNoNanScalar[float32], divNoNanScalar[float64]),
-	"MulNoNan":          {c64: c64(mulNoNanParts[float32]), c128: c128(mulNoNanParts[float64])},
-	"SquaredDifference": {c64: c64(sqDiffParts[float32]), c128: c128(sqDiffParts[float64])},
+	"MulNoNan":          quotient(mulNoNanParts[float32], mulNoNanParts[float64], mulNoNanScalar[float32], mulNoNanScalar[float64]),
+	"SquaredDifference": quotient(sqDiffParts[float32], sqDiffParts[float64], sqDiffScalar[float32], sqDiffScalar[float64]),
 	"Xdivy":             quotient(xdivyParts[float32], xdivyParts[float64], xdivyScalar[float32], xdivyScalar[float64]),
 })
 
@@ -178,7 +178,9 @@ func merge[V any](a, b map[string]V) map[string]V {
 	return a
 }
 
-// quotient is a complex op with packet and scalar functions on the parts.
+// quotient is a complex op with packet and scalar functions on the parts
+// (a quotient, or a product: the scalar product is std::complex's, with
+// C99 Annex G's recovery of a NaN result).
 func quotient(p64 func(a, b, c, d float32) (float32, float32), p128 func(a, b, c, d float64) (float64, float64),
 	s64 func(a, b, c, d float32) (float32, float32), s128 func(a, b, c, d float64) (float64, float64)) cBinary {
 	return cBinary{c64: c64(p64), c128: c128(p128), t64: c64(s64), t128: c128(s128)}
@@ -198,7 +200,7 @@ func reciprocalC() cUnaryFns {
 // complex128 on CPU, by op.
 var complexUnary = merge(complexMathUnary(), map[string]cUnaryFns{
 	"Neg":        {c64: func(x complex64) complex64 { return -x }, c128: func(x complex128) complex128 { return -x }},
-	"Square":     {c64: func(x complex64) complex64 { return c64(cmulParts[float32])(x, x) }, c128: func(x complex128) complex128 { return c128(cmulParts[float64])(x, x) }},
+	"Square":     squareC(),
 	"Reciprocal": reciprocalC(),
 	"Inv":        reciprocalC(),
 })
@@ -234,6 +236,30 @@ func xdivyScalar[F part](a, b, c, d F) (F, F) {
 		return 0, 0
 	}
 	return cdivSmith(a, b, c, d)
+}
+
+// squareC is scalar_square_op: pmul(x, x), std::complex's x*x after the
+// last packet.
+func squareC() cUnaryFns {
+	m := complexBinary["Mul"]
+	return cUnaryFns{
+		c64: func(x complex64) complex64 { return m.c64(x, x) }, c128: func(x complex128) complex128 { return m.c128(x, x) },
+		t64: func(x complex64) complex64 { return m.t64(x, x) }, t128: func(x complex128) complex128 { return m.t128(x, x) },
+	}
+}
+
+// mulNoNanScalar and sqDiffScalar are the scalar operator()s of
+// no_nan_op<scalar_product_op> and scalar_squared_difference_op.
+func mulNoNanScalar[F part](a, b, c, d F) (F, F) {
+	if isZeroParts(c, d) {
+		return 0, 0
+	}
+	return cmulScalar(a, b, c, d)
+}
+
+func sqDiffScalar[F part](a, b, c, d F) (F, F) {
+	r, i := a-c, b-d
+	return cmulScalar(r, i, r, -i)
 }
 
 // mulNoNanParts is no_nan_op's packetOp: zero where the multiplier is.
