@@ -60,9 +60,9 @@ var defects = map[string]string{
 	"Xlogy complex128": "as Xlogy complex64 (DBL_MAX)",
 	"Pow complex64": "overflowing powers of a part at FLT_MAX: cexp's sign of infinity follows sin and cos of " +
 		"y·log(x)'s imaginary part, which holds atan2(1, FLT_MAX) (subnormal, flushed by TensorFlow's FTZ)",
-	"Pow complex128": "as Pow complex64 (DBL_MAX); and x = 1e-40 ± i, y = -inf: glibc's clog gives |x| = 1 a " +
-		"log of 5e-81 (log1p((|x|-1)(|x|+1) + y²)/2, __x2y2m1), tfscan log(hypot) = 0, so the product is NaN " +
-		"instead of -inf and cpow NaN instead of ±0",
+	"Pow complex128": "as Pow complex64 (DBL_MAX); and x = 1e-40 ± i, y = -inf: glibc's clog gives log|x| = 5e-81 " +
+		"(log1p(x² + y² - 1)/2 with __x2y2m1), tfscan's log(hypot(x)) rounds |x| to 1 and gives 0, so y·log(x) " +
+		"is NaN instead of -inf and the power NaN instead of ±0",
 	"Acos complex64": "special values and extreme parts: tfscan evaluates Go's math/cmplx (textbook identities " +
 		"through log and sqrt), glibc's cacos, casin, catan, ... have C99 Annex G's special values and a kernel per " +
 		"region (k_casinh_template.c): infinite or NaN parts give other signs or NaN, a part at the largest finite " +

@@ -147,7 +147,9 @@ func init() {
 	// reciprocal approximations: bit-identical (1/(FLT_MAX + i) has the
 	// sign of a zero part differ, as Div complex64's defect says).
 	for _, k := range []string{"Reciprocal complex64", "Reciprocal complex128", "Inv complex64", "Inv complex128"} {
-		rules[k] = Rule{}
+		rules[k] = Rule{Reason: "1/x of a complex value is Eigen's complex division as Div computes it " +
+			"(pdiv_complex, Smith's after the last packet), not the float reciprocal's approximation: only the " +
+			"sign of a zero part differs, where Div complex64's defect does"}
 	}
 }
 
