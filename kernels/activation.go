@@ -139,6 +139,13 @@ func init() {
 			if (k == actRelu || k == actRelu6) && !dtype.IsFloat(x.DType) {
 				return reluInt(ctx, k)
 			}
+			if cx, ok := complexUnary[name]; ok && cx.c64 != nil {
+				if isComplex(dtype.Base(x.DType)) {
+					// Sigmoid and Tanh of complex64/complex128 (cwise_op_sigmoid.cc,
+					// cwise_op_tanh.cc): complex.go's elementwise functions.
+					return runUnary(ctx, unaryFns{cx: cx})
+				}
+			}
 			return byFloat(ctx, x.DType, dts,
 				func(c *Context) ([]*Tensor, error) { return activationOp[float32](c, k) },
 				func(c *Context) ([]*Tensor, error) { return activationOp[float64](c, k) })
