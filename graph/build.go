@@ -619,7 +619,10 @@ func (b *builder) topInputs(n *Node) {
 	}
 	for _, s := range in {
 		name, idx, ctl := ParseTensorName(s)
-		src := b.topByName.get(name)
+		src := b.nearby(n, name)
+		if src == nil {
+			src = b.topByName.get(name)
+		}
 		if src == nil {
 			// graph_constructor.cc:762-768 InitFromEdges
 			b.fatalNode("dangling_input", rankEdges, n, "Node '%s': Unknown input node '%s'", n.Name, s)
@@ -637,6 +640,28 @@ func (b *builder) topInputs(n *Node) {
 		}
 	}
 	b.checkInputCount(n)
+}
+
+// nearbyNodes is how many top-level nodes before a node nearby looks at.
+const nearbyNodes = 8
+
+// nearby returns the top-level node named name among the few just before
+// n, nil if none is or when names repeat. A GraphDef lists nodes as they
+// were created, most inputs just before their consumers, so that most
+// inputs resolve here, in nodes the build has just touched, without
+// hashing the name and probing the index at random. With every name
+// unique, the node found is the one the index holds.
+func (b *builder) nearby(n *Node, name string) *Node {
+	if b.dupNames || b.plain {
+		return nil
+	}
+	nodes := b.topByName.nodes
+	for i := n.ID - 1; i >= max(n.ID-nearbyNodes, 0); i-- {
+		if c := &nodes[i]; c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // inputs returns an empty slice of capacity n for a node's Inputs, cut
