@@ -56,9 +56,10 @@ import (
 
 // sharedMax is the largest encoded attr value of a NodeDef that is decoded
 // once per file: the NodeDefs whose attr holds the same bytes (dtypes,
-// strides, paddings, data formats: most attrs of a large graph) share one
-// AttrValue message, as the defaults graph.Node.Attrs adds from the OpDefs
-// are shared. Tensors and funcs are never shared. A model's messages are
+// strides, paddings, data formats, small constants: most attrs of a large
+// graph) share one AttrValue message, as the defaults graph.Node.Attrs adds
+// from the OpDefs are shared. Funcs are never shared, nor tensors with a
+// field left to proto.Unmarshal or content left in the file (smallTensor). A model's messages are
 // read, never modified in place (rewrite modifies clones): NodeDefs share
 // attr maps too (sharedMapMax), and tensors their shapes.
 const sharedMax = 64
@@ -67,7 +68,7 @@ const sharedMax = 64
 // whose attr map is decoded once per file: NodeDefs whose attr entries are
 // the same bytes (every Conv2D of a tower, every Relu) share one map, as
 // they share its values (sharedMax), when each of its values is shared.
-// A NodeDef with a tensor or func attr (a Const) has a map of its own.
+// A NodeDef with a func attr, or a tensor not shared, has a map of its own.
 const sharedMapMax = 1024
 
 // aliasMin is the smallest tensor_content kept in the file's buffer rather
@@ -522,7 +523,7 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return false, err
 	}
-	share = share && Shareable(a)
+	share = share && (Shareable(a) || smallTensor(a))
 	if share {
 		if d.shared == nil {
 			d.shared = map[string]*attrpb.AttrValue{}
@@ -531,6 +532,16 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 	}
 	m[key] = a
 	return share, nil
+}
+
+// smallTensor reports whether a is a tensor the decoder may give the
+// NodeDefs whose attr holds its bytes (at most sharedMax of them) one
+// message: one read in whole, with no field left to proto.Unmarshal and no
+// content left in the file, which nothing completes in place. Frozen
+// graphs repeat such constants (shapes, axes, zeros and ones) many times.
+func smallTensor(a *attrpb.AttrValue) bool {
+	t := a.GetTensor()
+	return t != nil && len(t.ProtoReflect().GetUnknown()) == 0
 }
 
 // Shareable reports whether a holds no message a caller might complete in
