@@ -2,6 +2,7 @@ package savedmodel
 
 import (
 	"errors"
+	"hash/maphash"
 	"math"
 	"unicode/utf8"
 	"unsafe"
@@ -154,6 +155,9 @@ type wireDecoder struct {
 	sharedMaps map[string]map[string]*attrpb.AttrValue
 	// sharedShapes are tensors' shapes by encoded value (sharedMax).
 	sharedShapes map[string]*shapepb.TensorShapeProto
+	// recent are small tensor values met once (recentTensor).
+	recent []tensorSlot
+	seed   maphash.Seed
 
 	// holes, when set, are the tensor contents a compacted file left out
 	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
@@ -519,26 +523,72 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 			return true, nil
 		}
 	}
+	// A small tensor is shared from its second occurrence on, so that a
+	// graph of distinct constants does not fill d.shared.
+	var slot *tensorSlot
+	if share && len(v.val) > 0 && v.val[0] == tensorTag {
+		slot = d.recentTensor(v.val)
+		if a := slot.a; a != nil && string(slot.key) == string(v.val) {
+			d.share(v.val, a)
+			m[key] = a
+			return true, nil
+		}
+	}
 	a := d.attrs.New()
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return false, err
 	}
-	share = share && (Shareable(a) || smallTensor(a))
-	if share {
-		if d.shared == nil {
-			d.shared = map[string]*attrpb.AttrValue{}
-		}
-		d.shared[string(v.val)] = a
-	}
 	m[key] = a
+	if slot != nil && smallTensor(a) {
+		slot.key, slot.a = append(slot.key[:0], v.val...), a
+		return false, nil
+	}
+	share = share && Shareable(a)
+	if share {
+		d.share(v.val, a)
+	}
 	return share, nil
+}
+
+// share makes a the message of every later attr value of these bytes.
+func (d *wireDecoder) share(b []byte, a *attrpb.AttrValue) {
+	if d.shared == nil {
+		d.shared = map[string]*attrpb.AttrValue{}
+	}
+	d.shared[string(b)] = a
+}
+
+// tensorTag is the first byte of an AttrValue holding a tensor (field 8,
+// length-delimited).
+const tensorTag = 8<<3 | byte(protowire.BytesType)
+
+// recentTensors is how many small tensors met once the decoder keeps by
+// their bytes (the latest in each of as many slots, by hash), waiting for
+// a second occurrence that makes them shared.
+const recentTensors = 4096
+
+// tensorSlot is a small tensor value met once, and its bytes (in an
+// array of the slot's own, reused).
+type tensorSlot struct {
+	key []byte
+	a   *attrpb.AttrValue
+}
+
+// recentTensor is the slot of the tensor value of bytes b.
+func (d *wireDecoder) recentTensor(b []byte) *tensorSlot {
+	if d.recent == nil {
+		d.recent = make([]tensorSlot, recentTensors)
+		d.seed = maphash.MakeSeed()
+	}
+	return &d.recent[maphash.Bytes(d.seed, b)%recentTensors]
 }
 
 // smallTensor reports whether a is a tensor the decoder may give the
 // NodeDefs whose attr holds its bytes (at most sharedMax of them) one
 // message: one read in whole, with no field left to proto.Unmarshal and no
 // content left in the file, which nothing completes in place. Frozen
-// graphs repeat such constants (shapes, axes, zeros and ones) many times.
+// graphs repeat such constants (shapes, axes, zeros and ones) many times;
+// one met a second time is shared from then on (recentTensors).
 func smallTensor(a *attrpb.AttrValue) bool {
 	t := a.GetTensor()
 	return t != nil && len(t.ProtoReflect().GetUnknown()) == 0

@@ -313,8 +313,9 @@ func TestWireDecodeMarshalsBack(t *testing.T) {
 }
 
 // NodeDefs whose attr entries are the same bytes share one attr map when
-// every value in it is shared: small tensors of the same bytes are, so
-// Consts of the same small value share their map and tensor; a NodeDef
+// every value in it is shared: small tensors of the same bytes are from
+// their second occurrence on, so Consts of the same small value share
+// their tensor, and from the second on their map; a NodeDef
 // whose entries differ or are not in one run, or whose tensor is larger,
 // has a map of its own. Tensors of the same shape share their shape. Each
 // decodes to what proto.Unmarshal gives.
@@ -336,12 +337,13 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 		nodeRec(rec(1, []byte("g")), rec(2, []byte("Const")), typeAttr, other),
 		nodeRec(rec(1, []byte("h")), rec(2, []byte("Const")), typeAttr, large),
 		nodeRec(rec(1, []byte("i")), rec(2, []byte("Const")), typeAttr, large),
+		nodeRec(rec(1, []byte("j")), rec(2, []byte("Const")), typeAttr, tensor),
 	)
 	sameAsUnmarshal(t, gd, kindGraphDef)
 	msg, err := decodeProto(kindGraphDef, gd)
 	require.NoError(t, err)
 	nodes := msg.(*gpb.GraphDef).GetNode()
-	require.Len(t, nodes, 9)
+	require.Len(t, nodes, 10)
 	same := func(i, j int) bool {
 		return reflect.ValueOf(nodes[i].GetAttr()).UnsafePointer() == reflect.ValueOf(nodes[j].GetAttr()).UnsafePointer()
 	}
@@ -350,8 +352,10 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 	assert.False(t, same(0, 2), "a and c")
 	assert.False(t, same(0, 3), "a and d, its entries apart")
 	assert.Same(t, nodes[0].GetAttr()["T"], nodes[3].GetAttr()["T"], "values are shared still")
-	assert.True(t, same(4, 5), "Consts of one small value")
-	assert.Same(t, value(4), value(5))
+	assert.Same(t, value(4), value(5), "Consts of one small value")
+	assert.Same(t, value(4), value(9))
+	assert.False(t, same(4, 5), "a small tensor's first Const, its map made before the value repeats")
+	assert.True(t, same(5, 9), "Consts of one small value")
 	assert.False(t, same(4, 6), "Consts of two values")
 	assert.NotSame(t, value(4), value(6))
 	assert.Same(t, value(4).GetTensorShape(), value(6).GetTensorShape(), "the Consts' shapes")
