@@ -356,7 +356,7 @@ func (d *wireDecoder) graphDef(b []byte, g *gpb.GraphDef, depth int) error {
 		switch f.num {
 		case 1:
 			n, err := d.nodeDef(f.val, depth+1)
-			g.Node = append(g.Node, n)
+			g.Node = appendNode(g.Node, n)
 			return true, err
 		case 2:
 			if g.Library != nil {
@@ -386,9 +386,19 @@ func (d *wireDecoder) functionDef(b []byte, fd *fpb.FunctionDef, depth int) erro
 			return false, nil
 		}
 		n, err := d.nodeDef(f.val, depth+1)
-		fd.NodeDef = append(fd.NodeDef, n)
+		fd.NodeDef = appendNode(fd.NodeDef, n)
 		return true, err
 	})
+}
+
+// appendNode appends n to a graph's or function's nodes, doubling their
+// array when full: append grows a large slice by a quarter at a time, and
+// a graph of 200,000 nodes would allocate five times its array's size.
+func appendNode(nodes []*nodepb.NodeDef, n *nodepb.NodeDef) []*nodepb.NodeDef {
+	if len(nodes) == cap(nodes) && len(nodes) >= 256 {
+		nodes = append(make([]*nodepb.NodeDef, 0, 2*len(nodes)), nodes...)
+	}
+	return append(nodes, n)
 }
 
 // nodeDef decodes one NodeDef at nesting level depth; one the decoder does
