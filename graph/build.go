@@ -143,6 +143,8 @@ type builder struct {
 	slab      []tpb.DataType
 	inputSlab slab.Of[Input]
 	setStats  attrSetStats
+	// unknown are the nodes of ops no registry knows, in ID order.
+	unknown []*Node
 	// dupNames is set when a name occurs twice in the top-level graph or
 	// in one function body.
 	dupNames bool
@@ -240,7 +242,6 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	for _, f := range g.Functions {
 		b.funcInputs(f)
 	}
-	b.callers()
 	b.recursion()
 	b.index()
 	b.paths()
@@ -382,6 +383,13 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 		for _, fn := range v.GetList().GetFunc() {
 			b.addCall(n, k, fn.GetName())
 		}
+	}
+	// Nodes are made in ID order: each callee lists its callers in it.
+	for _, f := range n.Calls {
+		f.Callers = append(f.Callers, n)
+	}
+	if n.Unknown {
+		b.unknown = append(b.unknown, n)
 	}
 }
 
@@ -833,15 +841,6 @@ func (b *builder) outputRange(n *Node, arg string) (start, count int, ok bool) {
 		start += c
 	}
 	return 0, 0, false
-}
-
-// callers fills Function.Callers in Node.ID order.
-func (b *builder) callers() {
-	for _, n := range b.g.Nodes {
-		for _, f := range n.Calls {
-			f.Callers = append(f.Callers, n)
-		}
-	}
 }
 
 // recursion marks functions that can reach themselves through calls
