@@ -150,7 +150,9 @@ type wireDecoder struct {
 	text   []byte // string arena: the current chunk's free space
 	bytes  []byte // byte arena for small bytes fields
 	intern map[string]string
-	shared map[string]*attrpb.AttrValue // by encoded value (sharedMax)
+	// recentNames are the latest interned names by slot (name).
+	recentNames [64]string
+	shared      map[string]*attrpb.AttrValue // by encoded value (sharedMax)
 	// sharedMaps are NodeDef attr maps by their entries' bytes (sharedMapMax).
 	sharedMaps map[string]map[string]*attrpb.AttrValue
 	// sharedShapes are tensors' shapes by encoded value (sharedMax).
@@ -195,14 +197,27 @@ func (d *wireDecoder) str(v []byte) (string, error) {
 // name returns v as an interned string: op names, devices and attr names
 // repeat across a graph.
 func (d *wireDecoder) name(v []byte) (string, error) {
-	if s, ok := d.intern[string(v)]; ok {
-		return s, nil
+	// A graph has few op and attr names, met over and over: the last one
+	// of each slot of a small table, by length and end bytes, is found
+	// without hashing the whole name.
+	var slot *string
+	if len(v) > 0 {
+		slot = &d.recentNames[(len(v)*31+int(v[0])+7*int(v[len(v)-1]))%len(d.recentNames)]
+		if *slot == string(v) {
+			return *slot, nil
+		}
 	}
-	s, err := d.str(v)
-	if err != nil {
-		return "", err
+	s, ok := d.intern[string(v)]
+	if !ok {
+		var err error
+		if s, err = d.str(v); err != nil {
+			return "", err
+		}
+		d.intern[s] = s
 	}
-	d.intern[s] = s
+	if slot != nil {
+		*slot = s
+	}
 	return s, nil
 }
 
