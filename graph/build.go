@@ -218,11 +218,22 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	store := make([]Node, total)
 
 	b.topByName = newNameIndex(store, len(top))
+	var dups map[int]*Node
+	if !b.plain {
+		for i, nd := range top {
+			store[i].Name = nd.GetName()
+		}
+		dups = b.topByName.addAll(len(top))
+	}
 	for _, nd := range top {
 		n := &store[len(g.Nodes)]
 		b.newNode(n, nd, nil)
 		b.checkNodeIndex(n, b.names)
-		b.indexTop(n)
+		if b.plain {
+			b.indexTop(n, b.topByName.add(n.ID))
+		} else {
+			b.indexTop(n, dups[n.ID])
+		}
 	}
 	g.TopLevel = len(g.Nodes)
 	for _, f := range g.Functions {
@@ -255,10 +266,10 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	}
 }
 
-// indexTop enters the top-level node n in topByName, keeping the first node
-// of a name and reporting a later one.
-func (b *builder) indexTop(n *Node) {
-	if b.topByName.add(n.ID) != nil {
+// indexTop reports the top-level node n when dup, the node of its name
+// that topByName keeps, is not nil: the first node of a name stays.
+func (b *builder) indexTop(n *Node, dup *Node) {
+	if dup != nil {
 		b.fatalNode("duplicate_node", rankNodeIndex, n, "Node '%s' is not unique", n.Name)
 		b.dupNames = true
 	}

@@ -45,8 +45,54 @@ func newNameIndexOf(nodes []Node, n int, wide bool) *nameIndex {
 // add enters the node at position i of the store under its name unless a
 // node of that name is there, which it returns.
 func (x *nameIndex) add(i int) *Node {
+	return x.addHashed(i, maphash.String(x.seed, x.nodes[i].Name))
+}
+
+// addAll enters the first n nodes of the store, their names set, as add
+// would one after the other, and returns the node each later one of a
+// name met, by position (nil when no name repeats). It hashes every name
+// first and enters the nodes in the order of their first slot, grouped
+// in runs of the table, so that the table is written front to back
+// rather than at random: a large table's slots are each a cache miss,
+// and its pages first touched, when written in the nodes' order. Nodes of
+// one name hash alike and enter in position order, so the first stays.
+func (x *nameIndex) addAll(n int) map[int]*Node {
+	size := max(len(x.narrow), len(x.wide))
+	hashes := make([]uint64, n)
+	for i := range hashes {
+		hashes[i] = maphash.String(x.seed, x.nodes[i].Name)
+	}
+	// Counting sort of the positions by run: the top bits of the first
+	// slot, at most 4,096 runs.
+	shift := max(bits.Len(uint(size-1))-12, 0)
+	start := make([]int32, size>>shift+1)
+	for _, h := range hashes {
+		start[(int(h)&(size-1))>>shift+1]++
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	order := make([]int32, n)
+	for i, h := range hashes {
+		r := (int(h) & (size - 1)) >> shift
+		order[start[r]] = int32(i)
+		start[r]++
+	}
+	var dups map[int]*Node
+	for _, i := range order {
+		if d := x.addHashed(int(i), hashes[i]); d != nil {
+			if dups == nil {
+				dups = map[int]*Node{}
+			}
+			dups[int(i)] = d
+		}
+	}
+	return dups
+}
+
+// addHashed is add with the hash h of the node's name given.
+func (x *nameIndex) addHashed(i int, h uint64) *Node {
 	name := x.nodes[i].Name
-	h := maphash.String(x.seed, name)
 	if x.wide != nil {
 		tag, mask := h>>32<<32, len(x.wide)-1
 		for k := int(h) & mask; ; k = (k + 1) & mask {

@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestNameIndex checks the index, of either slot width, against a map
-// over names that repeat, with the table as full as it gets, so that
-// probes wrap and collide.
+// TestNameIndex checks the index, of either slot width and filled one
+// node at a time or all at once (addAll), against a map over names that
+// repeat, with the table as full as it gets, so that probes wrap and
+// collide.
 func TestNameIndex(t *testing.T) {
 	for _, c := range []struct {
 		n    int
@@ -35,5 +36,22 @@ func TestNameIndex(t *testing.T) {
 		}
 		assert.Nil(t, x.get("absent"))
 		assert.Nil(t, x.get(""))
+
+		// addAll enters them all at once, with the same result.
+		all := newNameIndexOf(store, n, c.wide)
+		dups := all.addAll(n)
+		seen := map[string]bool{}
+		for i := range store {
+			var want *Node
+			if seen[store[i].Name] {
+				want = first[store[i].Name]
+			}
+			seen[store[i].Name] = true
+			assert.Equal(t, want, dups[i], "n=%d wide=%v addAll %d", n, c.wide, i)
+		}
+		for name, want := range first {
+			assert.Same(t, want, all.get(name), "n=%d wide=%v addAll get %s", n, c.wide, name)
+		}
+		assert.Nil(t, all.get("absent"))
 	}
 }
