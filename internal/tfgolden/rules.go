@@ -17,7 +17,7 @@ const (
 		"and rounds once"
 	sumReason = "summation order: Eigen's reductions and contractions add in packet-wide partial sums " +
 		"and cache blocks (unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h, TensorContraction*.h, " +
-		"4 float lanes on the SSE-only wheel), tfscan in its own blocked order; a rounding difference " +
+		"8 float lanes on the wheel, which is built for AVX), tfscan in its own blocked order; a rounding difference " +
 		"bounded by n·ε·Σ|terms|, hence ULPs or an absolute bound where the sum cancels"
 )
 
