@@ -166,6 +166,7 @@ func TestZooModels(t *testing.T) {
 		}
 	})
 	var results []modelResult
+	all := true // every model's every format ran (no -run filter left one out)
 	for _, name := range names {
 		dir := filepath.Join(zoo, name)
 		var meta zooMeta
@@ -193,7 +194,9 @@ func TestZooModels(t *testing.T) {
 				results = append(results, r)
 				continue
 			}
+			ran := false
 			t.Run(name+"/"+format, func(t *testing.T) {
+				ran = true
 				got, err := runZooModel(filepath.Join(dir, file), format, &meta, inputs)
 				gapKey := name + "/" + format
 				if gap, isGap := modelGaps[gapKey]; isGap && !strings.HasPrefix(gap, "differs: ") {
@@ -250,7 +253,11 @@ func TestZooModels(t *testing.T) {
 				r.status = "gap (see below)"
 			}
 			results = append(results, r)
+			all = all && ran
 		}
+	}
+	if !all {
+		return // a -run of some models: the documents hold every model's row
 	}
 	var small, large []modelResult
 	for _, r := range results {
