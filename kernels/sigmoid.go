@@ -10,9 +10,10 @@ import "math"
 // multiply then an add, two roundings) with pexp_float, Eigen's polynomial
 // exp, and the last len%8 elements with the scalar functor, whose exp is
 // libm's expf. The packet exp's denormal results are flushed to zero, as
-// TensorFlow's threads run with FTZ. In float32 arithmetic this is both
-// bit-identical to TensorFlow (the kernel goldens) and several times faster
-// than a float64 exp per element.
+// TensorFlow's threads run with FTZ. In float32 arithmetic, and on AVX2
+// eight lanes at a time (sigmoid_amd64.s), this is both bit-identical to
+// TensorFlow (the kernel goldens) and several times faster than a float64
+// exp per element.
 
 // sigmoidPacket32 is scalar_logistic_op's packet path for one lane:
 // e/(1+e) with e = pexp_float(x), 1 where e is +Inf.
@@ -77,6 +78,15 @@ func sigmoidScalar32(x float32) float32 {
 	return e / (1 + e)
 }
 
+// sigmoidPackets32 applies sigmoidPacket32 to d, whose length is a
+// multiple of 8; sigmoid_amd64.s replaces it with the same operations on
+// AVX2 registers, 8 lanes at a time.
+var sigmoidPackets32 = func(d []float32) {
+	for i, v := range d {
+		d[i] = sigmoidPacket32(v)
+	}
+}
+
 // madd32 is Eigen's pmadd on an AVX build without FMA: a·b rounded, then + c
 // (the conversion keeps Go from fusing the two into one FMA).
 func madd32(a, b, c float32) float32 {
@@ -86,9 +96,7 @@ func madd32(a, b, c float32) float32 {
 // sigmoid32 applies Sigmoid to data in place; data[tail:] are the elements
 // after the tensor's last whole 8-float packet.
 func sigmoid32(data []float32, tail int) {
-	for i, v := range data[:tail] {
-		data[i] = sigmoidPacket32(v)
-	}
+	sigmoidPackets32(data[:tail])
 	for i, v := range data[tail:] {
 		data[tail+i] = sigmoidScalar32(v)
 	}
