@@ -45,6 +45,9 @@ type scope struct {
 	outFrames []string
 	// owned is ownedInputs, computed on first use.
 	owned []uint64
+	// recip marks the divisions by a constant Grappler rewrites to a
+	// multiplication by the reciprocal (grappler_div.go).
+	recip map[int]*reciprocalDiv
 }
 
 type edge struct {
@@ -106,6 +109,7 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 			s.attrs[i] = promoteAttrs(n.Attrs)
 		}
 	}
+	s.findReciprocalDivs()
 	if fn != nil {
 		s.rets, s.retErr = resolveRets(s, fn)
 		for _, name := range fn.Def.GetSignature().GetControlOutput() {

@@ -1,0 +1,268 @@
+package executor
+
+import (
+	"fmt"
+	"strings"
+
+	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/dtype"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/kernels"
+)
+
+// Division by a constant, as TensorFlow's graph runtime computes it.
+// Sessions and tf.function/SavedModel signatures alike run Grappler before
+// executing, and its constant folding strength-reduces a floating-point
+// Div, RealDiv or Xdivy whose denominator is a Const (once folded) to a
+// multiplication by the reciprocal: Div(x, c) becomes Mul(x, Reciprocal(c))
+// and Xdivy(x, c) becomes MulNoNan(Reciprocal(c), x)
+// (ConstantFolding::ReduceDivToReciprocalMul,
+// tensorflow/core/grappler/optimizers/constant_folding.cc:3112-3155), and the
+// next pass folds Reciprocal(c) into a Const computed by TensorFlow's
+// Reciprocal kernel. x * fl(1/c) is not x / c: it differs by an ULP on
+// about a quarter of float32 values (Keras's Normalization layer, GELU's
+// x / sqrt(2)). The executor computes what the rewritten graph computes.
+//
+// The denominator is "really constant" (IsReallyConstant, 379-385: a Const
+// nothing feeds) once Grappler's folding reaches its fixed point
+// (FoldGraph 1644-1707 before SimplifyGraph in each pass, repeated until
+// nothing changes: 4002-4092): a Const, or a foldable node (MaybeFoldable
+// 1053-1140, IsFoldableUncached 967-1051) whose data inputs are all
+// constant: not stateful, not control flow, not a placeholder, no string
+// constant among its inputs, no output larger than its inputs and than
+// kMaxConstantSize (100 KiB) where the static shapes tell. Control inputs
+// do not matter. The rule applies at top level and in function bodies,
+// which Grappler optimizes too (meta_optimizer.cc:1162-1245, and each
+// instantiation a PartitionedCall makes: partitioned_function_ops.cc:194).
+// A division whose T the caller binds ("$T") is not rewritten: the
+// executor decides per body, not per instantiation.
+//
+// Not rewritten: integer Div (the rule skips it, 3128-3132; RealDiv has
+// no integer Reciprocal kernel on CPU and the executor keeps the division
+// there), a Div whose numerator is constant too (FoldGraph folds the
+// whole division with TensorFlow's RealDiv kernel first), and a run that
+// feeds a node of the denominator's chain (a fed node is not constant).
+
+// reciprocalDiv is a division the executor runs as TensorFlow's rewrite:
+// chain lists the scope's local indices of the nodes the denominator's
+// constness rests on (a run feeding one of them divides).
+type reciprocalDiv struct {
+	chain []int
+}
+
+// divOps are the ops ReduceDivToReciprocalMul rewrites.
+func isDivOp(op string) bool { return op == "Div" || op == "RealDiv" || op == "Xdivy" }
+
+// findReciprocalDivs marks the scope's divisions Grappler rewrites.
+func (s *scope) findReciprocalDivs() {
+	var c *constness
+	for i, n := range s.nodes {
+		if !isDivOp(n.Op) || len(n.Inputs) != 2 || n.OpDef == nil {
+			continue
+		}
+		t := attrType(n.Attrs, "T")
+		if !dtype.IsFloat(t) {
+			continue // integer division, and the complex types tfscan does not hold
+		}
+		if c == nil {
+			c = &constness{s: s, state: make([]int8, len(s.nodes))}
+		}
+		d := n.Inputs[1]
+		if d.Node == nil || !c.isConst(d.Node) {
+			continue
+		}
+		if c.isConst(n) {
+			continue // folded whole, with a true division
+		}
+		if s.recip == nil {
+			s.recip = map[int]*reciprocalDiv{}
+		}
+		s.recip[i] = &reciprocalDiv{chain: c.chain(d.Node)}
+	}
+}
+
+func attrType(attrs map[string]*attrpb.AttrValue, key string) tpb.DataType {
+	if a := attrs[key]; a != nil {
+		return a.GetType()
+	}
+	return tpb.DataType_DT_INVALID
+}
+
+// constness decides which of a scope's nodes are constant after Grappler's
+// folding (see above), memoized; a cycle is not constant.
+type constness struct {
+	s     *scope
+	state []int8 // 0 unknown, 1 constant, -1 not (or being decided)
+}
+
+func (c *constness) isConst(n *graph.Node) bool {
+	i, ok := c.s.local[n]
+	if !ok {
+		return false
+	}
+	switch c.state[i] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	c.state[i] = -1
+	ok = n.Op == "Const"
+	if !ok && foldable(n) && len(n.Inputs) > 0 {
+		ok = true
+		for k, in := range n.Inputs {
+			if in.Node == nil || in.Node.Func != n.Func || !c.isConst(in.Node) ||
+				(k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING) {
+				ok = false
+				break
+			}
+		}
+		ok = ok && c.withinFoldLimit(n)
+	}
+	if ok {
+		c.state[i] = 1
+	}
+	return ok
+}
+
+// withinFoldLimit applies IsFoldableUncached's size check
+// (constant_folding.cc:1007-1046) with tfscan's static shapes: no output
+// larger than the inputs together and than kMaxConstantSize, where known.
+func (c *constness) withinFoldLimit(n *graph.Node) bool {
+	sh := c.s.e.staticShapes()
+	in := int64(0)
+	for _, e := range n.Inputs {
+		if b, ok := sh.Bytes(e.Node, e.Output); ok && !sh.Assumed(e.Node, e.Output) {
+			in += b
+		}
+	}
+	for j := range n.OutputTypes {
+		if b, ok := sh.Bytes(n, j); ok && !sh.Assumed(n, j) && b > in && b > maxConstantSize {
+			return false
+		}
+	}
+	return true
+}
+
+// maxConstantSize is Grappler's kMaxConstantSize (constant_folding.cc:67).
+const maxConstantSize = 100 * 1024
+
+// chain lists the local indices of n and the constant nodes before it.
+func (c *constness) chain(n *graph.Node) []int {
+	var out []int
+	seen := map[int]bool{}
+	var walk func(m *graph.Node)
+	walk = func(m *graph.Node) {
+		i, ok := c.s.local[m]
+		if !ok || seen[i] {
+			return
+		}
+		seen[i] = true
+		out = append(out, i)
+		for _, in := range m.Inputs {
+			if in.Node != nil {
+				walk(in.Node)
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+// foldable is MaybeFoldable's test of the node itself
+// (constant_folding.cc:1053-1140).
+func foldable(n *graph.Node) bool {
+	def := n.OpDef
+	if def == nil || def.GetIsStateful() || len(def.GetOutputArg()) == 0 {
+		return false
+	}
+	switch n.Op {
+	case "Placeholder", "PlaceholderWithDefault", "FakeParam", "AccumulateNV2", "LoopCond",
+		"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
+		"Switch", "RefSwitch", "Merge", "RefMerge":
+		return false
+	}
+	if strings.Contains(n.Op, "Save") || strings.Contains(n.Op, "Restore") || strings.Contains(n.Op, "Reader") ||
+		strings.Contains(n.Op, "Quantized") || strings.HasPrefix(n.Op, "Sparse") {
+		return false
+	}
+	for _, a := range def.GetOutputArg() {
+		if a.GetType() == tpb.DataType_DT_VARIANT {
+			return false
+		}
+	}
+	for _, t := range n.OutputTypes {
+		if dtype.IsRef(t) || t == tpb.DataType_DT_RESOURCE || t == tpb.DataType_DT_VARIANT {
+			return false
+		}
+	}
+	for _, t := range n.InputTypes {
+		if dtype.IsRef(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// staticShapes infers the graph's shapes once, on first use.
+func (e *Executor) staticShapes() *shape.Shapes {
+	e.shapesOnce.Do(func() { e.shapes = shape.Infer(e.g, shape.Options{}) })
+	return e.shapes
+}
+
+// reciprocalDivFor is the rewrite of the scope's node i in this run, or
+// nil where the node divides.
+func (rs *runState) reciprocalDivFor(i int) *reciprocalDiv {
+	r := rs.sc.recip[i]
+	if r == nil || rs.sc != rs.e.top || len(rs.fed) == 0 {
+		return r
+	}
+	for _, j := range r.chain {
+		for k := range rs.fed {
+			if k.node == j {
+				return nil
+			}
+		}
+	}
+	return r
+}
+
+// execReciprocalDiv computes the division n (inputs x, c) as Grappler's
+// rewrite does: r = Reciprocal(c), folded on the host with TensorFlow's
+// kernel and held as a Const (so rounded as a constant is under storage
+// emulation), then Mul(x, r), or MulNoNan(r, x) for Xdivy, with the node's
+// numerics.
+func (rs *runState) execReciprocalDiv(n *graph.Node, i int, attrs map[string]*attrpb.AttrValue, inputs []*kernels.Tensor, emu *kernels.Emulation) ([]*kernels.Tensor, error) {
+	rc := rs.context(i, attrs, []*kernels.Tensor{inputs[1]}, rs.e.opts.Emu)
+	rc.Op = "Reciprocal"
+	rk := kernels.Find("Reciprocal")
+	op := "Mul"
+	if n.Op == "Xdivy" {
+		op = "MulNoNan"
+	}
+	mk := kernels.Find(op)
+	if rk == nil || mk == nil {
+		return nil, &kernels.UnsupportedError{Op: n.Op, Path: nodePath(n), What: "Reciprocal and " + op + " (Grappler's rewrite of a division by a constant)"}
+	}
+	r, err := rk.Fn(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): the reciprocal of its constant denominator: %w", nodePath(n), n.Op, err)
+	}
+	if len(r) != 1 {
+		return nil, fmt.Errorf("%s (%s): Reciprocal returned %d outputs (a tfscan bug)", nodePath(n), n.Op, len(r))
+	}
+	rs.e.num.Round(r[0])
+	in := []*kernels.Tensor{inputs[0], r[0]}
+	if n.Op == "Xdivy" {
+		in = []*kernels.Tensor{r[0], inputs[0]}
+	}
+	if rs.e.opts.NodeEmu != nil {
+		in = roundInputs(in, emu)
+	}
+	mc := rs.context(i, attrs, in, emu)
+	mc.Op = op
+	return mk.Fn(mc)
+}
