@@ -102,6 +102,9 @@ type Executor struct {
 	// (Grappler's folding size limit, grappler_div.go).
 	shapesOnce sync.Once
 	shapes     *shape.Shapes
+	// folded is which nodes Grappler's folding makes constant, decided
+	// on first use (grappler_div.go).
+	folded *constness
 }
 
 // New prepares g for running. weights is the model's checkpoint

@@ -58,29 +58,21 @@ func isDivOp(op string) bool { return op == "Div" || op == "RealDiv" || op == "X
 
 // findReciprocalDivs marks the scope's divisions Grappler rewrites.
 func (s *scope) findReciprocalDivs() {
-	var c *constness
 	for i, n := range s.nodes {
 		if !isDivOp(n.Op) || len(n.Inputs) != 2 || n.OpDef == nil {
 			continue
 		}
-		t := attrType(n.Attrs, "T")
-		if !dtype.IsFloat(t) {
+		if !dtype.IsFloat(attrType(n.Attrs, "T")) {
 			continue // integer division, and the complex types tfscan does not hold
 		}
-		if c == nil {
-			c = &constness{s: s, state: make([]int8, len(s.nodes))}
-		}
-		d := n.Inputs[1]
-		if d.Node == nil || !c.isConst(d.Node) {
-			continue
-		}
-		if c.isConst(n) {
-			continue // folded whole, with a true division
+		c := s.e.constness()
+		if !c.isInputConst(n, 1) || c.isConst(n) {
+			continue // a true division, or folded whole with one
 		}
 		if s.recip == nil {
 			s.recip = map[int]*reciprocalDiv{}
 		}
-		s.recip[i] = &reciprocalDiv{chain: c.chain(d.Node)}
+		s.recip[i] = &reciprocalDiv{chain: s.chain(n.Inputs[1].Node)}
 	}
 }
 
@@ -91,31 +83,89 @@ func attrType(attrs map[string]*attrpb.AttrValue, key string) tpb.DataType {
 	return tpb.DataType_DT_INVALID
 }
 
-// constness decides which of a scope's nodes are constant after Grappler's
-// folding (see above), memoized; a cycle is not constant.
+// constness decides which nodes are constant after Grappler's folding
+// (see above), memoized; a cycle is not constant. A function argument is
+// constant where every call of the function passes a constant: Grappler
+// inlines (Stateful)PartitionedCall and direct calls into their caller's
+// graph before it folds (function_optimizer.cc), so a Keras layer's
+// captured constant reaches the body's division as a Const.
 type constness struct {
-	s     *scope
-	state []int8 // 0 unknown, 1 constant, -1 not (or being decided)
+	e       *Executor
+	state   map[*graph.Node]int8 // 1 constant, -1 not (or being decided)
+	args    map[argKey]int8
+	callers map[string][]*graph.Node
 }
 
-func (c *constness) isConst(n *graph.Node) bool {
-	i, ok := c.s.local[n]
-	if !ok {
+type argKey struct {
+	f   *graph.Function
+	arg int
+}
+
+func (e *Executor) constness() *constness {
+	if e.folded == nil {
+		c := &constness{e: e, state: map[*graph.Node]int8{}, args: map[argKey]int8{}, callers: map[string][]*graph.Node{}}
+		for _, n := range e.g.Nodes {
+			name := n.Op
+			if n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall" {
+				name = n.Attrs["f"].GetFunc().GetName()
+			}
+			if e.g.FunctionByName[name] != nil {
+				c.callers[name] = append(c.callers[name], n)
+			}
+		}
+		e.folded = c
+	}
+	return e.folded
+}
+
+// isInputConst says whether n's data input k is constant.
+func (c *constness) isInputConst(n *graph.Node, k int) bool {
+	in := n.Inputs[k]
+	if k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING {
 		return false
 	}
-	switch c.state[i] {
+	if in.Node == nil {
+		return n.Func != nil && in.Arg >= 0 && c.isArgConst(n.Func, in.Arg)
+	}
+	return in.Node.Func == n.Func && c.isConst(in.Node)
+}
+
+func (c *constness) isArgConst(f *graph.Function, a int) bool {
+	key := argKey{f, a}
+	switch c.args[key] {
 	case 1:
 		return true
 	case -1:
 		return false
 	}
-	c.state[i] = -1
-	ok = n.Op == "Const"
+	c.args[key] = -1
+	calls := c.callers[f.Name]
+	ok := len(calls) > 0
+	for _, call := range calls {
+		if a >= len(call.Inputs) || !c.isInputConst(call, a) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		c.args[key] = 1
+	}
+	return ok
+}
+
+func (c *constness) isConst(n *graph.Node) bool {
+	switch c.state[n] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	c.state[n] = -1
+	ok := n.Op == "Const"
 	if !ok && foldable(n) && len(n.Inputs) > 0 {
 		ok = true
-		for k, in := range n.Inputs {
-			if in.Node == nil || in.Node.Func != n.Func || !c.isConst(in.Node) ||
-				(k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING) {
+		for k := range n.Inputs {
+			if !c.isInputConst(n, k) {
 				ok = false
 				break
 			}
@@ -123,7 +173,7 @@ func (c *constness) isConst(n *graph.Node) bool {
 		ok = ok && c.withinFoldLimit(n)
 	}
 	if ok {
-		c.state[i] = 1
+		c.state[n] = 1
 	}
 	return ok
 }
@@ -132,9 +182,12 @@ func (c *constness) isConst(n *graph.Node) bool {
 // (constant_folding.cc:1007-1046) with tfscan's static shapes: no output
 // larger than the inputs together and than kMaxConstantSize, where known.
 func (c *constness) withinFoldLimit(n *graph.Node) bool {
-	sh := c.s.e.staticShapes()
+	sh := c.e.staticShapes()
 	in := int64(0)
 	for _, e := range n.Inputs {
+		if e.Node == nil {
+			continue
+		}
 		if b, ok := sh.Bytes(e.Node, e.Output); ok && !sh.Assumed(e.Node, e.Output) {
 			in += b
 		}
@@ -150,13 +203,13 @@ func (c *constness) withinFoldLimit(n *graph.Node) bool {
 // maxConstantSize is Grappler's kMaxConstantSize (constant_folding.cc:67).
 const maxConstantSize = 100 * 1024
 
-// chain lists the local indices of n and the constant nodes before it.
-func (c *constness) chain(n *graph.Node) []int {
+// chain lists the scope's local indices of n and the nodes before it.
+func (s *scope) chain(n *graph.Node) []int {
 	var out []int
 	seen := map[int]bool{}
 	var walk func(m *graph.Node)
 	walk = func(m *graph.Node) {
-		i, ok := c.s.local[m]
+		i, ok := s.local[m]
 		if !ok || seen[i] {
 			return
 		}
@@ -168,7 +221,9 @@ func (c *constness) chain(n *graph.Node) []int {
 			}
 		}
 	}
-	walk(n)
+	if n != nil {
+		walk(n)
+	}
 	return out
 }
 

@@ -13,7 +13,8 @@ import (
 // divGraph divides the placeholder x by a Const, by Maximum(Sqrt(Const),
 // Const) (Keras's Normalization layer), with Xdivy by a Const, by the
 // placeholder y, and a Const by a Const; the same division by a Const
-// runs in a function body.
+// runs in a function body, and in one whose every call passes a Const
+// (Grappler inlines the call before folding).
 const divGraph = `
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -32,7 +33,16 @@ node { name: "call" op: "PartitionedCall" input: "x"
   attr { key: "Tin" value { list { type: DT_FLOAT } } }
   attr { key: "Tout" value { list { type: DT_FLOAT } } }
   attr { key: "f" value { func { name: "third" } } } }
+node { name: "call_arg" op: "StatefulPartitionedCall" input: "x" input: "three"
+  attr { key: "Tin" value { list { type: DT_FLOAT type: DT_FLOAT } } }
+  attr { key: "Tout" value { list { type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "divide" } } } }
 library {
+  function {
+    signature { name: "divide" input_arg { name: "a" type: DT_FLOAT } input_arg { name: "c" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
+    node_def { name: "div" op: "RealDiv" input: "a" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "r" value: "div:z:0" }
+  }
   function {
     signature { name: "third" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
     node_def { name: "three" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 3 } } } }
@@ -79,6 +89,7 @@ func TestDivisionByConstantIsReciprocalMul(t *testing.T) {
 		{"div_const", recip(three)},
 		{"xdivy_const", recip(three)},
 		{"call", recip(three)},
+		{"call_arg", recip(three)},
 		{"by_y", div(three)},
 	} {
 		t.Run(tt.fetch, func(t *testing.T) {
@@ -123,4 +134,31 @@ func TestIntegerDivisionByConstantDivides(t *testing.T) {
 	out, err := e.Run(context.Background(), map[string]*kernels.Tensor{"x": kernels.Int32Tensor([]int{3}, []int32{7, -7, 9})}, []string{"d"})
 	require.NoError(t, err)
 	require.Equal(t, []int32{2, -2, 3}, out["d"].Data)
+}
+
+// TestDivisionByArgument checks that a function's division by its
+// argument stays a division when a call passes a non-constant (here one
+// call passes a Const, the other the placeholder y).
+func TestDivisionByArgument(t *testing.T) {
+	needKernels(t, "RealDiv")
+	text := divGraph + `
+node { name: "call_y" op: "PartitionedCall" input: "x" input: "y"
+  attr { key: "Tin" value { list { type: DT_FLOAT type: DT_FLOAT } } }
+  attr { key: "Tout" value { list { type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "divide" } } } }`
+	e := newExec(t, text, executor.Options{})
+	xs := []float32{0.011, 0.381, 0.751, 1.121, 3.7, 11.1, 0.0123}
+	ys := []float32{3, 3, 3, 3, 3, 3, 3}
+	feeds := map[string]*kernels.Tensor{"x": kernels.FloatTensor([]int{len(xs)}, xs), "y": kernels.FloatTensor([]int{len(ys)}, ys)}
+	out, err := e.Run(context.Background(), feeds, []string{"call_arg", "call_y"})
+	require.NoError(t, err)
+	differ := 0
+	for i, x := range xs {
+		require.Equal(t, x/3, out["call_arg"].Data.([]float32)[i], "x=%v", x)
+		require.Equal(t, x/3, out["call_y"].Data.([]float32)[i], "x=%v", x)
+		if x/3 != float32(float64(x)*float64(float32(1)/3)) {
+			differ++
+		}
+	}
+	require.Greater(t, differ, 0, "the inputs must tell x/3 from x*(1/3)")
 }
