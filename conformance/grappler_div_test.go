@@ -42,6 +42,14 @@ node { name: "normalize" op: "RealDiv" input: "x" input: "max" attr { key: "T" v
 node { name: "div" op: "Div" input: "x" input: "three" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "xdivy" op: "Xdivy" input: "x" input: "three" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "by_const64" op: "RealDiv" input: "x64" input: "three64" attr { key: "T" value { type: DT_DOUBLE } } }
+node { name: "x16" op: "Cast" input: "x" attr { key: "SrcT" value { type: DT_FLOAT } } attr { key: "DstT" value { type: DT_HALF } } }
+node { name: "three16" op: "Const" attr { key: "dtype" value { type: DT_HALF } } attr { key: "value" value { tensor { dtype: DT_HALF tensor_shape {} half_val: 16896 } } } }
+node { name: "div16" op: "RealDiv" input: "x16" input: "three16" attr { key: "T" value { type: DT_HALF } } }
+node { name: "by_const16" op: "Cast" input: "div16" attr { key: "SrcT" value { type: DT_HALF } } attr { key: "DstT" value { type: DT_FLOAT } } }
+node { name: "xb16" op: "Cast" input: "x" attr { key: "SrcT" value { type: DT_FLOAT } } attr { key: "DstT" value { type: DT_BFLOAT16 } } }
+node { name: "threeb16" op: "Const" attr { key: "dtype" value { type: DT_BFLOAT16 } } attr { key: "value" value { tensor { dtype: DT_BFLOAT16 tensor_shape {} half_val: 16448 } } } }
+node { name: "divb16" op: "RealDiv" input: "xb16" input: "threeb16" attr { key: "T" value { type: DT_BFLOAT16 } } }
+node { name: "by_constb16" op: "Cast" input: "divb16" attr { key: "SrcT" value { type: DT_BFLOAT16 } } attr { key: "DstT" value { type: DT_FLOAT } } }
 node { name: "by_y" op: "RealDiv" input: "x" input: "y" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "const_by_const" op: "RealDiv" input: "var" input: "three" attr { key: "T" value { type: DT_FLOAT } } }
 `
@@ -91,7 +99,7 @@ func TestDivisionByConstant(t *testing.T) {
 	if err := npz.Write(inputs, feedsT); err != nil {
 		t.Fatal(err)
 	}
-	fetchNodes := []string{"by_const", "gelu_arg", "normalize", "div", "xdivy", "by_const64", "by_y", "const_by_const"}
+	fetchNodes := []string{"by_const", "gelu_arg", "normalize", "div", "xdivy", "by_const64", "by_const16", "by_constb16", "by_y", "const_by_const"}
 	var fetches []string
 	for _, f := range fetchNodes {
 		fetches = append(fetches, f+":0")
