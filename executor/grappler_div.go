@@ -23,7 +23,7 @@ import (
 // tensorflow/core/grappler/optimizers/constant_folding.cc:3112-3155), and the
 // next pass folds Reciprocal(c) into a Const computed by TensorFlow's
 // Reciprocal kernel. x * fl(1/c) is not x / c: it differs by an ULP on
-// about a quarter of float32 values (Keras's Normalization layer, GELU's
+// a quarter to a third of float32 values (Keras's Normalization layer, GELU's
 // x / sqrt(2)). The executor computes what the rewritten graph computes.
 //
 // The denominator is "really constant" (IsReallyConstant, 379-385: a Const
@@ -37,14 +37,20 @@ import (
 // do not matter. The rule applies at top level and in function bodies,
 // which Grappler optimizes too (meta_optimizer.cc:1162-1245, and each
 // instantiation a PartitionedCall makes: partitioned_function_ops.cc:194).
-// A division whose T the caller binds ("$T") is not rewritten: the
-// executor decides per body, not per instantiation.
+// A function argument is constant where every call of the function
+// passes a constant: Grappler's function optimizer inlines
+// (Stateful)PartitionedCall and direct calls into the caller's graph
+// before it folds (function_optimizer.cc:1211-1413), so a Keras layer's
+// captured constant reaches the body's division as a Const. A division
+// whose T the caller binds ("$T") is not rewritten: the executor decides
+// per body, not per instantiation.
 //
-// Not rewritten: integer Div (the rule skips it, 3128-3132; RealDiv has
-// no integer Reciprocal kernel on CPU and the executor keeps the division
-// there), a Div whose numerator is constant too (FoldGraph folds the
-// whole division with TensorFlow's RealDiv kernel first), and a run that
-// feeds a node of the denominator's chain (a fed node is not constant).
+// Not rewritten: integer Div (the rule skips it, 3129-3133; TensorFlow's
+// CPU has no integer RealDiv kernel nor integer Reciprocal), a Div whose
+// numerator is constant too (FoldGraph folds the whole division with
+// TensorFlow's RealDiv kernel first), and a run that feeds a top-level
+// node of the denominator's chain (a fed node is not constant; a feed of
+// a constant a call passes into a body is not looked for).
 
 // reciprocalDiv is a division the executor runs as TensorFlow's rewrite:
 // chain lists the scope's local indices of the nodes the denominator's
@@ -53,7 +59,7 @@ type reciprocalDiv struct {
 	chain []int
 }
 
-// divOps are the ops ReduceDivToReciprocalMul rewrites.
+// isDivOp says whether ReduceDivToReciprocalMul rewrites op.
 func isDivOp(op string) bool { return op == "Div" || op == "RealDiv" || op == "Xdivy" }
 
 // findReciprocalDivs marks the scope's divisions Grappler rewrites.
@@ -84,11 +90,8 @@ func attrType(attrs map[string]*attrpb.AttrValue, key string) tpb.DataType {
 }
 
 // constness decides which nodes are constant after Grappler's folding
-// (see above), memoized; a cycle is not constant. A function argument is
-// constant where every call of the function passes a constant: Grappler
-// inlines (Stateful)PartitionedCall and direct calls into their caller's
-// graph before it folds (function_optimizer.cc), so a Keras layer's
-// captured constant reaches the body's division as a Const.
+// (see above), function arguments included, memoized; a cycle is not
+// constant. callers indexes the calls of each function.
 type constness struct {
 	e       *Executor
 	state   map[*graph.Node]int8 // 1 constant, -1 not (or being decided)
