@@ -8,8 +8,9 @@ Grappler's default pipeline, with the meta optimizer off, and with each
 optimizer of RewriterConfig turned off alone, and prints one line per
 configuration that gives other output bits than the default: how many
 output values differ and by how many float32 ULPs at most. oneDNN is off
-(TF_ENABLE_ONEDNN_OPTS=0, as the zoo is made).
-Exit codes: 0 done, 1 a model failed to run.
+(TF_ENABLE_ONEDNN_OPTS=0, as the zoo is made). A model without a frozen
+form is skipped; one that does not run is reported and skipped.
+Exit code: 0.
 """
 
 import argparse
