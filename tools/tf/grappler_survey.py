@@ -6,8 +6,8 @@ For each model of the zoo folder (its frozen.pb, inputs.npz and meta.json),
 runs the graph in a tf.compat.v1.Session on TensorFlow's CPU kernels with
 Grappler's default pipeline, with the meta optimizer off, and with each
 optimizer of RewriterConfig turned off alone, and prints one line per
-configuration that gives other output bits than the default: how many
-output values differ and by how many float32 ULPs at most. oneDNN is off
+configuration: "same bits" as the default, or how many output values
+differ and by how many float32 ULPs at most. oneDNN is off
 (TF_ENABLE_ONEDNN_OPTS=0, as the zoo is made). A model without a frozen
 form is skipped; one that does not run is reported and skipped.
 Exit code: 0.
