@@ -107,7 +107,8 @@ func kernelsSection(files []*tfgolden.File) string {
 		"A stateful, resource or list op (variables, tables, TensorArrays, TensorLists, RestoreV2 on a checkpoint\n"+
 		"TensorFlow writes) is a sequence of steps TensorFlow runs in one graph and session, the op with what creates\n"+
 		"its resource and what reads its effect; tfscan runs the same steps through its kernels with one ResourceMgr.\n"+
-		"complex64 and complex128 cases are TensorFlow's goldens for a dtype tfscan's tensors do not hold yet.\n"+
+		"A complex64 or complex128 value's parts are each held as a float32 or float64; the complex functions TensorFlow\n"+
+		"takes from glibc also allow a bound relative to the value's modulus (\"ULP of |z|\").\n"+
 		"The conformance run regenerates every golden and holds it to the committed one bit for bit, except the outputs of\n"+
 		"the contractions (MatMul, BatchMatMul, Einsum, the convolutions), which are held to the summation-order tolerance of\n"+
 		"their dtype: %s\n"+

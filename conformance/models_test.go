@@ -96,10 +96,17 @@ var modelRules = map[string]modelRule{
 	// the full zoo's (make zoo-full, largeModels)
 	"mobilenetv2":      {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (224x224: Conv2D, MatMul)"},
 	"mobilenetv3small": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (224x224: Conv2D, MatMul; hard-swish)"},
-	"resnet50": {Tol: tfgolden.Tol{ULP: 16}, Reason: gemmReason + " (224x224: 53 Conv2D over up to 4608 terms each; " +
-		"13 ULP, 1.2e-8 absolute, on 0.0127)"},
+	"resnet50":         {Tol: tfgolden.Tol{ULP: 16}, Reason: gemmReason + " (224x224: 53 Conv2D over up to 4,608 terms each)"},
 	"efficientnetb0": {Tol: tfgolden.Tol{ULP: 16}, Reason: gemmReason + " (10 ULP on the TF.js form); " +
 		fmt.Sprintf(approxModelReason, "sigmoid (swish)")},
+	"densenet121": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (224x224: 120 Conv2D over up to 1,152 terms each, " +
+		"one MatMul)"},
+	"inceptionv3": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (299x299: 94 Conv2D, one MatMul)"},
+	"convnexttiny": {Tol: tfgolden.Tol{ULP: 32}, Reason: gemmReason + " (224x224: the stem and downsampling Conv2D, the blocks' grouped 7x7 Conv2D " +
+		"and 37 pointwise MatMul over up to 3,072 terms); " + fmt.Sprintf(approxModelReason, "erf (GELU) and rsqrt") +
+		"; and each of the 23 LayerNormalizations takes a Mean over the channels, whose float32 reduction Eigen orders " +
+		"otherwise (the kernels' reduction tolerance): single values differ by hundreds of ULPs where they are near zero, " +
+		"28 ULP, 3.6e-7 absolute, reach the outputs"},
 	"mixed_float16": {Tol: tfgolden.Tol{ULP: 8}, Reason: "the float16 MatMul is bit-identical (every product and sum rounded to float16 as " +
 		"Eigen::half does); the float32 softmax at the end uses Eigen's approximate exp"},
 }
@@ -252,7 +259,7 @@ func TestZooModels(t *testing.T) {
 		}
 	}
 	section("models", modelsSection(small, false))
-	if len(large) > 0 {
+	if len(large) > 0 && !t.Failed() {
 		if err := largeDoc(modelsSection(large, true)); err != nil {
 			t.Error(err)
 		}

@@ -191,6 +191,10 @@ type runState struct {
 	results []slot
 	got     []bool
 	steps   int
+
+	// live counts the readers still to run of each tensor whose buffer
+	// goes back to the pool after them (buffers.go).
+	live map[*kernels.Tensor]int32
 }
 
 // run executes the top-level scope.
@@ -429,6 +433,9 @@ func (rs *runState) step(t task) error {
 			}
 			rs.e.opts.AfterNode(n, obs)
 		}
+	}
+	if rs.reusing() {
+		rs.release(t.node, t.in, outs, !dead)
 	}
 	return rs.propagate(t.fr, t.iter, t.node, outs, dead)
 }

@@ -89,6 +89,10 @@ type Executor struct {
 	// maxCallDepth is Options.MaxCallDepth, or the library's size.
 	maxCallDepth int
 
+	// pool holds the buffers of dead tensors for later kernels' outputs
+	// (buffers.go); nil recycles nothing.
+	pool *bufPool
+
 	top    *scope
 	scopes map[*graph.Function]*scope
 	consts map[*graph.Node]*kernels.Tensor
@@ -142,6 +146,7 @@ func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor,
 		scopes: map[*graph.Function]*scope{},
 		consts: map[*graph.Node]*kernels.Tensor{},
 		byName: topByName(g),
+		pool:   &bufPool{},
 	}
 	e.maxCallDepth = opts.MaxCallDepth
 	if e.maxCallDepth <= 0 {

@@ -146,7 +146,8 @@ func InputShape(declared []int64, unknownRank bool, dim int) []int {
 
 // SeededInput returns the oracle's input for name: dtype dt, the given
 // shape, values from mulberry32(FNV-1a(name) ^ seed). Float types hold
-// float32 draws (converted to the dtype); integer types draws in 0..255
+// float32 draws (converted to the dtype), complex types two of them (the
+// real part, then the imaginary); integer types draws in 0..255
 // (int8 and qint8 wrap them, as a cast would); strings are words and
 // sentences over words (see above).
 func SeededInput(name string, seed uint32, dt tpb.DataType, shape []int, words [][]byte) (*kernels.Tensor, error) {
@@ -211,6 +212,16 @@ func SeededInput(name string, seed uint32, dt tpb.DataType, shape []int, words [
 	case [][]byte:
 		for i := range d {
 			d[i] = seededString(i, rnd, words)
+		}
+	case []complex64:
+		for i := range d {
+			re := float32(rnd())
+			d[i] = complex(re, float32(rnd()))
+		}
+	case []complex128:
+		for i := range d {
+			re := float64(float32(rnd()))
+			d[i] = complex(re, float64(float32(rnd())))
 		}
 	default:
 		return nil, fmt.Errorf("input %s: cannot make seeded values of dtype %s", name, dtName(dt))

@@ -95,9 +95,8 @@ func TestSeededInput(t *testing.T) {
 		})
 	}
 
-	// What has no seeded values: complex numbers (the executor has no
-	// tensors of them), resources and variants.
-	for _, dt := range []tpb.DataType{tpb.DataType_DT_COMPLEX64, tpb.DataType_DT_RESOURCE, tpb.DataType_DT_VARIANT} {
+	// What has no seeded values: resources and variants.
+	for _, dt := range []tpb.DataType{tpb.DataType_DT_RESOURCE, tpb.DataType_DT_VARIANT} {
 		_, err := SeededInput("x", 1, dt, []int{2}, nil)
 		require.Error(t, err, dtName(dt))
 		assert.Contains(t, err.Error(), "input x: ")

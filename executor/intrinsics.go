@@ -333,6 +333,9 @@ func (rs *runState) context(i int, attrs map[string]*attrpb.AttrValue, inputs []
 	if n.Func != nil {
 		c.Func = n.Func.Name
 	}
+	if rs.reusing() {
+		c.Buffers = rs.e.pool
+	}
 	return c
 }
 

@@ -7,7 +7,8 @@ package executor
 var freshOutput = map[string]bool{
 	"Conv2D": true, "DepthwiseConv2dNative": true, "_FusedConv2D": true,
 	"FusedBatchNorm": true, "FusedBatchNormV2": true, "FusedBatchNormV3": true,
-	"Relu": true, "Relu6": true, "BiasAdd": true,
+	"Relu": true, "Relu6": true, "BiasAdd": true, "Sigmoid": true, "Tanh": true,
+	"Elu": true, "Selu": true, "LeakyRelu": true,
 	"AddV2": true, "Sub": true, "Mul": true, "RealDiv": true, "Maximum": true, "Minimum": true,
 }
 

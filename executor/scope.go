@@ -48,6 +48,8 @@ type scope struct {
 	// recip marks the divisions by a constant Grappler rewrites to a
 	// multiplication by the reciprocal (grappler_div.go).
 	recip map[int]*reciprocalDiv
+	// reuse is each node's reuseFlags, computed on first use.
+	reuse []uint8
 }
 
 type edge struct {

@@ -65,7 +65,7 @@ func BenchmarkTensorFlowCPU(b *testing.B) {
 			for _, m := range models {
 				b.Run(m, func(b *testing.B) {
 					dir := filepath.Join(zoo, m)
-					run, err := zooRunner(dir)
+					run, err := zooRunner(dir, true)
 					if err != nil {
 						b.Skipf("the executor does not run %s: %v", m, err)
 					}
@@ -162,8 +162,9 @@ func zooModels(b *testing.B, zoo string) []string {
 }
 
 // zooRunner loads a zoo model's SavedModel into an executor and returns one
-// run of its signature on the zoo's inputs, as `tfscan run` does it.
-func zooRunner(dir string) (func() error, error) {
+// run of its signature on the zoo's inputs, as `tfscan run` does it;
+// reuse false turns buffer reuse off.
+func zooRunner(dir string, reuse bool) (func() error, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return nil, err
@@ -177,6 +178,9 @@ func zooRunner(dir string) (func() error, error) {
 	ex, g, err := testmodel.Executor(filepath.Join(dir, "saved_model"))
 	if err != nil {
 		return nil, err
+	}
+	if !reuse {
+		executor.DisableBufferReuse(ex)
 	}
 	inputs, err := npz.Read(filepath.Join(dir, "inputs.npz"))
 	if err != nil {
@@ -195,4 +199,49 @@ func zooRunner(dir string) (func() error, error) {
 		_, err := ex.Run(context.Background(), feeds, names)
 		return err
 	}, nil
+}
+
+// BenchmarkZooGo times the executor alone on every model of a zoo
+// (TFSCAN_ZOO), without TensorFlow: what a profile of the Go side runs on.
+//
+//	TFSCAN_ZOO=$(make -s zoo) go test ./executor -run '^$' -bench ZooGo/mobilenetv2_a035_32/reuse -cpu 1 -cpuprofile cpu.out
+//
+// Each model runs with buffer reuse and without (no-reuse); cpu-ms/op is
+// the process CPU time per run.
+func BenchmarkZooGo(b *testing.B) {
+	zoo := os.Getenv("TFSCAN_ZOO")
+	if zoo == "" {
+		b.Skip("TFSCAN_ZOO names no zoo")
+	}
+	for _, m := range zooModels(b, zoo) {
+		for _, reuse := range []bool{true, false} {
+			name := m + "/reuse"
+			if !reuse {
+				name = m + "/no-reuse"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchZooGo(b, filepath.Join(zoo, m), reuse)
+			})
+		}
+	}
+}
+
+func benchZooGo(b *testing.B, dir string, reuse bool) {
+	m := filepath.Base(dir)
+	run, err := zooRunner(dir, reuse)
+	if err != nil {
+		b.Skipf("the executor does not run %s: %v", m, err)
+	}
+	if err := run(); err != nil {
+		b.Skipf("the executor does not run %s: %v", m, err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := tfenv.CPUTime()
+	for i := 0; i < b.N; i++ {
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(ms(tfenv.CPUTime()-cpu)/float64(b.N), "cpu-ms/op")
 }

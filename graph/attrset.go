@@ -45,7 +45,8 @@ type attrSet struct {
 }
 
 // setsFor reports whether the nodes of an op with these OpDef attrs have
-// their sets looked up: not too many, no name twice.
+// their sets looked up: not too many, no name twice, none that only a
+// message of the node's own can fill.
 func setsFor(defs []*opdefpb.OpDef_AttrDef) bool {
 	if len(defs) > maxSetAttrs {
 		return false
@@ -55,6 +56,12 @@ func setsFor(defs []*opdefpb.OpDef_AttrDef) bool {
 			if a.GetName() == b.GetName() {
 				return false
 			}
+		}
+		// A tensor or func attr without default (a Const's value) is in
+		// every node's set, and such values are no key (sharedKind):
+		// every lookup would miss.
+		if (a.GetType() == "tensor" || a.GetType() == "func") && a.GetDefaultValue() == nil {
+			return false
 		}
 	}
 	return true

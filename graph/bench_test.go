@@ -165,13 +165,14 @@ func unmarshal(b *testing.B, data []byte) {
 
 // BenchmarkNodeHeavy compares reading and building node-heavy graphs (a
 // flat GraphDef of 200,000 and of 1,000,000 small nodes, a SavedModel of
-// 5,000 functions: benchmodel.NodeHeavy) with a bare read of the file and
-// proto.Unmarshal of its bytes, interleaved in one run (benchmodel.Compare).
-// Goal: LoadBuild/ReadUnmarshal at most 0.9 in CPU and peak heap
-// (docs/performance.md).
+// 5,000 functions: benchmodel.NodeHeavy; and the 200,000 nodes with
+// distinct constants, benchmodel.FlatDistinct) with a bare read of the
+// file and proto.Unmarshal of its bytes, interleaved in one run
+// (benchmodel.Compare). Goal: LoadBuild/ReadUnmarshal at most 0.9 in CPU
+// and peak heap (docs/performance.md).
 // Run: go test -bench NodeHeavy -run '^$' -benchtime 5x ./graph/
 func BenchmarkNodeHeavy(b *testing.B) {
-	for _, s := range benchmodel.NodeHeavy() {
+	for _, s := range append(benchmodel.NodeHeavy(), benchmodel.FlatDistinct()) {
 		b.Run(s.Name, func(b *testing.B) {
 			path, file, err := s.Write(b.TempDir())
 			if err != nil {

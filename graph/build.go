@@ -143,6 +143,8 @@ type builder struct {
 	slab      []tpb.DataType
 	inputSlab slab.Of[Input]
 	setStats  attrSetStats
+	// unknown are the nodes of ops no registry knows, in ID order.
+	unknown []*Node
 	// dupNames is set when a name occurs twice in the top-level graph or
 	// in one function body.
 	dupNames bool
@@ -216,11 +218,22 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	store := make([]Node, total)
 
 	b.topByName = newNameIndex(store, len(top))
+	var dups map[int]*Node
+	if !b.plain {
+		for i, nd := range top {
+			store[i].Name = nd.GetName()
+		}
+		dups = b.topByName.addAll(len(top))
+	}
 	for _, nd := range top {
 		n := &store[len(g.Nodes)]
 		b.newNode(n, nd, nil)
 		b.checkNodeIndex(n, b.names)
-		b.indexTop(n)
+		if b.plain {
+			b.indexTop(n, b.topByName.add(n.ID))
+		} else {
+			b.indexTop(n, dups[n.ID])
+		}
 	}
 	g.TopLevel = len(g.Nodes)
 	for _, f := range g.Functions {
@@ -240,7 +253,6 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	for _, f := range g.Functions {
 		b.funcInputs(f)
 	}
-	b.callers()
 	b.recursion()
 	b.index()
 	b.paths()
@@ -254,10 +266,10 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 	}
 }
 
-// indexTop enters the top-level node n in topByName, keeping the first node
-// of a name and reporting a later one.
-func (b *builder) indexTop(n *Node) {
-	if b.topByName.add(n.ID) != nil {
+// indexTop reports the top-level node n when dup, the node of its name
+// that topByName keeps, is not nil: the first node of a name stays.
+func (b *builder) indexTop(n *Node, dup *Node) {
+	if dup != nil {
 		b.fatalNode("duplicate_node", rankNodeIndex, n, "Node '%s' is not unique", n.Name)
 		b.dupNames = true
 	}
@@ -382,6 +394,13 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 		for _, fn := range v.GetList().GetFunc() {
 			b.addCall(n, k, fn.GetName())
 		}
+	}
+	// Nodes are made in ID order: each callee lists its callers in it.
+	for _, f := range n.Calls {
+		f.Callers = append(f.Callers, n)
+	}
+	if n.Unknown {
+		b.unknown = append(b.unknown, n)
 	}
 }
 
@@ -619,7 +638,10 @@ func (b *builder) topInputs(n *Node) {
 	}
 	for _, s := range in {
 		name, idx, ctl := ParseTensorName(s)
-		src := b.topByName.get(name)
+		src := b.nearby(n, name)
+		if src == nil {
+			src = b.topByName.get(name)
+		}
 		if src == nil {
 			// graph_constructor.cc:762-768 InitFromEdges
 			b.fatalNode("dangling_input", rankEdges, n, "Node '%s': Unknown input node '%s'", n.Name, s)
@@ -637,6 +659,28 @@ func (b *builder) topInputs(n *Node) {
 		}
 	}
 	b.checkInputCount(n)
+}
+
+// nearbyNodes is how many top-level nodes before a node nearby looks at.
+const nearbyNodes = 8
+
+// nearby returns the top-level node named name among the few just before
+// n, nil if none is or when names repeat. A GraphDef lists nodes as they
+// were created, most inputs just before their consumers, so that most
+// inputs resolve here, in nodes the build has just touched, without
+// hashing the name and probing the index at random. With every name
+// unique, the node found is the one the index holds.
+func (b *builder) nearby(n *Node, name string) *Node {
+	if b.dupNames || b.plain {
+		return nil
+	}
+	nodes := b.topByName.nodes
+	for i := n.ID - 1; i >= max(n.ID-nearbyNodes, 0); i-- {
+		if c := &nodes[i]; c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // inputs returns an empty slice of capacity n for a node's Inputs, cut
@@ -808,15 +852,6 @@ func (b *builder) outputRange(n *Node, arg string) (start, count int, ok bool) {
 		start += c
 	}
 	return 0, 0, false
-}
-
-// callers fills Function.Callers in Node.ID order.
-func (b *builder) callers() {
-	for _, n := range b.g.Nodes {
-		for _, f := range n.Calls {
-			f.Callers = append(f.Callers, n)
-		}
-	}
 }
 
 // recursion marks functions that can reach themselves through calls

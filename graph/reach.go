@@ -21,8 +21,8 @@ func (b *builder) reachability() {
 			roots = append(roots, b.signatureRoots(sig, true)...)
 		}
 	} else {
-		for _, n := range g.Nodes[:g.TopLevel] {
-			if len(g.Consumers(n)) == 0 {
+		for i, n := range g.Nodes[:g.TopLevel] {
+			if len(g.edges.Of(i)) == 0 {
 				roots = append(roots, n)
 			}
 		}
@@ -81,10 +81,8 @@ func returnNodes(f *Function, byName map[string]*Node) []*Node {
 
 // unknownOps reports nodes whose op no registry knows and no function names.
 func (b *builder) unknownOps() {
-	for _, n := range b.g.Nodes {
-		if n.Unknown {
-			p := n.Path()
-			b.diag("unknown_op", p, "op %q of node %q is in no op registry (a custom op?)", n.Op, p)
-		}
+	for _, n := range b.unknown {
+		p := n.Path()
+		b.diag("unknown_op", p, "op %q of node %q is in no op registry (a custom op?)", n.Op, p)
 	}
 }

@@ -1,6 +1,9 @@
 package graph
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // isNextIteration tells the back edge of a TF1 while loop: NextIteration
 // feeds Merge at the top of the loop, the one cycle TensorFlow's executor
@@ -14,36 +17,44 @@ func isNextIteration(n *Node) bool { return n.Op == "NextIteration" || n.Op == "
 // order and returned as cyclic. It walks the consumers the build indexed
 // (Graph.Consumers), each once per producer: a node becomes ready when its
 // last producer is taken, as it would if every edge were counted.
-func topoOrder(g *Graph, nodes []*Node) (order, cyclic []*Node) {
+//
+// ids, when set, tells a node's ID from its address without reading the
+// node, and loops whether the graph has a NextIteration at all: without
+// one, no node is read but those the walk takes.
+func topoOrder(g *Graph, nodes []*Node, ids *storeIDs, loops bool) (order, cyclic []*Node) {
 	if len(nodes) == 0 {
 		return nil, nil
 	}
 	base := nodes[0].ID
-	in := func(n *Node) bool { return n.ID >= base && n.ID < base+len(nodes) && nodes[n.ID-base] == n }
+	pos := func(n *Node) int { return ids.id(n) - base }
+	in := func(n *Node) bool {
+		i := pos(n)
+		return i >= 0 && i < len(nodes) && nodes[i] == n
+	}
 	// follows tells whether consumer c waits for producer p: through a
 	// control edge, or a data edge other than a loop's back edge.
 	follows := func(p, c *Node) bool {
-		return !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs, p)
+		return !loops || !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs, p)
 	}
 	indeg := make([]int32, len(nodes))
-	for _, p := range nodes {
-		for _, c := range g.Consumers(p) {
+	for i, p := range nodes {
+		for _, c := range g.edges.Of(base + i) {
 			if in(c) && follows(p, c) {
-				indeg[c.ID-base]++
+				indeg[pos(c)]++
 			}
 		}
 	}
 	order = make([]*Node, 0, len(nodes))
-	for _, n := range nodes {
-		if indeg[n.ID-base] == 0 {
+	for i, n := range nodes {
+		if indeg[i] == 0 {
 			order = append(order, n)
 		}
 	}
 	for head := 0; head < len(order); head++ {
 		p := order[head]
-		for _, c := range g.Consumers(p) {
+		for _, c := range g.edges.Of(ids.id(p)) {
 			if in(c) && follows(p, c) {
-				if indeg[c.ID-base]--; indeg[c.ID-base] == 0 {
+				if indeg[pos(c)]--; indeg[pos(c)] == 0 {
 					order = append(order, c)
 				}
 			}
@@ -52,8 +63,8 @@ func topoOrder(g *Graph, nodes []*Node) (order, cyclic []*Node) {
 	if len(order) == len(nodes) {
 		return order, nil
 	}
-	for _, n := range nodes {
-		if indeg[n.ID-base] > 0 {
+	for i, n := range nodes {
+		if indeg[i] > 0 {
 			cyclic = append(cyclic, n)
 			order = append(order, n)
 		}
@@ -71,13 +82,19 @@ func isMergeLike(n *Node) bool { return n.Op == "Merge" || n.Op == "RefMerge" ||
 // same way when it is loaded.
 func (b *builder) cycles() {
 	g := b.g
+	var ids *storeIDs
+	if !b.plain && b.topByName != nil && len(b.topByName.nodes) > 0 {
+		store := b.topByName.nodes
+		ids = &storeIDs{base: uintptr(unsafe.Pointer(&store[0])), n: len(store)}
+	}
+	loops := b.plain || b.ops["NextIteration"] != nil || b.ops["RefNextIteration"] != nil
 	var cyclic []*Node
-	g.topo, cyclic = topoOrder(g, g.Nodes[:g.TopLevel])
+	g.topo, cyclic = topoOrder(g, g.Nodes[:g.TopLevel], ids, loops)
 	if len(cyclic) > 0 {
 		b.fatalNode("cycle", rankConvert, cyclic[0], "%d nodes in a cycle", len(cyclic))
 	}
 	for _, f := range g.Functions {
-		f.topo, cyclic = topoOrder(g, f.Nodes)
+		f.topo, cyclic = topoOrder(g, f.Nodes, ids, loops)
 		if len(cyclic) > 0 {
 			b.fatalNode("cycle", rankBody, cyclic[0], "%d nodes in a cycle", len(cyclic))
 		}
@@ -93,3 +110,22 @@ func (g *Graph) Topo() []*Node { return g.topo }
 // Topo returns the function body's nodes in topological order, like
 // Graph.Topo.
 func (f *Function) Topo() []*Node { return f.topo }
+
+// storeIDs tells the ID of a node of the build's one backing array (whose
+// position there is its ID) from its address, without reading the node.
+type storeIDs struct {
+	base uintptr
+	n    int
+}
+
+// id is n's ID; a nil storeIDs, or a node from elsewhere, reads it.
+func (s *storeIDs) id(n *Node) int {
+	if s == nil {
+		return n.ID
+	}
+	off := uintptr(unsafe.Pointer(n)) - s.base
+	if off >= uintptr(s.n)*unsafe.Sizeof(Node{}) {
+		return n.ID
+	}
+	return int(off / unsafe.Sizeof(Node{}))
+}

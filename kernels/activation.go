@@ -139,6 +139,13 @@ func init() {
 			if (k == actRelu || k == actRelu6) && !dtype.IsFloat(x.DType) {
 				return reluInt(ctx, k)
 			}
+			if cx, ok := complexUnary[name]; ok && cx.c64 != nil {
+				if isComplex(dtype.Base(x.DType)) {
+					// Sigmoid and Tanh of complex64/complex128 (cwise_op_sigmoid.cc,
+					// cwise_op_tanh.cc): complex.go's elementwise functions.
+					return runUnary(ctx, unaryFns{cx: cx})
+				}
+			}
 			return byFloat(ctx, x.DType, dts,
 				func(c *Context) ([]*Tensor, error) { return activationOp[float32](c, k) },
 				func(c *Context) ([]*Tensor, error) { return activationOp[float64](c, k) })
@@ -174,7 +181,7 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		// One pass from x to the output, no copy first.
 		out := x32
 		if _, direct := x.Data.([]float32); !direct || !ctx.Owns(0) {
-			out = make([]float32, len(x32))
+			out = newOutFull[float32](ctx, len(x32))
 		}
 		nnParallel(nnCeilDiv(len(x32), 4096), 4096*4, func(ch int) {
 			lo, hi := ch*4096, min(len(x32), (ch+1)*4096)
@@ -182,7 +189,8 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		})
 		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 	}
-	out := append([]T(nil), xd...)
+	out := newOutFull[T](ctx, len(xd))
+	copy(out, xd)
 	activateIn(k, out, alpha, rs)
 	return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 }

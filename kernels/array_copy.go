@@ -18,13 +18,22 @@ import (
 
 // gatherDimsT implements gatherDims for one element type.
 func gatherDimsT[T any](src []T, inShape []int, maps [][]int, fill []T) []T {
+	n := 1
+	for _, m := range maps {
+		n *= len(m)
+	}
+	return gatherDimsTo(make([]T, n), src, inShape, maps, fill)
+}
+
+// gatherDimsTo is gatherDimsT writing every element of out (of the
+// maps' size).
+func gatherDimsTo[T any](out, src []T, inShape []int, maps [][]int, fill []T) []T {
 	rank := len(maps)
 	outShape := make([]int, rank)
 	for d, m := range maps {
 		outShape[d] = len(m)
 	}
-	n := product(outShape)
-	out := make([]T, n)
+	n := len(out)
 	if n == 0 {
 		return out
 	}

@@ -97,6 +97,10 @@ func setOnes(t *Tensor) bool {
 		fillSlice(d, 1)
 	case []bool:
 		fillSlice(d, true)
+	case []complex64:
+		fillSlice(d, 1)
+	case []complex128:
+		fillSlice(d, 1)
 	default:
 		return false
 	}

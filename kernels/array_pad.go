@@ -84,6 +84,20 @@ func padKernel(ctx *Context) ([]*Tensor, error) {
 		}
 		maps[d] = m
 	}
+	if xd, ok := x.Data.([]float32); ok {
+		if fd, ok := fill.Data.([]float32); ok {
+			n := 1
+			for _, m := range maps {
+				n *= len(m)
+			}
+			shape := make([]int, len(maps))
+			for d, m := range maps {
+				shape[d] = len(m)
+			}
+			out := gatherDimsTo(newOutFull[float32](ctx, n), xd, x.Shape, maps, fd)
+			return []*Tensor{{DType: dtype.Base(x.DType), Shape: shape, Data: out}}, nil
+		}
+	}
 	out, err := gatherDims(x, maps, fill)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)

@@ -142,7 +142,7 @@ func batchNormOp[T nnFloat](ctx *Context, nout int) ([]*Tensor, error) {
 	if d, ok := x.Data.([]T); ok && ctx.Owns(0) {
 		y = d // every value is read once, before its own index is written
 	} else {
-		y = make([]T, len(xd))
+		y = newOutFull[T](ctx, len(xd))
 	}
 	if c > 0 && inner > 0 {
 		outer := len(xd) / (c * inner)

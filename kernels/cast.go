@@ -25,6 +25,10 @@ import (
 //     saturates narrow integers, its scalar remainder keeps the low bits of
 //     a 32-bit conversion (100000.0 → int16 is -31072, as reported in
 //     tensorflow/tensorflow#12235) (cast_x86.go);
+//   - complex → real (bool included) casts the real part and drops the
+//     imaginary one; real → complex casts to the part's type with a zero
+//     imaginary part; complex → complex casts each part (cast_op.h,
+//     Eigen::internal::scalar_cast_op specialisations, NumPy's rules).
 //   - With Truncate=true, the input's extra mantissa bits are zeroed before a
 //     narrowing float cast (LSBZeroSetter in cast_op.h), for exactly the pairs
 //     cast_op.h lists: double→float, double→half, float→half, float→bfloat16.
@@ -80,6 +84,15 @@ func castTensor(x *Tensor, dst tpb.DataType, truncate bool) (*Tensor, error) {
 		c := x.Clone()
 		c.DType = dst
 		return c, nil
+	}
+	if isComplex(src) || isComplex(dst) {
+		if truncate {
+			// cast_op.h's LSBZeroSetter for the complex pairs (including
+			// double → complex64, whose std::complex "mantissa width" is 0)
+			// is not modelled: refused rather than cast without it.
+			return nil, &castUnsupported{fmt.Sprintf("%s to %s with Truncate=true", dtypeName(src), dtypeName(dst))}
+		}
+		return castComplex(x, dst)
 	}
 	if !castable(dst) {
 		return nil, &castUnsupported{fmt.Sprintf("%s to %s", dtypeName(src), dtypeName(dst))}
@@ -276,4 +289,77 @@ func mapTo[T, R any](d []T, f func(T) R) []R {
 
 func init() {
 	Register("Cast", castKernel)
+}
+
+func isComplex(dt tpb.DataType) bool {
+	return dt == tpb.DataType_DT_COMPLEX64 || dt == tpb.DataType_DT_COMPLEX128
+}
+
+// castComplex casts to or from a complex dtype by way of the part's dtype
+// (cast_op.h's scalar_cast_op specialisations): static_cast of the real
+// part, or of the value to the part's type.
+func castComplex(x *Tensor, dst tpb.DataType) (*Tensor, error) {
+	var re, im *Tensor
+	switch d := x.Data.(type) {
+	case []complex64:
+		re = &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: x.Shape, Data: mapTo(d, func(v complex64) float32 { return real(v) })}
+		im = &Tensor{DType: tpb.DataType_DT_FLOAT, Shape: x.Shape, Data: mapTo(d, func(v complex64) float32 { return imag(v) })}
+	case []complex128:
+		re = &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: x.Shape, Data: mapTo(d, func(v complex128) float64 { return real(v) })}
+		im = &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: x.Shape, Data: mapTo(d, func(v complex128) float64 { return imag(v) })}
+	default:
+		re = x
+	}
+	if !isComplex(dst) && isComplex(x.DType) {
+		if out, ok := castComplexToInt(realParts(x.Data), x.DType, dst); ok {
+			return &Tensor{DType: dst, Shape: cloneShape(x.Shape), Data: out}, nil
+		}
+	}
+	if !isComplex(dst) {
+		return castTensor(re, dst, false)
+	}
+	part := tpb.DataType_DT_FLOAT
+	if dst == tpb.DataType_DT_COMPLEX128 {
+		part = tpb.DataType_DT_DOUBLE
+	}
+	r, err := castTensor(re, part, false)
+	if err != nil {
+		return nil, &castUnsupported{fmt.Sprintf("%s to %s", dtypeName(x.DType), dtypeName(dst))}
+	}
+	out := &Tensor{DType: dst, Shape: cloneShape(x.Shape)}
+	var i *Tensor
+	if im != nil {
+		if i, err = castTensor(im, part, false); err != nil {
+			return nil, err
+		}
+	} else {
+		i = MustTensor(part, x.Shape)
+	}
+	if part == tpb.DataType_DT_FLOAT {
+		rd, id := r.Data.([]float32), i.Data.([]float32)
+		c := make([]complex64, len(rd))
+		for k := range c {
+			c[k] = complex(rd[k], id[k])
+		}
+		out.Data = c
+	} else {
+		rd, id := r.Data.([]float64), i.Data.([]float64)
+		c := make([]complex128, len(rd))
+		for k := range c {
+			c[k] = complex(rd[k], id[k])
+		}
+		out.Data = c
+	}
+	return out, nil
+}
+
+// realParts returns the real parts of complex values, exactly, as float64.
+func realParts(data any) []float64 {
+	switch d := data.(type) {
+	case []complex64:
+		return mapTo(d, func(v complex64) float64 { return float64(real(v)) })
+	case []complex128:
+		return mapTo(d, func(v complex128) float64 { return real(v) })
+	}
+	return nil
 }

@@ -134,3 +134,57 @@ func TestCastOutOfRangeByPosition(t *testing.T) {
 }
 
 func reflectIndex(data any, i int) any { return reflect.ValueOf(data).Index(i).Interface() }
+
+func TestCastComplexTruncateRefused(t *testing.T) {
+	x := &Tensor{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{1}, Data: []complex128{1 + 2i}}
+	_, err := castTensor(x, tpb.DataType_DT_COMPLEX64, true)
+	assert.ErrorContains(t, err, "Truncate=true")
+	y, err := castTensor(x, tpb.DataType_DT_COMPLEX64, false)
+	require.NoError(t, err)
+	assert.Equal(t, []complex64{1 + 2i}, y.Data)
+}
+
+// TestCastComplexOutOfRangeByPosition pins x86 TensorFlow's loop shapes for
+// complex sources (castComplexToInt).
+func TestCastComplexOutOfRangeByPosition(t *testing.T) {
+	c128 := func(n int, v float64) *Tensor {
+		d := make([]complex128, n)
+		for i := range d {
+			d[i] = complex(v, 1)
+		}
+		return &Tensor{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{n}, Data: d}
+	}
+	c64 := func(n int, v float32) *Tensor {
+		d := make([]complex64, n)
+		for i := range d {
+			d[i] = complex(v, 1)
+		}
+		return &Tensor{DType: tpb.DataType_DT_COMPLEX64, Shape: []int{n}, Data: d}
+	}
+	cases := []struct {
+		name       string
+		x          *Tensor
+		dst        tpb.DataType
+		vec, tail  any
+		vectorized int
+	}{
+		{"complex128 int8 70000, 16 elements", c128(16, 70000), tpb.DataType_DT_INT8, int8(127), int8(112), 0},
+		{"complex128 int8 70000, 64 elements", c128(64, 70000), tpb.DataType_DT_INT8, int8(127), int8(112), 48},
+		{"complex128 uint8 70000, 33 elements", c128(33, 70000), tpb.DataType_DT_UINT8, uint8(0), uint8(112), 32},
+		{"complex64 uint32 1e10, 15 elements", c64(15, 1e10), tpb.DataType_DT_UINT32, uint32(1 << 31), uint32(1410065408), 8},
+		{"complex64 int16 70000, 100 elements", c64(100, 70000), tpb.DataType_DT_INT16, int16(0), int16(4464), 0},
+		{"complex128 uint32 1e10, 100 elements", c128(100, 1e10), tpb.DataType_DT_UINT32, uint32(0), uint32(1410065408), 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := castTo(t, c.x, c.dst, false)
+			for i := 0; i < c.x.NumElements(); i++ {
+				want := c.tail
+				if i < c.vectorized {
+					want = c.vec
+				}
+				assert.Equal(t, want, reflectIndex(out.Data, i), "element %d", i)
+			}
+		})
+	}
+}

@@ -77,6 +77,10 @@ func compareKernel(op string) KernelFunc {
 			res, ok = eqTyped(p, ad, b.Data, op, func(x, y bool) bool { return x == y })
 		case [][]byte:
 			res, ok = eqTyped(p, ad, b.Data, op, func(x, y []byte) bool { return bytes.Equal(x, y) })
+		case []complex64:
+			res, ok = eqTyped(p, ad, b.Data, op, func(x, y complex64) bool { return x == y })
+		case []complex128:
+			res, ok = eqTyped(p, ad, b.Data, op, func(x, y complex128) bool { return x == y })
 		default:
 			return nil, ctx.Unsupported("dtype %s", dtypeName(a.DType))
 		}
@@ -117,7 +121,8 @@ func cmpTyped[T cmp.Ordered](p *bcastPlan, a []T, bAny any, op string) ([]bool, 
 	return out, true
 }
 
-// eqTyped handles Equal/NotEqual for bool and string; other comparisons
+// eqTyped handles Equal/NotEqual for bool, string and complex (both parts
+// equal); other comparisons
 // have no kernel for them (nil result).
 func eqTyped[T any](p *bcastPlan, a []T, bAny any, op string, eq func(x, y T) bool) ([]bool, bool) {
 	b, ok := bAny.([]T)

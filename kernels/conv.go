@@ -143,7 +143,15 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
 		out = convStorage(p, xd, fd, rs)
 	} else {
-		out = convForward(p, xd, fd, ctx.Emu)
+		var buf []T
+		if roundAccum[T](ctx.Emu) == nil {
+			// The GEMM writes every element of C (its first depth block
+			// stores, later ones add).
+			buf = newOutFull[T](ctx, p.outRows()*p.o)
+		} else {
+			buf = newOut[T](ctx, p.outRows()*p.o)
+		}
+		out = convForward(p, xd, fd, ctx.Emu, buf)
 	}
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
@@ -152,12 +160,12 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 // run in chunks of output rows.
 const im2colBudget = 1 << 22
 
-// convForward computes the convolution in channels-last layout: for each
+// convForward computes the convolution into out (zeroed, rows*o
+// elements) in channels-last layout: for each
 // group, the patches matrix [rows, kd*kh*kw*cg] times the filter's
 // [kd*kh*kw*cg, og] columns of that group.
-func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation) []T {
+func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation, out []T) []T {
 	rows := p.outRows()
-	out := make([]T, rows*p.o)
 	if rows == 0 || p.o == 0 {
 		return out
 	}

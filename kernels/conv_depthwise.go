@@ -79,7 +79,14 @@ func depthwiseCompute[T nnFloat](ctx *Context, x, f *Tensor) (*convResult[T], er
 		ra = storageRound[T](x.DType)
 		rp = ra
 	}
-	out := depthwiseForward(n, c, m, dims, xd, fd, ra, rp)
+	size := n * dims[0].out * dims[1].out * c * m
+	var buf []T
+	if _, f32 := any(xd).([]float32); f32 && m == 1 && ra == nil {
+		buf = newOutFull[T](ctx, size) // depthwiseF32 writes every pixel
+	} else {
+		buf = newOut[T](ctx, size)
+	}
+	out := depthwiseForward(n, c, m, dims, xd, fd, ra, rp, buf)
 	return &convResult[T]{data: out, shape: outShape, channelsLast: cl}, nil
 }
 
@@ -92,10 +99,10 @@ func mapCopy[T any](s []T, fn func(T) T) []T {
 	return out
 }
 
-func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra, rp func(T) T) []T {
+// depthwiseForward sums into out (zeroed, of the output's size).
+func depthwiseForward[T nnFloat](n, c, m int, dims [2]windowDim, x, f []T, ra, rp func(T) T, out []T) []T {
 	dh, dw := dims[0], dims[1]
 	cm := c * m
-	out := make([]T, n*dh.out*dw.out*cm)
 	// float32 with multiplier 1 (MobileNet's case) uses the vector FMA.
 	if x32, ok := any(x).([]float32); ok && m == 1 && ra == nil {
 		depthwiseF32(n, c, dims, x32, any(f).([]float32), any(out).([]float32))

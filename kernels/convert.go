@@ -21,8 +21,11 @@ import (
 //   - otherwise the typed field for the dtype (float_val, double_val,
 //     int_val for int8/16/32, uint8/16 and the quantized types, int64_val,
 //     uint32_val, uint64_val, bool_val, string_val, half_val for half and
-//     bfloat16 bits) holds the values: an empty field means zeros, a short
-//     one is padded by repeating its last value, extra values are ignored.
+//     bfloat16 bits, scomplex_val and dcomplex_val as real, imaginary
+//     pairs for complex64 and complex128) holds the values: an empty field
+//     means zeros, a short one is padded by repeating its last value, extra
+//     values are ignored (a complex field's odd last number too: its
+//     element count is half the field's length, ProtoHelper<complex64>).
 //
 // Shapes are checked before anything is allocated (negative or unknown
 // dimensions and more than MaxElements elements are errors).
@@ -42,7 +45,7 @@ func FromProto(p *tensorpb.TensorProto) (*Tensor, error) {
 	switch dt {
 	case tpb.DataType_DT_INVALID:
 		return nil, fmt.Errorf("tensor has dtype DT_INVALID")
-	case tpb.DataType_DT_RESOURCE, tpb.DataType_DT_VARIANT, tpb.DataType_DT_COMPLEX64, tpb.DataType_DT_COMPLEX128:
+	case tpb.DataType_DT_RESOURCE, tpb.DataType_DT_VARIANT:
 		if n == 0 {
 			return NewTensor(dt, shape)
 		}
@@ -93,6 +96,10 @@ func FromProto(p *tensorpb.TensorProto) (*Tensor, error) {
 		fill(d, p.GetHalfVal(), func(v int32) Float16 { return Float16(uint16(v)) })
 	case []BFloat16:
 		fill(d, p.GetHalfVal(), func(v int32) BFloat16 { return BFloat16(uint16(v)) })
+	case []complex64:
+		fill(d, pairs(p.GetScomplexVal(), func(re, im float32) complex64 { return complex(re, im) }), identityT[complex64])
+	case []complex128:
+		fill(d, pairs(p.GetDcomplexVal(), func(re, im float64) complex128 { return complex(re, im) }), identityT[complex128])
 	default:
 		return nil, fmt.Errorf("constant tensors of dtype %s are not supported", dt)
 	}
@@ -111,6 +118,17 @@ func fill[S, D any](dst []D, src []S, conv func(S) D) {
 			dst[i] = dst[len(src)-1]
 		}
 	}
+}
+
+// pairs reads a complex field of interleaved real and imaginary parts; an
+// odd last number has no pair and is dropped, as TensorFlow's
+// ProtoHelper<complex64>::NumElements (size / 2) drops it.
+func pairs[F float32 | float64, C any](v []F, mk func(re, im F) C) []C {
+	out := make([]C, len(v)/2)
+	for i := range out {
+		out[i] = mk(v[2*i], v[2*i+1])
+	}
+	return out
 }
 
 // ShapeFromProto converts a TensorShapeProto of a concrete tensor. Unknown
@@ -235,6 +253,14 @@ func DecodeRaw(dt tpb.DataType, shape []int, raw []byte) (*Tensor, error) {
 		for i := range d {
 			d[i] = raw[i] != 0
 		}
+	case []complex64:
+		for i := range d {
+			d[i] = complex(math.Float32frombits(le.Uint32(raw[8*i:])), math.Float32frombits(le.Uint32(raw[8*i+4:])))
+		}
+	case []complex128:
+		for i := range d {
+			d[i] = complex(math.Float64frombits(le.Uint64(raw[16*i:])), math.Float64frombits(le.Uint64(raw[16*i+8:])))
+		}
 	default:
 		return nil, fmt.Errorf("dtype %s has no fixed-size encoding", dt)
 	}
@@ -306,6 +332,16 @@ func EncodeRaw(t *Tensor) ([]byte, error) {
 			if v {
 				raw[i] = 1
 			}
+		}
+	case []complex64:
+		for i, v := range d {
+			le.PutUint32(raw[8*i:], math.Float32bits(real(v)))
+			le.PutUint32(raw[8*i+4:], math.Float32bits(imag(v)))
+		}
+	case []complex128:
+		for i, v := range d {
+			le.PutUint64(raw[16*i:], math.Float64bits(real(v)))
+			le.PutUint64(raw[16*i+8:], math.Float64bits(imag(v)))
 		}
 	default:
 		return nil, fmt.Errorf("%s tensor holds %T", t.DType, t.Data)

@@ -109,6 +109,8 @@ func TestProtoRoundTrip(t *testing.T) {
 		{DType: tpb.DataType_DT_BOOL, Shape: []int{}, Data: []bool{true}},
 		{DType: tpb.DataType_DT_STRING, Shape: []int{2}, Data: [][]byte{[]byte("p"), nil}},
 		{DType: tpb.DataType_DT_DOUBLE, Shape: []int{0}, Data: []float64{}},
+		{DType: tpb.DataType_DT_COMPLEX64, Shape: []int{2}, Data: []complex64{1 - 2i, complex(float32(math.Inf(1)), 0.5)}},
+		{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{1, 1}, Data: []complex128{complex(math.Pi, -1e300)}},
 	}
 	for _, in := range tensors {
 		t.Run(in.DType.String(), func(t *testing.T) {
@@ -126,7 +128,7 @@ func TestNewTensorGuards(t *testing.T) {
 	assert.ErrorContains(t, err, "negative")
 	_, err = NewTensor(tpb.DataType_DT_FLOAT, []int{MaxElements, 2})
 	assert.ErrorContains(t, err, "elements")
-	_, err = NewTensor(tpb.DataType_DT_COMPLEX64, []int{1})
+	_, err = NewTensor(tpb.DataType_DT_FLOAT8_E5M2, []int{1})
 	assert.ErrorContains(t, err, "no tensor representation")
 	x, err := NewTensor(tpb.DataType_DT_HALF, []int{2, 3})
 	require.NoError(t, err)
@@ -150,4 +152,38 @@ func FuzzFromProto(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestComplexFromProto checks scomplex_val and dcomplex_val: real,
+// imaginary pairs, padded with the last pair, an odd last number dropped
+// (ProtoHelper<complex64>::NumElements is the field's size / 2).
+func TestComplexFromProto(t *testing.T) {
+	shape := ShapeToProto([]int{3})
+	tests := []struct {
+		name string
+		p    *tensorpb.TensorProto
+		want any
+	}{
+		{"complex64 padded", &tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX64, TensorShape: shape,
+			ScomplexVal: []float32{1, 2, 3, 4}}, []complex64{1 + 2i, 3 + 4i, 3 + 4i}},
+		{"complex64 odd count", &tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX64, TensorShape: shape,
+			ScomplexVal: []float32{1, 2, 9}}, []complex64{1 + 2i, 1 + 2i, 1 + 2i}},
+		{"complex64 empty is zeros", &tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX64, TensorShape: shape},
+			[]complex64{0, 0, 0}},
+		{"complex128", &tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX128, TensorShape: shape,
+			DcomplexVal: []float64{-1, 0.5, 2, -3, 4, 5}}, []complex128{-1 + 0.5i, 2 - 3i, 4 + 5i}},
+		{"complex64 tensor_content", &tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX64,
+			TensorShape: ShapeToProto([]int{1}), TensorContent: []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0}},
+			[]complex64{1 - 2i}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := FromProto(tt.p)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Data)
+		})
+	}
+	_, err := FromProto(&tensorpb.TensorProto{Dtype: tpb.DataType_DT_COMPLEX128, TensorShape: ShapeToProto([]int{1}),
+		TensorContent: make([]byte, 8)})
+	assert.ErrorContains(t, err, "needs 16 bytes")
 }

@@ -38,6 +38,9 @@ type binaryFns struct {
 	// vec, when not vecNone, selects the closure-free fast path for the
 	// float32/float64/integer cases (Add, Sub, Mul, Div).
 	vec int
+	// cx holds the complex functions (complex.go's complexBinary, set at
+	// registration).
+	cx cBinary
 }
 
 const (
@@ -111,6 +114,10 @@ func runBinary(ctx *Context, fns binaryFns) ([]*Tensor, error) {
 		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u32, fns.intCheck, fns.vec)
 	case []uint64:
 		out.Data, err = binTyped(ctx, p, ad, b.Data, c, fns.u64, fns.intCheck, fns.vec)
+	case []complex64:
+		out.Data, err = binComplex(ctx, p, ad, b.Data, c, fns.cx.c64, fns.cx.t64, lanes64)
+	case []complex128:
+		out.Data, err = binComplex(ctx, p, ad, b.Data, c, fns.cx.c128, fns.cx.t128, lanes128)
 	}
 	if err != nil {
 		return nil, err
@@ -146,8 +153,36 @@ func isNilSlice(d any) bool {
 		return s == nil
 	case []bool:
 		return s == nil
+	case []complex64:
+		return s == nil
+	case []complex128:
+		return s == nil
 	}
 	return false
+}
+
+// binComplex is binTyped for the complex dtypes: f (Eigen's packet
+// function) everywhere, then tail (its scalar function, when it differs)
+// on the last n mod lanes elements.
+func binComplex[T complex64 | complex128](ctx *Context, p *bcastPlan, a []T, bAny any, cost int, f, tail func(T, T) T, lanes int) ([]T, error) {
+	if f == nil {
+		return nil, nil
+	}
+	b, ok := bAny.([]T)
+	if !ok {
+		return nil, ctx.Errorf("operand 1 data does not match its dtype")
+	}
+	out := make([]T, p.n)
+	binaryBroadcast(p, a, b, out, cost, f)
+	if tail != nil {
+		_, steps := p.inner()
+		p.runs(p.n-p.n%lanes, p.n, func(o int, offs []int, n int) {
+			for i := 0; i < n; i++ {
+				out[o+i] = tail(a[offs[0]+i*steps[0]], b[offs[1]+i*steps[1]])
+			}
+		})
+	}
+	return out, nil
 }
 
 // binTyped runs f over a and b (b given as any and checked to be []T). A nil
@@ -186,7 +221,7 @@ func binaryOut[T number](ctx *Context, n int, a, b []T) []T {
 			return b
 		}
 	}
-	return make([]T, n)
+	return newOutFull[T](ctx, n)
 }
 
 // ownData reports whether s is t's own data, not a converted copy.
@@ -386,6 +421,7 @@ func floatBinary(f32 func(a, b float32) float32, f64 func(a, b float64) float64,
 
 func init() {
 	reg := func(op string, fns binaryFns) {
+		fns.cx = complexBinary[op]
 		Register(op, func(ctx *Context) ([]*Tensor, error) { return runBinary(ctx, fns) })
 	}
 	// cwise_op_add_1.cc / _2.cc. Add has no uint16/32/64 kernels; AddV2 has.

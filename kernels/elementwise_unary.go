@@ -35,7 +35,10 @@ type unaryFns struct {
 	// h and bh, when set, replace f32 for DT_HALF / DT_BFLOAT16 (ops whose
 	// intermediate values Eigen rounds to the storage type).
 	h, bh func(float32) float32
-	cost  int // rough per-element cost relative to an add, for parallelism
+	// cx holds the complex functions (complex.go's complexUnary, set at
+	// registration).
+	cx   cUnaryFns
+	cost int // rough per-element cost relative to an add, for parallelism
 }
 
 // mapUnary computes out[i] = f(in[i]) in parallel chunks.
@@ -149,6 +152,14 @@ func runUnary(ctx *Context, fns unaryFns) ([]*Tensor, error) {
 	case []uint64:
 		if fns.u64 != nil {
 			out.Data = unaryApply(d, c, fns.u64)
+		}
+	case []complex64:
+		if fns.cx.c64 != nil {
+			out.Data = unaryTail(unaryApply(d, c, fns.cx.c64), d, fns.cx.t64, lanes64)
+		}
+	case []complex128:
+		if fns.cx.c128 != nil {
+			out.Data = unaryTail(unaryApply(d, c, fns.cx.c128), d, fns.cx.t128, lanes128)
 		}
 	}
 	if out.Data == nil {
@@ -297,6 +308,7 @@ func floatMath(g func(float64) float64, cost int) unaryFns {
 
 func init() {
 	reg := func(op string, fns unaryFns) {
+		fns.cx = complexUnary[op]
 		Register(op, func(ctx *Context) ([]*Tensor, error) { return runUnary(ctx, fns) })
 	}
 	// cwise_op_abs.cc: half, bfloat16, float, double, int8, int16, int32, int64.

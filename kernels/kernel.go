@@ -47,6 +47,8 @@ type Context struct {
 	// instead of allocating and the garbage collector freeing another
 	// tensor.
 	Owned uint64
+	// Buffers, when set, supplies recycled output buffers (see Buffers).
+	Buffers Buffers
 }
 
 // Owns reports whether the kernel may overwrite Inputs[i]'s data (Owned).

@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"strings"
+
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
@@ -8,8 +10,9 @@ import (
 // core/kernels/matmul_op_impl.h: MatMul is a rank-2 BatchMatMul with
 // transpose_a/transpose_b; BatchMatMul (V1) needs equal batch dims,
 // BatchMatMulV2/V3 broadcast them; V3 adds Ta, Tb and Tout. CPU dtypes
-// (matmul_op_real.cc): float, double, half, bfloat16, int16, int32, int64,
-// and for V3 int8/uint8 operands with an int32 result.
+// (matmul_op_real.cc, matmul_op_complex.cc): float, double, half, bfloat16,
+// int16, int32, int64, complex64, complex128, and for V3 int8/uint8
+// operands with an int32 result.
 
 func init() {
 	Register("MatMul", matMulKernel)
@@ -285,6 +288,11 @@ func matMulAny(ctx *Context, x, y *Tensor, adjX, adjY, broadcast bool, tout tpb.
 		case tpb.DataType_DT_INT16:
 			return intMatMul[int16](ctx, p, x, y)
 		}
+	}
+	if x.DType == y.DType && tout == x.DType && (x.DType == tpb.DataType_DT_COMPLEX64 || x.DType == tpb.DataType_DT_COMPLEX128) {
+		// BatchMatMul's adj_x/adj_y conjugate as well as transpose;
+		// MatMul's transpose_a/transpose_b only transpose.
+		return complexMatMul(ctx, p, x, y, strings.HasPrefix(ctx.Op, "BatchMatMul"))
 	}
 	// BatchMatMulV3's 8-bit operands with an int32 result.
 	is8 := func(dt tpb.DataType) bool { return dt == tpb.DataType_DT_INT8 || dt == tpb.DataType_DT_UINT8 }

@@ -350,6 +350,14 @@ func reduceKernel(kind string) KernelFunc {
 			out.Data = reduceInts(kind, d, x.Shape, g, 0, math.MaxUint32)
 		case []uint64:
 			out.Data = reduceInts(kind, d, x.Shape, g, 0, math.MaxUint64)
+		case []complex64:
+			if r := reduceComplex(kind, widenC64(d), x.Shape, g); r != nil {
+				out.Data = mapTo(r, func(v complex128) complex64 { return complex64(v) })
+			}
+		case []complex128:
+			if r := reduceComplex(kind, d, x.Shape, g); r != nil {
+				out.Data = r
+			}
 		case []bool:
 			switch kind {
 			case "All":

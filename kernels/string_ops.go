@@ -408,7 +408,7 @@ func asStringKernel(ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	isF := dtype.IsFloat(x.DType)
+	isF := dtype.IsFloat(x.DType) || isComplex(dtype.Base(x.DType))
 	if !isF && x.DType != tpb.DataType_DT_STRING {
 		if sci || shortest {
 			return nil, ctx.Errorf("scientific and shortest format not supported for datatype %s", dtypeName(x.DType))
@@ -511,6 +511,14 @@ func asStringKernel(ctx *Context) ([]*Tensor, error) {
 	case []uint64:
 		for i, v := range d {
 			out[i] = unsigned(v)
+		}
+	case []complex64: // "(%f,%f)": each part with the float format
+		for i, v := range d {
+			out[i] = []byte("(" + spec.formatFloat(float64(real(v))) + "," + spec.formatFloat(float64(imag(v))) + ")")
+		}
+	case []complex128:
+		for i, v := range d {
+			out[i] = []byte("(" + spec.formatFloat(real(v)) + "," + spec.formatFloat(imag(v)) + ")")
 		}
 	case []bool: // the format is ignored
 		for i, v := range d {

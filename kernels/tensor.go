@@ -16,6 +16,7 @@ type BFloat16 uint16
 //	DT_INT8 []int8       DT_UINT8 []uint8      DT_INT16 []int16    DT_UINT16 []uint16
 //	DT_INT32 []int32     DT_INT64 []int64      DT_UINT32 []uint32  DT_UINT64 []uint64
 //	DT_BOOL []bool       DT_STRING [][]byte    DT_RESOURCE []*Resource
+//	DT_COMPLEX64 []complex64                   DT_COMPLEX128 []complex128
 //	DT_VARIANT []any (e.g. *TensorList)
 //
 // Data is row-major with len equal to the product of Shape (1 for a scalar).

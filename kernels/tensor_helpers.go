@@ -99,6 +99,10 @@ func makeData(dt tpb.DataType, n int) (any, error) {
 		return make([]uint64, n), nil
 	case tpb.DataType_DT_BOOL:
 		return make([]bool, n), nil
+	case tpb.DataType_DT_COMPLEX64:
+		return make([]complex64, n), nil
+	case tpb.DataType_DT_COMPLEX128:
+		return make([]complex128, n), nil
 	case tpb.DataType_DT_STRING:
 		return make([][]byte, n), nil
 	case tpb.DataType_DT_RESOURCE:
@@ -215,6 +219,10 @@ func (t *Tensor) Clone() *Tensor {
 		c.Data = append([]uint64(nil), d...)
 	case []bool:
 		c.Data = append([]bool(nil), d...)
+	case []complex64:
+		c.Data = append([]complex64(nil), d...)
+	case []complex128:
+		c.Data = append([]complex128(nil), d...)
 	case [][]byte:
 		s := make([][]byte, len(d))
 		for i, b := range d {
@@ -266,6 +274,10 @@ func (t *Tensor) DataLen() int {
 	case []uint64:
 		return len(d)
 	case []bool:
+		return len(d)
+	case []complex64:
+		return len(d)
+	case []complex128:
 		return len(d)
 	case [][]byte:
 		return len(d)

@@ -126,7 +126,7 @@ func (s *streamer) graphDef(n int64, g *gpb.GraphDef, depth int, k *check) error
 		switch num {
 		case 1:
 			nd, err := s.nodeDef(l, depth+1, nested)
-			g.Node = append(g.Node, nd)
+			g.Node = appendNode(g.Node, nd)
 			return true, err
 		case 2:
 			if g.Library != nil {
@@ -156,7 +156,7 @@ func (s *streamer) functionDef(n int64, fd *fpb.FunctionDef, depth int, k *check
 			return false, nil
 		}
 		nd, err := s.nodeDef(l, depth+1, nested)
-		fd.NodeDef = append(fd.NodeDef, nd)
+		fd.NodeDef = appendNode(fd.NodeDef, nd)
 		return true, err
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -176,17 +177,49 @@ func checkShapeProto(sh *shapepb.TensorShapeProto, allowUnknown bool, limit int6
 	if sh.GetUnknownRank() {
 		return nil
 	}
-	dims := make([]int64, len(sh.GetDim()))
-	for i, d := range sh.GetDim() {
-		dims[i] = d.GetSize()
+	// Most shapes are small: their dims are checked in an array on the
+	// stack, and only an error copies them to the heap.
+	var small [8]int64
+	dims := small[:0]
+	if len(sh.GetDim()) > len(small) {
+		dims = make([]int64, 0, len(sh.GetDim()))
 	}
-	return checkDims(dims, allowUnknown, limit)
+	for _, d := range sh.GetDim() {
+		dims = append(dims, d.GetSize())
+	}
+	if p, _ := dimsProblem(dims, allowUnknown, limit); p == dimsFine {
+		return nil
+	}
+	return checkDims(slices.Clone(dims), allowUnknown, limit)
 }
 
 // checkDims rejects dimensions below -1 (or any negative one where the
 // shape must be fully known) and shapes whose known dimensions multiply to
 // more than limit elements.
 func checkDims(dims []int64, allowUnknown bool, limit int64) error {
+	switch p, d := dimsProblem(dims, allowUnknown, limit); p {
+	case dimsNegative:
+		return fmt.Errorf("shape %v has negative dimension %d", dims, d)
+	case dimsOverLimit:
+		return fmt.Errorf("shape %v has dimension %d, over the limit of %d elements", dims, d, limit)
+	case dimsTooMany:
+		return fmt.Errorf("shape %v has more than %d elements", dims, limit)
+	}
+	return nil
+}
+
+// The problems dimsProblem finds.
+const (
+	dimsFine = iota
+	dimsNegative
+	dimsOverLimit
+	dimsTooMany
+)
+
+// dimsProblem is checkDims's test without its message (nor a reference to
+// dims kept, so that they may lie on the caller's stack): the problem and
+// the dimension it is about.
+func dimsProblem(dims []int64, allowUnknown bool, limit int64) (int, int64) {
 	n := uint64(1)
 	overflow := false
 	for _, d := range dims {
@@ -194,9 +227,9 @@ func checkDims(dims []int64, allowUnknown bool, limit int64) error {
 		case d == -1 && allowUnknown:
 			continue
 		case d < 0:
-			return fmt.Errorf("shape %v has negative dimension %d", dims, d)
+			return dimsNegative, d
 		case d > limit:
-			return fmt.Errorf("shape %v has dimension %d, over the limit of %d elements", dims, d, limit)
+			return dimsOverLimit, d
 		}
 		hi, lo := bits.Mul64(n, uint64(d))
 		if hi != 0 {
@@ -205,9 +238,9 @@ func checkDims(dims []int64, allowUnknown bool, limit int64) error {
 		n = lo
 	}
 	if overflow || n > uint64(limit) {
-		return fmt.Errorf("shape %v has more than %d elements", dims, limit)
+		return dimsTooMany, 0
 	}
-	return nil
+	return dimsFine, 0
 }
 
 func shapeString(sh *shapepb.TensorShapeProto) string {

@@ -2,6 +2,7 @@ package savedmodel
 
 import (
 	"errors"
+	"hash/maphash"
 	"math"
 	"unicode/utf8"
 	"unsafe"
@@ -56,9 +57,10 @@ import (
 
 // sharedMax is the largest encoded attr value of a NodeDef that is decoded
 // once per file: the NodeDefs whose attr holds the same bytes (dtypes,
-// strides, paddings, data formats: most attrs of a large graph) share one
-// AttrValue message, as the defaults graph.Node.Attrs adds from the OpDefs
-// are shared. Tensors and funcs are never shared. A model's messages are
+// strides, paddings, data formats, small constants: most attrs of a large
+// graph) share one AttrValue message, as the defaults graph.Node.Attrs adds
+// from the OpDefs are shared. Funcs are never shared, nor tensors with a
+// field left to proto.Unmarshal or content left in the file (smallTensor). A model's messages are
 // read, never modified in place (rewrite modifies clones): NodeDefs share
 // attr maps too (sharedMapMax), and tensors their shapes.
 const sharedMax = 64
@@ -67,7 +69,7 @@ const sharedMax = 64
 // whose attr map is decoded once per file: NodeDefs whose attr entries are
 // the same bytes (every Conv2D of a tower, every Relu) share one map, as
 // they share its values (sharedMax), when each of its values is shared.
-// A NodeDef with a tensor or func attr (a Const) has a map of its own.
+// A NodeDef with a func attr, or a tensor not shared, has a map of its own.
 const sharedMapMax = 1024
 
 // aliasMin is the smallest tensor_content kept in the file's buffer rather
@@ -148,11 +150,16 @@ type wireDecoder struct {
 	text   []byte // string arena: the current chunk's free space
 	bytes  []byte // byte arena for small bytes fields
 	intern map[string]string
-	shared map[string]*attrpb.AttrValue // by encoded value (sharedMax)
+	// recentNames are the latest interned names by slot (name).
+	recentNames [64]string
+	shared      map[string]*attrpb.AttrValue // by encoded value (sharedMax)
 	// sharedMaps are NodeDef attr maps by their entries' bytes (sharedMapMax).
 	sharedMaps map[string]map[string]*attrpb.AttrValue
 	// sharedShapes are tensors' shapes by encoded value (sharedMax).
 	sharedShapes map[string]*shapepb.TensorShapeProto
+	// recent are small tensor values met once (recentTensor).
+	recent []tensorSlot
+	seed   maphash.Seed
 
 	// holes, when set, are the tensor contents a compacted file left out
 	// (lazy.go): the TensorProto holding the marker of hole i keeps it as
@@ -190,14 +197,27 @@ func (d *wireDecoder) str(v []byte) (string, error) {
 // name returns v as an interned string: op names, devices and attr names
 // repeat across a graph.
 func (d *wireDecoder) name(v []byte) (string, error) {
-	if s, ok := d.intern[string(v)]; ok {
-		return s, nil
+	// A graph has few op and attr names, met over and over: the last one
+	// of each slot of a small table, by length and end bytes, is found
+	// without hashing the whole name.
+	var slot *string
+	if len(v) > 0 {
+		slot = &d.recentNames[(len(v)*31+int(v[0])+7*int(v[len(v)-1]))%len(d.recentNames)]
+		if *slot == string(v) {
+			return *slot, nil
+		}
 	}
-	s, err := d.str(v)
-	if err != nil {
-		return "", err
+	s, ok := d.intern[string(v)]
+	if !ok {
+		var err error
+		if s, err = d.str(v); err != nil {
+			return "", err
+		}
+		d.intern[s] = s
 	}
-	d.intern[s] = s
+	if slot != nil {
+		*slot = s
+	}
 	return s, nil
 }
 
@@ -351,7 +371,7 @@ func (d *wireDecoder) graphDef(b []byte, g *gpb.GraphDef, depth int) error {
 		switch f.num {
 		case 1:
 			n, err := d.nodeDef(f.val, depth+1)
-			g.Node = append(g.Node, n)
+			g.Node = appendNode(g.Node, n)
 			return true, err
 		case 2:
 			if g.Library != nil {
@@ -381,9 +401,19 @@ func (d *wireDecoder) functionDef(b []byte, fd *fpb.FunctionDef, depth int) erro
 			return false, nil
 		}
 		n, err := d.nodeDef(f.val, depth+1)
-		fd.NodeDef = append(fd.NodeDef, n)
+		fd.NodeDef = appendNode(fd.NodeDef, n)
 		return true, err
 	})
+}
+
+// appendNode appends n to a graph's or function's nodes, doubling their
+// array when full: append grows a large slice by a quarter at a time, and
+// a graph of 200,000 nodes would allocate five times its array's size.
+func appendNode(nodes []*nodepb.NodeDef, n *nodepb.NodeDef) []*nodepb.NodeDef {
+	if len(nodes) == cap(nodes) && len(nodes) >= 256 {
+		nodes = append(make([]*nodepb.NodeDef, 0, 2*len(nodes)), nodes...)
+	}
+	return append(nodes, n)
 }
 
 // nodeDef decodes one NodeDef at nesting level depth; one the decoder does
@@ -518,19 +548,75 @@ func (d *wireDecoder) attrEntry(b []byte, m map[string]*attrpb.AttrValue, depth 
 			return true, nil
 		}
 	}
+	// A small tensor is shared from its second occurrence on, so that a
+	// graph of distinct constants does not fill d.shared.
+	var slot *tensorSlot
+	if share && len(v.val) > 0 && v.val[0] == tensorTag {
+		slot = d.recentTensor(v.val)
+		if a := slot.a; a != nil && string(slot.key) == string(v.val) {
+			d.share(v.val, a)
+			m[key] = a
+			return true, nil
+		}
+	}
 	a := d.attrs.New()
 	if err := d.attrValue(v.val, a, depth+1); err != nil {
 		return false, err
 	}
+	m[key] = a
+	if slot != nil && smallTensor(a) {
+		slot.key, slot.a = append(slot.key[:0], v.val...), a
+		return false, nil
+	}
 	share = share && Shareable(a)
 	if share {
-		if d.shared == nil {
-			d.shared = map[string]*attrpb.AttrValue{}
-		}
-		d.shared[string(v.val)] = a
+		d.share(v.val, a)
 	}
-	m[key] = a
 	return share, nil
+}
+
+// share makes a the message of every later attr value of these bytes.
+func (d *wireDecoder) share(b []byte, a *attrpb.AttrValue) {
+	if d.shared == nil {
+		d.shared = map[string]*attrpb.AttrValue{}
+	}
+	d.shared[string(b)] = a
+}
+
+// tensorTag is the first byte of an AttrValue holding a tensor (field 8,
+// length-delimited).
+const tensorTag = 8<<3 | byte(protowire.BytesType)
+
+// recentTensors is how many small tensors met once the decoder keeps by
+// their bytes (the latest in each of as many slots, by hash), waiting for
+// a second occurrence that makes them shared.
+const recentTensors = 4096
+
+// tensorSlot is a small tensor value met once, and its bytes (in an
+// array of the slot's own, reused).
+type tensorSlot struct {
+	key []byte
+	a   *attrpb.AttrValue
+}
+
+// recentTensor is the slot of the tensor value of bytes b.
+func (d *wireDecoder) recentTensor(b []byte) *tensorSlot {
+	if d.recent == nil {
+		d.recent = make([]tensorSlot, recentTensors)
+		d.seed = maphash.MakeSeed()
+	}
+	return &d.recent[maphash.Bytes(d.seed, b)%recentTensors]
+}
+
+// smallTensor reports whether a is a tensor the decoder may give the
+// NodeDefs whose attr holds its bytes (at most sharedMax of them) one
+// message: one read in whole, with no field left to proto.Unmarshal and no
+// content left in the file, which nothing completes in place. Frozen
+// graphs repeat such constants (shapes, axes, zeros and ones) many times;
+// one met a second time is shared from then on (recentTensors).
+func smallTensor(a *attrpb.AttrValue) bool {
+	t := a.GetTensor()
+	return t != nil && len(t.ProtoReflect().GetUnknown()) == 0
 }
 
 // Shareable reports whether a holds no message a caller might complete in

@@ -313,14 +313,19 @@ func TestWireDecodeMarshalsBack(t *testing.T) {
 }
 
 // NodeDefs whose attr entries are the same bytes share one attr map when
-// every value in it is shared; a NodeDef with a tensor attr, or whose
-// entries differ or are not in one run, has a map of its own. Tensors of
-// the same shape share their shape. Each decodes to what proto.Unmarshal
-// gives.
+// every value in it is shared: small tensors of the same bytes are from
+// their second occurrence on, so Consts of the same small value share
+// their tensor, and from the second on their map; a NodeDef
+// whose entries differ or are not in one run, or whose tensor is larger,
+// has a map of its own. Tensors of the same shape share their shape. Each
+// decodes to what proto.Unmarshal gives.
 func TestWireDecodeSharesAttrMaps(t *testing.T) {
 	typeAttr := attrRec("T", varintRec(6, 1))
 	strides := attrRec("strides", rec(1, rec(3, []byte{1, 2, 2, 1})))
-	tensor := attrRec("value", rec(8, cat(varintRec(1, 1), rec(2, rec(2, varintRec(1, 1))), rec(4, []byte{0, 0, 0, 0}))))
+	tensorOf := func(content []byte) []byte {
+		return attrRec("value", rec(8, cat(varintRec(1, 1), rec(2, rec(2, varintRec(1, uint64(len(content)/4)))), rec(4, content))))
+	}
+	tensor, other, large := tensorOf([]byte{0, 0, 0, 0}), tensorOf([]byte{0, 0, 128, 63}), tensorOf(make([]byte, 4*sharedMax))
 	op := rec(2, []byte("Conv2D"))
 	gd := cat(
 		nodeRec(rec(1, []byte("a")), op, typeAttr, strides),
@@ -329,23 +334,33 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 		nodeRec(rec(1, []byte("d")), op, typeAttr, rec(4, []byte("/cpu:0")), strides),
 		nodeRec(rec(1, []byte("e")), rec(2, []byte("Const")), typeAttr, tensor),
 		nodeRec(rec(1, []byte("f")), rec(2, []byte("Const")), typeAttr, tensor),
+		nodeRec(rec(1, []byte("g")), rec(2, []byte("Const")), typeAttr, other),
+		nodeRec(rec(1, []byte("h")), rec(2, []byte("Const")), typeAttr, large),
+		nodeRec(rec(1, []byte("i")), rec(2, []byte("Const")), typeAttr, large),
+		nodeRec(rec(1, []byte("j")), rec(2, []byte("Const")), typeAttr, tensor),
 	)
 	sameAsUnmarshal(t, gd, kindGraphDef)
 	msg, err := decodeProto(kindGraphDef, gd)
 	require.NoError(t, err)
 	nodes := msg.(*gpb.GraphDef).GetNode()
-	require.Len(t, nodes, 6)
+	require.Len(t, nodes, 10)
 	same := func(i, j int) bool {
 		return reflect.ValueOf(nodes[i].GetAttr()).UnsafePointer() == reflect.ValueOf(nodes[j].GetAttr()).UnsafePointer()
 	}
+	value := func(i int) *tensorpb.TensorProto { return nodes[i].GetAttr()["value"].GetTensor() }
 	assert.True(t, same(0, 1), "a and b")
 	assert.False(t, same(0, 2), "a and c")
 	assert.False(t, same(0, 3), "a and d, its entries apart")
-	assert.False(t, same(4, 5), "Consts")
 	assert.Same(t, nodes[0].GetAttr()["T"], nodes[3].GetAttr()["T"], "values are shared still")
-	e, f := nodes[4].GetAttr()["value"].GetTensor(), nodes[5].GetAttr()["value"].GetTensor()
-	assert.NotSame(t, e, f)
-	assert.Same(t, e.GetTensorShape(), f.GetTensorShape(), "the Consts' shapes")
+	assert.Same(t, value(4), value(5), "Consts of one small value")
+	assert.Same(t, value(4), value(9))
+	assert.False(t, same(4, 5), "a small tensor's first Const, its map made before the value repeats")
+	assert.True(t, same(5, 9), "Consts of one small value")
+	assert.False(t, same(4, 6), "Consts of two values")
+	assert.NotSame(t, value(4), value(6))
+	assert.Same(t, value(4).GetTensorShape(), value(6).GetTensorShape(), "the Consts' shapes")
+	assert.False(t, same(7, 8), "Consts of a value over sharedMax")
+	assert.NotSame(t, value(7), value(8))
 }
 
 // next reads every record as protowire does, its short-record path

@@ -66,13 +66,14 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 			s.place(i, s.device(int(p.assigned)), s.pinnedReason(p))
 			continue
 		}
-		if p.isGenerator() {
+		fl := s.flags(i)
+		if fl&flagGenerator != 0 {
 			second = append(second, int32(i))
 			continue
 		}
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if p.isMetadata() && len(p.in) > 0 && p.in[0].n >= 0 {
+		if fl&flagMetadata != 0 && len(p.in) > 0 && p.in[0].n >= 0 {
 			src := p.in[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
 				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
@@ -98,7 +99,8 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 				// A generator its own device field pins had no choice:
 				// the pin is the reason.
 				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
-					why = "generator follows its consumers (placer.cc:296-311)"
+					s.place(i, d, s.generatorFollows(d))
+					continue
 				}
 			}
 		}
@@ -377,13 +379,25 @@ func (s *sim) kernelOn(d int, dflt bool) string {
 	if s.kernelTexts == nil {
 		s.kernelTexts = make([][2]string, len(s.devs))
 		for e, t := range s.types {
-			s.kernelTexts[e] = [2]string{"kernel on " + t, "kernel on " + t + ", the default device"}
+			s.kernelTexts[e] = [2]string{s.says(e, "kernel on "+t), s.says(e, "kernel on "+t+", the default device")}
 		}
 	}
 	if dflt {
-		return s.says(d, s.kernelTexts[d][1])
+		return s.kernelTexts[d][1]
 	}
-	return s.says(d, s.kernelTexts[d][0])
+	return s.kernelTexts[d][0]
+}
+
+// generatorFollows is describe's words for a generator placed with its
+// consumers on device d, made once per device.
+func (s *sim) generatorFollows(d int) string {
+	if s.generatorWhy == nil {
+		s.generatorWhy = make([]string, len(s.devs))
+	}
+	if s.generatorWhy[d] == "" {
+		s.generatorWhy[d] = s.says(d, "generator follows its consumers (placer.cc:296-311)")
+	}
+	return s.generatorWhy[d]
 }
 
 type saysKey struct {
@@ -513,15 +527,19 @@ type reasonEdit struct {
 
 // edit is the list e makes, made once.
 func (s *sim) edit(e reasonEdit) int32 {
-	// Nodes one after the other often give the same reasons.
-	if s.lastEdit.k > 0 && s.lastEdit.e == e {
-		return s.lastEdit.k
+	// Nodes one after the other often give the same few reasons.
+	for j := range s.recentEdits {
+		if r := &s.recentEdits[j]; r.k > 0 && r.e == e {
+			return r.k
+		}
 	}
 	k, ok := s.edits[e]
 	if !ok {
 		k = s.newEdit(e)
 	}
-	s.lastEdit.e, s.lastEdit.k = e, k
+	r := &s.recentEdits[s.nextRecent]
+	r.e, r.k = e, k
+	s.nextRecent = (s.nextRecent + 1) % len(s.recentEdits)
 	return k
 }
 

@@ -108,6 +108,14 @@ func (s *sim) lookupKernels() {
 	// its first lookup.
 	byClass := filled(s.flat.classes*nd, -1)
 	classSup := make([]int, s.flat.classes*nd)
+	// The nodes in no class, by their matcher's key (KeyedMatcher).
+	keyers := make([]KeyedMatcher, nd)
+	byKey := make([]map[int]int32, nd)
+	for d, m := range s.matchers {
+		if km, ok := m.(KeyedMatcher); ok {
+			keyers[d], byKey[d] = km, map[int]int32{}
+		}
+	}
 	for i, p := range s.nodes {
 		if p.ghost {
 			for d := 0; d < nd; d++ {
@@ -135,14 +143,25 @@ func (s *sim) lookupKernels() {
 				}
 			}
 			var k int32
+			key, keyed := 0, false
 			if d == s.cpu && ci >= 0 {
 				if fromShared[ci] < 0 {
 					fromShared[ci] = mt.add(&shared.tab[ci])
 				}
 				k = fromShared[ci]
 			} else {
-				m := s.lookupOn(p, p.look, d, s.matchers[d])
-				k = mt.add(&m)
+				if keyers[d] != nil && s.flags(i)&flagSystem == 0 {
+					key, keyed = keyers[d].LookupKey(p.look)
+				}
+				if kk, ok := byKey[d][key]; keyed && ok {
+					k = kk
+				} else {
+					m := s.lookupOn(p, p.look, d, s.matchers[d])
+					k = mt.add(&m)
+					if keyed {
+						byKey[d][key] = k
+					}
+				}
 			}
 			s.midx[i*nd+d], sup[d] = k, s.priority(d, &mt.tab[k])
 			if slot >= 0 {
@@ -363,7 +382,7 @@ func (s *sim) colocate() {
 			continue
 		}
 		g.rq = p.rq
-		if p.resourceGenerator() && !p.req().empty() {
+		if p.rq != nil && !p.rq.empty() && p.resourceGenerator() { // few nodes request a device
 			// Resource generators' requests are resource devices
 			// (colocation_graph.cc:95-98, 1525-1537).
 			res := p.req()
@@ -541,8 +560,8 @@ func (s *sim) colocateClasses() {
 	// A node's name is made only when its graph node's name is one a
 	// _class refers to (base).
 	wanted, base := map[groupKey]bool{}, map[string]bool{}
-	for _, p := range s.nodes {
-		if !p.ghost {
+	for _, i := range s.flat.classed() {
+		if p := s.nodes[i]; !p.ghost {
 			classRefs(p, func(k groupKey, name string) { wanted[k], base[name] = true, true })
 		}
 	}

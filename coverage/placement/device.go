@@ -299,6 +299,9 @@ func (d devSpec) sameAs(o devSpec) bool {
 // against the local device of type typ (id 0): the DeviceSet lookup
 // FindMatchingDevices does (device_set.cc:45-60).
 func (d devSpec) matchesLocal(typ string) bool {
+	if d.has == 0 {
+		return true // most nodes request nothing
+	}
 	return compatible(d, localSpec(typ))
 }
 

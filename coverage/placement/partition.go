@@ -219,8 +219,9 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	var allHost []bool
 	// The ports of a node on a device whose kernel keeps none in host
 	// memory are the shared noHost; the others are worked out at most
-	// once a node: by index in pairs (plus one; 0 before) when all
-	// transfers are computed, in a map when a few are.
+	// once a node: by index in pairs (plus one; 0 before, -1 for the
+	// shared noHost) when all transfers are computed, in a map when a few
+	// are.
 	var memo map[int][2][]bool
 	var slot []int32
 	var pairs [][2][]bool
@@ -244,10 +245,16 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			m := &pairs[slot[i]-1]
 			return m[0], m[1]
 		}
+		if slot != nil && slot[i] < 0 {
+			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+		}
 		if m, ok := memo[i]; ok {
 			return m[0], m[1]
 		}
 		if s.deviceMemoryOnly(i, d) && len(p.inTypes()) <= len(noHostPorts) && len(p.outTypes()) <= len(noHostPorts) {
+			if slot != nil {
+				slot[i] = -1
+			}
 			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
 		}
 		a, b := s.memTypes(i, d)

@@ -83,20 +83,22 @@ func (s *sim) pinCause(nodes []int) (string, int) {
 	return cause, n
 }
 
-// countPins fills the pin counts of a result: the counted nodes (see
-// Options.Count) whose node result names a requested device.
-func (s *sim) countPins(r *Result) {
+// countPins fills the cleared device fields of a result and, with pins,
+// its pin counts: the counted nodes (see Options.Count) whose node result
+// names a requested device.
+func (s *sim) countPins(r *Result, pins bool) {
 	r.PinnedDevices = map[string]int{}
 	// Over the placed nodes, as their NodeResult.RequestedDevice says
 	// (Result.Nodes may be lazy).
 	for _, gn := range s.g.Nodes {
-		i, ok := s.placedAt(gn)
-		if !ok {
-			continue
+		if !pins {
+			break
 		}
-		if req := s.pinOf(s.nodes[i]); req != "" && s.counted(i) {
-			r.PinnedNodes++
-			r.PinnedDevices[req]++
+		if i, ok := s.placedAt(gn); ok {
+			if req := s.pinOf(s.nodes[i]); req != "" && s.counted(i) {
+				r.PinnedNodes++
+				r.PinnedDevices[req]++
+			}
 		}
 	}
 	if s.opts.ClearDevices {

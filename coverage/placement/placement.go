@@ -106,6 +106,14 @@ type Options struct {
 	// 210,000-node model) touched once. NodeOf must be done with before
 	// Options.Scratch is lent to another simulation.
 	LazyNodes bool
+	// NoNodeCounts leaves Result.DeviceNodes, PinnedNodes and
+	// PinnedDevices empty, for a caller that counts the nodes itself (a
+	// scan counts those its figures count): two walks of every node less.
+	NoNodeCounts bool
+	// DevicesOnly leaves out, beside the node counts, the islands and the
+	// fusions, for a caller that reads only the nodes' devices and the
+	// transfers (a scan's --from source).
+	DevicesOnly bool
 }
 
 // Precision profiles accepted by Options.Precision.
@@ -179,8 +187,9 @@ type Result struct {
 
 	// nodeOf works out a node's result and all every node's, in Nodes'
 	// order (Options.LazyNodes).
-	nodeOf func(id int) (NodeResult, bool)
-	all    func() []NodeResult
+	nodeOf   func(id int) (NodeResult, bool)
+	all      func() []NodeResult
+	deviceOf func(id int) (device, requested string, ok bool)
 }
 
 // Materialize fills Nodes when Options.LazyNodes left it nil, for a caller
@@ -189,8 +198,19 @@ type Result struct {
 func (r *Result) Materialize() {
 	if r.all != nil {
 		r.Nodes = r.all()
-		r.nodeOf, r.all = nil, nil
+		r.nodeOf, r.all, r.deviceOf = nil, nil, nil
 	}
+}
+
+// DeviceOf is NodeOf's Device and RequestedDevice of the graph node with
+// ID id, without the rest of its result (its path and reasons), false
+// when it was not placed.
+func (r *Result) DeviceOf(id int) (device, requested string, ok bool) {
+	if r.deviceOf != nil {
+		return r.deviceOf(id)
+	}
+	n, ok := r.NodeOf(id)
+	return n.Device, n.RequestedDevice, ok
 }
 
 // NodeOf is the result of the graph node with ID id, false when it was not

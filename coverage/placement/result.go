@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
@@ -112,35 +113,54 @@ func (s *sim) result() *Result {
 	} else {
 		r.AssumedDims = []string{}
 	}
-	perDev := make([]int, len(s.devs))
-	for _, gn := range s.g.Nodes {
-		if i, ok := s.placedAt(gn); ok {
-			perDev[s.dev[i]]++
+	counts := !s.opts.NoNodeCounts && !s.opts.DevicesOnly
+	if counts {
+		perDev := make([]int, len(s.devs))
+		for _, gn := range s.g.Nodes {
+			if i, ok := s.placedAt(gn); ok {
+				perDev[s.dev[i]]++
+			}
+		}
+		for d, k := range perDev {
+			if k > 0 {
+				r.DeviceNodes[s.devs[d]] += k
+			}
 		}
 	}
-	for d, k := range perDev {
-		if k > 0 {
-			r.DeviceNodes[s.devs[d]] += k
-		}
-	}
-	others := s.otherInstances()
+	// The other instances' devices are read by the nodes' results alone:
+	// a caller that reads only devices (DeviceOf) never needs them.
+	others := sync.OnceValue(s.otherInstances)
 	r.nodeOf = func(id int) (NodeResult, bool) {
 		if id < 0 || id >= len(s.g.Nodes) {
 			return NodeResult{}, false
 		}
-		return s.nodeResult(s.g.Nodes[id], others)
+		return s.nodeResult(s.g.Nodes[id], others())
 	}
-	r.all = func() []NodeResult { return s.nodeResults(others) }
+	r.all = func() []NodeResult { return s.nodeResults(others()) }
+	r.deviceOf = func(id int) (string, string, bool) {
+		if id < 0 || id >= len(s.g.Nodes) {
+			return "", "", false
+		}
+		i, ok := s.placedAt(s.g.Nodes[id])
+		if !ok {
+			return "", "", false
+		}
+		return s.devs[s.dev[i]], s.pinOf(s.nodes[i]), true
+	}
 	if !s.opts.LazyNodes {
 		r.Materialize()
 	}
-	s.countPins(r)
-	r.Islands = s.islands(all)
+	s.countPins(r, counts)
+	if !s.opts.DevicesOnly {
+		r.Islands = s.islands(all)
+	}
 	if !s.opts.NoWishlist {
 		r.Wishlist = s.wishlist(all)
 	}
 	r.WhatIf = s.whatIfCovered()
-	r.Fusions = s.fusions()
+	if !s.opts.DevicesOnly {
+		r.Fusions = s.fusions()
+	}
 	r.AMP = s.ampResult()
 	r.Warnings = dedupStrings(s.warnings)
 	return r

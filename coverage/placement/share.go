@@ -115,6 +115,85 @@ type flattened struct {
 	// them (lookupClasses).
 	classOf []int32
 	classes int
+	// withClass are the nodes whose graph node has a _class attr, made
+	// once (classed).
+	withClass []int32
+	classDone bool
+	// flags are each node's opFlags, made once.
+	flags []uint8
+}
+
+// Op-derived flags of a flattened node (opFlags).
+const (
+	flagGenerator = 1 << iota
+	flagMetadata
+	flagSystem // _Arg or _Retval
+)
+
+// opFlags are what each node's op and types tell the placer (isGenerator,
+// isMetadata, a system kernel), worked out once for every simulation that
+// shares the graph: each would read every node's graph node again. A
+// simulation's own copy of a node (auto mixed precision's lookup node)
+// asks the node itself (sim.flags).
+func (f *flattened) opFlags() []uint8 {
+	if f.flags == nil {
+		f.flags = make([]uint8, len(f.nodes))
+		for i, p := range f.nodes {
+			if p.look == nil {
+				continue
+			}
+			var b uint8
+			if p.isGenerator() {
+				b |= flagGenerator
+			}
+			if p.isMetadata() {
+				b |= flagMetadata
+			}
+			if op := p.op(); op == "_Arg" || op == "_Retval" {
+				b |= flagSystem
+			}
+			f.flags[i] = b
+		}
+	}
+	return f.flags
+}
+
+// flags are node i's opFlags.
+func (s *sim) flags(i int) uint8 {
+	if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
+		var b uint8
+		if p.look != nil {
+			if p.isGenerator() {
+				b |= flagGenerator
+			}
+			if p.isMetadata() {
+				b |= flagMetadata
+			}
+			if op := p.op(); op == "_Arg" || op == "_Retval" {
+				b |= flagSystem
+			}
+		}
+		return b
+	}
+	return s.flat.opFlags()[i]
+}
+
+// classed are the nodes whose graph node has a _class attr: the only
+// ones colocateClasses reads (classRefs), found by one walk of the graph
+// for every simulation that shares it. A simulation's own copy of a node
+// has its graph node.
+func (f *flattened) classed() []int32 {
+	if !f.classDone {
+		for i, p := range f.nodes {
+			if p.src != nil {
+				if _, ok := p.src.Attrs["_class"]; ok {
+					f.withClass = append(f.withClass, int32(i))
+				}
+			}
+		}
+		f.classDone = true
+	}
+	return f.withClass
 }
 
 // resArg is a resource argument of a function placed on its own: node pn
@@ -285,6 +364,16 @@ func classSafe(m coverage.Matcher) bool {
 	}
 	ix, ok := m.(*coverage.Index)
 	return ok && ix != nil
+}
+
+// KeyedMatcher is a Matcher that tells which nodes it answers alike:
+// nodes of one LookupKey (ok) get one Match. A scan's matchers key the
+// nodes by the attrs its indexes constrain, so that nodes whose attr maps
+// differ only in attrs no kernel constrains (every Const's value: a lookup
+// class of its own) are looked up once.
+type KeyedMatcher interface {
+	coverage.Matcher
+	LookupKey(n *graph.Node) (key int, ok bool)
 }
 
 // IdentifiedMatcher is a Matcher that answers every lookup as the matcher

@@ -78,12 +78,19 @@ type sim struct {
 	whatIf map[int][]coverage.Match
 	// edits and ignoredMsg hold the reasons many nodes give alike (edit,
 	// ignored).
-	edits    map[reasonEdit]int32
-	lastEdit struct {
+	edits map[reasonEdit]int32
+	// recentEdits are the last edits made, tried before edits: nodes one
+	// after the other often give the same few reasons (a layer's ops, its
+	// constants).
+	recentEdits [4]struct {
 		e reasonEdit
 		k int32
 	}
-	ignoredMsg map[string]string
+	nextRecent int
+	// generatorWhy is, by device, why a generator went where its
+	// consumers are, as says gives it.
+	generatorWhy []string
+	ignoredMsg   map[string]string
 	// classSafe tells, per device, that its matcher answers a lookup class
 	// alike (lookupKernels); devMemOnly memoizes deviceMemoryOnly by lookup
 	// class and device (0: not yet, 1: yes, -1: no) on those devices.
@@ -96,7 +103,8 @@ type sim struct {
 	// specs are the device requests of nodes and groups, each once
 	// (spec).
 	specs map[devSpec]*devSpec
-	// said and kernelTexts hold describe's texts (says, kernelOn).
+	// said holds describe's texts (says), kernelTexts those of kernelOn,
+	// by device, as says gives them.
 	said        map[saysKey]string
 	kernelTexts [][2]string
 }

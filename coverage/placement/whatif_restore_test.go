@@ -75,6 +75,17 @@ func TestWhatIfLeavesThePlacementAsItWas(t *testing.T) {
 						moved++
 					}
 				}
+				// DeviceOf answers as the nodes' results, before they are made.
+				placed := map[int]placement.NodeResult{}
+				for _, n := range want.Nodes {
+					placed[n.ID] = n
+				}
+				for _, gn := range g.Nodes {
+					dev, req, ok := got.DeviceOf(gn.ID)
+					n, isPlaced := placed[gn.ID]
+					require.Equal(t, isPlaced, ok, "%s: DeviceOf(%s) placed", path, gn.Name)
+					require.Equal(t, [2]string{n.Device, n.RequestedDevice}, [2]string{dev, req}, "%s: DeviceOf(%s)", path, gn.Name)
+				}
 				got.Materialize()
 				got.Wishlist, got.WhatIf = nil, nil
 				assert.Equal(t, want, got, "%s on %s, %s", path, tg.name, v.name)

@@ -1,6 +1,7 @@
 package benchmodel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,12 +30,18 @@ const (
 // smallLayer appends a dense block of small nodes (a 4-float Const weight,
 // MatMul, a scalar Const bias, AddV2, Relu) fed by in, in top-level ("x") or
 // function ("x:output:0") reference syntax, and returns its output. Relu
-// has a control input on the weight, as frozen graphs often carry.
-func smallLayer(nodes []*nodepb.NodeDef, prefix, in string, fn bool) ([]*nodepb.NodeDef, string) {
+// has a control input on the weight, as frozen graphs often carry. The
+// constants are zeros, or with distinct values of their own
+// (distinctConst).
+func smallLayer(nodes []*nodepb.NodeDef, prefix, in string, fn, distinct bool) ([]*nodepb.NodeDef, string) {
 	ref := func(name, arg string) string { return inputRef(name, arg, fn) }
 	f32 := tType(tpb.DataType_DT_FLOAT)
 	no := &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: false}}
 	w, mm, bias, add, relu := prefix+"/w", prefix+"/MatMul", prefix+"/b", prefix+"/add", prefix+"/Relu"
+	constNode := constNode
+	if distinct {
+		constNode = distinctConst
+	}
 	nodes = append(nodes,
 		constNode(w, 4),
 		&nodepb.NodeDef{Name: mm, Op: "MatMul", Input: []string{in, ref(w, "output")},
@@ -49,12 +56,18 @@ func smallLayer(nodes []*nodepb.NodeDef, prefix, in string, fn bool) ([]*nodepb.
 // FlatGraphDef returns the bytes of a frozen binary GraphDef of n small
 // top-level nodes (a Placeholder, dense blocks of five nodes, an Identity)
 // and no functions. The same n gives the same bytes.
-func FlatGraphDef(n int) []byte {
+func FlatGraphDef(n int) []byte { return flatGraphDef(n, false) }
+
+// FlatGraphDefDistinct is FlatGraphDef with every Const of a value of its
+// own, as a graph's trained weights are: no two small tensors share.
+func FlatGraphDefDistinct(n int) []byte { return flatGraphDef(n, true) }
+
+func flatGraphDef(n int, distinct bool) []byte {
 	gd := &gpb.GraphDef{}
 	gd.Node = append(gd.Node, &nodepb.NodeDef{Name: "input", Op: "Placeholder", Attr: map[string]*attrpb.AttrValue{"dtype": tType(tpb.DataType_DT_FLOAT)}})
 	in := "input"
 	for len(gd.Node) < n-5 {
-		gd.Node, in = smallLayer(gd.Node, fmt.Sprintf("dense_%d", len(gd.Node)/5), in, false)
+		gd.Node, in = smallLayer(gd.Node, fmt.Sprintf("dense_%d", len(gd.Node)/5), in, false, distinct)
 	}
 	for len(gd.Node) < n {
 		name := fmt.Sprintf("output_%d", len(gd.Node))
@@ -84,7 +97,7 @@ func FunctionsSavedModel(n int) []byte {
 			OutputArg: []*opdefpb.OpDef_ArgDef{{Name: "y", Type: tpb.DataType_DT_FLOAT}}}}
 		fin := "x"
 		for len(fd.NodeDef) < manyFuncNodes {
-			fd.NodeDef, fin = smallLayer(fd.NodeDef, fmt.Sprintf("d%d", len(fd.NodeDef)/5), fin, true)
+			fd.NodeDef, fin = smallLayer(fd.NodeDef, fmt.Sprintf("d%d", len(fd.NodeDef)/5), fin, true, false)
 		}
 		fd.Ret = map[string]string{"y": fin}
 		gd.Library.Function = append(gd.Library.Function, fd)
@@ -130,6 +143,29 @@ func NodeHeavy() []Shape {
 		{Name: "flat1m", File: "frozen_graph.pb", Bytes: func() []byte { return FlatGraphDef(FlatNodesLarge) }},
 		{Name: "functions5k", File: "saved_model.pb", Bytes: func() []byte { return FunctionsSavedModel(ManyFunctions) }},
 	}
+}
+
+// FlatDistinct is the flat 200,000-node shape with distinct constants
+// (FlatGraphDefDistinct): the load benchmark's check that what it measures
+// does not rest on the NodeHeavy shapes' constants, all zeros, which the
+// decoder shares.
+func FlatDistinct() Shape {
+	return Shape{Name: "flat200k-distinct", File: "frozen_graph.pb", Bytes: func() []byte { return FlatGraphDefDistinct(FlatNodes) }}
+}
+
+// distinctConst is constNode with float values of its own: the bits of a
+// hash of its name and of each value's index.
+func distinctConst(name string, n int) *nodepb.NodeDef {
+	nd := constNode(name, n)
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	content := nd.Attr["value"].GetTensor().TensorContent
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint32(content[4*i:], h+uint32(i))
+	}
+	return nd
 }
 
 // Write writes the shape's bytes into dir and returns the path to load

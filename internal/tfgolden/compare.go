@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"reflect"
 	"slices"
 
@@ -22,8 +23,9 @@ import (
 // values' positions in the ordered list of that dtype's values), so that a
 // tolerance says how many roundings apart the two kernels may end, whatever
 // the magnitude. NaN equals NaN (any payload), -0.0 and +0.0 are one ULP
-// apart, and ±Inf only equals itself. Integers, bools and strings must be
-// equal.
+// apart, and ±Inf only equals itself. A complex value's real and imaginary
+// parts are measured each as a float of the part's dtype. Integers, bools
+// and strings must be equal.
 
 // Tol is an allowed difference: ULPs of the dtype, or an absolute error
 // (for values that cancel towards zero, where ULPs of a tiny result say
@@ -32,18 +34,31 @@ import (
 type Tol struct {
 	ULP int64
 	Abs float64
+	// Mod, for complex values, allows a part to differ by Mod·ε·|w| (ε the
+	// part dtype's epsilon, |w| the modulus of TensorFlow's value, so about
+	// Mod ULPs of |w|): a normwise bound, for functions
+	// whose error is relative to |f(z)| rather than to each part, so that
+	// a part much smaller than the other (cancelling) is not held to its
+	// own ULPs.
+	Mod int64
 }
 
 func (t Tol) String() string {
+	var s string
 	switch {
 	case t.ULP == 0 && t.Abs == 0:
-		return "bit-identical"
+		s = "bit-identical"
 	case t.Abs == 0:
-		return fmt.Sprintf("≤ %d ULP", t.ULP)
+		s = fmt.Sprintf("≤ %d ULP", t.ULP)
 	case t.ULP == 0:
-		return fmt.Sprintf("abs ≤ %g", t.Abs)
+		s = fmt.Sprintf("abs ≤ %g", t.Abs)
+	default:
+		s = fmt.Sprintf("≤ %d ULP or abs ≤ %g", t.ULP, t.Abs)
 	}
-	return fmt.Sprintf("≤ %d ULP or abs ≤ %g", t.ULP, t.Abs)
+	if t.Mod > 0 {
+		s += fmt.Sprintf(" or ≤ %d ULP of |z|", t.Mod)
+	}
+	return s
 }
 
 // Diff is how far one tensor is from TensorFlow's.
@@ -92,6 +107,21 @@ func Compare(got, want *kernels.Tensor, t Tol) (Diff, error) {
 		for i := range w {
 			d.add(i, ulp16(uint16(g[i]), uint16(w[i]), 0x7f80, 0x7f), g[i].Float64(), w[i].Float64(), t)
 		}
+	case []complex64:
+		// Each part is a float32 of its own, measured as one.
+		g := got.Data.([]complex64)
+		for i := range w {
+			tt := t.forModulus(float64(cmplx.Abs(complex128(w[i])))*0x1p-23, 0x1p-149)
+			d.add(i, ulp32(real(g[i]), real(w[i])), float64(real(g[i])), float64(real(w[i])), tt)
+			d.add(i, ulp32(imag(g[i]), imag(w[i])), float64(imag(g[i])), float64(imag(w[i])), tt)
+		}
+	case []complex128:
+		g := got.Data.([]complex128)
+		for i := range w {
+			tt := t.forModulus(cmplx.Abs(w[i])*0x1p-52, 0x1p-1074)
+			d.add(i, ulp64(real(g[i]), real(w[i])), real(g[i]), real(w[i]), tt)
+			d.add(i, ulp64(imag(g[i]), imag(w[i])), imag(g[i]), imag(w[i]), tt)
+		}
 	case [][]byte:
 		g := got.Data.([][]byte)
 		for i := range w {
@@ -113,6 +143,16 @@ func Compare(got, want *kernels.Tensor, t Tol) (Diff, error) {
 		}
 	}
 	return d, nil
+}
+
+// forModulus turns Mod into an absolute bound for one complex value, given
+// one ULP of its modulus (ulpMod, at least the smallest subnormal).
+func (t Tol) forModulus(ulpMod, tiny float64) Tol {
+	if t.Mod == 0 || math.IsInf(ulpMod, 0) || math.IsNaN(ulpMod) {
+		return t
+	}
+	t.Abs = max(t.Abs, float64(t.Mod)*max(ulpMod, tiny))
+	return t
 }
 
 func (d *Diff) add(i int, u int64, g, w float64, t Tol) {

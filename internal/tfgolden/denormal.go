@@ -31,9 +31,33 @@ func movesBits(c *Case) bool {
 		return true
 	case "Cast": // a float to float cast; a cast to bool or an integer compares
 		dst := c.Attrs["DstT"].GetType()
+		if src := c.Attrs["SrcT"].GetType(); isComplexDT(src) || isComplexDT(dst) {
+			// To or from complex: a copy when the part does not narrow
+			// (float64 → complex128, complex128 → float64); a narrowing
+			// double → float conversion is arithmetic, flushed under FTZ.
+			return partBits(dst) >= partBits(src)
+		}
 		return dst == tpb.DataType_DT_FLOAT || dst == tpb.DataType_DT_DOUBLE || dst == tpb.DataType_DT_HALF || dst == tpb.DataType_DT_BFLOAT16
 	}
 	return arrayOps[c.Op]
+}
+
+func isComplexDT(dt tpb.DataType) bool {
+	return dt == tpb.DataType_DT_COMPLEX64 || dt == tpb.DataType_DT_COMPLEX128
+}
+
+// partBits is the width of a float dtype or of a complex dtype's parts; 0
+// for the others.
+func partBits(dt tpb.DataType) int {
+	switch dt {
+	case tpb.DataType_DT_HALF, tpb.DataType_DT_BFLOAT16:
+		return 16
+	case tpb.DataType_DT_FLOAT, tpb.DataType_DT_COMPLEX64:
+		return 32
+	case tpb.DataType_DT_DOUBLE, tpb.DataType_DT_COMPLEX128:
+		return 64
+	}
+	return 0
 }
 
 // arrayOps are the ops of the array family (kernel_goldens.py), which copy
@@ -49,7 +73,7 @@ func init() {
 }
 
 // flushInputs returns the inputs with float32, float64 and bfloat16
-// subnormals replaced by signed zeros (DAZ); tensors without any are
+// subnormals (and the parts of complex64 and complex128 values) replaced by signed zeros (DAZ); tensors without any are
 // returned as they are.
 func flushInputs(in []*kernels.Tensor) []*kernels.Tensor {
 	out := make([]*kernels.Tensor, len(in))
@@ -67,18 +91,20 @@ func flushTensor(t *kernels.Tensor) *kernels.Tensor {
 	}
 	switch d := t.Data.(type) {
 	case []float32:
-		return flushed(t, d, func(v float32) (float32, bool) {
-			if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
-				return float32(math.Copysign(0, float64(v))), true
-			}
-			return v, false
-		})
+		return flushed(t, d, flush32)
 	case []float64:
-		return flushed(t, d, func(v float64) (float64, bool) {
-			if v != 0 && math.Abs(v) < 0x1p-1022 {
-				return math.Copysign(0, v), true
-			}
-			return v, false
+		return flushed(t, d, flush64)
+	case []complex64:
+		return flushed(t, d, func(v complex64) (complex64, bool) {
+			re, a := flush32(real(v))
+			im, b := flush32(imag(v))
+			return complex(re, im), a || b
+		})
+	case []complex128:
+		return flushed(t, d, func(v complex128) (complex128, bool) {
+			re, a := flush64(real(v))
+			im, b := flush64(imag(v))
+			return complex(re, im), a || b
 		})
 	case []kernels.BFloat16:
 		return flushed(t, d, func(v kernels.BFloat16) (kernels.BFloat16, bool) {
@@ -89,6 +115,21 @@ func flushTensor(t *kernels.Tensor) *kernels.Tensor {
 		})
 	}
 	return t
+}
+
+// flush32 and flush64 flush one subnormal to a zero of its sign.
+func flush32(v float32) (float32, bool) {
+	if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+		return float32(math.Copysign(0, float64(v))), true
+	}
+	return v, false
+}
+
+func flush64(v float64) (float64, bool) {
+	if v != 0 && math.Abs(v) < 0x1p-1022 {
+		return math.Copysign(0, v), true
+	}
+	return v, false
 }
 
 func flushed[T any](t *kernels.Tensor, d []T, f func(T) (T, bool)) *kernels.Tensor {

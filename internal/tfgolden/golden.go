@@ -223,9 +223,10 @@ func tensor(s string) (*kernels.Tensor, error) {
 	if err := proto.Unmarshal(b, &p); err != nil {
 		return nil, err
 	}
-	switch dt := p.GetDtype(); dt {
-	case tpb.DataType_DT_COMPLEX64, tpb.DataType_DT_COMPLEX128:
-		return nil, noDType{dt}
+	if dt := p.GetDtype(); dt != tpb.DataType_DT_INVALID {
+		if _, err := kernels.NewTensor(dt, []int{0}); err != nil {
+			return nil, noDType{dt}
+		}
 	}
 	return kernels.FromProto(&p)
 }

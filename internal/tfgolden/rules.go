@@ -17,7 +17,7 @@ const (
 		"and rounds once"
 	sumReason = "summation order: Eigen's reductions and contractions add in packet-wide partial sums " +
 		"and cache blocks (unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h, TensorContraction*.h, " +
-		"4 float lanes on the SSE-only wheel), tfscan in its own blocked order; a rounding difference " +
+		"8 float lanes on the wheel, which is built for AVX), tfscan in its own blocked order; a rounding difference " +
 		"bounded by n·ε·Σ|terms|, hence ULPs or an absolute bound where the sum cancels"
 )
 
@@ -83,6 +83,73 @@ func init() {
 			}
 			rules[op+" "+dt] = Rule{Tol: t, Reason: sumReason}
 		}
+	}
+}
+
+// The complex reductions and contractions sum each part as a float of the
+// part's dtype does: the summation tolerance of float32 (complex64) and
+// float64 (complex128).
+func init() {
+	for _, op := range []string{"Sum", "Mean", "Prod", "MatMul", "BatchMatMulV2"} {
+		rules[op+" complex64"] = Rule{Tol: sumTol["float32"], Reason: sumReason}
+		rules[op+" complex128"] = Rule{Tol: sumTol["float64"], Reason: sumReason}
+	}
+	prodReason := sumReason + "; a complex product's part is a difference of two products (ac - bd), so a " +
+		"product of 35 values multiplied in another order differs by more ULPs in a part that cancels " +
+		"(7 ULP of float32, 11 of float64 seen)"
+	rules["Prod complex64"] = Rule{Tol: Tol{ULP: 16, Abs: 1e-5}, Reason: prodReason}
+	rules["Prod complex128"] = Rule{Tol: Tol{ULP: 16, Abs: 1e-13}, Reason: prodReason}
+}
+
+// complexLibmReason is why the complex functions TensorFlow takes from
+// glibc (through std::exp, std::sin, ...) or that use libm's real
+// functions (Eigen's complex log: log and atan2) are not bit-identical.
+const complexLibmReason = "TensorFlow's CPU kernel calls std::exp, std::sin, ... of std::complex, which libstdc++ " +
+	"hands to glibc's cexp, csin, ... (sysdeps/ieee754/{flt-32,dbl-64} s_c*_template.c, own formulas and " +
+	"float-precision steps for complex64), or Eigen's formulas over glibc's real log, atan2, sin, expm1; " +
+	"tfscan evaluates Go's math/cmplx (in complex128, rounded for complex64) or the same formulas over Go's " +
+	"math package, neither correctly rounded; a part that cancels (much smaller than |f(z)|) is held to " +
+	"ULPs of |f(z)|"
+
+// complexLibm lists the complex ops held with complexLibmReason's
+// tolerance.
+var complexLibm = []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Exp", "Expm1",
+	"Log", "Log1p", "Sigmoid", "Sin", "Sinh", "Tan", "Tanh", "Pow", "Xlogy", "Xlog1py"}
+
+// complexLibmWide are the complex128 functions farther from glibc's: Go's
+// inverse functions are the textbook identities through log and sqrt
+// (math/cmplx asin.go), glibc's casin/cacos/catan have kernels for each
+// region (k_casinh_template.c); cpow's error is that of clog times |y|;
+// csin/ccos of a part near DBL_MAX reduce the argument differently.
+var complexLibmWide = map[string]bool{"Acos": true, "Acosh": true, "Asin": true, "Asinh": true, "Atan": true,
+	"Pow": true, "Sin": true, "Cos": true, "Tan": true}
+
+func init() {
+	for _, op := range complexLibm {
+		rules[op+" complex64"] = Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
+		r := Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
+		if complexLibmWide[op] {
+			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; Go's inverse functions are the " +
+				"textbook identities through log and sqrt (math/cmplx asin.go), glibc's have a kernel per region " +
+				"(k_casinh_template.c), cpow's error is clog's times |y|, csin, ccos and ctan of a part near DBL_MAX " +
+				"reduce the argument differently (as Sin and Tan float64): up to 39 ULP of |z| seen"}
+		}
+		rules[op+" complex128"] = r
+	}
+	// Angle is std::arg, glibc's atan2f and atan2 (atan2 correctly rounded,
+	// atan2f within 1 ULP); tfscan's is Go's math.Atan2.
+	for _, k := range []string{"Angle complex64", "Angle complex128"} {
+		rules[k] = Rule{Tol: Tol{ULP: 2}, Reason: "std::arg is glibc's atan2f and atan2, tfscan's Go's math.Atan2 " +
+			"(evaluated in float64 for complex64); neither is correctly rounded everywhere: 1 ULP seen"}
+	}
+	// Reciprocal and Inv of a complex value are Eigen's complex division
+	// (pdiv_complex, and Smith's for the last elements), not the float
+	// reciprocal approximations: bit-identical (1/(FLT_MAX + i) has the
+	// sign of a zero part differ, as Div complex64's defect says).
+	for _, k := range []string{"Reciprocal complex64", "Reciprocal complex128", "Inv complex64", "Inv complex128"} {
+		rules[k] = Rule{Reason: "1/x of a complex value is Eigen's complex division as Div computes it " +
+			"(pdiv_complex, Smith's after the last packet), not the float reciprocal's approximation: only the " +
+			"sign of a zero part differs, where Div complex64's defect does"}
 	}
 }
 

@@ -4,12 +4,13 @@
 // (numpy/lib/format.py): .npy versions 1.0, 2.0 and 3.0, little-endian, C
 // order; .npz is a zip of NAME.npy members, stored or deflated.
 //
-// Supported dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64, bool and
-// bytes strings ('|S<n>', TensorFlow's DT_STRING).
+// Supported dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64, bool,
+// complex64/128 ('<c8', '<c16') and bytes strings ('|S<n>', TensorFlow's
+// DT_STRING).
 // bfloat16 has no NumPy dtype; tfscan follows what ml_dtypes arrays look
 // like on disk: descr '<V2' holds bfloat16 bits (in NumPy,
 // np.load(f).view(ml_dtypes.bfloat16) gives the values back). Anything else
-// (unicode strings, complex, objects, structured or big-endian arrays,
+// (unicode strings, objects, structured or big-endian arrays,
 // fortran_order True) is a clear error.
 //
 // The format is read here rather than with codeberg.org/sbinet/npyio
@@ -48,39 +49,43 @@ const magic = "\x93NUMPY"
 const maxHeaderLen = 1 << 16
 
 var descrToDType = map[string]tpb.DataType{
-	"<f2": tpb.DataType_DT_HALF,
-	"<f4": tpb.DataType_DT_FLOAT,
-	"<f8": tpb.DataType_DT_DOUBLE,
-	"|i1": tpb.DataType_DT_INT8,
-	"<i1": tpb.DataType_DT_INT8,
-	"<i2": tpb.DataType_DT_INT16,
-	"<i4": tpb.DataType_DT_INT32,
-	"<i8": tpb.DataType_DT_INT64,
-	"|u1": tpb.DataType_DT_UINT8,
-	"<u1": tpb.DataType_DT_UINT8,
-	"<u2": tpb.DataType_DT_UINT16,
-	"<u4": tpb.DataType_DT_UINT32,
-	"<u8": tpb.DataType_DT_UINT64,
-	"|b1": tpb.DataType_DT_BOOL,
-	"<b1": tpb.DataType_DT_BOOL,
-	"<V2": tpb.DataType_DT_BFLOAT16,
-	"|V2": tpb.DataType_DT_BFLOAT16,
+	"<f2":  tpb.DataType_DT_HALF,
+	"<f4":  tpb.DataType_DT_FLOAT,
+	"<f8":  tpb.DataType_DT_DOUBLE,
+	"|i1":  tpb.DataType_DT_INT8,
+	"<i1":  tpb.DataType_DT_INT8,
+	"<i2":  tpb.DataType_DT_INT16,
+	"<i4":  tpb.DataType_DT_INT32,
+	"<i8":  tpb.DataType_DT_INT64,
+	"|u1":  tpb.DataType_DT_UINT8,
+	"<u1":  tpb.DataType_DT_UINT8,
+	"<u2":  tpb.DataType_DT_UINT16,
+	"<u4":  tpb.DataType_DT_UINT32,
+	"<u8":  tpb.DataType_DT_UINT64,
+	"|b1":  tpb.DataType_DT_BOOL,
+	"<b1":  tpb.DataType_DT_BOOL,
+	"<V2":  tpb.DataType_DT_BFLOAT16,
+	"|V2":  tpb.DataType_DT_BFLOAT16,
+	"<c8":  tpb.DataType_DT_COMPLEX64,
+	"<c16": tpb.DataType_DT_COMPLEX128,
 }
 
 var dtypeToDescr = map[tpb.DataType]string{
-	tpb.DataType_DT_HALF:     "<f2",
-	tpb.DataType_DT_FLOAT:    "<f4",
-	tpb.DataType_DT_DOUBLE:   "<f8",
-	tpb.DataType_DT_INT8:     "|i1",
-	tpb.DataType_DT_INT16:    "<i2",
-	tpb.DataType_DT_INT32:    "<i4",
-	tpb.DataType_DT_INT64:    "<i8",
-	tpb.DataType_DT_UINT8:    "|u1",
-	tpb.DataType_DT_UINT16:   "<u2",
-	tpb.DataType_DT_UINT32:   "<u4",
-	tpb.DataType_DT_UINT64:   "<u8",
-	tpb.DataType_DT_BOOL:     "|b1",
-	tpb.DataType_DT_BFLOAT16: "<V2",
+	tpb.DataType_DT_HALF:       "<f2",
+	tpb.DataType_DT_FLOAT:      "<f4",
+	tpb.DataType_DT_DOUBLE:     "<f8",
+	tpb.DataType_DT_INT8:       "|i1",
+	tpb.DataType_DT_INT16:      "<i2",
+	tpb.DataType_DT_INT32:      "<i4",
+	tpb.DataType_DT_INT64:      "<i8",
+	tpb.DataType_DT_UINT8:      "|u1",
+	tpb.DataType_DT_UINT16:     "<u2",
+	tpb.DataType_DT_UINT32:     "<u4",
+	tpb.DataType_DT_UINT64:     "<u8",
+	tpb.DataType_DT_BOOL:       "|b1",
+	tpb.DataType_DT_BFLOAT16:   "<V2",
+	tpb.DataType_DT_COMPLEX64:  "<c8",
+	tpb.DataType_DT_COMPLEX128: "<c16",
 }
 
 // Header is a parsed .npy header.
@@ -104,7 +109,7 @@ func ReadNPY(r io.Reader) (*kernels.Tensor, error) {
 	}
 	dt, ok := descrToDType[h.Descr]
 	if !ok {
-		return nil, fmt.Errorf("unsupported dtype %q (tfscan reads little-endian float16/32/64, int8..64, uint8..64, bool and bfloat16 as '<V2')", h.Descr)
+		return nil, fmt.Errorf("unsupported dtype %q (tfscan reads little-endian float16/32/64, int8..64, uint8..64, bool, complex64/128 and bfloat16 as '<V2')", h.Descr)
 	}
 	if h.FortranOrder {
 		return nil, errors.New("fortran_order arrays are not supported (save with np.ascontiguousarray)")

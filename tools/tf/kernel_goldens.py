@@ -1102,6 +1102,22 @@ def complex_(fam, rng):
             fam.case("Cast", [x], {"DstT": dt}, label="edges")
             fam.case("Cast", [ev], {"DstT": src}, label="edges")
         fam.case("Cast", [ev], {"DstT": tf.bool}, label="edges")
+    # The complex-only ops, on the edge values and on fixed ordinary ones
+    # (no draws: the cases above keep their seeded values).
+    for dt in C:
+        ev = complex_values(dt, None)
+        odd = tf.cast(tf.constant(np.linspace(-3, 3, 35) + 1j * np.linspace(2.5, -2.5, 35)), dt)
+        part = dt.real_dtype
+        for x, lab in ((ev, "edges"), (odd, "odd")):
+            fam.case("Real", [x], {"Tout": part}, label=lab)
+            fam.case("Imag", [x], {"Tout": part}, label=lab)
+            fam.case("Conj", [x], label=lab)
+            fam.case("ComplexAbs", [x], {"Tout": part}, label=lab)
+            fam.case("Angle", [x], {"Tout": part}, label=lab)
+        re, im = tf.math.real(ev), tf.math.imag(ev)
+        fam.case("Complex", [tf.reshape(re, (-1, 1)), tf.reshape(im[::7], (1, -1))], {"Tout": dt},
+                 label="edges broadcast")
+        fam.case("Complex", [tf.math.real(odd), tf.math.imag(odd)], {"Tout": dt}, label="odd")
 
 
 # Ops without a tf.raw_ops wrapper (the grappler remapper's _Fused*): run

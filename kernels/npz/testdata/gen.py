@@ -32,6 +32,8 @@ for v in [(2, 0), (3, 0)]:
 np.save("bad_fortran.npy", np.asfortranarray(np.arange(6, dtype="<f4").reshape(2, 3)))
 np.save("bad_bigendian.npy", np.array([1, 2], dtype=">i4"))
 np.save("bad_unicode.npy", np.array(["ab"]))
-np.save("bad_complex.npy", np.array([1 + 2j], dtype="<c8"))
+# Complex (DT_COMPLEX64, DT_COMPLEX128): real, imaginary pairs.
+np.save("c8.npy", np.array([1 + 2j, -0.0 - 1.5j, complex(np.inf, -np.inf)], dtype="<c8"))
+np.save("c16.npy", np.array([[np.pi - 1e300j], [0j]], dtype="<c16"))
 # Bytes strings (DT_STRING).
 np.save("S.npy", np.array([b"foo", b"", b"wombat"]))

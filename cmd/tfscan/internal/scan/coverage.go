@@ -64,6 +64,20 @@ type Nodes struct {
 	// scratch is the memory each placement of the model passes on to the
 	// next (placement.Scratch).
 	scratch placement.Scratch
+	// xla are the model's functions compiled with XLA, found by the first
+	// target that asks (compiled): a walk of every node, the same for
+	// every target.
+	xla     []training.Compiled
+	xlaDone bool
+}
+
+// compiled is training.CompiledFunctions of g, the graph ns was prepared
+// from, worked out once for all targets.
+func (ns *Nodes) compiled(g *graph.Graph) []training.Compiled {
+	if !ns.xlaDone {
+		ns.xla, ns.xlaDone = training.CompiledFunctions(g), true
+	}
+	return ns.xla
 }
 
 // WithPhases records the phase of every node (graph.Graph.Phases) and the
@@ -230,11 +244,7 @@ type loweredNode struct {
 // sortByPath orders the prepared nodes by path (paths are unique): an
 // order of positions is sorted, and list and paths follow it.
 func sortByPath(ns *Nodes) {
-	order := make([]int32, len(ns.list))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(ns.paths[a], ns.paths[b]) })
+	order := pathOrder(ns.paths)
 	// Position k takes the node at order[k]: each cycle of the
 	// permutation is followed in place, its positions marked done (-1).
 	list, paths := ns.list, ns.paths
@@ -254,6 +264,100 @@ func sortByPath(ns *Nodes) {
 			j = from
 		}
 	}
+}
+
+// pathOrder is the positions of paths in the order of the paths. The sort
+// compares 16 bytes of each path held beside its position, from where the
+// paths first differ, and reads the paths themselves only where a path
+// ends within them; paths whose 16 bytes agree are sorted again by the
+// next 16 (a comparison of two paths is two reads that miss the cache, and
+// the nodes of a function share a long prefix).
+func pathOrder(paths []string) []int32 {
+	common := 0
+	if len(paths) > 0 {
+		common = len(paths[0])
+		for _, p := range paths[1:] {
+			k := 0
+			for k < common && k < len(p) && p[k] == paths[0][k] {
+				k++
+			}
+			common = k
+		}
+	}
+	keys := make([]pathKey, len(paths))
+	for i := range keys {
+		keys[i].i = int32(i)
+	}
+	sortPaths(keys, paths, common)
+	order := make([]int32, len(paths))
+	for k := range keys {
+		order[k] = keys[k].i
+	}
+	return order
+}
+
+// pathKey is 16 bytes of a path (from an offset) and its position.
+type pathKey struct {
+	hi, lo uint64
+	i      int32
+}
+
+// sortPaths sorts keys by their paths, which agree before off.
+func sortPaths(keys []pathKey, paths []string, off int) {
+	for k := range keys {
+		p := paths[keys[k].i]
+		keys[k].hi, keys[k].lo = bigEndianAt(p, off), bigEndianAt(p, off+8)
+	}
+	end := off + 16
+	// Of two paths whose 16 bytes agree, one that ends within them is a
+	// prefix of the other, or the same path: they compare whole. Two that
+	// go on compare as equal here and are sorted by their next bytes.
+	slices.SortFunc(keys, func(a, b pathKey) int {
+		if a.hi != b.hi {
+			return cmp.Compare(a.hi, b.hi)
+		}
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		pa, pb := paths[a.i], paths[b.i]
+		if len(pa) > end && len(pb) > end {
+			return 0
+		}
+		if c := strings.Compare(pa, pb); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi].hi == keys[lo].hi && keys[hi].lo == keys[lo].lo {
+			hi++
+		}
+		// The paths that end within the 16 bytes come first, in order.
+		first := lo
+		for first < hi && len(paths[keys[first].i]) <= end {
+			first++
+		}
+		if hi-first > 1 {
+			sortPaths(keys[first:hi], paths, end)
+		}
+		lo = hi
+	}
+}
+
+// bigEndianAt is the 8 bytes of s from off as a big-endian number, zeros
+// past its end: numbers of two strings compare as those bytes do, a
+// string that ends first being the smaller, or the same when the bytes
+// past its end are zeros.
+func bigEndianAt(s string, off int) uint64 {
+	var x uint64
+	for k := 0; k < 8; k++ {
+		x <<= 8
+		if off+k < len(s) {
+			x |= uint64(s[off+k])
+		}
+	}
+	return x
 }
 
 // Coverage matches every prepared node against one target. An op counts as

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/reports"
 )
 
@@ -67,12 +68,25 @@ func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 		s.transferBytesPartial = probe.Placement.TransferBytesPartial()
 		s.devices = pl.names
 	}
+	// What a node tells is its reason's and device's: asked once of each
+	// pair (a device's name is parsed to tell whether it is a CPU).
+	type pair struct {
+		reason coverage.Reason
+		dev    int32
+	}
+	told := map[pair]sourceNode{}
 	for i := range ns.list {
-		nr := reports.NodeResult{Reason: string(ns.match(t.Index, i).Reason), Device: pl.device(i)}
-		s.nodes[i] = sourceNode{leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
+		k := pair{reason: ns.match(t.Index, i).Reason}
 		if pl != nil {
-			s.nodes[i].device = pl.dev[i]
+			k.dev = pl.dev[i]
 		}
+		sn, ok := told[k]
+		if !ok {
+			nr := reports.NodeResult{Reason: string(k.reason), Device: pl.device(i)}
+			sn = sourceNode{device: k.dev, leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
+			told[k] = sn
+		}
+		s.nodes[i] = sn
 	}
 	return s
 }
@@ -98,7 +112,30 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 			flagged[a.Path] = true
 		}
 	}
+	// Beside its path (flagged), a node's answer is that of its class,
+	// reason, devices and source node: asked once of each (a device's
+	// name is parsed to tell whether it is a CPU).
+	type asked struct {
+		class           int32
+		reason          string
+		dev, req        int32
+		leaves, covered bool
+	}
+	told := map[asked]bool{}
 	return func(i int, reason string) bool {
+		if flagged[ns.paths[i]] {
+			return true
+		}
+		k := asked{class: ns.class[i], reason: reason}
+		if pl != nil {
+			k.dev, k.req = pl.dev[i], pl.req[i]
+		}
+		if src != nil {
+			k.leaves, k.covered = src.nodes[i].leaves, src.nodes[i].covered
+		}
+		if v, ok := told[k]; ok {
+			return v
+		}
 		// The class holds what the node's graph node would tell (a read
 		// that misses the cache at every node).
 		cl := &ns.cls[ns.class[i]]
@@ -107,7 +144,9 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		if src != nil && probe.Counts(&nr) {
 			nr.Change = change(probe, &nr, &src.nodes[i])
 		}
-		return probe.NeedsAttention(&nr, flagged)
+		v := probe.NeedsAttention(&nr, nil)
+		told[k] = v
+		return v
 	}
 }
 

@@ -112,7 +112,7 @@ func xlaIndex(name string) (*coverage.Index, error) {
 // (reports.XLA): against the kernels of the stack's XLA device where it
 // has one (training.XLADeviceOf), and otherwise says they run op by op.
 func applyXLA(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) error {
-	fns := training.CompiledFunctions(g)
+	fns := ns.compiled(g)
 	if len(fns) == 0 {
 		return nil
 	}

@@ -20,7 +20,26 @@ type keyMatches struct {
 // ix.MatchKeyed(node, its key), shared by every node of its key (read
 // only).
 func (ns *Nodes) match(ix *coverage.Index, i int) *coverage.Match {
-	km := ns.matched[ix]
+	km, slot, ok := ns.slot(ix, i)
+	if !ok {
+		// Not a kernel (an unknown op, a function call by name): matched
+		// by the node, not its key.
+		m := ix.MatchKeyed(ns.list[i], ns.keys[ns.key[i]])
+		return &m
+	}
+	n := ns.list[i]
+	if km.m[slot] == nil {
+		m := ix.MatchKeyed(n, ns.keys[ns.key[i]])
+		km.m[slot] = &m
+	}
+	return km.m[slot]
+}
+
+// slot is where ix's match of the node at position i is kept among
+// km's, false for a node matched by itself rather than its key (match):
+// nodes of one slot match alike.
+func (ns *Nodes) slot(ix *coverage.Index, i int) (km *keyMatches, slot int, ok bool) {
+	km = ns.matched[ix]
 	if km == nil {
 		if ns.matched == nil {
 			ns.matched = map[*coverage.Index]*keyMatches{}
@@ -28,22 +47,14 @@ func (ns *Nodes) match(ix *coverage.Index, i int) *coverage.Match {
 		km = &keyMatches{lowers: lowers(ix), m: make([]*coverage.Match, 2*len(ns.keys))}
 		ns.matched[ix] = km
 	}
-	n := ns.list[i]
-	if n.OpDef == nil {
-		// Not a kernel (an unknown op, a function call by name): matched
-		// by the node, not its key.
-		m := ix.MatchKeyed(n, ns.keys[ns.key[i]])
-		return &m
+	if ns.list[i].OpDef == nil {
+		return km, 0, false
 	}
-	slot := 2 * int(ns.key[i])
+	slot = 2 * int(ns.key[i])
 	if km.lowers && ns.float32(i) {
 		slot++
 	}
-	if km.m[slot] == nil {
-		m := ix.MatchKeyed(n, ns.keys[ns.key[i]])
-		km.m[slot] = &m
-	}
-	return km.m[slot]
+	return km, slot, true
 }
 
 // lowers tells whether ix's precision mode matches float32 nodes apart

@@ -98,22 +98,23 @@ func placeNodes(ns *Nodes, res *placement.Result) *placed {
 		return nil
 	}
 	pl := &placed{res: res, names: []string{""}, dev: make([]int32, len(ns.list)), req: make([]int32, len(ns.list))}
-	index := map[string]int32{"": 0}
+	// A placement names few devices: they are found among the names
+	// seen, without hashing a string per node.
 	name := func(s string) int32 {
-		k, ok := index[s]
-		if !ok {
-			k = int32(len(pl.names))
-			index[s] = k
-			pl.names = append(pl.names, s)
+		for k, x := range pl.names {
+			if x == s {
+				return int32(k)
+			}
 		}
-		return k
+		pl.names = append(pl.names, s)
+		return int32(len(pl.names) - 1)
 	}
 	for id, i := range ns.at {
 		if i < 0 {
 			continue
 		}
-		if n, ok := res.NodeOf(id); ok {
-			pl.dev[i], pl.req[i] = name(n.Device), name(n.RequestedDevice)
+		if dev, req, ok := res.DeviceOf(id); ok {
+			pl.dev[i], pl.req[i] = name(dev), name(req)
 		}
 	}
 	return pl

@@ -33,3 +33,39 @@ func TestSortByPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPathOrder checks the order of the sort's 16-byte keys against a plain
+// sort of the paths: a common prefix, paths that are prefixes of others,
+// zero and high bytes, lengths around the keys' 8 and 16 bytes.
+func TestPathOrder(t *testing.T) {
+	alphabet := []byte{0, 'a', 'b', '/', 0x7f, 0x80, 0xff}
+	// Paths that share 16 bytes and more are sorted again by the next.
+	shared := []string{"", "__inference_dense_layer_1/", "__inference_dense_layer_1/\x00", "__inference_dense_layer_12/kernel/"}
+	for _, prefix := range []string{"", "model/block_1/", "x"} {
+		for seed := range 20 {
+			r := rand.New(rand.NewPCG(uint64(len(prefix)), uint64(seed)))
+			var paths []string
+			for range 300 {
+				b := []byte(prefix + shared[r.IntN(len(shared))])
+				for range r.IntN(40) {
+					b = append(b, alphabet[r.IntN(len(alphabet))])
+				}
+				paths = append(paths, string(b))
+			}
+			paths = append(paths, prefix, prefix, paths[0], paths[1]) // equal paths keep their positions' order
+			order := pathOrder(paths)
+			got := make([]string, len(order))
+			for k, i := range order {
+				got[k] = paths[i]
+			}
+			want := slices.Clone(paths)
+			slices.Sort(want)
+			require.Equal(t, want, got)
+			for k := 1; k < len(order); k++ {
+				if paths[order[k]] == paths[order[k-1]] {
+					require.Less(t, order[k-1], order[k])
+				}
+			}
+		}
+	}
+}

@@ -103,6 +103,10 @@ type Options struct {
 	// read, says so in every placement's warnings.
 	checkpoint     *bundle.Reader
 	checkpointNote string
+	// devicesOnly asks a placement for the nodes' devices and the
+	// transfers alone (placement.Options.DevicesOnly): what the --from
+	// source's comparison reads of it.
+	devicesOnly bool
 }
 
 // UsageError is a problem with what was asked (an unknown target, a bad
@@ -645,7 +649,9 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	fromIdx := ts.fromTarget()
 	if fromIdx < 0 && ts.From != nil {
 		if listed {
-			res, err := place(g, nodes, *ts.From, ts, opts, fetches, true)
+			sopts := opts
+			sopts.devicesOnly = true
+			res, err := place(g, nodes, *ts.From, ts, sopts, fetches, true)
 			if err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}

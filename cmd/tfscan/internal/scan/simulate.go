@@ -76,6 +76,9 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 		ClearDevices:    opts.Placement.ClearDevices,
 		Stack:           t.Index.Stack(),
 		Checkpoint:      opts.checkpoint,
+		// The report counts the nodes its figures count itself.
+		NoNodeCounts: true,
+		DevicesOnly:  opts.devicesOnly,
 	}
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
@@ -134,6 +137,10 @@ type keyedMatcher struct {
 	// the index constrains (they were built for the targets, which need
 	// not include this index).
 	covers map[string]bool
+	// lastOp and lastCovers are the last op looked up in covers: nodes of
+	// one op come in runs.
+	lastOp     string
+	lastCovers bool
 }
 
 // LookupIdentity says that k answers every lookup as its index does
@@ -142,24 +149,49 @@ type keyedMatcher struct {
 func (k *keyedMatcher) LookupIdentity() any { return k.Index }
 
 func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
-	// A node that is not the graph's own (a synthetic one, or a copy
-	// with other attrs, as auto mixed precision makes) keys itself.
-	pos := k.ns.posOf(k.g, n)
+	pos := k.keyed(n)
 	if pos < 0 {
 		return k.Index.Match(n)
 	}
-	ok, seen := k.covers[n.Op]
-	if !seen {
-		ok = true
-		for _, a := range k.Index.ConstrainedAttrs(n.Op) {
-			if !slices.Contains(k.ns.attrs[n.Op], a) {
-				ok = false
-			}
-		}
-		k.covers[n.Op] = ok
-	}
-	if !ok {
-		return k.Index.Match(n)
-	}
 	return *k.ns.match(k.Index, pos)
+}
+
+// keyed is n's position among the prepared nodes when its key answers
+// its lookup, else -1: a node that is not the graph's own (a synthetic
+// one, or a copy with other attrs, as auto mixed precision makes) keys
+// itself, and so does one whose op the index constrains in attrs the keys
+// leave out.
+func (k *keyedMatcher) keyed(n *graph.Node) int {
+	pos := k.ns.posOf(k.g, n)
+	if pos < 0 {
+		return -1
+	}
+	if k.lastOp != n.Op || k.lastOp == "" {
+		ok, seen := k.covers[n.Op]
+		if !seen {
+			ok = true
+			for _, a := range k.Index.ConstrainedAttrs(n.Op) {
+				if !slices.Contains(k.ns.attrs[n.Op], a) {
+					ok = false
+				}
+			}
+			k.covers[n.Op] = ok
+		}
+		k.lastOp, k.lastCovers = n.Op, ok
+	}
+	if !k.lastCovers {
+		return -1
+	}
+	return pos
+}
+
+// LookupKey says which nodes Match answers alike
+// (placement.KeyedMatcher): those of one slot of the prepared keys.
+func (k *keyedMatcher) LookupKey(n *graph.Node) (int, bool) {
+	pos := k.keyed(n)
+	if pos < 0 {
+		return 0, false
+	}
+	_, slot, ok := k.ns.slot(k.Index, pos)
+	return slot, ok
 }
