@@ -50,6 +50,11 @@ node { name: "xb16" op: "Cast" input: "x" attr { key: "SrcT" value { type: DT_FL
 node { name: "threeb16" op: "Const" attr { key: "dtype" value { type: DT_BFLOAT16 } } attr { key: "value" value { tensor { dtype: DT_BFLOAT16 tensor_shape {} half_val: 16448 } } } }
 node { name: "divb16" op: "RealDiv" input: "xb16" input: "threeb16" attr { key: "T" value { type: DT_BFLOAT16 } } }
 node { name: "by_constb16" op: "Cast" input: "divb16" attr { key: "SrcT" value { type: DT_BFLOAT16 } } attr { key: "DstT" value { type: DT_FLOAT } } }
+node { name: "xc" op: "Complex" input: "x" input: "by_y" attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tout" value { type: DT_COMPLEX64 } } }
+node { name: "threec" op: "Const" attr { key: "dtype" value { type: DT_COMPLEX64 } } attr { key: "value" value { tensor { dtype: DT_COMPLEX64 tensor_shape {} scomplex_val: 3 scomplex_val: 1 } } } }
+node { name: "divc" op: "RealDiv" input: "xc" input: "threec" attr { key: "T" value { type: DT_COMPLEX64 } } }
+node { name: "by_constc_re" op: "Real" input: "divc" attr { key: "T" value { type: DT_COMPLEX64 } } attr { key: "Tout" value { type: DT_FLOAT } } }
+node { name: "by_constc_im" op: "Imag" input: "divc" attr { key: "T" value { type: DT_COMPLEX64 } } attr { key: "Tout" value { type: DT_FLOAT } } }
 node { name: "by_y" op: "RealDiv" input: "x" input: "y" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "const_by_const" op: "RealDiv" input: "var" input: "three" attr { key: "T" value { type: DT_FLOAT } } }
 `
@@ -99,7 +104,7 @@ func TestDivisionByConstant(t *testing.T) {
 	if err := npz.Write(inputs, feedsT); err != nil {
 		t.Fatal(err)
 	}
-	fetchNodes := []string{"by_const", "gelu_arg", "normalize", "div", "xdivy", "by_const64", "by_const16", "by_constb16", "by_y", "const_by_const"}
+	fetchNodes := []string{"by_const", "gelu_arg", "normalize", "div", "xdivy", "by_const64", "by_const16", "by_constb16", "by_constc_re", "by_constc_im", "by_y", "const_by_const"}
 	var fetches []string
 	for _, f := range fetchNodes {
 		fetches = append(fetches, f+":0")

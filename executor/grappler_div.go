@@ -15,8 +15,8 @@ import (
 
 // Division by a constant, as TensorFlow's graph runtime computes it.
 // Sessions and tf.function/SavedModel signatures alike run Grappler before
-// executing, and its constant folding strength-reduces a floating-point
-// Div, RealDiv or Xdivy whose denominator is a Const (once folded) to a
+// executing, and its constant folding strength-reduces a floating-point or
+// complex Div, RealDiv or Xdivy whose denominator is a Const (once folded) to a
 // multiplication by the reciprocal: Div(x, c) becomes Mul(x, Reciprocal(c))
 // and Xdivy(x, c) becomes MulNoNan(Reciprocal(c), x)
 // (ConstantFolding::ReduceDivToReciprocalMul,
@@ -68,8 +68,8 @@ func (s *scope) findReciprocalDivs() {
 		if !isDivOp(n.Op) || len(n.Inputs) != 2 || n.OpDef == nil {
 			continue
 		}
-		if !dtype.IsFloat(attrType(n.Attrs, "T")) {
-			continue // integer division, and the complex types tfscan does not hold
+		if t := attrType(n.Attrs, "T"); !dtype.IsFloat(t) && t != tpb.DataType_DT_COMPLEX64 && t != tpb.DataType_DT_COMPLEX128 {
+			continue // integer division
 		}
 		c := s.e.constness()
 		if !c.isInputConst(n, 1) || c.isConst(n) {
