@@ -90,8 +90,6 @@ var modelRules = map[string]modelRule{
 	"transformer_encoder": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (Einsum, MatMul); " + fmt.Sprintf(approxModelReason, "erf, tanh, exp and rsqrt")},
 	"control_flow": {Tol: tfgolden.Tol{ULP: 16, Abs: 1e-6}, Reason: gemmReason + " (MatMul in the loop); " + fmt.Sprintf(approxModelReason, "tanh") +
 		"; five iterations compound them, and the trace's means cancel towards zero (896 ULP, 7e-9 absolute, on -1.1e-4)"},
-	"cpu_pinned": {Tol: tfgolden.Tol{ULP: 16, Abs: 1e-6}, Reason: gemmReason + " (the Dense MatMul over 64 inputs, whose sum cancels: 9 ULP, " +
-		"1.3e-7 absolute; the resize and mean before it are bit-identical)"},
 	"tf1_builder": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (one MatMul)"},
 	"text_vectorization": {Tol: tfgolden.Tol{ULP: 8, Abs: 1e-6}, Reason: gemmReason + " (the Dense MatMul after the embedding's " +
 		"mean, whose sum cancels: 24 ULP, 1.9e-9 absolute, on -5.4e-4); the token ids are bit-identical"},
