@@ -363,15 +363,29 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 		restores = 1 << iota
 		saves
 	)
+	// What an op is (a restore, a save, an initializer) is worked out
+	// once per op: a graph has few ops and many nodes of each.
+	const initializes = saves << 1
+	byOp := map[string]uint8{}
+	kind := func(op string) uint8 {
+		k, ok := byOp[op]
+		if !ok {
+			switch {
+			case slices.Contains(restoreOps, op):
+				k = restores
+			case slices.Contains(saveOps, op):
+				k = saves
+			}
+			if slices.Contains(initOps, op) {
+				k |= initializes
+			}
+			byOp[op] = k
+		}
+		return k
+	}
 	flags := make([]uint8, g.TopLevel)
 	for _, n := range g.Topo() {
-		var f uint8
-		switch {
-		case slices.Contains(restoreOps, n.Op):
-			f = restores
-		case slices.Contains(saveOps, n.Op):
-			f = saves
-		}
+		f := kind(n.Op) &^ initializes
 		for _, in := range n.Inputs {
 			if in.Node != nil && in.Node.ID < g.TopLevel {
 				f |= flags[in.Node.ID]
@@ -389,7 +403,7 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 	inits := make([]bool, g.TopLevel)
 	for _, n := range g.Topo() {
 		switch {
-		case slices.Contains(initOps, n.Op):
+		case kind(n.Op)&initializes != 0:
 			inits[n.ID] = true
 		case n.Op == "NoOp" && len(n.ControlInputs) > 0 && len(n.Inputs) == 0:
 			inits[n.ID] = !slices.ContainsFunc(n.ControlInputs, func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })

@@ -53,8 +53,20 @@ var carriers = []string{"_Arg", "Const", "HostConst", "Placeholder", "Placeholde
 func Parts(g *graph.Graph) []Part {
 	parts := make([]Part, len(g.Nodes))
 	decided := make([]bool, len(g.Nodes))
+	// What a node's op tells is worked out once per op: a graph has few
+	// ops and many nodes of each.
+	byOp := map[string]opDecision{}
 	for _, n := range g.Nodes {
-		parts[n.ID], decided[n.ID] = partOf(n)
+		d, ok := byOp[n.Op]
+		if !ok {
+			d.part, d.decided = opPart(n.Op)
+			byOp[n.Op] = d
+		}
+		if d.decided {
+			parts[n.ID], decided[n.ID] = d.part, true
+		} else {
+			parts[n.ID], decided[n.ID] = funcOrScopePart(n)
+		}
 	}
 	if !IsTraining(parts) {
 		// No step to split: the carriers' inheritance below changes no
@@ -84,9 +96,23 @@ func Parts(g *graph.Graph) []Part {
 	return parts
 }
 
+// opDecision is what an op alone tells of its nodes' part (opPart).
+type opDecision struct {
+	part    Part
+	decided bool
+}
+
 // partOf is the part n's op and name tell, and whether they tell one.
 func partOf(n *graph.Node) (Part, bool) {
-	op := n.Op
+	if p, ok := opPart(n.Op); ok {
+		return p, true
+	}
+	return funcOrScopePart(n)
+}
+
+// opPart is the part op tells whatever the node's name, and whether it
+// tells one.
+func opPart(op string) (Part, bool) {
 	switch {
 	case slices.Contains(collectiveOps, op):
 		return Collective, true
@@ -102,6 +128,12 @@ func partOf(n *graph.Node) (Part, bool) {
 		// _is_all_finite); a TF2 step builds it outside any scope.
 		return LossScale, true
 	}
+	return Forward, false
+}
+
+// funcOrScopePart is the part n's function and name tell, for a node whose
+// op tells none.
+func funcOrScopePart(n *graph.Node) (Part, bool) {
 	if f := n.Func; f != nil {
 		// Functions the tape differentiates through are split in a
 		// forward and a backward function
