@@ -54,13 +54,29 @@ func Parts(g *graph.Graph) []Part {
 	parts := make([]Part, len(g.Nodes))
 	decided := make([]bool, len(g.Nodes))
 	// What a node's op tells is worked out once per op: a graph has few
-	// ops and many nodes of each.
+	// ops and many nodes of each. The last few ops are tried before the
+	// map (most nodes' ops are one of a handful).
 	byOp := map[string]opDecision{}
+	var recent [8]opDecision
+	next := 0
 	for _, n := range g.Nodes {
-		d, ok := byOp[n.Op]
-		if !ok {
-			d.part, d.decided = opPart(n.Op)
-			byOp[n.Op] = d
+		var d opDecision
+		found := false
+		for i := range recent {
+			if recent[i].op == n.Op && n.Op != "" {
+				d, found = recent[i], true
+				break
+			}
+		}
+		if !found {
+			var ok bool
+			if d, ok = byOp[n.Op]; !ok {
+				d.op = n.Op
+				d.part, d.decided = opPart(n.Op)
+				byOp[n.Op] = d
+			}
+			recent[next] = d
+			next = (next + 1) % len(recent)
 		}
 		if d.decided {
 			parts[n.ID], decided[n.ID] = d.part, true
@@ -98,6 +114,7 @@ func Parts(g *graph.Graph) []Part {
 
 // opDecision is what an op alone tells of its nodes' part (opPart).
 type opDecision struct {
+	op      string
 	part    Part
 	decided bool
 }
