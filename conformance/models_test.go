@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/internal/testmodel"
+	"github.com/tfscan/tfscan/internal/testmodel/testexec"
 	"github.com/tfscan/tfscan/internal/tfenv"
 	"github.com/tfscan/tfscan/internal/tfgolden"
 	"github.com/tfscan/tfscan/kernels"
@@ -307,7 +307,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // (load, select the serve meta graph, restore the checkpoint, feed, fetch)
 // and returns its outputs keyed by the signature's output keys.
 func runZooModel(path, format string, meta *zooMeta, inputs map[string]*kernels.Tensor) (map[string]*kernels.Tensor, error) {
-	ex, g, err := testmodel.Executor(path)
+	ex, g, err := testexec.Executor(path)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/internal/testmodel"
+	"github.com/tfscan/tfscan/internal/testmodel/testexec"
 	"github.com/tfscan/tfscan/internal/tfenv"
 	"github.com/tfscan/tfscan/kernels/npz"
 )
@@ -175,7 +175,7 @@ func zooRunner(dir string, reuse bool) (func() error, error) {
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		return nil, err
 	}
-	ex, g, err := testmodel.Executor(filepath.Join(dir, "saved_model"))
+	ex, g, err := testexec.Executor(filepath.Join(dir, "saved_model"))
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,12 @@ var actByName = map[string]actKind{
 
 // activate applies the activation to data in place; alpha is LeakyRelu's.
 func activate[T nnFloat](k actKind, data []T, alpha T) {
+	if d32, ok := any(data).([]float32); ok && k == actSigmoid {
+		// The Sigmoid kernel's float32 arithmetic (sigmoid.go), so that a
+		// fused Sigmoid computes what the op computes.
+		sigmoid32(d32, len(d32)/8*8)
+		return
+	}
 	activateIn(k, data, alpha, func(v T) T { return v })
 }
 

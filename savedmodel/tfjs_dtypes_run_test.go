@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/internal/testmodel"
+	"github.com/tfscan/tfscan/internal/testmodel/testexec"
 	"github.com/tfscan/tfscan/internal/tfgolden"
 	"github.com/tfscan/tfscan/kernels"
 	"github.com/tfscan/tfscan/kernels/npz"
@@ -39,7 +39,7 @@ func TestTFJSNarrowedRun(t *testing.T) {
 		{"wide", map[string]string{"x": "wide_x", "i": "wide_i"}, map[string]string{"y": "wide_y", "j": "wide_j"}},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
-			ex, g, err := testmodel.Executor(filepath.Join(dir, tc.model))
+			ex, g, err := testexec.Executor(filepath.Join(dir, tc.model))
 			require.NoError(t, err)
 			require.Len(t, g.Signatures, 1)
 			sig := g.Signatures[0]
