@@ -379,13 +379,15 @@ func sigmoidC[F part](x, y F) (F, F) {
 
 // xlogyC and xlog1pyC are xlogy_op and xlog1py_op's scalar operator()
 // (cwise_ops.h; Eigen's complex log has no packet form): +0 where x is
-// zero, else x times log(y) (log1p(y)) with std::complex's product.
+// zero, else x times log(y) (log1p(y)) with std::complex's product. log(y)
+// is flushed as TensorFlow's FTZ flushes it (ftz.go): atan2(1, FLT_MAX) is
+// subnormal, and ±Inf times its zero is NaN there.
 func xlogyC[F part](a, b, c, d F) (F, F) {
 	if a == 0 && b == 0 {
 		return 0, 0
 	}
 	lr, li := logEigen(c, d)
-	return cmulScalar(a, b, lr, li)
+	return cmulScalar(a, b, ftz(lr), ftz(li))
 }
 
 func xlog1pyC[F part](a, b, c, d F) (F, F) {
@@ -398,10 +400,11 @@ func xlog1pyC[F part](a, b, c, d F) (F, F) {
 
 // powGlibc is std::pow of two std::complex values: libstdc++ calls glibc's
 // cpow, which is cexp(y · clog(x)) with C's complex product, all in the
-// part's precision (clog as Eigen's log|z| + i·atan2 here).
+// part's precision (clog as Eigen's log|z| + i·atan2 here), with log(x)
+// flushed as TensorFlow's FTZ flushes it (ftz.go).
 func powGlibc[F part](a, b, c, d F) (F, F) {
 	lr, li := logEigen(a, b)
-	er, ei := cmulScalar(c, d, lr, li)
+	er, ei := cmulScalar(c, d, ftz(lr), ftz(li))
 	return cexpGlibc(er, ei)
 }
 
