@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"math/cmplx"
 )
 
 // Complex elementary functions as TensorFlow's CPU kernels compute them.
@@ -400,10 +399,10 @@ func xlog1pyC[F part](a, b, c, d F) (F, F) {
 
 // powGlibc is std::pow of two std::complex values: libstdc++ calls glibc's
 // cpow, which is cexp(y · clog(x)) with C's complex product, all in the
-// part's precision (clog as Eigen's log|z| + i·atan2 here), with log(x)
-// flushed as TensorFlow's FTZ flushes it (ftz.go).
+// part's precision (clog as glibc computes it, complex_inverse.go), with
+// log(x) flushed as TensorFlow's FTZ flushes it (ftz.go).
 func powGlibc[F part](a, b, c, d F) (F, F) {
-	lr, li := logEigen(a, b)
+	lr, li := clogGlibc(a, b)
 	er, ei := cmulScalar(c, d, ftz(lr), ftz(li))
 	return cexpGlibc(er, ei)
 }
@@ -435,15 +434,6 @@ func packetAndScalar(p32 func(x, y float32) (float32, float32), p64 func(x, y fl
 	return cUnaryFns{c64: a, c128: b, t64: c, t128: d}
 }
 
-// viaCmplx is a glibc complex function written with math/cmplx, evaluated
-// in complex128 and rounded for complex64.
-func viaCmplx(f func(complex128) complex128) cUnaryFns {
-	return cUnaryFns{
-		c64:  func(z complex64) complex64 { return complex64(f(complex128(z))) },
-		c128: f,
-	}
-}
-
 // complexMathUnary and complexMathBinary are this file's entries of
 // complexUnary and complexBinary.
 func complexMathUnary() map[string]cUnaryFns {
@@ -459,15 +449,15 @@ func complexMathUnary() map[string]cUnaryFns {
 		"Sin":     scalarOnly(csinGlibc[float32], csinGlibc[float64]),
 		"Cos":     scalarOnly(ccosGlibc[float32], ccosGlibc[float64]),
 		"Tan":     scalarOnly(ctanGlibc[float32], ctanGlibc[float64]),
-		"Asin":    viaCmplx(cmplx.Asin),
-		"Acos":    viaCmplx(cmplx.Acos),
-		"Atan":    viaCmplx(cmplx.Atan),
+		"Asin":    scalarOnly(casinGlibc[float32], casinGlibc[float64]),
+		"Acos":    scalarOnly(cacosGlibc[float32], cacosGlibc[float64]),
+		"Atan":    scalarOnly(catanGlibc[float32], catanGlibc[float64]),
 		"Sinh":    scalarOnly(csinhGlibc[float32], csinhGlibc[float64]),
 		"Cosh":    scalarOnly(ccoshGlibc[float32], ccoshGlibc[float64]),
 		"Tanh":    scalarOnly(ctanhGlibc[float32], ctanhGlibc[float64]),
-		"Asinh":   viaCmplx(cmplx.Asinh),
-		"Acosh":   viaCmplx(cmplx.Acosh),
-		"Atanh":   viaCmplx(cmplx.Atanh),
+		"Asinh":   scalarOnly(casinhGlibc[float32], casinhGlibc[float64]),
+		"Acosh":   scalarOnly(cacoshGlibc[float32], cacoshGlibc[float64]),
+		"Atanh":   scalarOnly(catanhGlibc[float32], catanhGlibc[float64]),
 	}
 }
 

@@ -116,22 +116,18 @@ const complexLibmReason = "TensorFlow's CPU kernel calls std::exp, std::sin, ...
 var complexLibm = []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Exp", "Expm1",
 	"Log", "Log1p", "Sigmoid", "Sin", "Sinh", "Tan", "Tanh", "Pow", "Xlogy", "Xlog1py"}
 
-// complexLibmWide are the complex128 functions farther from glibc's: Go's
-// inverse functions are the textbook identities through log and sqrt
-// (math/cmplx asin.go), glibc's casin/cacos/catan have kernels for each
-// region (k_casinh_template.c); cpow's error is that of clog times |y|;
-// csin/ccos of a part near DBL_MAX reduce the argument differently.
-var complexLibmWide = map[string]bool{"Acos": true, "Acosh": true, "Asin": true, "Asinh": true, "Atan": true,
-	"Pow": true, "Sin": true, "Cos": true, "Tan": true}
+// complexLibmWide are the complex128 functions farther from glibc's:
+// cpow's error is that of clog times |y|; csin/ccos of a part near
+// DBL_MAX reduce the argument differently.
+var complexLibmWide = map[string]bool{"Pow": true, "Sin": true, "Cos": true, "Tan": true}
 
 func init() {
 	for _, op := range complexLibm {
 		rules[op+" complex64"] = Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
 		r := Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
 		if complexLibmWide[op] {
-			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; Go's inverse functions are the " +
-				"textbook identities through log and sqrt (math/cmplx asin.go), glibc's have a kernel per region " +
-				"(k_casinh_template.c), cpow's error is clog's times |y|, csin, ccos and ctan of a part near DBL_MAX " +
+			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; cpow's error is clog's times |y|, " +
+				"csin, ccos and ctan of a part near DBL_MAX " +
 				"reduce the argument differently (as Sin and Tan float64): up to 39 ULP of |z| seen"}
 		}
 		rules[op+" complex128"] = r
