@@ -11,10 +11,11 @@ import (
 // formulas for Log (complex_log: log|z| + i·atan2), Log1p, Expm1 and Rsqrt
 // (MathFunctions.h, MathFunctionsImpl.h), which are written here step for
 // step on the parts, and libstdc++'s std::exp, std::sin, ... for the rest,
-// which call glibc's cexp, csin, ... (C99 Annex G special values). Those
-// are written with Go's math/cmplx on complex128 and rounded, with glibc's
-// special values where math/cmplx gives others: held to TensorFlow's with
-// a tolerance (internal/tfgolden/rules.go).
+// which call glibc's cexp, csin, casin, ... (C99 Annex G special values).
+// Those are glibc's algorithms written step for step on the parts in the
+// part's type (here, complex_hyperbolic.go and complex_inverse.go) over
+// Go's real log, sin, ...: held to TensorFlow's with a tolerance
+// (internal/tfgolden/rules.go).
 
 // hypotF is glibc's hypotf (computed in double, rounded once) and hypot:
 // |z| as std::abs(std::complex) gives it (cabs).
