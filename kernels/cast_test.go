@@ -188,3 +188,23 @@ func TestCastComplexOutOfRangeByPosition(t *testing.T) {
 		})
 	}
 }
+
+// TestCastComplex128To16BitLanes holds complex128 → int16 and uint16 to
+// TensorFlow's x86-64 results on 33 elements cycling through 12 values
+// (tf.cast of complex(v, 1)): the first 32 run 8 a step, lanes 0 to 3
+// keeping the low 16 bits of the 32-bit conversion and lanes 4 to 7
+// saturating; the last element is the scalar remainder.
+func TestCastComplex128To16BitLanes(t *testing.T) {
+	base := []float64{70000.5, -70000.5, math.NaN(), 40000.7, -5.5, 100.2, 1e10, -1e10, math.Inf(1), math.Inf(-1), 65535.9, -32769}
+	d := make([]complex128, 33)
+	for i := range d {
+		d[i] = complex(base[i%len(base)], 1)
+	}
+	x := &Tensor{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{33}, Data: d}
+	wantI16 := []int16{4464, -4464, 0, -25536, -5, 100, -32768, -32768, 0, 0, -1, 32767, 32767, -32768, -32768, 32767,
+		-5, 100, 0, 0, -32768, -32768, 32767, -32768, 4464, -4464, 0, -25536, -5, 100, -32768, -32768, 0}
+	wantU16 := []uint16{4464, 61072, 0, 40000, 0, 100, 0, 0, 0, 0, 65535, 32767, 65535, 0, 0, 40000,
+		65531, 100, 0, 0, 0, 0, 65535, 0, 4464, 61072, 0, 40000, 0, 100, 0, 0, 0}
+	assert.Equal(t, wantI16, castTo(t, x, tpb.DataType_DT_INT16, false).Data)
+	assert.Equal(t, wantU16, castTo(t, x, tpb.DataType_DT_UINT16, false).Data)
+}

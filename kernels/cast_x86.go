@@ -121,6 +121,20 @@ func byPosition[R any](f []float64, nv int, vec, scalar func(float64) R) []R {
 	return out
 }
 
+// halfSaturated converts the first nv elements in steps of 8, lanes 0 to
+// 3 with scalar and 4 to 7 with sat, and the rest with scalar.
+func halfSaturated[R any](f []float64, nv int, sat, scalar func(float64) R) []R {
+	out := make([]R, len(f))
+	for i, v := range f {
+		if i < nv && i%8 >= 4 {
+			out[i] = sat(v)
+		} else {
+			out[i] = scalar(v)
+		}
+	}
+	return out
+}
+
 // castComplexToInt converts the real parts of a complex tensor (held
 // exactly in float64) to an integer dst as x86-64 TensorFlow does. Its loops
 // over std::complex elements are vectorised otherwise than the float ones
@@ -129,8 +143,12 @@ func byPosition[R any](f []float64, nv int, vec, scalar func(float64) R) []R {
 // complex128 → uint32 are not vectorised (the scalar rule everywhere);
 // complex64 → uint32 runs 8 a step with no epilogue; complex128 → int8 and
 // uint8 run 16 a step from 17 elements on, and always leave at least one
-// element to the scalar remainder. complex128 → int16 and uint16 are listed
-// defects (internal/tfgolden/defects.go); they take the scalar rule here.
+// element to the scalar remainder; complex128 → int16 and uint16 run 8 a
+// step from 17 elements on with the same remainder, and in each step the
+// first four lanes keep cvttsd2si's low 16 bits (as the scalar rule) while
+// the other four saturate the int32 to the 16-bit range (packssdw for
+// int16, packusdw for uint16; the order read from TensorFlow on lengths
+// 16 to 49 with distinct values per lane).
 func castComplexToInt(f []float64, src, dst tpb.DataType) (any, bool) {
 	part := tpb.DataType_DT_FLOAT
 	if src == tpb.DataType_DT_COMPLEX128 {
@@ -145,15 +163,21 @@ func castComplexToInt(f []float64, src, dst tpb.DataType) (any, bool) {
 		if n >= 17 {
 			nv = (n - 1) / 16 * 16
 		}
+	case src == tpb.DataType_DT_COMPLEX128 && (dst == tpb.DataType_DT_INT16 || dst == tpb.DataType_DT_UINT16):
+		if n >= 17 {
+			nv = (n - 1) / 8 * 8
+		}
 	}
 	switch dst {
 	case tpb.DataType_DT_INT8:
 		return byPosition(f, nv, func(v float64) int8 { return int8(sat32(cvtt32(v), -128, 127)) },
 			func(v float64) int8 { return int8(cvtt32(v)) }), true
 	case tpb.DataType_DT_INT16:
-		return mapTo(f, func(v float64) int16 { return int16(cvtt32(v)) }), true
+		return halfSaturated(f, nv, func(v float64) int16 { return int16(sat32(cvtt32(v), -32768, 32767)) },
+			func(v float64) int16 { return int16(cvtt32(v)) }), true
 	case tpb.DataType_DT_UINT16:
-		return mapTo(f, func(v float64) uint16 { return uint16(cvtt32(v)) }), true
+		return halfSaturated(f, nv, func(v float64) uint16 { return uint16(sat32(cvtt32(v), 0, 65535)) },
+			func(v float64) uint16 { return uint16(cvtt32(v)) }), true
 	case tpb.DataType_DT_UINT8:
 		return byPosition(f, nv, func(v float64) uint8 { return uint8(sat32(int32(int16(sat32(cvtt32(v), 0, 65535))), 0, 255)) },
 			func(v float64) uint8 { return uint8(cvtt32(v)) }), true

@@ -41,19 +41,22 @@ func pmaxLane[F part](a, b F) F {
 // cdivParts is pdiv_complex (GenericPacketMathFunctions.h): the divisor
 // scaled by max(|c|, |d|) (per lane, NaN picking the lane's own part), the
 // numerator times the scaled divisor's conjugate, divided by the scaled
-// squared modulus, then by the scale.
+// squared modulus, then by the scale. Every step is flushed as
+// TensorFlow's FTZ flushes it (ftz.go): a divisor with one part at the
+// largest finite value scales the other to a subnormal, which TensorFlow
+// reads as zero.
 func cdivParts[F part](a, b, c, d F) (F, F) {
 	ac, ad := F(math.Abs(float64(c))), F(math.Abs(float64(d)))
 	m0, m1 := pmaxLane(ac, ad), pmaxLane(ad, ac)
-	cs, ds := c/m0, d/m1
-	cs2, ds2 := F(cs*cs), F(ds*ds)
-	den0, den1 := cs2+ds2, ds2+cs2
+	cs, ds := ftz(c/m0), ftz(d/m1)
+	cs2, ds2 := ftz(F(cs*cs)), ftz(F(ds*ds))
+	den0, den1 := ftz(cs2+ds2), ftz(ds2+cs2)
 	// pmul(x, pconj(y_scaled)) with addsub: lane 0 subtracts b*(-d').
 	nd := -ds
-	p0, q0 := F(a*cs), F(b*nd)
-	p1, q1 := F(a*nd), F(b*cs)
-	re, im := p0-q0, p1+q1
-	return F(re/den0) / m0, F(im/den1) / m1
+	p0, q0 := ftz(F(a*cs)), ftz(F(b*nd))
+	p1, q1 := ftz(F(a*nd)), ftz(F(b*cs))
+	re, im := ftz(p0-q0), ftz(p1+q1)
+	return ftz(F(re/den0)) / m0, ftz(F(im/den1)) / m1
 }
 
 // Eigen runs a packet function over whole packets and its scalar function
@@ -73,19 +76,20 @@ const (
 // Results that come out NaN in both parts are recovered as C99 Annex G
 // asks: a zero divisor gives an infinity of the numerator's signs, an
 // infinite numerator over a finite divisor an infinity, a finite numerator
-// over an infinite divisor a zero.
+// over an infinite divisor a zero. The intermediates are flushed as
+// TensorFlow's FTZ flushes them (ftz.go).
 func cdivSmith[F part](a, b, c, d F) (F, F) {
 	var x, y F
 	if math.Abs(float64(c)) < math.Abs(float64(d)) {
-		r := c / d
-		den := F(c*r) + d
-		x = (F(a*r) + b) / den
-		y = (F(b*r) - a) / den
+		r := ftz(c / d)
+		den := ftz(ftz(F(c*r)) + d)
+		x = ftz(ftz(F(a*r))+b) / den
+		y = ftz(ftz(F(b*r))-a) / den
 	} else {
-		r := d / c
-		den := F(d*r) + c
-		x = (F(b*r) + a) / den
-		y = (b - F(a*r)) / den
+		r := ftz(d / c)
+		den := ftz(ftz(F(d*r)) + c)
+		x = ftz(ftz(F(b*r))+a) / den
+		y = ftz(b-ftz(F(a*r))) / den
 	}
 	if x == x || y == y {
 		return x, y

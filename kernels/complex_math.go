@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"math/cmplx"
 )
 
 // Complex elementary functions as TensorFlow's CPU kernels compute them.
@@ -12,10 +11,11 @@ import (
 // formulas for Log (complex_log: log|z| + i·atan2), Log1p, Expm1 and Rsqrt
 // (MathFunctions.h, MathFunctionsImpl.h), which are written here step for
 // step on the parts, and libstdc++'s std::exp, std::sin, ... for the rest,
-// which call glibc's cexp, csin, ... (C99 Annex G special values). Those
-// are written with Go's math/cmplx on complex128 and rounded, with glibc's
-// special values where math/cmplx gives others: held to TensorFlow's with
-// a tolerance (internal/tfgolden/rules.go).
+// which call glibc's cexp, csin, casin, ... (C99 Annex G special values).
+// Those are glibc's algorithms written step for step on the parts in the
+// part's type (here, complex_hyperbolic.go and complex_inverse.go) over
+// Go's real log, sin, ...: held to TensorFlow's with a tolerance
+// (internal/tfgolden/rules.go).
 
 // hypotF is glibc's hypotf (computed in double, rounded once) and hypot:
 // |z| as std::abs(std::complex) gives it (cabs).
@@ -379,13 +379,15 @@ func sigmoidC[F part](x, y F) (F, F) {
 
 // xlogyC and xlog1pyC are xlogy_op and xlog1py_op's scalar operator()
 // (cwise_ops.h; Eigen's complex log has no packet form): +0 where x is
-// zero, else x times log(y) (log1p(y)) with std::complex's product.
+// zero, else x times log(y) (log1p(y)) with std::complex's product. log(y)
+// is flushed as TensorFlow's FTZ flushes it (ftz.go): atan2(1, FLT_MAX) is
+// subnormal, and ±Inf times its zero is NaN there.
 func xlogyC[F part](a, b, c, d F) (F, F) {
 	if a == 0 && b == 0 {
 		return 0, 0
 	}
 	lr, li := logEigen(c, d)
-	return cmulScalar(a, b, lr, li)
+	return cmulScalar(a, b, ftz(lr), ftz(li))
 }
 
 func xlog1pyC[F part](a, b, c, d F) (F, F) {
@@ -398,10 +400,11 @@ func xlog1pyC[F part](a, b, c, d F) (F, F) {
 
 // powGlibc is std::pow of two std::complex values: libstdc++ calls glibc's
 // cpow, which is cexp(y · clog(x)) with C's complex product, all in the
-// part's precision (clog as Eigen's log|z| + i·atan2 here).
+// part's precision (clog as glibc computes it, complex_inverse.go), with
+// log(x) flushed as TensorFlow's FTZ flushes it (ftz.go).
 func powGlibc[F part](a, b, c, d F) (F, F) {
-	lr, li := logEigen(a, b)
-	er, ei := cmulScalar(c, d, lr, li)
+	lr, li := clogGlibc(a, b)
+	er, ei := cmulScalar(c, d, ftz(lr), ftz(li))
 	return cexpGlibc(er, ei)
 }
 
@@ -432,15 +435,6 @@ func packetAndScalar(p32 func(x, y float32) (float32, float32), p64 func(x, y fl
 	return cUnaryFns{c64: a, c128: b, t64: c, t128: d}
 }
 
-// viaCmplx is a glibc complex function written with math/cmplx, evaluated
-// in complex128 and rounded for complex64.
-func viaCmplx(f func(complex128) complex128) cUnaryFns {
-	return cUnaryFns{
-		c64:  func(z complex64) complex64 { return complex64(f(complex128(z))) },
-		c128: f,
-	}
-}
-
 // complexMathUnary and complexMathBinary are this file's entries of
 // complexUnary and complexBinary.
 func complexMathUnary() map[string]cUnaryFns {
@@ -456,15 +450,15 @@ func complexMathUnary() map[string]cUnaryFns {
 		"Sin":     scalarOnly(csinGlibc[float32], csinGlibc[float64]),
 		"Cos":     scalarOnly(ccosGlibc[float32], ccosGlibc[float64]),
 		"Tan":     scalarOnly(ctanGlibc[float32], ctanGlibc[float64]),
-		"Asin":    viaCmplx(cmplx.Asin),
-		"Acos":    viaCmplx(cmplx.Acos),
-		"Atan":    viaCmplx(cmplx.Atan),
+		"Asin":    scalarOnly(casinGlibc[float32], casinGlibc[float64]),
+		"Acos":    scalarOnly(cacosGlibc[float32], cacosGlibc[float64]),
+		"Atan":    scalarOnly(catanGlibc[float32], catanGlibc[float64]),
 		"Sinh":    scalarOnly(csinhGlibc[float32], csinhGlibc[float64]),
 		"Cosh":    scalarOnly(ccoshGlibc[float32], ccoshGlibc[float64]),
 		"Tanh":    scalarOnly(ctanhGlibc[float32], ctanhGlibc[float64]),
-		"Asinh":   viaCmplx(cmplx.Asinh),
-		"Acosh":   viaCmplx(cmplx.Acosh),
-		"Atanh":   viaCmplx(cmplx.Atanh),
+		"Asinh":   scalarOnly(casinhGlibc[float32], casinhGlibc[float64]),
+		"Acosh":   scalarOnly(cacoshGlibc[float32], cacoshGlibc[float64]),
+		"Atanh":   scalarOnly(catanhGlibc[float32], catanhGlibc[float64]),
 	}
 }
 

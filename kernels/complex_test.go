@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,5 +39,40 @@ func TestComplexDivPacketTail(t *testing.T) {
 		out, err := Find("Div").Fn(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, out[0].Data, "n=%d", tt.n)
+	}
+}
+
+// TestComplexDivFlushed holds complex Div on a divisor with a part at the
+// largest finite value to TensorFlow's result under FTZ: the other part
+// scaled by it (1/FLT_MAX, 1/DBL_MAX) is subnormal and reads as zero, so
+// the infinite numerator times it is NaN, in the packets and in Smith's
+// tail alike (without the flush it is -Inf).
+func TestComplexDivFlushed(t *testing.T) {
+	inf := math.Inf(1)
+	for _, n := range []int{3, 4, 5} {
+		xs, ys := make([]complex64, n), make([]complex64, n)
+		xd, yd := make([]complex128, n), make([]complex128, n)
+		for i := range xs {
+			xs[i], ys[i] = complex(float32(inf), 0), complex(float32(math.MaxFloat32), 1)
+			xd[i], yd[i] = complex(inf, 0), complex(math.MaxFloat64, 1)
+		}
+		for _, in := range [][]*Tensor{
+			{{DType: tpb.DataType_DT_COMPLEX64, Shape: []int{n}, Data: xs}, {DType: tpb.DataType_DT_COMPLEX64, Shape: []int{n}, Data: ys}},
+			{{DType: tpb.DataType_DT_COMPLEX128, Shape: []int{n}, Data: xd}, {DType: tpb.DataType_DT_COMPLEX128, Shape: []int{n}, Data: yd}},
+		} {
+			out, err := Find("Div").Fn(&Context{Op: "Div", Inputs: in})
+			require.NoError(t, err)
+			var got []complex128
+			switch d := out[0].Data.(type) {
+			case []complex64:
+				got = widenC64(d)
+			case []complex128:
+				got = d
+			}
+			require.Len(t, got, n)
+			for i, v := range got {
+				assert.True(t, math.IsInf(real(v), 1) && math.IsNaN(imag(v)), "%s n=%d element %d: %v, want (+Inf, NaN)", in[0].DType, n, i, v)
+			}
+		}
 	}
 }

@@ -176,6 +176,9 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 	for i, f := range m.Fetches {
 		name := names[i]
 		got, ref := emulated[f], reference[f]
+		if err := refuseComplex(name, f, got); err != nil {
+			return nil, err
+		}
 		res.Emulated[name], res.Reference[name] = got, ref
 		o, err := CompareOutput(name, got, ref, outputStorage(m.Graph, f, opts), opts.Tol)
 		if err != nil {
@@ -185,6 +188,24 @@ func Run(ctx context.Context, m Model, opts Options) (*Result, error) {
 	}
 	res.Nodes, res.FirstDivergence = rankNodes(results)
 	return res, nil
+}
+
+// refuseComplex refuses a complex fetched output: the float64 reference
+// run widens real floats only (executor.Options.Compute), so a complex64
+// tensor's reference holds complex64 values, and no precision profile
+// rounds complex values; an error measured there would not be the
+// profile's. Nodes with complex outputs inside a model are not compared
+// (their real consumers are). docs/precision.md "Known limits".
+func refuseComplex(name, fetch string, got *kernels.Tensor) error {
+	if got == nil || (got.DType != tpb.DataType_DT_COMPLEX64 && got.DType != tpb.DataType_DT_COMPLEX128) {
+		return nil
+	}
+	node, _, err := executor.ParseTensorName(fetch)
+	if err != nil {
+		node = fetch
+	}
+	return fmt.Errorf("output %s (node %s) is %s: parity compares real outputs only, the float64 reference run does not widen complex tensors",
+		name, node, dtype.Name(got.DType))
 }
 
 // CompareOutput compares one output with its reference, with statistics.

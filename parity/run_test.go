@@ -169,3 +169,22 @@ func TestCaptureVectors(t *testing.T) {
 	assert.Equal(t, []float32{1, 2, 3, 4}, v.Outputs[0].Data)
 	assert.Equal(t, map[string]any{"T": "float32", "transpose_a": false, "transpose_b": false}, v.Attrs)
 }
+
+// TestComplexOutputRefused holds a complex fetched output to a one-line
+// refusal naming its node, while the real output computed from it is
+// compared.
+func TestComplexOutputRefused(t *testing.T) {
+	g := loadGraph(t, "complex.pbtxt")
+	opts := Options{Profile: profile(t, precision.FP16)}
+	_, err := Run(context.Background(), Model{Graph: g, Fetches: []string{"z:0"}}, opts)
+	require.Error(t, err)
+	assert.Equal(t, "output z:0 (node z) is complex64: parity compares real outputs only, the float64 reference run does not widen complex tensors", err.Error())
+
+	res, err := Run(context.Background(), Model{Graph: g, Fetches: []string{"abs:0"}}, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Outputs, 1)
+	// |3 + 4i| = 5 exactly; |0.5 + i| = 1.1180339887… rounds in float16.
+	assert.Equal(t, 2, res.Outputs[0].Count)
+	assert.InDelta(t, 5, res.Reference["abs:0"].Data.([]float64)[0], 0)
+	assert.Greater(t, res.Outputs[0].MaxAbs, 0.0)
+}

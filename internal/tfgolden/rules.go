@@ -107,34 +107,43 @@ func init() {
 const complexLibmReason = "TensorFlow's CPU kernel calls std::exp, std::sin, ... of std::complex, which libstdc++ " +
 	"hands to glibc's cexp, csin, ... (sysdeps/ieee754/{flt-32,dbl-64} s_c*_template.c, own formulas and " +
 	"float-precision steps for complex64), or Eigen's formulas over glibc's real log, atan2, sin, expm1; " +
-	"tfscan evaluates Go's math/cmplx (in complex128, rounded for complex64) or the same formulas over Go's " +
-	"math package, neither correctly rounded; a part that cancels (much smaller than |f(z)|) is held to " +
-	"ULPs of |f(z)|"
+	"tfscan evaluates the same algorithms step for step over Go's math package; the real log, sin, ... of the " +
+	"two are not correctly rounded; a part that cancels (much smaller than |f(z)|) is held to ULPs of |f(z)|"
+
+// complexInverseReason is why the inverse functions are held closer:
+// glibc's casin, cacos, catan, ... are ported step for step
+// (kernels/complex_inverse.go), so only the real log, log1p, atan2 and
+// hypot calls round differently.
+const complexInverseReason = "TensorFlow's CPU kernel calls std::asin, std::acosh, ... of std::complex, which " +
+	"libstdc++ hands to glibc's casin, cacosh, ... (math/s_casinh_template.c, k_casinh_template.c, " +
+	"s_catan_template.c, ...; float steps for complex64); tfscan runs the same algorithms step for step, and " +
+	"only the real log, log1p and atan2 (Go's math package, glibc's libm) may round differently: 1 ULP seen"
 
 // complexLibm lists the complex ops held with complexLibmReason's
 // tolerance.
-var complexLibm = []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Exp", "Expm1",
+var complexLibm = []string{"Cos", "Cosh", "Exp", "Expm1",
 	"Log", "Log1p", "Sigmoid", "Sin", "Sinh", "Tan", "Tanh", "Pow", "Xlogy", "Xlog1py"}
 
-// complexLibmWide are the complex128 functions farther from glibc's: Go's
-// inverse functions are the textbook identities through log and sqrt
-// (math/cmplx asin.go), glibc's casin/cacos/catan have kernels for each
-// region (k_casinh_template.c); cpow's error is that of clog times |y|;
-// csin/ccos of a part near DBL_MAX reduce the argument differently.
-var complexLibmWide = map[string]bool{"Acos": true, "Acosh": true, "Asin": true, "Asinh": true, "Atan": true,
-	"Pow": true, "Sin": true, "Cos": true, "Tan": true}
+// complexLibmWide are the complex128 functions farther from glibc's:
+// cpow's error is that of clog times |y|; csin/ccos of a part near
+// DBL_MAX reduce the argument differently.
+var complexLibmWide = map[string]bool{"Pow": true, "Sin": true, "Cos": true, "Tan": true}
 
 func init() {
 	for _, op := range complexLibm {
 		rules[op+" complex64"] = Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
 		r := Rule{Tol: Tol{ULP: 4, Mod: 4}, Reason: complexLibmReason}
 		if complexLibmWide[op] {
-			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; Go's inverse functions are the " +
-				"textbook identities through log and sqrt (math/cmplx asin.go), glibc's have a kernel per region " +
-				"(k_casinh_template.c), cpow's error is clog's times |y|, csin, ccos and ctan of a part near DBL_MAX " +
+			r = Rule{Tol: Tol{ULP: 4, Mod: 48}, Reason: complexLibmReason + "; cpow's error is clog's times |y|, " +
+				"csin, ccos and ctan of a part near DBL_MAX " +
 				"reduce the argument differently (as Sin and Tan float64): up to 39 ULP of |z| seen"}
 		}
 		rules[op+" complex128"] = r
+	}
+	for _, op := range []string{"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh"} {
+		for _, dt := range []string{" complex64", " complex128"} {
+			rules[op+dt] = Rule{Tol: Tol{ULP: 2}, Reason: complexInverseReason}
+		}
 	}
 	// Angle is std::arg, glibc's atan2f and atan2 (atan2 correctly rounded,
 	// atan2f within 1 ULP); tfscan's is Go's math.Atan2.
@@ -144,12 +153,12 @@ func init() {
 	}
 	// Reciprocal and Inv of a complex value are Eigen's complex division
 	// (pdiv_complex, and Smith's for the last elements), not the float
-	// reciprocal approximations: bit-identical (1/(FLT_MAX + i) has the
-	// sign of a zero part differ, as Div complex64's defect says).
+	// reciprocal approximations: bit-identical, FTZ's flush of a scaled
+	// part included (1/(FLT_MAX + i)).
 	for _, k := range []string{"Reciprocal complex64", "Reciprocal complex128", "Inv complex64", "Inv complex128"} {
 		rules[k] = Rule{Reason: "1/x of a complex value is Eigen's complex division as Div computes it " +
-			"(pdiv_complex, Smith's after the last packet), not the float reciprocal's approximation: only the " +
-			"sign of a zero part differs, where Div complex64's defect does"}
+			"(pdiv_complex, Smith's after the last packet, with TensorFlow's FTZ flushing a subnormal scaled part), " +
+			"not the float reciprocal's approximation: bit-identical"}
 	}
 }
 
