@@ -45,6 +45,8 @@ type scope struct {
 	outFrames []string
 	// owned is ownedInputs, computed on first use.
 	owned []uint64
+	// stable is stableInputs, computed on first use.
+	stable []uint64
 	// reuse is each node's reuseFlags, computed on first use.
 	reuse []uint8
 }
