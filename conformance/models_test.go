@@ -90,8 +90,6 @@ var modelRules = map[string]modelRule{
 	"transformer_encoder": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (Einsum, MatMul); " + fmt.Sprintf(approxModelReason, "erf, tanh, exp and rsqrt")},
 	"control_flow": {Tol: tfgolden.Tol{ULP: 16, Abs: 1e-6}, Reason: gemmReason + " (MatMul in the loop); " + fmt.Sprintf(approxModelReason, "tanh") +
 		"; five iterations compound them, and the trace's means cancel towards zero (896 ULP, 7e-9 absolute, on -1.1e-4)"},
-	"cpu_pinned": {Tol: tfgolden.Tol{ULP: 16, Abs: 1e-6}, Reason: gemmReason + " (the Dense MatMul over 64 inputs, whose sum cancels: 9 ULP, " +
-		"1.3e-7 absolute; the resize and mean before it are bit-identical)"},
 	"tf1_builder": {Tol: tfgolden.Tol{ULP: 8}, Reason: gemmReason + " (one MatMul)"},
 	"text_vectorization": {Tol: tfgolden.Tol{ULP: 8, Abs: 1e-6}, Reason: gemmReason + " (the Dense MatMul after the embedding's " +
 		"mean, whose sum cancels: 24 ULP, 1.9e-9 absolute, on -5.4e-4); the token ids are bit-identical"},
@@ -108,7 +106,7 @@ var modelRules = map[string]modelRule{
 		"and 37 pointwise MatMul over up to 3,072 terms); " + fmt.Sprintf(approxModelReason, "erf (GELU) and rsqrt") +
 		"; and each of the 23 LayerNormalizations takes a Mean over the channels, whose float32 reduction Eigen orders " +
 		"otherwise (the kernels' reduction tolerance): single values differ by hundreds of ULPs where they are near zero, " +
-		"28 ULP, 3.6e-7 absolute, reach the outputs"},
+		"31 ULP, 3.6e-7 absolute, reach the outputs"},
 	"mixed_float16": {Tol: tfgolden.Tol{ULP: 8}, Reason: "the float16 MatMul is bit-identical (every product and sum rounded to float16 as " +
 		"Eigen::half does); the float32 softmax at the end uses Eigen's approximate exp"},
 }
@@ -166,6 +164,7 @@ func TestZooModels(t *testing.T) {
 		}
 	})
 	var results []modelResult
+	all := true // every model's every format ran (no -run filter left one out)
 	for _, name := range names {
 		dir := filepath.Join(zoo, name)
 		var meta zooMeta
@@ -193,7 +192,9 @@ func TestZooModels(t *testing.T) {
 				results = append(results, r)
 				continue
 			}
+			ran := false
 			t.Run(name+"/"+format, func(t *testing.T) {
+				ran = true
 				got, err := runZooModel(filepath.Join(dir, file), format, &meta, inputs)
 				gapKey := name + "/" + format
 				if gap, isGap := modelGaps[gapKey]; isGap && !strings.HasPrefix(gap, "differs: ") {
@@ -250,7 +251,11 @@ func TestZooModels(t *testing.T) {
 				r.status = "gap (see below)"
 			}
 			results = append(results, r)
+			all = all && ran
 		}
+	}
+	if !all {
+		return // a -run of some models: the documents hold every model's row
 	}
 	var small, large []modelResult
 	for _, r := range results {

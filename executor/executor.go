@@ -26,6 +26,7 @@ import (
 
 	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/kernels"
 )
 
@@ -103,6 +104,14 @@ type Executor struct {
 	// vocab is what seeded strings draw from (Vocabulary), read once.
 	vocabOnce sync.Once
 	vocab     [][]byte
+
+	// shapes are the graph's static shapes, inferred on first use
+	// (Grappler's folding size limit, grappler_div.go).
+	shapesOnce sync.Once
+	shapes     *shape.Shapes
+	// folded is which nodes Grappler's folding makes constant, decided
+	// on first use (grappler_div.go).
+	folded *constness
 }
 
 // New prepares g for running. weights is the model's checkpoint

@@ -252,12 +252,17 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	if rs.e.opts.BeforeKernel != nil {
 		rs.e.opts.BeforeKernel(n, inputs)
 	}
-	kc := rs.context(t.node, attrs, inputs, emu)
-	kc.Owned = rs.owned(t.node)
-	if kc.Stable = rs.stable(t.node); kc.Stable != 0 {
-		kc.Packs = rs.e.packs
+	var outs []*kernels.Tensor
+	if rd := rs.reciprocalDivFor(t.node); rd != nil {
+		outs, err = rs.execReciprocalDiv(n, t.node, attrs, inputs, emu)
+	} else {
+		kc := rs.context(t.node, attrs, inputs, emu)
+		kc.Owned = rs.owned(t.node)
+		if kc.Stable = rs.stable(t.node); kc.Stable != 0 {
+			kc.Packs = rs.e.packs
+		}
+		outs, err = k.Fn(kc)
 	}
-	outs, err := k.Fn(kc)
 	if err != nil {
 		var ue *kernels.UnsupportedError
 		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), nodePath(n)) {

@@ -47,6 +47,9 @@ type scope struct {
 	owned []uint64
 	// stable is stableInputs, computed on first use.
 	stable []uint64
+	// recip marks the divisions by a constant Grappler rewrites to a
+	// multiplication by the reciprocal (grappler_div.go).
+	recip map[int]*reciprocalDiv
 	// reuse is each node's reuseFlags, computed on first use.
 	reuse []uint8
 }
@@ -110,6 +113,7 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 			s.attrs[i] = promoteAttrs(n.Attrs)
 		}
 	}
+	s.findReciprocalDivs()
 	if fn != nil {
 		s.rets, s.retErr = resolveRets(s, fn)
 		for _, name := range fn.Def.GetSignature().GetControlOutput() {

@@ -363,15 +363,49 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 		restores = 1 << iota
 		saves
 	)
-	flags := make([]uint8, g.TopLevel)
-	for _, n := range g.Topo() {
-		var f uint8
-		switch {
-		case slices.Contains(restoreOps, n.Op):
-			f = restores
-		case slices.Contains(saveOps, n.Op):
-			f = saves
+	// What an op is (a restore, a save, an initializer) is worked out
+	// once per op: a graph has few ops and many nodes of each. The last
+	// few ops are tried before the map (a node's op string is most often
+	// one of a handful, compared by length and bytes).
+	const initializes = saves << 1
+	byOp := map[string]uint8{}
+	type opKind struct {
+		op   string
+		kind uint8
+	}
+	var recent [8]opKind
+	next := 0
+	kind := func(op string) uint8 {
+		for i := range recent {
+			if recent[i].op == op && op != "" {
+				return recent[i].kind
+			}
 		}
+		k, ok := byOp[op]
+		if !ok {
+			switch {
+			case slices.Contains(restoreOps, op):
+				k = restores
+			case slices.Contains(saveOps, op):
+				k = saves
+			}
+			if slices.Contains(initOps, op) {
+				k |= initializes
+			}
+			byOp[op] = k
+		}
+		recent[next] = opKind{op, k}
+		next = (next + 1) % len(recent)
+		return k
+	}
+	// flags tell what each node depends on; inits mark initializer ops
+	// and NoOps grouping only initializers. Both in topological order, so
+	// that each node is decided once.
+	flags := make([]uint8, g.TopLevel)
+	inits := make([]bool, g.TopLevel)
+	for _, n := range g.Topo() {
+		k := kind(n.Op)
+		f := k &^ initializes
 		for _, in := range n.Inputs {
 			if in.Node != nil && in.Node.ID < g.TopLevel {
 				f |= flags[in.Node.ID]
@@ -383,13 +417,8 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 			}
 		}
 		flags[n.ID] = f
-	}
-	// inits marks initializer ops and NoOps grouping only initializers, in
-	// topological order so that each node is decided once.
-	inits := make([]bool, g.TopLevel)
-	for _, n := range g.Topo() {
 		switch {
-		case slices.Contains(initOps, n.Op):
+		case k&initializes != 0:
 			inits[n.ID] = true
 		case n.Op == "NoOp" && len(n.ControlInputs) > 0 && len(n.Inputs) == 0:
 			inits[n.ID] = !slices.ContainsFunc(n.ControlInputs, func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })

@@ -189,6 +189,19 @@ func activationOp[T nnFloat](ctx *Context, k actKind) ([]*Tensor, error) {
 		})
 		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
 	}
+	if x32, ok := any(xd).([]float32); ok && k == actSigmoid && x.DType == tpb.DataType_DT_FLOAT {
+		out := x32
+		if _, direct := x.Data.([]float32); !direct || !ctx.Owns(0) {
+			out = newOutFull[float32](ctx, len(x32))
+		}
+		tail := len(x32) / 8 * 8 // Eigen's last whole AVX packet (sigmoid.go)
+		nnParallel(nnCeilDiv(len(x32), 4096), 4096*4, func(ch int) {
+			lo, hi := ch*4096, min(len(x32), (ch+1)*4096)
+			copy(out[lo:hi], x32[lo:hi])
+			sigmoid32(out[lo:hi], min(hi, max(lo, tail))-lo)
+		})
+		return []*Tensor{tensorFrom(x.DType, nnCloneShape(x.Shape), out)}, nil
+	}
 	out := newOutFull[T](ctx, len(xd))
 	copy(out, xd)
 	activateIn(k, out, alpha, rs)

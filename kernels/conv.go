@@ -6,7 +6,9 @@ import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 // conv_ops_3d.cc: NHWC/NDHWC input, HWIO/DHWIO filter, strides, dilations,
 // SAME/VALID/EXPLICIT padding and grouped convolution (filter depth dividing
 // the input depth). They run as im2col + the blocked GEMM of matmul_gemm.go;
-// a 1x1 stride-1 unpadded convolution multiplies the input directly.
+// a 1x1 stride-1 unpadded convolution multiplies the input directly, and a
+// depthwise one (one channel per group) runs on the depthwise kernel's loop
+// (conv_grouped.go).
 //
 // TensorFlow's CPU kernels accept only NHWC; NCHW (the GPU layout, common
 // in models exported from NVIDIA machines) is computed here by transposing
@@ -145,7 +147,9 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 	// Conv3D's float16 and bfloat16 follow TensorFlow's rounding
 	// (convStorage); Conv2D's kernel sums in another order and is held
 	// to the summation tolerance, on the fast GEMM path.
-	if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
+	if isDepthwiseGrouped(p, ns) {
+		out = convDepthwiseGrouped(ctx, p, xd, fd)
+	} else if rs := storageRound[T](x.DType); rs != nil && ctx.Emu == nil && ns == 3 {
 		out = convStorage(p, xd, fd, rs)
 	} else {
 		var buf []T

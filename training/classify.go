@@ -53,8 +53,36 @@ var carriers = []string{"_Arg", "Const", "HostConst", "Placeholder", "Placeholde
 func Parts(g *graph.Graph) []Part {
 	parts := make([]Part, len(g.Nodes))
 	decided := make([]bool, len(g.Nodes))
+	// What a node's op tells is worked out once per op: a graph has few
+	// ops and many nodes of each. The last few ops are tried before the
+	// map (most nodes' ops are one of a handful).
+	byOp := map[string]opDecision{}
+	var recent [8]opDecision
+	next := 0
 	for _, n := range g.Nodes {
-		parts[n.ID], decided[n.ID] = partOf(n)
+		var d opDecision
+		found := false
+		for i := range recent {
+			if recent[i].op == n.Op && n.Op != "" {
+				d, found = recent[i], true
+				break
+			}
+		}
+		if !found {
+			var ok bool
+			if d, ok = byOp[n.Op]; !ok {
+				d.op = n.Op
+				d.part, d.decided = opPart(n.Op)
+				byOp[n.Op] = d
+			}
+			recent[next] = d
+			next = (next + 1) % len(recent)
+		}
+		if d.decided {
+			parts[n.ID], decided[n.ID] = d.part, true
+		} else {
+			parts[n.ID], decided[n.ID] = funcOrScopePart(n)
+		}
 	}
 	if !IsTraining(parts) {
 		// No step to split: the carriers' inheritance below changes no
@@ -84,9 +112,24 @@ func Parts(g *graph.Graph) []Part {
 	return parts
 }
 
+// opDecision is what an op alone tells of its nodes' part (opPart).
+type opDecision struct {
+	op      string
+	part    Part
+	decided bool
+}
+
 // partOf is the part n's op and name tell, and whether they tell one.
 func partOf(n *graph.Node) (Part, bool) {
-	op := n.Op
+	if p, ok := opPart(n.Op); ok {
+		return p, true
+	}
+	return funcOrScopePart(n)
+}
+
+// opPart is the part op tells whatever the node's name, and whether it
+// tells one.
+func opPart(op string) (Part, bool) {
 	switch {
 	case slices.Contains(collectiveOps, op):
 		return Collective, true
@@ -102,6 +145,12 @@ func partOf(n *graph.Node) (Part, bool) {
 		// _is_all_finite); a TF2 step builds it outside any scope.
 		return LossScale, true
 	}
+	return Forward, false
+}
+
+// funcOrScopePart is the part n's function and name tell, for a node whose
+// op tells none.
+func funcOrScopePart(n *graph.Node) (Part, bool) {
 	if f := n.Func; f != nil {
 		// Functions the tape differentiates through are split in a
 		// forward and a backward function

@@ -153,6 +153,13 @@ func init() {
 	}
 }
 
+// Float32 Sigmoid is Eigen's scalar_logistic_op<float> ported in float32
+// (kernels/sigmoid.go): bit-identical, so it has no tolerance; the key
+// overrides the elementwise "Sigmoid" rule for float32 only.
+func init() {
+	rules["Sigmoid float32"] = Rule{}
+}
+
 func init() {
 	for _, op := range []string{"_FusedConv3D", "_FusedDepthwiseConv2dNative"} {
 		rules[op+" float32"] = Rule{Tol: sumTol["float32"], Reason: onednnReason}

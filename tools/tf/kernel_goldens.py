@@ -539,6 +539,18 @@ def nn(fam, rng):
                  label="inference")
         if dt in (tf.float32, tf.float16, tf.bfloat16):
             fam.case("LRN", [img], {"depth_radius": 2, "bias": 1.0, "alpha": 0.1, "beta": 0.75}, label="r2")
+    # Grouped Conv2D with one channel per group (filter [k, k, 1, C]): how
+    # Keras exports DepthwiseConv2D (ConvNeXt). Its own generator keeps the
+    # cases above as they are.
+    grng = np.random.RandomState(zlib.crc32(b"nn grouped conv"))
+    for dt in (tf.float32, tf.float16):
+        gimg = tensor(rand_values(dt, 2 * 9 * 8 * 6, grng), dt, (2, 9, 8, 6))
+        for k in (3, 7):
+            gw = tensor(rand_values(dt, k * k * 6, grng, -1, 1), dt, (k, k, 1, 6))
+            for pad in ("SAME", "VALID"):
+                for s in (1, 2):
+                    fam.case("Conv2D", [gimg, gw], {"strides": [1, s, s, 1], "padding": pad},
+                             label="grouped %dx%d %s s%d" % (k, k, pad, s))
     return fam
 
 

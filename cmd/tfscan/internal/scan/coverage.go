@@ -3,6 +3,7 @@ package scan
 import (
 	"cmp"
 	"encoding/binary"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/training"
 
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
@@ -127,7 +129,36 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	dtypesSeen, keysSeen := map[string][]string{}, map[string]int32{}
 	var kb, tk []byte
 	var types []tpb.DataType
+	// A node's dtypes and key are its op's, OpDef's and attr map's: the
+	// build hands nodes whose attrs are alike one map, so the last few
+	// nodes' are tried first (by map identity, no hashing).
+	type seen struct {
+		op    string
+		opDef *opdefpb.OpDef
+		attrs uintptr
+		dt    []string
+		k     int32
+	}
+	var recent [8]seen
+	next := 0
 	for i, n := range ns.list {
+		if n.ID >= 0 && n.ID < len(ns.at) {
+			ns.at[n.ID] = int32(i)
+		}
+		attrsID := reflect.ValueOf(n.Attrs).Pointer()
+		hit := -1
+		if attrsID != 0 {
+			for j := range recent {
+				if r := &recent[j]; r.attrs == attrsID && r.opDef == n.OpDef && r.op == n.Op {
+					hit = j
+					break
+				}
+			}
+		}
+		if hit >= 0 {
+			ns.dtypes[i], ns.key[i] = recent[hit].dt, recent[hit].k
+			continue
+		}
 		types = n.AppendDTypeValues(types[:0])
 		tk = tk[:0]
 		for _, t := range types {
@@ -159,8 +190,9 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			keysSeen[ns.keys[k]] = k
 		}
 		ns.key[i] = k
-		if n.ID >= 0 && n.ID < len(ns.at) {
-			ns.at[n.ID] = int32(i)
+		if attrsID != 0 {
+			recent[next] = seen{op: n.Op, opDef: n.OpDef, attrs: attrsID, dt: dt, k: k}
+			next = (next + 1) % len(recent)
 		}
 	}
 	return ns
