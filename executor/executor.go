@@ -92,6 +92,9 @@ type Executor struct {
 	// pool holds the buffers of dead tensors for later kernels' outputs
 	// (buffers.go); nil recycles nothing.
 	pool *bufPool
+	// packs keeps what kernels derive from stable inputs (stable.go);
+	// nil keeps nothing.
+	packs *kernels.PackCache
 
 	top    *scope
 	scopes map[*graph.Function]*scope
@@ -147,6 +150,7 @@ func New(g *graph.Graph, weights kernels.WeightSource, opts Options) (*Executor,
 		consts: map[*graph.Node]*kernels.Tensor{},
 		byName: topByName(g),
 		pool:   &bufPool{},
+		packs:  newPackCache(),
 	}
 	e.maxCallDepth = opts.MaxCallDepth
 	if e.maxCallDepth <= 0 {

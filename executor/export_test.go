@@ -20,3 +20,16 @@ func BuffersReused(e *Executor) (reused, freed int) {
 	defer e.pool.mu.Unlock()
 	return e.pool.reused, e.pool.freed
 }
+
+// DisablePackCache makes e's kernels pack their stable operands on every
+// call.
+func DisablePackCache(e *Executor) { e.packs = nil }
+
+// PackCacheStats reports the lookups of e's pack cache that found panels
+// and those that packed them.
+func PackCacheStats(e *Executor) (hits, misses int) {
+	if e.packs == nil {
+		return 0, 0
+	}
+	return e.packs.Stats()
+}

@@ -258,6 +258,9 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 	} else {
 		kc := rs.context(t.node, attrs, inputs, emu)
 		kc.Owned = rs.owned(t.node)
+		if kc.Stable = rs.stable(t.node); kc.Stable != 0 {
+			kc.Packs = rs.e.packs
+		}
 		outs, err = k.Fn(kc)
 	}
 	if err != nil {

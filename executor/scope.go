@@ -45,6 +45,8 @@ type scope struct {
 	outFrames []string
 	// owned is ownedInputs, computed on first use.
 	owned []uint64
+	// stable is stableInputs, computed on first use.
+	stable []uint64
 	// recip marks the divisions by a constant Grappler rewrites to a
 	// multiplication by the reciprocal (grappler_div.go).
 	recip map[int]*reciprocalDiv

@@ -65,7 +65,7 @@ func BenchmarkTensorFlowCPU(b *testing.B) {
 			for _, m := range models {
 				b.Run(m, func(b *testing.B) {
 					dir := filepath.Join(zoo, m)
-					run, err := zooRunner(dir, true)
+					run, err := zooRunner(dir, true, true)
 					if err != nil {
 						b.Skipf("the executor does not run %s: %v", m, err)
 					}
@@ -163,8 +163,9 @@ func zooModels(b *testing.B, zoo string) []string {
 
 // zooRunner loads a zoo model's SavedModel into an executor and returns one
 // run of its signature on the zoo's inputs, as `tfscan run` does it;
-// reuse false turns buffer reuse off.
-func zooRunner(dir string, reuse bool) (func() error, error) {
+// reuse false turns buffer reuse off, and with it the pack cache
+// (no-reuse); packs false the pack cache alone.
+func zooRunner(dir string, reuse, packs bool) (func() error, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return nil, err
@@ -181,6 +182,9 @@ func zooRunner(dir string, reuse bool) (func() error, error) {
 	}
 	if !reuse {
 		executor.DisableBufferReuse(ex)
+	}
+	if !reuse || !packs {
+		executor.DisablePackCache(ex)
 	}
 	inputs, err := npz.Read(filepath.Join(dir, "inputs.npz"))
 	if err != nil {
@@ -206,29 +210,30 @@ func zooRunner(dir string, reuse bool) (func() error, error) {
 //
 //	TFSCAN_ZOO=$(make -s zoo) go test ./executor -run '^$' -bench ZooGo/mobilenetv2_a035_32/reuse -cpu 1 -cpuprofile cpu.out
 //
-// Each model runs with buffer reuse and without (no-reuse); cpu-ms/op is
-// the process CPU time per run.
+// Each model runs as the executor runs it (reuse: dead tensors' buffers
+// recycled, stable operands' packed panels kept), without the pack cache
+// (no-packs) and without either (no-reuse); cpu-ms/op is the process CPU
+// time per run.
 func BenchmarkZooGo(b *testing.B) {
 	zoo := os.Getenv("TFSCAN_ZOO")
 	if zoo == "" {
 		b.Skip("TFSCAN_ZOO names no zoo")
 	}
 	for _, m := range zooModels(b, zoo) {
-		for _, reuse := range []bool{true, false} {
-			name := m + "/reuse"
-			if !reuse {
-				name = m + "/no-reuse"
-			}
-			b.Run(name, func(b *testing.B) {
-				benchZooGo(b, filepath.Join(zoo, m), reuse)
+		for _, v := range []struct {
+			name         string
+			reuse, packs bool
+		}{{"reuse", true, true}, {"no-packs", true, false}, {"no-reuse", false, false}} {
+			b.Run(m+"/"+v.name, func(b *testing.B) {
+				benchZooGo(b, filepath.Join(zoo, m), v.reuse, v.packs)
 			})
 		}
 	}
 }
 
-func benchZooGo(b *testing.B, dir string, reuse bool) {
+func benchZooGo(b *testing.B, dir string, reuse, packs bool) {
 	m := filepath.Base(dir)
-	run, err := zooRunner(dir, reuse)
+	run, err := zooRunner(dir, reuse, packs)
 	if err != nil {
 		b.Skipf("the executor does not run %s: %v", m, err)
 	}

@@ -69,6 +69,8 @@ func (r *convResult[T]) finish(dt tpb.DataType) *Tensor {
 type convPlan struct {
 	n, c, o, groups int
 	sp              [3]windowDim
+	// packs, when set, keeps the filter's packed panels (a stable filter).
+	packs *PackCache
 }
 
 func (p *convPlan) outRows() int { return p.n * p.sp[0].out * p.sp[1].out * p.sp[2].out }
@@ -109,6 +111,9 @@ func convCompute[T nnFloat](ctx *Context, x, f *Tensor, ns int) (*convResult[T],
 		xs = append(append([]int{xs[0]}, xs[2:]...), xs[1])
 	}
 	p := &convPlan{n: xs[0], c: xs[rank-1], o: f.Shape[rank-1]}
+	if len(ctx.Inputs) > 1 && f == ctx.Inputs[1] {
+		p.packs = stableB(ctx, 1)
+	}
 	cg := f.Shape[rank-2]
 	if cg <= 0 {
 		return nil, ctx.Errorf("filter depth must be strictly positive, got %d", cg)
@@ -188,7 +193,7 @@ func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation, out []T) []T 
 		if ra != nil {
 			naiveGemmRounded(rows, p.o, kk, a, fOp(0), out, ro, ra)
 		} else {
-			runGemm([]gemmJob[T]{{m: rows, n: p.o, k: kk, a: a, b: fOp(0), c: out, ldc: p.o, round: ro}})
+			runGemm([]gemmJob[T]{{m: rows, n: p.o, k: kk, a: a, b: fOp(0), c: out, ldc: p.o, round: ro, bCache: p.packs}})
 		}
 		return out
 	}
@@ -199,7 +204,7 @@ func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation, out []T) []T 
 			for r0 := 0; r0 < rows; r0 += chunk {
 				nr := min(chunk, rows-r0)
 				a := gemmOperand[T]{fill: convPatchFill(p, x, r0, g*cg, cg)}
-				runGemm([]gemmJob[T]{{m: nr, n: og, k: kk, a: a, b: fOp(g), c: out, coff: r0*p.o + g*og, ldc: p.o, round: ro}})
+				runGemm([]gemmJob[T]{{m: nr, n: og, k: kk, a: a, b: fOp(g), c: out, coff: r0*p.o + g*og, ldc: p.o, round: ro, bCache: p.packs}})
 			}
 		}
 		return out

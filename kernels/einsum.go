@@ -227,7 +227,7 @@ func einsumOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 		if xf, ok := any(xt.data).([]float32); ok && ctx.Inputs[0].DType == nnF16 && ctx.Emu == nil {
 			data = any(matMulStorage(p, xf, any(yt.data).([]float32), RoundFloat16)).([]T)
 		} else {
-			data = matMulFloat(p, xt.data, yt.data, ctx.Emu)
+			data = matMulFloat(nil, p, xt.data, yt.data, ctx.Emu)
 		}
 		shape := nnCloneShape(p.outShape[:nb])
 		for _, r := range freeX {

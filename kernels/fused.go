@@ -335,7 +335,7 @@ func fusedMatMulOp[T nnFloat](ctx *Context) ([]*Tensor, error) {
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
-	out := matMulFloat(p, xd, yd, ctx.Emu)
+	out := matMulFloat(nil, p, xd, yd, ctx.Emu)
 	e, err := parseFused[T](ctx, p.n, p.outShape)
 	if err != nil {
 		return nil, err

@@ -49,7 +49,17 @@ type Context struct {
 	Owned uint64
 	// Buffers, when set, supplies recycled output buffers (see Buffers).
 	Buffers Buffers
+	// Stable has bit i set when Inputs[i]'s data stays as it is for as
+	// long as Packs lives (a constant's or a variable's value, which an
+	// assignment replaces rather than overwrites): what a kernel derives
+	// from it, such as the GEMM's packed panels of a filter, may be kept
+	// in Packs and used again by later calls and runs.
+	Stable uint64
+	Packs  *PackCache
 }
+
+// IsStable reports whether Inputs[i]'s data is stable (Stable).
+func (c *Context) IsStable(i int) bool { return i < 64 && c.Stable&(1<<uint(i)) != 0 }
 
 // Owns reports whether the kernel may overwrite Inputs[i]'s data (Owned).
 func (c *Context) Owns(i int) bool { return i < 64 && c.Owned&(1<<uint(i)) != 0 }

@@ -188,8 +188,11 @@ func matOperands[T nnFloat](p *matMulPlan, b int, x, y []T) (gemmOperand[T], gem
 // matMulFloat runs the plan on float data: the blocked GEMM, with operand
 // rounding applied while packing, or the exact accumulation-order loop when
 // the emulation rounds partial sums.
-func matMulFloat[T nnFloat](p *matMulPlan, x, y []T, emu *Emulation) []T {
-	out := make([]T, p.m*p.n*len(p.xOff))
+func matMulFloat[T nnFloat](ctx *Context, p *matMulPlan, x, y []T, emu *Emulation) []T {
+	// Both paths write every element of the result (the GEMM's first
+	// depth block stores, later ones add; an empty k clears), so a
+	// recycled buffer needs no zeroing.
+	out := newOutFull[T](ctx, p.m*p.n*len(p.xOff))
 	ro, ra := roundOperand[T](emu), roundAccum[T](emu)
 	if ra != nil {
 		nnParallel(len(p.xOff), p.m*p.n*p.k, func(b int) {
@@ -198,10 +201,14 @@ func matMulFloat[T nnFloat](p *matMulPlan, x, y []T, emu *Emulation) []T {
 		})
 		return out
 	}
+	var bc *PackCache
+	if ctx != nil && len(ctx.Inputs) > 1 {
+		bc = stableB(ctx, 1) // a dense layer's weights
+	}
 	jobs := make([]gemmJob[T], len(p.xOff))
 	for b := range jobs {
 		a, bb := matOperands(p, b, x, y)
-		jobs[b] = gemmJob[T]{m: p.m, n: p.n, k: p.k, a: a, b: bb, c: out, coff: b * p.m * p.n, ldc: p.n, round: ro}
+		jobs[b] = gemmJob[T]{m: p.m, n: p.n, k: p.k, a: a, b: bb, c: out, coff: b * p.m * p.n, ldc: p.n, round: ro, bCache: bc}
 	}
 	runGemm(jobs)
 	return out
@@ -270,7 +277,13 @@ func matMulAny(ctx *Context, x, y *Tensor, adjX, adjY, broadcast bool, tout tpb.
 			if x.DType == nnF16 && ctx.Emu == nil {
 				return tensorFrom(x.DType, p.outShape, matMulStorage(p, xd, yd, RoundFloat16)), nil
 			}
-			return tensorFrom(x.DType, p.outShape, matMulFloat(p, xd, yd, ctx.Emu)), nil
+			fc := ctx
+			if x.DType != nnF32 {
+				// The float32 sums of a half type are rounded into a new
+				// tensor: their buffer would outlive nothing.
+				fc = nil
+			}
+			return tensorFrom(x.DType, p.outShape, matMulFloat(fc, p, xd, yd, ctx.Emu)), nil
 		case nnF64:
 			xd, err := floatsOf[float64](x)
 			if err != nil {
@@ -280,7 +293,7 @@ func matMulAny(ctx *Context, x, y *Tensor, adjX, adjY, broadcast bool, tout tpb.
 			if err != nil {
 				return nil, ctx.Errorf("%v", err)
 			}
-			return tensorFrom(nnF64, p.outShape, matMulFloat(p, xd, yd, ctx.Emu)), nil
+			return tensorFrom(nnF64, p.outShape, matMulFloat(ctx, p, xd, yd, ctx.Emu)), nil
 		case nnI32:
 			return intMatMul[int32](ctx, p, x, y)
 		case nnI64:

@@ -50,6 +50,9 @@ type gemmJob[T nnFloat] struct {
 	// round, when non-nil, is applied to every operand element as it is
 	// packed (precision emulation: tf32/fp16/bf16 operands).
 	round func(T) T
+	// bCache, when set, keeps B's packed panels across calls (B is a
+	// stable input: PackCache).
+	bCache *PackCache
 }
 
 // gemmTask is one mc×nc block of C of one job.
@@ -138,6 +141,8 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 	}
 	var tasks []gemmTask
 	packed := make([]gemmPackedB[T], len(jobs))
+	// cached marks the jobs whose packed B belongs to their PackCache.
+	cached := make([]bool, len(jobs))
 	// Packing runs as tasks of one kc block of one nc column block of B.
 	type packTask struct {
 		job, pc, j0 int
@@ -153,6 +158,18 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 			}
 			continue
 		}
+		if j.bCache != nil {
+			if pb, ok := packedB(j.bCache, &g, &jobs[ji]); ok {
+				packed[ji] = pb
+				cached[ji] = true
+				for jc := 0; jc < j.n; jc += nc {
+					for ic := 0; ic < j.m; ic += bl.mc {
+						tasks = append(tasks, gemmTask{job: ji, ic: ic, jc: jc})
+					}
+				}
+				continue
+			}
+		}
 		nPad := nnRoundUp(j.n, bl.nr)
 		packed[ji] = gemmPackedB[T]{b: gemmGetBuf[T](nPad * j.k), nPad: nPad}
 		for pc := 0; pc < j.k; pc += bl.kc {
@@ -167,8 +184,10 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 		}
 	}
 	defer func() {
-		for _, p := range packed {
-			gemmPutBuf(p.b)
+		for i, p := range packed {
+			if !cached[i] {
+				gemmPutBuf(p.b)
+			}
 		}
 	}()
 	if len(tasks) == 0 {

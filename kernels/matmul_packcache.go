@@ -1,0 +1,130 @@
+package kernels
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// PackCache keeps the GEMM's packed B panels of stable inputs (a
+// convolution's filter, a dense layer's weights: Context.Stable) across
+// calls and runs, so that a model's layers pack their constant operand once
+// instead of on every call, and a convolution split into row chunks once
+// per call at most. An entry is keyed on the operand's backing array (its
+// address and length), its view (offset, strides, the k×n block) and the
+// micro-kernel's panel shape; it holds the array itself, so that the
+// address names that array for as long as the entry lives. It holds at most
+// maxBytes of panels, dropping the least recently used beyond. An Executor
+// keeps one; it is safe for concurrent use.
+type PackCache struct {
+	mu       sync.Mutex
+	entries  map[packKey]*packEntry
+	bytes    int
+	maxBytes int
+	clock    uint64
+	// hits and misses count lookups (tests).
+	hits, misses int
+}
+
+// DefaultPackCacheBytes bounds a PackCache made by NewPackCache: the
+// weights of the largest convolutional models of the zoo (ResNet-50's 100
+// MB of float32 filters) fit.
+const DefaultPackCacheBytes = 256 << 20
+
+// NewPackCache returns an empty cache of at most maxBytes of panels.
+func NewPackCache(maxBytes int) *PackCache {
+	return &PackCache{entries: map[packKey]*packEntry{}, maxBytes: maxBytes}
+}
+
+type packKey struct {
+	ptr         uintptr
+	n           int // the backing slice's length
+	elem        int // element size in bytes
+	off, rs, cs int
+	k, cols     int
+	kc, nr      int
+}
+
+type packEntry struct {
+	src    any // the backing slice, kept alive
+	packed any // []T, gemmPackedB's layout
+	nPad   int
+	bytes  int
+	used   uint64
+}
+
+// Stats returns the lookups that found panels and those that packed them.
+func (c *PackCache) Stats() (hits, misses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits, c.misses
+}
+
+// packedB returns j's B packed for g: from c when it holds it, else packed
+// now and kept. ok is false when j's B cannot be cached (rounded operands,
+// an empty product, panels larger than the cache).
+func packedB[T nnFloat](c *PackCache, g *gemmImpl[T], j *gemmJob[T]) (gemmPackedB[T], bool) {
+	if c == nil || j.round != nil || j.b.fill != nil || j.k == 0 || j.n == 0 || len(j.b.data) == 0 {
+		return gemmPackedB[T]{}, false
+	}
+	bl := g.bl
+	var z T
+	key := packKey{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(j.b.data))), n: len(j.b.data),
+		elem: int(unsafe.Sizeof(z)), off: j.b.off, rs: j.b.rs, cs: j.b.cs, k: j.k, cols: j.n, kc: bl.kc, nr: bl.nr}
+	nPad := nnRoundUp(j.n, bl.nr)
+	size := nPad * j.k * key.elem
+	if size > c.maxBytes {
+		return gemmPackedB[T]{}, false
+	}
+	c.mu.Lock()
+	c.clock++
+	if e, ok := c.entries[key]; ok {
+		e.used = c.clock
+		c.hits++
+		c.mu.Unlock()
+		return gemmPackedB[T]{b: e.packed.([]T), nPad: e.nPad}, true
+	}
+	c.misses++
+	c.mu.Unlock()
+	buf := make([]T, nPad*j.k)
+	for pc := 0; pc < j.k; pc += bl.kc {
+		kb := min(bl.kc, j.k-pc)
+		packB(buf[pc*nPad:], j.b, pc, kb, 0, j.n, bl.nr, nil)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok {
+		// Another call packed the same panels meanwhile.
+		return gemmPackedB[T]{b: e.packed.([]T), nPad: e.nPad}, true
+	}
+	for c.bytes+size > c.maxBytes && len(c.entries) > 0 {
+		var oldK packKey
+		var old *packEntry
+		for k, e := range c.entries {
+			if old == nil || e.used < old.used {
+				oldK, old = k, e
+			}
+		}
+		delete(c.entries, oldK)
+		c.bytes -= old.bytes
+	}
+	c.entries[key] = &packEntry{src: j.b.data, packed: buf, nPad: nPad, bytes: size, used: c.clock}
+	c.bytes += size
+	return gemmPackedB[T]{b: buf, nPad: nPad}, true
+}
+
+// stableB returns ctx's PackCache when input i is stable (Context.Stable)
+// and the node runs without operand rounding, else nil: the GEMM then
+// packs that operand on every call.
+func stableB(ctx *Context, i int) *PackCache {
+	if ctx == nil || ctx.Packs == nil || !ctx.IsStable(i) {
+		return nil
+	}
+	if ctx.Emu != nil && ctx.Emu.RoundOperand != nil {
+		return nil
+	}
+	if dt := ctx.Inputs[i].DType; dt != nnF32 && dt != nnF64 {
+		// A half type is widened into a new slice on every call.
+		return nil
+	}
+	return ctx.Packs
+}
