@@ -25,10 +25,13 @@ type PackCache struct {
 	hits, misses int
 }
 
-// DefaultPackCacheBytes bounds a PackCache made by NewPackCache: the
-// weights of the largest convolutional models of the zoo (ResNet-50's 100
-// MB of float32 filters) fit.
-const DefaultPackCacheBytes = 256 << 20
+// DefaultPackCacheBytes bounds a PackCache made by NewPackCache. The
+// panels are a second copy of the weights they hold, and on a large CNN
+// (ResNet-50's 100 MB of float32 filters) the packing they save is 1–2% of a
+// run, so the bound favours memory: small models and the weights a loop
+// reads at every step (a recurrent layer's kernel) fit, a large CNN's do
+// only in part.
+const DefaultPackCacheBytes = 32 << 20
 
 // NewPackCache returns an empty cache of at most maxBytes of panels.
 func NewPackCache(maxBytes int) *PackCache {
