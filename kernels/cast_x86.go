@@ -86,22 +86,19 @@ func castFloatToInt(f []float64, src, dst tpb.DataType) (any, bool) {
 	}
 	switch dst {
 	case tpb.DataType_DT_INT8:
-		return byPosition(f, nv, func(v float64) int8 { return int8(sat32(cvtt32(v), -128, 127)) },
-			func(v float64) int8 { return int8(cvtt32(v)) }), true
+		return byPosition(f, nv, vecInt8, scalarInt8), true
 	case tpb.DataType_DT_INT16:
-		return byPosition(f, nv, func(v float64) int16 { return int16(sat32(cvtt32(v), -32768, 32767)) },
-			func(v float64) int16 { return int16(cvtt32(v)) }), true
+		return byPosition(f, nv, vecInt16, scalarInt16), true
 	case tpb.DataType_DT_UINT16:
-		return byPosition(f, nv, func(v float64) uint16 { return uint16(sat32(cvtt32(v), 0, 65535)) },
-			func(v float64) uint16 { return uint16(cvtt32(v)) }), true
+		return byPosition(f, nv, vecUint16, scalarUint16), true
 	case tpb.DataType_DT_UINT8:
-		vec := func(v float64) uint8 { return uint8(sat32(cvtt32(v), 0, 255)) }
+		vec := vecUint8
 		if src == tpb.DataType_DT_DOUBLE {
-			vec = func(v float64) uint8 { return uint8(sat32(int32(int16(sat32(cvtt32(v), 0, 65535))), 0, 255)) }
+			vec = vecUint8ViaUint16
 		}
-		return byPosition(f, nv, vec, func(v float64) uint8 { return uint8(cvtt32(v)) }), true
+		return byPosition(f, nv, vec, scalarUint8), true
 	case tpb.DataType_DT_UINT32:
-		return byPosition(f, nv, vectorU32, func(v float64) uint32 { return uint32(cvtt64(v)) }), true
+		return byPosition(f, nv, vectorU32, scalarUint32), true
 	case tpb.DataType_DT_INT32:
 		return mapTo(f, cvtt32), true
 	case tpb.DataType_DT_INT64:
@@ -111,6 +108,25 @@ func castFloatToInt(f []float64, src, dst tpb.DataType) (any, bool) {
 	}
 	return nil, false
 }
+
+// The conversions of one element by the vector loops (saturating packs) and
+// by the scalar remainder (a 32-bit or 64-bit conversion's low bits).
+func vecInt8(v float64) int8     { return int8(sat32(cvtt32(v), -128, 127)) }
+func vecInt16(v float64) int16   { return int16(sat32(cvtt32(v), -32768, 32767)) }
+func vecUint16(v float64) uint16 { return uint16(sat32(cvtt32(v), 0, 65535)) }
+func vecUint8(v float64) uint8   { return uint8(sat32(cvtt32(v), 0, 255)) }
+
+// vecUint8ViaUint16 is float64 → uint8 packed through uint16, so that 32768
+// and above read as negative int16 and give 0.
+func vecUint8ViaUint16(v float64) uint8 {
+	return uint8(sat32(int32(int16(sat32(cvtt32(v), 0, 65535))), 0, 255))
+}
+
+func scalarInt8(v float64) int8     { return int8(cvtt32(v)) }
+func scalarInt16(v float64) int16   { return int16(cvtt32(v)) }
+func scalarUint16(v float64) uint16 { return uint16(cvtt32(v)) }
+func scalarUint8(v float64) uint8   { return uint8(cvtt32(v)) }
+func scalarUint32(v float64) uint32 { return uint32(cvtt64(v)) }
 
 // byPosition converts the first nv elements with vec and the rest with
 // scalar.
@@ -170,19 +186,15 @@ func castComplexToInt(f []float64, src, dst tpb.DataType) (any, bool) {
 	}
 	switch dst {
 	case tpb.DataType_DT_INT8:
-		return byPosition(f, nv, func(v float64) int8 { return int8(sat32(cvtt32(v), -128, 127)) },
-			func(v float64) int8 { return int8(cvtt32(v)) }), true
+		return byPosition(f, nv, vecInt8, scalarInt8), true
 	case tpb.DataType_DT_INT16:
-		return halfSaturated(f, nv, func(v float64) int16 { return int16(sat32(cvtt32(v), -32768, 32767)) },
-			func(v float64) int16 { return int16(cvtt32(v)) }), true
+		return halfSaturated(f, nv, vecInt16, scalarInt16), true
 	case tpb.DataType_DT_UINT16:
-		return halfSaturated(f, nv, func(v float64) uint16 { return uint16(sat32(cvtt32(v), 0, 65535)) },
-			func(v float64) uint16 { return uint16(cvtt32(v)) }), true
+		return halfSaturated(f, nv, vecUint16, scalarUint16), true
 	case tpb.DataType_DT_UINT8:
-		return byPosition(f, nv, func(v float64) uint8 { return uint8(sat32(int32(int16(sat32(cvtt32(v), 0, 65535))), 0, 255)) },
-			func(v float64) uint8 { return uint8(cvtt32(v)) }), true
+		return byPosition(f, nv, vecUint8ViaUint16, scalarUint8), true
 	case tpb.DataType_DT_UINT32:
-		return byPosition(f, nv, vectorU32, func(v float64) uint32 { return uint32(cvtt64(v)) }), true
+		return byPosition(f, nv, vectorU32, scalarUint32), true
 	}
 	return castFloatToInt(f, part, dst)
 }
