@@ -351,7 +351,7 @@ func rewriteSection(rows []*rewriteRow) string {
 	var tols []string
 	for _, r := range rows {
 		seeded, edge := "", ""
-		nonfinite := 0
+		nonfinite, onednnEdge := 0, false
 		if r.err != "" {
 			seeded = "error: " + r.err
 		}
@@ -368,9 +368,14 @@ func rewriteSection(rows []*rewriteRow) string {
 				}
 				s += ")"
 			}
+			if run.OneDNN {
+				// oneDNN's kernels follow this machine's instruction set
+				s = measured(s)
+			}
 			if run.Inputs == "edge" {
 				edge = join(edge, s)
 				nonfinite += run.Nonfinite
+				onednnEdge = onednnEdge || run.OneDNN
 			} else {
 				seeded = join(seeded, s)
 			}
@@ -378,6 +383,9 @@ func rewriteSection(rows []*rewriteRow) string {
 		nf := ""
 		if edge != "" {
 			nf = fmt.Sprint(nonfinite)
+			if onednnEdge {
+				nf = measured(nf)
+			}
 		} else if r.err == "" {
 			edge = "no float input"
 		}
