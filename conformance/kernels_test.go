@@ -110,11 +110,10 @@ func kernelsSection(files []*tfgolden.File) string {
 		"A complex64 or complex128 value's parts are each held as a float32 or float64; the complex functions TensorFlow\n"+
 		"takes from glibc also allow a bound relative to the value's modulus (\"ULP of |z|\").\n"+
 		"The conformance run regenerates every golden and holds it to the committed one bit for bit, except the outputs of\n"+
-		"the contractions (MatMul, BatchMatMul, Einsum, the convolutions), which are held to the summation-order tolerance of\n"+
-		"their dtype: %s\n"+
-		"(Eigen/src/Core/products/GeneralBlockPanelKernel.h, computeProductBlockingSizes), so TensorFlow on another\n"+
-		"machine adds them in another order.\n\n",
-		tfgolden.Generator, tfgolden.Dir, total, len(files), tfgolden.CPUReason)
+		"the contractions (MatMul, BatchMatMul, Einsum, the convolutions), which TensorFlow on another machine adds in\n"+
+		"another order: %s.\nThey are held to %s (float32, as measured across oneDNN's instruction sets, twice the largest\n"+
+		"seen) or their dtype's summation-order tolerance.\n\n",
+		tfgolden.Generator, tfgolden.Dir, total, len(files), tfgolden.CPUReason, tfgolden.RegenTol("float32"))
 	b.WriteString("| op | dtype | cases | bit-identical | within tolerance | both error | dtype not in tfscan | subnormal inputs | named difference | known defect |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range keys {

@@ -8,9 +8,9 @@ import (
 
 // A measured span is a figure that TensorFlow's run on the machine at hand
 // decides and that another x86 CPU changes within the bounds the tests hold:
-// Eigen's contractions add in an order that follows the CPU's cache sizes
-// (tfgolden.CPUReason), and oneDNN picks its kernels by the CPU's
-// instruction set. The document shows the figure found where it was written;
+// the order in which its contractions add follows the CPU's instruction set
+// and cache sizes (tfgolden.CPUReason), and so do the kernels oneDNN picks
+// where its rewrites are on. The document shows the figure found where it was written;
 // holding the committed file to a run elsewhere takes any text of one table
 // cell in its place, while the test's own bounds (a model's tolerance, a
 // known difference's ULPs) still fail the run.
