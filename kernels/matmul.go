@@ -205,7 +205,11 @@ func matMulFloat[T nnFloat](ctx *Context, p *matMulPlan, x, y []T, emu *Emulatio
 	if ctx != nil && len(ctx.Inputs) > 1 {
 		bc = stableB(ctx, 1) // a dense layer's weights
 	}
-	jobs := make([]gemmJob[T], len(p.xOff))
+	var one [1]gemmJob[T] // a MatMul's one job, on the stack
+	jobs := one[:]
+	if len(p.xOff) != 1 {
+		jobs = make([]gemmJob[T], len(p.xOff))
+	}
 	for b := range jobs {
 		a, bb := matOperands(p, b, x, y)
 		jobs[b] = gemmJob[T]{m: p.m, n: p.n, k: p.k, a: a, b: bb, c: out, coff: b * p.m * p.n, ldc: p.n, round: ro, bCache: bc}
