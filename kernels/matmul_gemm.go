@@ -133,8 +133,8 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 // the packing tasks and the blocks. It comes from a sync.Pool and the
 // serial path (one worker) makes no closures, so that a call allocates
 // nothing of its own: a small model's GEMMs are mostly tiny (a recurrent
-// layer's step is a 2×64 by 64×256 product), and there allocating the
-// bookkeeping cost as much as the product.
+// layer's step is a 2×64 by 64×256 product, about 5 µs), and there
+// allocating the bookkeeping would cost a tenth of the call.
 type gemmState[T nnFloat] struct {
 	g       gemmImpl[T]
 	jobs    []gemmJob[T]
