@@ -95,15 +95,16 @@ func BenchmarkMatMulOpenBLAS(b *testing.B) {
 					gemmOnce()
 				}
 				// The kernel and the bare GEMM alternate call by call,
-				// so that neither gains from its place in the round.
+				// each first in every other pair, so that neither gains
+				// from its place in the round.
 				for i := 0; i < reps; i++ {
-					c0 := tfenv.CPUTime()
-					matMul()
-					c1 := tfenv.CPUTime()
-					gemmOnce()
-					c2 := tfenv.CPUTime()
-					goCPU = append(goCPU, c1-c0)
-					gemmCPU = append(gemmCPU, c2-c1)
+					if i%2 == 0 {
+						goCPU = append(goCPU, timeCPU(matMul))
+						gemmCPU = append(gemmCPU, timeCPU(gemmOnce))
+					} else {
+						gemmCPU = append(gemmCPU, timeCPU(gemmOnce))
+						goCPU = append(goCPU, timeCPU(matMul))
+					}
 				}
 			}
 			blasRound := func() {
@@ -168,6 +169,13 @@ func (p *benchPool) put(s []float32) {
 		p.free = map[int][][]float32{}
 	}
 	p.free[len(s)] = append(p.free[len(s)], s)
+}
+
+// timeCPU returns the process CPU time f takes.
+func timeCPU(f func()) time.Duration {
+	c0 := tfenv.CPUTime()
+	f()
+	return tfenv.CPUTime() - c0
 }
 
 // goWarmup is how long the Go side of BenchmarkMatMulOpenBLAS runs untimed
