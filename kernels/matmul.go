@@ -77,6 +77,9 @@ type matMulPlan struct {
 	// xOff[b], yOff[b] are the offsets of batch b's matrices.
 	xOff, yOff []int
 	adjX, adjY bool
+	// off backs xOff and yOff when there is one pair of matrices (MatMul),
+	// so that the plan is one allocation.
+	off [2]int
 }
 
 // planMatMul checks the shapes of x [..., m, k] and y [..., k, n] (each
@@ -138,8 +141,12 @@ func planMatMul(ctx *Context, xs, ys []int, adjX, adjY, broadcast bool) (*matMul
 	for _, d := range bshape {
 		batches *= d
 	}
-	p := &matMulPlan{m: m, n: n, k: kx, outShape: outShape, adjX: adjX, adjY: adjY,
-		xOff: make([]int, batches), yOff: make([]int, batches)}
+	p := &matMulPlan{m: m, n: n, k: kx, outShape: outShape, adjX: adjX, adjY: adjY}
+	if batches == 1 {
+		p.xOff, p.yOff = p.off[:1:1], p.off[1:2:2]
+	} else {
+		p.xOff, p.yOff = make([]int, batches), make([]int, batches)
+	}
 	xm, ym := xs[rx-2]*xs[rx-1], ys[ry-2]*ys[ry-1]
 	idx := make([]int, len(bshape))
 	for b := 0; b < batches; b++ {
@@ -205,7 +212,11 @@ func matMulFloat[T nnFloat](ctx *Context, p *matMulPlan, x, y []T, emu *Emulatio
 	if ctx != nil && len(ctx.Inputs) > 1 {
 		bc = stableB(ctx, 1) // a dense layer's weights
 	}
-	jobs := make([]gemmJob[T], len(p.xOff))
+	var one [1]gemmJob[T] // a MatMul's one job, on the stack
+	jobs := one[:]
+	if len(p.xOff) != 1 {
+		jobs = make([]gemmJob[T], len(p.xOff))
+	}
 	for b := range jobs {
 		a, bb := matOperands(p, b, x, y)
 		jobs[b] = gemmJob[T]{m: p.m, n: p.n, k: p.k, a: a, b: bb, c: out, coff: b * p.m * p.n, ldc: p.n, round: ro, bCache: bc}

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -66,6 +67,8 @@ type gemmTask struct {
 type gemmPackedB[T nnFloat] struct {
 	b    []T
 	nPad int
+	// cached marks panels that belong to a PackCache, not to this call.
+	cached bool
 }
 
 // gemmScratch is one worker's space: the mr×nr tile of an edge block, and
@@ -117,7 +120,70 @@ func gemmRowsCollide[T nnFloat](rs, mr int) bool {
 // kc: kc-long chains of multiply-adds in k order, each added to the
 // previous blocks' sum.
 func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
-	bl := g.bl
+	st := gemmStates[T]().Get().(*gemmState[T])
+	defer st.release()
+	st.g = g
+	// The state's own copy of the jobs, so that the caller's slice stays
+	// where the caller made it (often on its stack).
+	st.jobs = append(st.jobs[:0], jobs...)
+	st.run()
+}
+
+// gemmState is one gemmRunC call's bookkeeping: the jobs, their packed B,
+// the packing tasks and the blocks. It comes from a sync.Pool and the
+// serial path (one worker) makes no closures, so that a call allocates
+// nothing of its own: a small model's GEMMs are mostly tiny (a recurrent
+// layer's step is a 2×64 by 64×256 product, about 5 µs), and there
+// allocating the bookkeeping would cost a tenth of the call.
+type gemmState[T nnFloat] struct {
+	g       gemmImpl[T]
+	jobs    []gemmJob[T]
+	packed  []gemmPackedB[T]
+	packs   []gemmPackTask
+	tasks   []gemmTask
+	scratch []gemmScratch[T]
+	nc      int
+}
+
+// gemmPackTask is one kc block pc of one nc column block j0 of a job's B.
+type gemmPackTask struct {
+	job, pc, j0 int
+}
+
+var (
+	gemmStates32 = sync.Pool{New: func() any { return new(gemmState[float32]) }}
+	gemmStates64 = sync.Pool{New: func() any { return new(gemmState[float64]) }}
+)
+
+func gemmStates[T nnFloat]() *sync.Pool {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return &gemmStates32
+	}
+	return &gemmStates64
+}
+
+// release hands the pack buffers back and the state to its pool, holding
+// no reference to the jobs' data.
+func (st *gemmState[T]) release() {
+	for _, p := range st.packed {
+		if !p.cached && p.b != nil {
+			gemmPutBuf(p.b)
+		}
+	}
+	for _, s := range st.scratch {
+		gemmPutBuf(s.buf)
+	}
+	clear(st.jobs)
+	clear(st.packed)
+	clear(st.scratch)
+	st.g = gemmImpl[T]{}
+	st.jobs, st.packed, st.packs, st.tasks, st.scratch = st.jobs[:0], st.packed[:0], st.packs[:0], st.tasks[:0], st.scratch[:0]
+	gemmStates[T]().Put(st)
+}
+
+func (st *gemmState[T]) run() {
+	jobs, bl := st.jobs, st.g.bl
 	var flops float64
 	for _, j := range jobs {
 		flops += 2 * float64(j.m) * float64(j.n) * float64(j.k)
@@ -139,15 +205,8 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 	for nc > 4*bl.nr && count(nc) < 2*workers {
 		nc /= 2
 	}
-	var tasks []gemmTask
-	packed := make([]gemmPackedB[T], len(jobs))
-	// cached marks the jobs whose packed B belongs to their PackCache.
-	cached := make([]bool, len(jobs))
-	// Packing runs as tasks of one kc block of one nc column block of B.
-	type packTask struct {
-		job, pc, j0 int
-	}
-	var packs []packTask
+	st.nc = nc
+	st.packed = slices.Grow(st.packed[:0], len(jobs))[:len(jobs)] // zero: release clears it
 	for ji, j := range jobs {
 		if j.m == 0 || j.n == 0 {
 			continue
@@ -159,62 +218,69 @@ func gemmRunC[T nnFloat](jobs []gemmJob[T], g gemmImpl[T]) {
 			continue
 		}
 		if j.bCache != nil {
-			if pb, ok := packedB(j.bCache, &g, &jobs[ji]); ok {
-				packed[ji] = pb
-				cached[ji] = true
-				for jc := 0; jc < j.n; jc += nc {
-					for ic := 0; ic < j.m; ic += bl.mc {
-						tasks = append(tasks, gemmTask{job: ji, ic: ic, jc: jc})
-					}
-				}
+			if pb, ok := packedB(j.bCache, &st.g, &jobs[ji]); ok {
+				pb.cached = true
+				st.packed[ji] = pb
+				st.addTasks(ji, nc)
 				continue
 			}
 		}
 		nPad := nnRoundUp(j.n, bl.nr)
-		packed[ji] = gemmPackedB[T]{b: gemmGetBuf[T](nPad * j.k), nPad: nPad}
+		st.packed[ji] = gemmPackedB[T]{b: gemmGetBuf[T](nPad * j.k), nPad: nPad}
 		for pc := 0; pc < j.k; pc += bl.kc {
 			for jc := 0; jc < j.n; jc += nc {
-				packs = append(packs, packTask{job: ji, pc: pc, j0: jc})
+				st.packs = append(st.packs, gemmPackTask{job: ji, pc: pc, j0: jc})
 			}
 		}
-		for jc := 0; jc < j.n; jc += nc {
-			for ic := 0; ic < j.m; ic += bl.mc {
-				tasks = append(tasks, gemmTask{job: ji, ic: ic, jc: jc})
-			}
-		}
+		st.addTasks(ji, nc)
 	}
-	defer func() {
-		for i, p := range packed {
-			if !cached[i] {
-				gemmPutBuf(p.b)
-			}
-		}
-	}()
-	if len(tasks) == 0 {
+	if len(st.tasks) == 0 {
 		return
 	}
-	nnParallelN(workers, len(packs), func(i int) {
-		t := packs[i]
-		j, p := &jobs[t.job], &packed[t.job]
-		kb := min(bl.kc, j.k-t.pc)
-		packB(p.b[t.pc*p.nPad+t.j0*kb:], j.b, t.pc, kb, t.j0, min(nc, j.n-t.j0), bl.nr, j.round)
-	})
-	workers = min(workers, len(tasks))
-	scratch := make([]gemmScratch[T], max(workers, 1))
-	for w := range scratch {
+	if workers == 1 || len(st.packs) <= 1 {
+		for i := range st.packs {
+			st.pack(i)
+		}
+	} else {
+		nnParallelN(workers, len(st.packs), st.pack)
+	}
+	workers = min(workers, len(st.tasks))
+	for range max(workers, 1) {
 		tile := bl.mr * bl.nr
 		buf := gemmGetBuf[T](tile + bl.mc*bl.kc)
-		scratch[w] = gemmScratch[T]{buf: buf, tile: buf[:tile:tile], a: buf[tile:]}
+		st.scratch = append(st.scratch, gemmScratch[T]{buf: buf, tile: buf[:tile:tile], a: buf[tile:]})
 	}
-	defer func() {
-		for _, s := range scratch {
-			gemmPutBuf(s.buf)
+	if workers <= 1 {
+		for i := range st.tasks {
+			st.block(0, i)
 		}
-	}()
-	nnParallelW(workers, len(tasks), func(w, i int) {
-		t := tasks[i]
-		gemmBlock(&g, &jobs[t.job], &packed[t.job], t.ic, t.jc, nc, &scratch[w])
-	})
+	} else {
+		nnParallelW(workers, len(st.tasks), st.block)
+	}
+}
+
+// addTasks appends job ji's mc×nc blocks.
+func (st *gemmState[T]) addTasks(ji, nc int) {
+	j := &st.jobs[ji]
+	for jc := 0; jc < j.n; jc += nc {
+		for ic := 0; ic < j.m; ic += st.g.bl.mc {
+			st.tasks = append(st.tasks, gemmTask{job: ji, ic: ic, jc: jc})
+		}
+	}
+}
+
+// pack runs packing task i.
+func (st *gemmState[T]) pack(i int) {
+	t := st.packs[i]
+	j, p := &st.jobs[t.job], &st.packed[t.job]
+	kb := min(st.g.bl.kc, j.k-t.pc)
+	packB(p.b[t.pc*p.nPad+t.j0*kb:], j.b, t.pc, kb, t.j0, min(st.nc, j.n-t.j0), st.g.bl.nr, j.round)
+}
+
+// block computes block i on worker w's scratch.
+func (st *gemmState[T]) block(w, i int) {
+	t := st.tasks[i]
+	gemmBlock(&st.g, &st.jobs[t.job], &st.packed[t.job], t.ic, t.jc, st.nc, &st.scratch[w])
 }
 
 // gemmBlock computes C[ic:ic+mc, jc:jc+nc] of one job from its packed B.

@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -71,48 +73,53 @@ func gemmFMAChains32(m, n, k int, a, b []float32, ta, tb bool) []float32 {
 // MatMul within the reference's tolerance, and the assembly ones give
 // exactly the bits of the FMA-chain model: with A read in place or packed
 // (transposed, or rows whose stride crowds one cache set), on full tiles
-// and on edges of rows and columns, over one kc block and several.
+// and on edges of rows and columns, over one kc block and several, on one
+// worker and on several.
 func TestMatMulGemmVariants(t *testing.T) {
 	sizes := [][3]int{{1, 1, 1}, {5, 17, 3}, {12, 16, 256}, {13, 33, 257}, {25, 48, 600}, {37, 45, 300},
 		{96, 64, 1024}, {100, 20, 513}, {130, 257, 64}, {7, 300, 40}, {24, 32, 512}}
-	for _, name := range gemmVariantNames() {
-		g := gemm32Variants[name]
-		t.Run(name, func(t *testing.T) {
-			withGemm32(g, func() {
-				r := rand.New(rand.NewPCG(11, 12))
-				for _, s := range sizes {
-					for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}} {
-						m, n, k := s[0], s[1], s[2]
-						a, b := nnRandF32(r, m*k), nnRandF32(r, k*n)
-						as, bs := []int{m, k}, []int{k, n}
-						if tr[0] {
-							as = []int{k, m}
-						}
-						if tr[1] {
-							bs = []int{n, k}
-						}
-						out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
-						require.NoError(t, err)
-						got := out[0].Data.([]float32)
-						ref := nnRefMatMul(m, n, k, a, b, tr[0], tr[1])
-						// float32 sums of up to 1024 terms of about 1
-						// against float64's: a few 1e-5 near zero.
-						if i := nnCloseF32(got, ref, 1e-4, 1e-4); i >= 0 {
-							t.Fatalf("size %v transpose %v: [%d] %v, the float64 reference %v", s, tr, i, got[i], ref[i])
-						}
-						if name == "go" {
-							continue
-						}
-						want := gemmFMAChains32(m, n, k, a, b, tr[0], tr[1])
-						for i := range want {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("size %v transpose %v: [%d] %v, the FMA chains give %v", s, tr, i, got[i], want[i])
+	// One worker (plain loops) and several (goroutines).
+	for _, procs := range []int{1, 3} {
+		for _, name := range gemmVariantNames() {
+			g := gemm32Variants[name]
+			t.Run(fmt.Sprintf("%s/procs%d", name, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				withGemm32(g, func() {
+					r := rand.New(rand.NewPCG(11, 12))
+					for _, s := range sizes {
+						for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}} {
+							m, n, k := s[0], s[1], s[2]
+							a, b := nnRandF32(r, m*k), nnRandF32(r, k*n)
+							as, bs := []int{m, k}, []int{k, n}
+							if tr[0] {
+								as = []int{k, m}
+							}
+							if tr[1] {
+								bs = []int{n, k}
+							}
+							out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
+							require.NoError(t, err)
+							got := out[0].Data.([]float32)
+							ref := nnRefMatMul(m, n, k, a, b, tr[0], tr[1])
+							// float32 sums of up to 1024 terms of about 1
+							// against float64's: a few 1e-5 near zero.
+							if i := nnCloseF32(got, ref, 1e-4, 1e-4); i >= 0 {
+								t.Fatalf("size %v transpose %v: [%d] %v, the float64 reference %v", s, tr, i, got[i], ref[i])
+							}
+							if name == "go" {
+								continue
+							}
+							want := gemmFMAChains32(m, n, k, a, b, tr[0], tr[1])
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("size %v transpose %v: [%d] %v, the FMA chains give %v", s, tr, i, got[i], want[i])
+								}
 							}
 						}
 					}
-				}
+				})
 			})
-		})
+		}
 	}
 }
 

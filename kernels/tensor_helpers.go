@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"reflect"
 
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
@@ -300,17 +301,41 @@ func (t *Tensor) Validate() error {
 	if err != nil {
 		return err
 	}
-	want, err := makeData(t.DType, 0)
-	if err != nil {
+	want := dataTypeOf(t.DType)
+	if want == nil {
+		_, err := makeData(t.DType, 0)
 		return err
 	}
-	if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", t.Data) {
+	if reflect.TypeOf(t.Data) != want {
 		return fmt.Errorf("%s tensor holds %T", t.DType, t.Data)
 	}
 	if l := t.DataLen(); l != n {
 		return fmt.Errorf("%s tensor of shape %v holds %d values", t.DType, t.Shape, l)
 	}
 	return nil
+}
+
+// dataTypes holds, by dtype, the Go type of its Data (makeData's slice
+// type; nil where it has none), so that Validate, which runs on every
+// kernel's inputs and outputs, compares types without allocating.
+var dataTypes = func() (types [256]reflect.Type) {
+	for v := range tpb.DataType_name {
+		if v < 0 || int(v) >= len(types) {
+			continue
+		}
+		if d, err := makeData(tpb.DataType(v), 0); err == nil {
+			types[v] = reflect.TypeOf(d)
+		}
+	}
+	return types
+}()
+
+// dataTypeOf returns dt's entry of dataTypes, nil for a dtype it lacks.
+func dataTypeOf(dt tpb.DataType) reflect.Type {
+	if dt < 0 || int(dt) >= len(dataTypes) {
+		return nil
+	}
+	return dataTypes[dt]
 }
 
 // Float64s returns the tensor's values converted to float64, for any real
