@@ -22,7 +22,7 @@ func (p *pnode) isMetadata() bool {
 
 // assignAll runs the placer's two passes (placer.cc:186-331) unit by unit.
 func (s *sim) assignAll() {
-	s.dev = make([]int, len(s.nodes))
+	s.dev = s.opts.Scratch.lentInt(lentDev, len(s.nodes))
 	for i := range s.dev {
 		s.dev[i] = -1
 	}
@@ -52,7 +52,7 @@ func between(lo, hi int) iter.Seq[int] {
 // assignNodes places the given nodes (ascending ids of one unit, or the
 // region of a what-if); all other nodes keep their devices.
 func (s *sim) assignNodes(idx iter.Seq[int]) {
-	var second []int32 // the generators, placed after the others
+	second := s.opts.Scratch.spareInt32(lentGenerators) // the generators, placed after the others
 	for i := range idx {
 		p := s.nodes[i]
 		if p.ghost {
@@ -106,6 +106,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		s.place(i, d, s.describe(i, d, cands, why))
 	}
+	s.opts.Scratch.keepInt32(lentGenerators, second)
 }
 
 func contains(xs []int, x int) bool {

@@ -234,7 +234,7 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 // within one function-call unit.
 func (s *sim) cpuComponents() []int32 {
 	onCPU := func(i int) bool { return !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
-	comp, _ := s.components(func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
+	comp, _ := s.components(s.opts.Scratch.lentInt32(lentCPUComps, len(s.nodes)), func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
 	return comp
 }
 
