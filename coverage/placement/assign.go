@@ -406,6 +406,34 @@ type saysKey struct {
 	what string
 }
 
+// loweredKey is what the reason of a node covered in a lower precision
+// says (lowered).
+type loweredKey struct {
+	d      int
+	to     string
+	inputs bool
+}
+
+// lowered is the reason of a node covered on device d in the lower
+// precision to (its inputs alone when inputs), made once per device and
+// precision: most nodes of a model a precision mode lowers give it.
+func (s *sim) lowered(d int, to string, inputs bool) string {
+	k := loweredKey{d, to, inputs}
+	if v, ok := s.loweredSaid[k]; ok {
+		return v
+	}
+	if s.loweredSaid == nil {
+		s.loweredSaid = map[loweredKey]string{}
+	}
+	how := "computed in " + to
+	if inputs {
+		how = "inputs in " + to + ", output float32"
+	}
+	v := s.devs[d] + ": " + s.types[d] + " kernel " + how + " under the stack's precision mode"
+	s.loweredSaid[k] = v
+	return v
+}
+
 // describe words why node i went to device d.
 func (s *sim) describe(i, d int, cands []int, why string) string {
 	dn := s.devs[d]
@@ -422,11 +450,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		case coverage.ReasonFunctionCall:
 			return dn + ": function call, supported on every device"
 		case coverage.ReasonCoveredLowerPrecision:
-			how := "computed in " + m.Lowered
-			if m.LoweredInputs {
-				how = "inputs in " + m.Lowered + ", output float32"
-			}
-			return dn + ": " + s.types[d] + " kernel " + how + " under the stack's precision mode"
+			return s.lowered(d, m.Lowered, m.LoweredInputs)
 		case coverage.ReasonPrecisionModeError:
 			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}

@@ -1,5 +1,7 @@
 package placement
 
+import "github.com/tfscan/tfscan/internal/csr"
+
 // Scratch is what simulations pass on to the next (Options.Scratch): the
 // flattened graph of the last simulation that built one (in its slabs of
 // placement nodes), which later simulations of the same graph and options
@@ -22,6 +24,7 @@ type Scratch struct {
 	ints       [lentInts][]int
 	int32s     [lentInt32s][]int32
 	groupRoots []*group
+	groupNodes members
 }
 
 // The arrays a simulation makes of its own, by use. A simulation of a
@@ -130,4 +133,15 @@ func (sc *Scratch) groupSlab(n int) []group {
 	g := sc.groups[:n]
 	clear(g)
 	return g
+}
+
+// members is csr.Build's groups of n keys into the Scratch's arrays for
+// the colocation groups' members (sim.groupMembers), which the next
+// simulation lent the Scratch overwrites.
+func (sc *Scratch) members(n int, each func(add func(int, int32))) members {
+	if sc == nil {
+		return csr.Build(n, each)
+	}
+	sc.groupNodes = csr.BuildReusing(sc.groupNodes, n, each)
+	return sc.groupNodes
 }

@@ -107,6 +107,9 @@ type sim struct {
 	// by device, as says gives them.
 	said        map[saysKey]string
 	kernelTexts [][2]string
+	// loweredSaid holds the reasons of nodes covered in a lower
+	// precision (lowered).
+	loweredSaid map[loweredKey]string
 }
 
 type attrValue = attrpb.AttrValue

@@ -125,7 +125,7 @@ type members = csr.Groups[int32]
 
 // groupMembers lists the members of every group, once for the wishlist.
 func (s *sim) groupMembers() members {
-	return csr.Build(len(s.nodes), func(add func(int, int32)) {
+	return s.opts.Scratch.members(len(s.nodes), func(add func(int, int32)) {
 		for i, p := range s.nodes {
 			if !p.ghost {
 				add(s.find(i), int32(i))

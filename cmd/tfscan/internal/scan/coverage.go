@@ -523,7 +523,17 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	}
 	// What is per node: the nodes listed, lowered and rejected, and the
 	// example paths of the groups.
+	// The lowered nodes are counted by class: their array is made to size.
+	nLowered := 0
+	for k := range cls {
+		if ms[k].Reason == coverage.ReasonCoveredLowerPrecision {
+			nLowered += int(cls[k].nodes)
+		}
+	}
 	lowered := ns.spareLowered[:0]
+	if cap(lowered) < nLowered {
+		lowered = make([]loweredNode, 0, nLowered)
+	}
 	rejected := map[int]coverage.Match{}
 	for i := range ns.list {
 		k := ns.class[i]
