@@ -22,7 +22,7 @@ func (p *pnode) isMetadata() bool {
 
 // assignAll runs the placer's two passes (placer.cc:186-331) unit by unit.
 func (s *sim) assignAll() {
-	s.dev = make([]int, len(s.nodes))
+	s.dev = s.opts.Scratch.lentInt(lentDev, len(s.nodes))
 	for i := range s.dev {
 		s.dev[i] = -1
 	}
@@ -52,7 +52,7 @@ func between(lo, hi int) iter.Seq[int] {
 // assignNodes places the given nodes (ascending ids of one unit, or the
 // region of a what-if); all other nodes keep their devices.
 func (s *sim) assignNodes(idx iter.Seq[int]) {
-	var second []int32 // the generators, placed after the others
+	second := s.opts.Scratch.spareInt32(lentGenerators) // the generators, placed after the others
 	for i := range idx {
 		p := s.nodes[i]
 		if p.ghost {
@@ -106,6 +106,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		s.place(i, d, s.describe(i, d, cands, why))
 	}
+	s.opts.Scratch.keepInt32(lentGenerators, second)
 }
 
 func contains(xs []int, x int) bool {
@@ -405,6 +406,34 @@ type saysKey struct {
 	what string
 }
 
+// loweredKey is what the reason of a node covered in a lower precision
+// says (lowered).
+type loweredKey struct {
+	d      int
+	to     string
+	inputs bool
+}
+
+// lowered is the reason of a node covered on device d in the lower
+// precision to (its inputs alone when inputs), made once per device and
+// precision: most nodes of a model a precision mode lowers give it.
+func (s *sim) lowered(d int, to string, inputs bool) string {
+	k := loweredKey{d, to, inputs}
+	if v, ok := s.loweredSaid[k]; ok {
+		return v
+	}
+	if s.loweredSaid == nil {
+		s.loweredSaid = map[loweredKey]string{}
+	}
+	how := "computed in " + to
+	if inputs {
+		how = "inputs in " + to + ", output float32"
+	}
+	v := s.devs[d] + ": " + s.types[d] + " kernel " + how + " under the stack's precision mode"
+	s.loweredSaid[k] = v
+	return v
+}
+
 // describe words why node i went to device d.
 func (s *sim) describe(i, d int, cands []int, why string) string {
 	dn := s.devs[d]
@@ -421,11 +450,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		case coverage.ReasonFunctionCall:
 			return dn + ": function call, supported on every device"
 		case coverage.ReasonCoveredLowerPrecision:
-			how := "computed in " + m.Lowered
-			if m.LoweredInputs {
-				how = "inputs in " + m.Lowered + ", output float32"
-			}
-			return dn + ": " + s.types[d] + " kernel " + how + " under the stack's precision mode"
+			return s.lowered(d, m.Lowered, m.LoweredInputs)
 		case coverage.ReasonPrecisionModeError:
 			return dn + ": partitioned onto " + s.types[d] + " by op name, where its compiler rejects it: " + m.StackError
 		}

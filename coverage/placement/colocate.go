@@ -91,8 +91,8 @@ func (s *sim) assignedSpec(g *group) devSpec {
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	nd := len(s.devs)
-	s.sups = make([]int, n*nd)
-	s.midx = make([]int32, n*nd)
+	s.sups = s.opts.Scratch.lentInt(lentSups, n*nd)
+	s.midx = s.opts.Scratch.lentInt32(lentMidx, n*nd)
 	var mt matchTable
 	shared := s.cpuLookups()
 	var fromShared []int32 // index in s.mtab of each shared CPU match, -1 before its first use
@@ -349,13 +349,13 @@ func (p *pnode) resourceGenerator() bool {
 // colocation_graph.cc:929-944).
 func (s *sim) colocate() {
 	n := len(s.nodes)
-	s.parent = make([]int32, n)
-	s.groups = make([]*group, n)
+	s.parent = s.opts.Scratch.lentInt32(lentParent, n)
+	s.groups = s.opts.Scratch.lentGroups(n)
 	// The groups, one allocation. A group's device priorities are its
 	// node's (sup) until it changes them (ownPrio).
 	slab := s.opts.Scratch.groupSlab(n)
 	s.mergeNote = map[int]string{}
-	s.reasons, s.reasonLists = make([]int32, n), [][]string{nil}
+	s.reasons, s.reasonLists = s.opts.Scratch.lentInt32(lentReasons, n), [][]string{nil}
 	for i, p := range s.nodes {
 		s.parent[i] = int32(i)
 		// Single-device bodies run without a placer (function.cc:930-951).

@@ -226,7 +226,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	var slot []int32
 	var pairs [][2][]bool
 	if srcs == nil {
-		slot = make([]int32, len(s.nodes))
+		slot = s.opts.Scratch.lentInt32(lentSlots, len(s.nodes))
 	} else {
 		memo = map[int][2][]bool{}
 	}

@@ -275,7 +275,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		p := s.nodes[i]
 		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.counted(i)
 	}
-	comp, sizes := s.components(func(_, k int) bool { return onCPU(k) })
+	comp, sizes := s.components(s.opts.Scratch.lentInt32(lentIslands, len(s.nodes)), func(_, k int) bool { return onCPU(k) })
 	// An island is a component that borders a counted node on the
 	// target; its members in index order.
 	var islands []Island

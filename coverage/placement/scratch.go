@@ -1,5 +1,7 @@
 package placement
 
+import "github.com/tfscan/tfscan/internal/csr"
+
 // Scratch is what simulations pass on to the next (Options.Scratch): the
 // flattened graph of the last simulation that built one (in its slabs of
 // placement nodes), which later simulations of the same graph and options
@@ -16,6 +18,90 @@ type Scratch struct {
 	flat *flattened
 	// cpu are the CPU's kernel lookups of flat's nodes (share.go).
 	cpu *cpuLookups
+	// ints, int32s and groupRoots are the arrays a simulation makes of
+	// its own, by use (lentInts, lentInt32s), lent to each simulation in
+	// turn (lend).
+	ints       [lentInts][]int
+	int32s     [lentInt32s][]int32
+	groupRoots []*group
+	groupNodes members
+}
+
+// The arrays a simulation makes of its own, by use. A simulation of a
+// million nodes makes about 70 MB of them, garbage once its Result is read:
+// lent by a Scratch, the simulations of a scan's targets use one set
+// rather than leave one each for the collector (which would mark the
+// loaded model and everything the scan shares to free them). The Result
+// of a simulation reads some of them (Options.LazyNodes): it must be done
+// with before the Scratch is lent to another simulation.
+const (
+	lentSups = iota // sim.sups
+	lentDev         // sim.dev
+	lentInts
+)
+
+const (
+	lentMidx       = iota // sim.midx
+	lentParent            // sim.parent
+	lentReasons           // sim.reasons
+	lentGenerators        // assignNodes' generators, by capacity
+	lentSlots             // transfers' slots
+	lentIslands           // islands' components
+	lentCPUComps          // cpuComponents' components
+	lentInt32s
+)
+
+// lend is n zeroed elements of *keep, which keeps the array for the next
+// simulation; a new array when it is too short.
+func lend[T any](keep *[]T, n int) []T {
+	if cap(*keep) < n {
+		*keep = make([]T, n)
+		return *keep
+	}
+	*keep = (*keep)[:n]
+	clear(*keep)
+	return *keep
+}
+
+// lentInt is the Scratch's int array of use k, n zeroed elements (a new
+// array without a Scratch).
+func (sc *Scratch) lentInt(k, n int) []int {
+	if sc == nil {
+		return make([]int, n)
+	}
+	return lend(&sc.ints[k], n)
+}
+
+// lentInt32 is lentInt's int32 array of use k.
+func (sc *Scratch) lentInt32(k, n int) []int32 {
+	if sc == nil {
+		return make([]int32, n)
+	}
+	return lend(&sc.int32s[k], n)
+}
+
+// lentGroups is n nil group pointers (sim.groups).
+func (sc *Scratch) lentGroups(n int) []*group {
+	if sc == nil {
+		return make([]*group, n)
+	}
+	return lend(&sc.groupRoots, n)
+}
+
+// spareInt32 is the empty int32 array of use k, whose capacity an earlier
+// simulation grew; keepInt32 gives it back grown.
+func (sc *Scratch) spareInt32(k int) []int32 {
+	if sc == nil {
+		return nil
+	}
+	return sc.int32s[k][:0]
+}
+
+// keepInt32 keeps a, an array of use k appended to, for the next use.
+func (sc *Scratch) keepInt32(k int, a []int32) {
+	if sc != nil {
+		sc.int32s[k] = a[:0]
+	}
 }
 
 // pnodeSlab is the size of the builder's node slabs.
@@ -47,4 +133,15 @@ func (sc *Scratch) groupSlab(n int) []group {
 	g := sc.groups[:n]
 	clear(g)
 	return g
+}
+
+// members is csr.Build's groups of n keys into the Scratch's arrays for
+// the colocation groups' members (sim.groupMembers), which the next
+// simulation lent the Scratch overwrites.
+func (sc *Scratch) members(n int, each func(add func(int, int32))) members {
+	if sc == nil {
+		return csr.Build(n, each)
+	}
+	sc.groupNodes = csr.BuildReusing(sc.groupNodes, n, each)
+	return sc.groupNodes
 }

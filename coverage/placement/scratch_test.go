@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -153,4 +154,26 @@ func (p plain) Registered(op string) []*kdpb.KernelDef {
 		return kl.Registered(op)
 	}
 	return nil
+}
+
+// A simulation lent a Scratch that simulations of the same graph used
+// before makes few arrays of its own: the flattened graph, the colocation
+// groups and the arrays by node and device are the Scratch's.
+func TestScratchLendsArrays(t *testing.T) {
+	g := genGraph(20_000)
+	cpu, tg := builtinIndex(t, "cpu"), builtinIndex(t, "musa")
+	var sc placement.Scratch
+	opts := placement.Options{Stack: tg.Stack(), Scratch: &sc, LazyNodes: true, NoNodeCounts: true}
+	allocated := func() uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := placement.Simulate(g, tg, cpu, opts)
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	allocated()
+	// About 165 bytes a node; 240 with arrays of its own.
+	perNode := float64(allocated()) / float64(len(g.Nodes))
+	assert.Less(t, perNode, 200.0, "bytes allocated a node")
 }

@@ -107,6 +107,9 @@ type sim struct {
 	// by device, as says gives them.
 	said        map[saysKey]string
 	kernelTexts [][2]string
+	// loweredSaid holds the reasons of nodes covered in a lower
+	// precision (lowered).
+	loweredSaid map[loweredKey]string
 }
 
 type attrValue = attrpb.AttrValue
@@ -650,10 +653,11 @@ func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
 // out edges taken both ways, of the nodes k for which in(seed, k) holds,
 // seed being the lowest-numbered node of the component being grown.
 // comp[i] is the component's number (in order of their seeds) or -1, and
-// sizes[c] the number of nodes in component c.
-func (s *sim) components(in func(seed, k int) bool) (comp []int32, sizes []int) {
+// sizes[c] the number of nodes in component c. comp is buf, an array of
+// len(s.nodes).
+func (s *sim) components(buf []int32, in func(seed, k int) bool) (comp []int32, sizes []int) {
 	outs := s.outEdges()
-	comp = make([]int32, len(s.nodes))
+	comp = buf
 	for i := range comp {
 		comp[i] = -1
 	}

@@ -26,7 +26,7 @@ func (s *sim) oneCluster() {
 		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.tgt
 	}
 	outs := s.outEdges()
-	comp, sizes := s.components(func(_, k int) bool { return on(k) })
+	comp, sizes := s.components(make([]int32, len(s.nodes)), func(_, k int) bool { return on(k) })
 	if len(sizes) < 2 {
 		return
 	}

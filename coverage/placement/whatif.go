@@ -125,7 +125,7 @@ type members = csr.Groups[int32]
 
 // groupMembers lists the members of every group, once for the wishlist.
 func (s *sim) groupMembers() members {
-	return csr.Build(len(s.nodes), func(add func(int, int32)) {
+	return s.opts.Scratch.members(len(s.nodes), func(add func(int, int32)) {
 		for i, p := range s.nodes {
 			if !p.ghost {
 				add(s.find(i), int32(i))
@@ -234,7 +234,7 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 // within one function-call unit.
 func (s *sim) cpuComponents() []int32 {
 	onCPU := func(i int) bool { return !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
-	comp, _ := s.components(func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
+	comp, _ := s.components(s.opts.Scratch.lentInt32(lentCPUComps, len(s.nodes)), func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
 	return comp
 }
 

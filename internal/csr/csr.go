@@ -18,12 +18,30 @@ type Groups[T any] struct {
 // twice, to count and then to fill, and each must add the same values in
 // the same order both times.
 func Build[T any](n int, each func(add func(key int, v T))) Groups[T] {
-	start := make([]int32, n+1)
+	return BuildReusing(Groups[T]{}, n, each)
+}
+
+// BuildReusing is Build into the arrays of old where they are large
+// enough: old is overwritten. A caller that builds groups of one size
+// again and again, each done with before the next, keeps one set.
+func BuildReusing[T any](old Groups[T], n int, each func(add func(key int, v T))) Groups[T] {
+	var start []int32
+	if cap(old.start) >= n+1 {
+		start = old.start[:n+1]
+		clear(start)
+	} else {
+		start = make([]int32, n+1)
+	}
 	each(func(k int, _ T) { start[k+1]++ })
 	for k := 0; k < n; k++ {
 		start[k+1] += start[k]
 	}
-	items := make([]T, start[n])
+	var items []T
+	if cap(old.items) >= int(start[n]) {
+		items = old.items[:start[n]] // every element is set below
+	} else {
+		items = make([]T, start[n])
+	}
 	// During the fill start[k] is key k's next free slot; after it, the
 	// start of key k+1: shifted back into place below.
 	each(func(k int, v T) {

@@ -40,3 +40,31 @@ func TestBuildGroupsInOrder(t *testing.T) {
 	}
 	require.Equal(t, 0, Groups[int]{}.Keys())
 }
+
+// Built into the arrays of earlier groups, larger and smaller, the groups
+// are those Build makes.
+func TestBuildReusingGroupsAsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var old Groups[int]
+	for round := 0; round < 100; round++ {
+		n := rng.IntN(30)
+		type kv struct{ k, v int }
+		var adds []kv
+		if n > 0 {
+			for i := rng.IntN(90); i > 0; i-- {
+				adds = append(adds, kv{rng.IntN(n), rng.Int()})
+			}
+		}
+		each := func(add func(int, int)) {
+			for _, a := range adds {
+				add(a.k, a.v)
+			}
+		}
+		want := Build(n, each)
+		old = BuildReusing(old, n, each)
+		require.Equal(t, want.Keys(), old.Keys(), "round %d", round)
+		for k := range n {
+			require.Equal(t, want.Of(k), old.Of(k), "round %d key %d", round, k)
+		}
+	}
+}

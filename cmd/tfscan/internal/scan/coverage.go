@@ -66,6 +66,12 @@ type Nodes struct {
 	// scratch is the memory each placement of the model passes on to the
 	// next (placement.Scratch).
 	scratch placement.Scratch
+	// placedDev and placedReq are the arrays of the last placement read
+	// (placeNodes), lent to the next.
+	placedDev, placedReq []int32
+	// spareLowered is the array of the last target's lowered nodes
+	// (coverageInto), lent to the next.
+	spareLowered []loweredNode
 	// xla are the model's functions compiled with XLA, found by the first
 	// target that asks (compiled): a walk of every node, the same for
 	// every target.
@@ -517,7 +523,17 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	}
 	// What is per node: the nodes listed, lowered and rejected, and the
 	// example paths of the groups.
-	var lowered []loweredNode
+	// The lowered nodes are counted by class: their array is made to size.
+	nLowered := 0
+	for k := range cls {
+		if ms[k].Reason == coverage.ReasonCoveredLowerPrecision {
+			nLowered += int(cls[k].nodes)
+		}
+	}
+	lowered := ns.spareLowered[:0]
+	if cap(lowered) < nLowered {
+		lowered = make([]loweredNode, 0, nLowered)
+	}
 	rejected := map[int]coverage.Match{}
 	for i := range ns.list {
 		k := ns.class[i]
@@ -552,6 +568,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	if len(lowered) > 0 {
 		lowerGroups(rt, t.Index.Stack(), lowered)
 	}
+	ns.spareLowered = lowered[:0]
 	if len(rejected) > 0 {
 		modeErrors(rt, t.Index.Stack(), rejected)
 	}

@@ -97,7 +97,14 @@ func placeNodes(ns *Nodes, res *placement.Result) *placed {
 	if res == nil {
 		return nil
 	}
-	pl := &placed{res: res, names: []string{""}, dev: make([]int32, len(ns.list)), req: make([]int32, len(ns.list))}
+	// The arrays are those of the last placement read: a target's is
+	// done with before the next target is placed.
+	if cap(ns.placedDev) < len(ns.list) {
+		ns.placedDev, ns.placedReq = make([]int32, len(ns.list)), make([]int32, len(ns.list))
+	}
+	pl := &placed{res: res, names: []string{""}, dev: ns.placedDev[:len(ns.list)], req: ns.placedReq[:len(ns.list)]}
+	clear(pl.dev)
+	clear(pl.req)
 	// A placement names few devices: they are found among the names
 	// seen, without hashing a string per node.
 	name := func(s string) int32 {

@@ -132,13 +132,9 @@ func lowerGroups(rt *reports.Target, c *coverage.StackConfig, lowered []loweredN
 			groups[k] = g
 		}
 		g.Count++
-		g.Nodes = append(g.Nodes, nr.Path)
+		g.Nodes = appendSmallest(g.Nodes, nr.Path, maxExamplePaths)
 	}
 	for _, g := range groups {
-		sort.Strings(g.Nodes)
-		if len(g.Nodes) > maxExamplePaths {
-			g.Nodes = g.Nodes[:maxExamplePaths]
-		}
 		if g.DTypes == nil {
 			g.DTypes = []string{}
 		}
@@ -176,4 +172,20 @@ func modeErrors(rt *reports.Target, c *coverage.StackConfig, rejected map[int]co
 			Message: c.ErrorMessage(nr.Path, nr.Op, rejected[i].StackError),
 		})
 	}
+}
+
+// appendSmallest adds path to paths, the at most limit smallest paths
+// seen, in order, and drops the largest beyond limit: a group's example
+// paths without a list of all its nodes.
+func appendSmallest(paths []string, path string, limit int) []string {
+	at, _ := slices.BinarySearch(paths, path)
+	if at >= limit {
+		return paths
+	}
+	if len(paths) < limit {
+		paths = append(paths, "")
+	}
+	copy(paths[at+1:], paths[at:])
+	paths[at] = path
+	return paths
 }
