@@ -89,17 +89,8 @@ func TestMatMulGemmVariants(t *testing.T) {
 					for _, s := range sizes {
 						for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}} {
 							m, n, k := s[0], s[1], s[2]
-							a, b := nnRandF32(r, m*k), nnRandF32(r, k*n)
-							as, bs := []int{m, k}, []int{k, n}
-							if tr[0] {
-								as = []int{k, m}
-							}
-							if tr[1] {
-								bs = []int{n, k}
-							}
-							out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
-							require.NoError(t, err)
-							got := out[0].Data.([]float32)
+							mm := runRandMatMul(t, r, m, n, k, tr)
+							a, b, got := mm.a, mm.b, mm.out.Data.([]float32)
 							ref := nnRefMatMul(m, n, k, a, b, tr[0], tr[1])
 							// float32 sums of up to 1024 terms of about 1
 							// against float64's: a few 1e-5 near zero.

@@ -31,25 +31,40 @@ func nnRefMatMul(m, n, k int, a, b []float32, ta, tb bool) []float32 {
 	return out
 }
 
+// randMatMul is a float32 MatMul of random operands, as the kernel ran it.
+type randMatMul struct {
+	a, b   []float32
+	as, bs []int // the operands' shapes, transposed as asked
+	out    *Tensor
+}
+
+// runRandMatMul runs MatMul on a random m×k by k×n product, each operand
+// transposed where tr says.
+func runRandMatMul(t *testing.T, r *rand.Rand, m, n, k int, tr [2]bool) randMatMul {
+	t.Helper()
+	mm := randMatMul{a: nnRandF32(r, m*k), b: nnRandF32(r, k*n), as: []int{m, k}, bs: []int{k, n}}
+	if tr[0] {
+		mm.as = []int{k, m}
+	}
+	if tr[1] {
+		mm.bs = []int{n, k}
+	}
+	out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(mm.as, mm.a), nnF32T(mm.bs, mm.b))
+	require.NoError(t, err)
+	mm.out = out[0]
+	return mm
+}
+
 func TestMatMulAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {6, 16, 1}, {7, 17, 300}, {97, 33, 513}, {130, 257, 64}, {0, 4, 3}, {4, 0, 3}, {4, 5, 0}}
 	for _, s := range sizes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			m, n, k := s[0], s[1], s[2]
-			a, b := nnRandF32(r, m*k), nnRandF32(r, k*n)
-			as, bs := []int{m, k}, []int{k, n}
-			if tr[0] {
-				as = []int{k, m}
-			}
-			if tr[1] {
-				bs = []int{n, k}
-			}
-			out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]), nnF32T(as, a), nnF32T(bs, b))
-			require.NoError(t, err)
-			require.Equal(t, []int{m, n}, out[0].Shape)
+			mm := runRandMatMul(t, r, m, n, k, tr)
+			require.Equal(t, []int{m, n}, mm.out.Shape)
+			a, b, as, bs, got := mm.a, mm.b, mm.as, mm.bs, mm.out.Data.([]float32)
 			want := nnRefMatMul(m, n, k, a, b, tr[0], tr[1])
-			got := out[0].Data.([]float32)
 			require.Equal(t, -1, nnCloseF32(got, want, 1e-4, 1e-5), "size %v transpose %v", s, tr)
 
 			// float64 through the same GEMM driver.
@@ -60,7 +75,7 @@ func TestMatMulAgainstReference(t *testing.T) {
 			for i, v := range b {
 				b64[i] = float64(v)
 			}
-			out, err = nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]),
+			out, err := nnRunOp(t, "MatMul", xattrs("transpose_a", tr[0], "transpose_b", tr[1]),
 				&Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: as, Data: a64}, &Tensor{DType: tpb.DataType_DT_DOUBLE, Shape: bs, Data: b64})
 			require.NoError(t, err)
 			got64 := out[0].Data.([]float64)

@@ -7,19 +7,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+type kv struct{ k, v int }
+
+// randomAdds is a random count of keys and values to add to them, up to
+// most values (some keys empty, some repeated).
+func randomAdds(rng *rand.Rand, keys, most int) (int, []kv) {
+	n := rng.IntN(keys)
+	var adds []kv
+	if n > 0 {
+		for i := rng.IntN(most); i > 0; i-- {
+			adds = append(adds, kv{rng.IntN(n), rng.Int()})
+		}
+	}
+	return n, adds
+}
+
 // TestBuildGroupsInOrder compares Build with appending each value to its
 // key's own slice, on random keys (some keys empty, some repeated).
 func TestBuildGroupsInOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := 0; round < 100; round++ {
-		n := rng.IntN(20)
-		type kv struct{ k, v int }
-		var adds []kv
-		if n > 0 {
-			for i := rng.IntN(60); i > 0; i-- {
-				adds = append(adds, kv{rng.IntN(n), rng.Int()})
-			}
-		}
+		n, adds := randomAdds(rng, 20, 60)
 		want := make([][]int, n)
 		for _, a := range adds {
 			want[a.k] = append(want[a.k], a.v)
@@ -47,14 +55,7 @@ func TestBuildReusingGroupsAsBuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var old Groups[int]
 	for round := 0; round < 100; round++ {
-		n := rng.IntN(30)
-		type kv struct{ k, v int }
-		var adds []kv
-		if n > 0 {
-			for i := rng.IntN(90); i > 0; i-- {
-				adds = append(adds, kv{rng.IntN(n), rng.Int()})
-			}
-		}
+		n, adds := randomAdds(rng, 30, 90)
 		each := func(add func(int, int)) {
 			for _, a := range adds {
 				add(a.k, a.v)
