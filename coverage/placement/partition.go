@@ -218,9 +218,10 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// fed by the client) is in host memory, and those share one slice.
 	var allHost []bool
 	// The ports of a node on a device whose kernel keeps none in host
-	// memory are the shared noHost; the others are worked out at most
-	// once a node: by index in pairs (plus one; 0 before, -1 for the
-	// shared noHost) when all transfers are computed, in a map when a few
+	// memory are nil (a port past the end is in device memory), told
+	// without reading the node's types; the others are worked out at most
+	// once a node: by index in pairs (plus one; 0 before, -1 for none in
+	// host memory) when all transfers are computed, in a map when a few
 	// are.
 	var memo map[int][2][]bool
 	var slot []int32
@@ -246,16 +247,16 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			return m[0], m[1]
 		}
 		if slot != nil && slot[i] < 0 {
-			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+			return nil, nil
 		}
 		if m, ok := memo[i]; ok {
 			return m[0], m[1]
 		}
-		if s.deviceMemoryOnly(i, d) && len(p.inTypes()) <= len(noHostPorts) && len(p.outTypes()) <= len(noHostPorts) {
+		if s.deviceMemoryOnly(i, d) {
 			if slot != nil {
 				slot[i] = -1
 			}
-			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+			return nil, nil
 		}
 		a, b := s.memTypes(i, d)
 		if slot != nil {
@@ -277,10 +278,14 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			sd = s.cpu
 		}
 		var srcOutHost []bool
+		srcMem := false
 		for _, e := range outs.Of(si) {
-			dst := s.nodes[e.dst]
 			dd := s.dev[e.dst]
-			if dst.ghost || dd < 0 {
+			if dd < 0 || !e.ctrl && sd == dd && dd == s.cpu {
+				continue // unplaced, or from the CPU to itself: no transfer
+			}
+			dst := s.nodes[e.dst]
+			if dst.ghost {
 				continue
 			}
 			if e.ctrl {
@@ -297,7 +302,8 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				continue
 			}
-			if srcOutHost == nil {
+			if !srcMem {
+				srcMem = true
 				if io {
 					srcOutHost = make([]bool, len(src.outTypes()))
 					for j := range srcOutHost {
@@ -308,10 +314,10 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 			}
 			sh := int(e.port) < len(srcOutHost) && srcOutHost[e.port]
-			dinHost, _ := mem(int(e.dst))
-			dh := int(e.dstIn) < len(dinHost) && dinHost[e.dstIn]
-			if dd == s.cpu {
-				dh = true
+			dh := true // every port of a node on the CPU
+			if dd != s.cpu {
+				dinHost, _ := mem(int(e.dst))
+				dh = int(e.dstIn) < len(dinHost) && dinHost[e.dstIn]
 			}
 			kind := ""
 			switch {
