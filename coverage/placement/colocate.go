@@ -430,10 +430,6 @@ func (s *sim) addErr(msg string) {
 	s.errs = append(s.errs, msg)
 }
 
-func (s *sim) exempt(op string) bool {
-	return colocationExempt[op]
-}
-
 // colocationExempt are the ops registered with
 // REGISTER_INPUT_COLOCATION_EXEMPTION in TF 2.15 (identity_n_op.cc:35,
 // partitioned_function_ops.cc:290-291, tensorflow/core/kernels/data/*).
@@ -462,27 +458,78 @@ func isDatasetOp(p *pnode) bool {
 // colocateResourceEdges unions the ends of every resource or ref edge and
 // of dataset-to-dataset variant edges (colocation_graph.cc:707-785).
 func (s *sim) colocateResourceEdges() {
-	for i, p := range s.nodes {
+	edges := s.flat.colocationEdges()
+	if len(s.amp) > 0 {
+		// Auto mixed precision gave some nodes lookup nodes of their
+		// own, with their own types.
+		edges = colocationEdgesOf(s.nodes, s.crossAt)
+	}
+	for _, e := range edges {
+		i, p, src := int(e.dst), s.nodes[e.dst], s.nodes[e.src]
+		kind := colocationEdgeKinds[e.kind]
+		// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
+		// edge check's errors come as they are, a failed merge wrapped.
+		if err := s.ensureCompatible(int(e.src), i); err != nil {
+			s.addErr(err.Error())
+			continue
+		}
+		if err := s.union(int(e.src), i); err != nil {
+			s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
+			continue
+		}
+		s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
+		s.noteMerge(int(e.src), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
+	}
+}
+
+// colocationEdge is an edge from node src to node dst that colocates its
+// ends (colocateResourceEdges), of a kind in colocationEdgeKinds.
+type colocationEdge struct {
+	src, dst int32
+	kind     uint8
+}
+
+var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "reference edge"}
+
+// colocationEdges are the flattened graph's colocating edges, found once
+// for every simulation that shares it: they depend on the nodes' ops and
+// types alone, and a large model has few or none.
+func (f *flattened) colocationEdges() []colocationEdge {
+	if !f.colocDone {
+		f.coloc, f.colocDone = colocationEdgesOf(f.nodes, f.crossAt), true
+	}
+	return f.coloc
+}
+
+// colocationEdgesOf finds the colocating edges of nodes, in the order of
+// their consumers and inputs: the resource and ref edges but those to a
+// colocation-exempt op and those crossing a session-graph call
+// (docs/placement.md#calls-in-a-session-graph, crossAt), and the
+// dataset-to-dataset variant edges, none of them to or from a client feed
+// or fetch.
+func colocationEdgesOf(nodes []*pnode, crossAt map[[2]int32]int32) []colocationEdge {
+	var out []colocationEdge
+	for i, p := range nodes {
 		if p.ghost {
 			continue
 		}
 		for j, q := range p.in {
-			if q.n < 0 || s.nodes[q.n].ghost {
+			if q.n < 0 || nodes[q.n].ghost {
 				continue
 			}
 			t := tpb.DataType_DT_INVALID
 			if j < len(p.inTypes()) {
 				t = p.inTypes()[j]
 			}
-			src := s.nodes[q.n]
-			kind := ""
+			src := nodes[q.n]
+			var kind uint8
 			switch {
 			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
-				kind = "dataset variant edge"
-			case (t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)) && !s.exempt(p.op()):
-				kind = "resource edge"
+				kind = 0
+			case (t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)) && !colocationExempt[p.op()]:
+				kind = 1
 				if dtype.IsRef(t) {
-					kind = "reference edge"
+					kind = 2
 				}
 			default:
 				continue
@@ -490,23 +537,13 @@ func (s *sim) colocateResourceEdges() {
 			if src.io || p.io {
 				continue
 			}
-			if _, ok := s.crossedCall(int32(i), int32(j)); ok && kind != "dataset variant edge" {
-				continue // the call is between them (docs/placement.md#calls-in-a-session-graph)
+			if _, ok := crossAt[[2]int32{int32(i), int32(j)}]; ok && kind != 0 {
+				continue // the call is between them
 			}
-			// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
-			// edge check's errors come as they are, a failed merge wrapped.
-			if err := s.ensureCompatible(int(q.n), i); err != nil {
-				s.addErr(err.Error())
-				continue
-			}
-			if err := s.union(int(q.n), i); err != nil {
-				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
-				continue
-			}
-			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
-			s.noteMerge(int(q.n), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
+			out = append(out, colocationEdge{src: q.n, dst: int32(i), kind: kind})
 		}
 	}
+	return out
 }
 
 // ensureCompatible is Member::EnsureCompatibilityAcrossResourceEdge

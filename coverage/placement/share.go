@@ -121,6 +121,9 @@ type flattened struct {
 	classDone bool
 	// flags are each node's opFlags, made once.
 	flags []uint8
+	// coloc are the colocating edges (colocationEdges), found once.
+	coloc     []colocationEdge
+	colocDone bool
 }
 
 // Op-derived flags of a flattened node (opFlags).
