@@ -462,7 +462,7 @@ func (s *sim) colocateResourceEdges() {
 	if len(s.amp) > 0 {
 		// Auto mixed precision gave some nodes lookup nodes of their
 		// own, with their own types.
-		edges = colocationEdgesOf(s.nodes, s.crossAt)
+		edges = colocationEdgesOf(s.nodes, s.crossAt, nil, 0)
 	}
 	for _, e := range edges {
 		i, p, src := int(e.dst), s.nodes[e.dst], s.nodes[e.src]
@@ -489,6 +489,11 @@ type colocationEdge struct {
 	kind     uint8
 }
 
+// colocatingType is an input type whose edge may colocate its ends.
+func colocatingType(t tpb.DataType) bool {
+	return t == tpb.DataType_DT_VARIANT || t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)
+}
+
 var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "reference edge"}
 
 // colocationEdges are the flattened graph's colocating edges, found once
@@ -496,7 +501,7 @@ var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "
 // types alone, and a large model has few or none.
 func (f *flattened) colocationEdges() []colocationEdge {
 	if !f.colocDone {
-		f.coloc, f.colocDone = colocationEdgesOf(f.nodes, f.crossAt), true
+		f.coloc, f.colocDone = colocationEdgesOf(f.nodes, f.crossAt, f.classOf, f.classes), true
 	}
 	return f.coloc
 }
@@ -506,12 +511,30 @@ func (f *flattened) colocationEdges() []colocationEdge {
 // colocation-exempt op and those crossing a session-graph call
 // (docs/placement.md#calls-in-a-session-graph, crossAt), and the
 // dataset-to-dataset variant edges, none of them to or from a client feed
-// or fetch.
-func colocationEdgesOf(nodes []*pnode, crossAt map[[2]int32]int32) []colocationEdge {
+// or fetch. With the nodes' lookup classes (classOf, not nil) a class's
+// input types, which its op and attrs give, are read once: most classes
+// take no resource, ref or variant input.
+func colocationEdgesOf(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, classes int) []colocationEdge {
 	var out []colocationEdge
+	var takes []int8 // by class: 1 if its inputs may colocate, -1 if not
+	if classOf != nil {
+		takes = make([]int8, classes)
+	}
 	for i, p := range nodes {
-		if p.ghost {
+		if p.ghost || len(p.in) == 0 {
 			continue
+		}
+		if takes != nil && classOf[i] >= 0 {
+			c := classOf[i]
+			if takes[c] == 0 {
+				takes[c] = -1
+				if slices.ContainsFunc(p.inTypes(), colocatingType) {
+					takes[c] = 1
+				}
+			}
+			if takes[c] < 0 {
+				continue
+			}
 		}
 		for j, q := range p.in {
 			if q.n < 0 || nodes[q.n].ghost {
