@@ -341,29 +341,27 @@ func sortPaths(keys []pathKey, paths []string, off int) {
 		keys[k].hi, keys[k].lo = bigEndianAt(p, off), bigEndianAt(p, off+8)
 	}
 	end := off + 16
-	// Of two paths whose 16 bytes agree, one that ends within them is a
-	// prefix of the other, or the same path: they compare whole. Two that
-	// go on compare as equal here and are sorted by their next bytes.
-	slices.SortFunc(keys, func(a, b pathKey) int {
-		if a.hi != b.hi {
-			return cmp.Compare(a.hi, b.hi)
-		}
-		if a.lo != b.lo {
-			return cmp.Compare(a.lo, b.lo)
-		}
-		pa, pb := paths[a.i], paths[b.i]
-		if len(pa) > end && len(pb) > end {
-			return 0
-		}
-		if c := strings.Compare(pa, pb); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	radixSortKeys(keys, make([]pathKey, len(keys)), 0)
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
 		for hi < len(keys) && keys[hi].hi == keys[lo].hi && keys[hi].lo == keys[lo].lo {
 			hi++
+		}
+		if hi-lo > 1 {
+			// Of two paths whose 16 bytes agree, one that ends within
+			// them is a prefix of the other, or the same path: they
+			// compare whole. Two that go on compare as equal here and
+			// are sorted by their next bytes (below).
+			slices.SortFunc(keys[lo:hi], func(a, b pathKey) int {
+				pa, pb := paths[a.i], paths[b.i]
+				if len(pa) > end && len(pb) > end {
+					return 0
+				}
+				if c := strings.Compare(pa, pb); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.i, b.i)
+			})
 		}
 		// The paths that end within the 16 bytes come first, in order.
 		first := lo
@@ -375,6 +373,62 @@ func sortPaths(keys []pathKey, paths []string, off int) {
 		}
 		lo = hi
 	}
+}
+
+// radixSortKeys sorts keys by their 16 bytes (hi, then lo), from byte b
+// on (the bytes before agree), a byte at a time: each pass counts the
+// keys by one byte and moves them to their bucket through tmp, whose
+// length is at least keys'. A byte where every key agrees moves nothing,
+// and small buckets, for which a pass costs more than it saves, are
+// sorted by comparison. It compares no path, where a comparison sort of
+// the keys calls its comparison about 18 times a key on 200,000 nodes.
+func radixSortKeys(keys, tmp []pathKey, b int) {
+	for ; b < 16; b++ {
+		if len(keys) <= 256 {
+			slices.SortFunc(keys, func(a, b pathKey) int {
+				if c := cmp.Compare(a.hi, b.hi); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.lo, b.lo)
+			})
+			return
+		}
+		var count [256]int
+		for k := range keys {
+			count[keyByte(keys[k], b)]++
+		}
+		if count[keyByte(keys[0], b)] == len(keys) {
+			continue // one bucket: the next byte
+		}
+		var next [256]int
+		sum := 0
+		for v, c := range count {
+			next[v] = sum
+			sum += c
+		}
+		start := next
+		tmp = tmp[:len(keys)]
+		copy(tmp, keys)
+		for _, x := range tmp {
+			v := keyByte(x, b)
+			keys[next[v]] = x
+			next[v]++
+		}
+		for v, c := range count {
+			if c > 1 {
+				radixSortKeys(keys[start[v]:start[v]+c], tmp, b+1)
+			}
+		}
+		return
+	}
+}
+
+// keyByte is byte b of a key's 16 (0 the highest of hi).
+func keyByte(x pathKey, b int) uint8 {
+	if b < 8 {
+		return uint8(x.hi >> (56 - 8*b))
+	}
+	return uint8(x.lo >> (56 - 8*(b-8)))
 }
 
 // bigEndianAt is the 8 bytes of s from off as a big-endian number, zeros
