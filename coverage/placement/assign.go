@@ -479,10 +479,8 @@ func missingWhy(m coverage.Match, typ string) string {
 // (graph_partition.cc:359-398) before partitioning.
 func (s *sim) fixControlFlow() {
 	outs := s.outEdges()
-	for i, p := range s.nodes {
-		if p.ghost || len(p.in) == 0 {
-			continue
-		}
+	for _, i32 := range s.special().ctrlFlow {
+		i, p := int(i32), s.nodes[i32]
 		nd := -1
 		switch p.op() {
 		case "Switch", "RefSwitch", "Exit", "RefExit":

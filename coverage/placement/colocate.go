@@ -458,13 +458,7 @@ func isDatasetOp(p *pnode) bool {
 // colocateResourceEdges unions the ends of every resource or ref edge and
 // of dataset-to-dataset variant edges (colocation_graph.cc:707-785).
 func (s *sim) colocateResourceEdges() {
-	edges := s.flat.colocationEdges()
-	if len(s.amp) > 0 {
-		// Auto mixed precision gave some nodes lookup nodes of their
-		// own, with their own types.
-		edges = colocationEdgesOf(s.nodes, s.crossAt, nil, 0)
-	}
-	for _, e := range edges {
+	for _, e := range s.special().coloc {
 		i, p, src := int(e.dst), s.nodes[e.dst], s.nodes[e.src]
 		kind := colocationEdgeKinds[e.kind]
 		// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
@@ -480,93 +474,6 @@ func (s *sim) colocateResourceEdges() {
 		s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
 		s.noteMerge(int(e.src), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
 	}
-}
-
-// colocationEdge is an edge from node src to node dst that colocates its
-// ends (colocateResourceEdges), of a kind in colocationEdgeKinds.
-type colocationEdge struct {
-	src, dst int32
-	kind     uint8
-}
-
-// colocatingType is an input type whose edge may colocate its ends.
-func colocatingType(t tpb.DataType) bool {
-	return t == tpb.DataType_DT_VARIANT || t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)
-}
-
-var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "reference edge"}
-
-// colocationEdges are the flattened graph's colocating edges, found once
-// for every simulation that shares it: they depend on the nodes' ops and
-// types alone, and a large model has few or none.
-func (f *flattened) colocationEdges() []colocationEdge {
-	if !f.colocDone {
-		f.coloc, f.colocDone = colocationEdgesOf(f.nodes, f.crossAt, f.classOf, f.classes), true
-	}
-	return f.coloc
-}
-
-// colocationEdgesOf finds the colocating edges of nodes, in the order of
-// their consumers and inputs: the resource and ref edges but those to a
-// colocation-exempt op and those crossing a session-graph call
-// (docs/placement.md#calls-in-a-session-graph, crossAt), and the
-// dataset-to-dataset variant edges, none of them to or from a client feed
-// or fetch. With the nodes' lookup classes (classOf, not nil) a class's
-// input types, which its op and attrs give, are read once: most classes
-// take no resource, ref or variant input.
-func colocationEdgesOf(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, classes int) []colocationEdge {
-	var out []colocationEdge
-	var takes []int8 // by class: 1 if its inputs may colocate, -1 if not
-	if classOf != nil {
-		takes = make([]int8, classes)
-	}
-	for i, p := range nodes {
-		if p.ghost || len(p.in) == 0 {
-			continue
-		}
-		if takes != nil && classOf[i] >= 0 {
-			c := classOf[i]
-			if takes[c] == 0 {
-				takes[c] = -1
-				if slices.ContainsFunc(p.inTypes(), colocatingType) {
-					takes[c] = 1
-				}
-			}
-			if takes[c] < 0 {
-				continue
-			}
-		}
-		for j, q := range p.in {
-			if q.n < 0 || nodes[q.n].ghost {
-				continue
-			}
-			t := tpb.DataType_DT_INVALID
-			if j < len(p.inTypes()) {
-				t = p.inTypes()[j]
-			}
-			src := nodes[q.n]
-			var kind uint8
-			switch {
-			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
-				kind = 0
-			case (t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)) && !colocationExempt[p.op()]:
-				kind = 1
-				if dtype.IsRef(t) {
-					kind = 2
-				}
-			default:
-				continue
-			}
-			if src.io || p.io {
-				continue
-			}
-			if _, ok := crossAt[[2]int32{int32(i), int32(j)}]; ok && kind != 0 {
-				continue // the call is between them
-			}
-			out = append(out, colocationEdge{src: q.n, dst: int32(i), kind: kind})
-		}
-	}
-	return out
 }
 
 // ensureCompatible is Member::EnsureCompatibilityAcrossResourceEdge
@@ -826,6 +733,10 @@ var tensorListOps = map[string]bool{
 // (AddHostOnlyDataTypesConstraints, colocation_graph.cc:812-914; the legacy
 // reverse-DFS path, memoised).
 func (s *sim) hostOnlyVariants() {
+	variantIn := s.special().variantIn
+	if len(variantIn) == 0 {
+		return
+	}
 	memo := make([]int8, len(s.nodes)) // 0 unknown, 1 host, 2 not host, 3 visiting/none
 	var elem func(i int, depth int) int8
 	elem = func(i int, depth int) int8 {
@@ -868,19 +779,8 @@ func (s *sim) hostOnlyVariants() {
 		memo[i] = 3
 		return 0
 	}
-	for i, p := range s.nodes {
-		if p.ghost {
-			continue
-		}
-		hasVariant := false
-		for _, t := range p.inTypes() {
-			if t == tpb.DataType_DT_VARIANT {
-				hasVariant = true
-			}
-		}
-		if !hasVariant {
-			continue
-		}
+	for _, i32 := range variantIn {
+		i := int(i32)
 		root := s.find(i)
 		g := s.groups[root]
 		if g == nil || s.cpuOnly(g.prio) {

@@ -121,9 +121,8 @@ type flattened struct {
 	classDone bool
 	// flags are each node's opFlags, made once.
 	flags []uint8
-	// coloc are the colocating edges (colocationEdges), found once.
-	coloc     []colocationEdge
-	colocDone bool
+	// special are the nodes some walks act on (sim.special), found once.
+	special *special
 }
 
 // Op-derived flags of a flattened node (opFlags).

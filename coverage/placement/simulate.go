@@ -32,6 +32,9 @@ type sim struct {
 	units    []*unit
 	flat     *flattened
 	ownNodes bool
+	// ownSpecial are the special nodes of a simulation whose nodes' types
+	// differ from the flattened graph's (sim.special).
+	ownSpecial *special
 	// resArgs are the resource arguments bind places.
 	resArgs []resArg
 	// crossings are the resource inputs that reach their producer through
