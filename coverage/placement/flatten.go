@@ -303,7 +303,7 @@ func lookupFn(n *graph.Node, name string) *graph.Function {
 
 // calledFn returns the function an inlinable call node calls, or nil.
 func calledFn(n *graph.Node) *graph.Function {
-	if callOps[n.Op] {
+	if n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall" { // callOps, without hashing every node's op
 		return funcAttr(n, "f")
 	}
 	if n.OpDef == nil {
@@ -312,8 +312,13 @@ func calledFn(n *graph.Node) *graph.Function {
 	return nil
 }
 
+// lowerable tells a functional If, Case or While that TensorFlow lowers
+// to Switch and Merge. The ops are told apart without hashing every
+// node's op (ifOps, caseOps, whileOps).
 func lowerable(n *graph.Node) bool {
-	if !ifOps[n.Op] && !caseOps[n.Op] && !whileOps[n.Op] {
+	switch n.Op {
+	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
+	default:
 		return false
 	}
 	a, ok := n.Attrs["_lower_using_switch_merge"]
