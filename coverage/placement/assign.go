@@ -12,7 +12,12 @@ import (
 
 // isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
 func (p *pnode) isGenerator() bool {
-	return len(p.in) == 0 && len(p.outTypes()) == 1 && !isRefType(p.outTypes()[0])
+	return len(p.in) == 0 && p.oneValueOut()
+}
+
+// oneValueOut: one output, not a ref.
+func (p *pnode) oneValueOut() bool {
+	return len(p.outTypes()) == 1 && !isRefType(p.outTypes()[0])
 }
 
 // isMetadata: Shape, Size and Rank (graph.cc:79-81).

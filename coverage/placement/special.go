@@ -38,15 +38,11 @@ var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "
 func (s *sim) special() *special {
 	if len(s.amp) > 0 {
 		if s.ownSpecial == nil {
-			s.ownSpecial = findSpecial(s.nodes, s.crossAt, nil, 0)
+			s.ownSpecial = findSpecial(s.nodes, s.crossAt, nil, 0, nil)
 		}
 		return s.ownSpecial
 	}
-	f := s.flat
-	if f.special == nil {
-		f.special = findSpecial(f.nodes, f.crossAt, f.classOf, f.classes)
-	}
-	return f.special
+	return s.flat.walk()
 }
 
 // Per lookup class (findSpecial): what its op and input types make of its
@@ -56,6 +52,10 @@ const (
 	classColocates // an input type is a resource, a ref or a variant
 	classVariant   // an input type is a variant
 	classCtrlFlow  // one of fixControlFlow's ops
+	classClassAttr // a _class attr
+	classOneOut    // one output, not a ref (isGenerator, with no input)
+	classMetadata  // isMetadata
+	classSystem    // _Arg or _Retval
 )
 
 // findSpecial walks nodes once. The colocating edges, in the order of
@@ -63,34 +63,53 @@ const (
 // a colocation-exempt op and those crossing a session-graph call
 // (docs/placement.md#calls-in-a-session-graph, crossAt), and the
 // dataset-to-dataset variant edges, none of them to or from a client feed
-// or fetch. With the nodes' lookup classes (classOf, not nil) a class's op
-// and input types, which its op and attrs give, are read once.
-func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, classes int) *special {
+// or fetch. With the nodes' lookup classes (classOf, not nil) a class's op,
+// attrs and types, which its op and attr map give, are read once. With f
+// (not nil) it fills f's flags and withClass too.
+func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, classes int, f *flattened) *special {
 	sp := &special{}
-	var memo []uint8
+	var memo []uint16
 	if classOf != nil {
-		memo = make([]uint8, classes)
+		memo = make([]uint16, classes)
 	}
-	kindOf := func(p *pnode) uint8 {
-		k := uint8(classKnown)
-		if slices.ContainsFunc(p.inTypes(), colocatingType) {
-			k |= classColocates
+	if f != nil {
+		f.flags = make([]uint8, len(nodes))
+	}
+	kindOf := func(p *pnode) uint16 {
+		k := uint16(classKnown)
+		if p.src != nil {
+			if _, ok := p.src.Attrs["_class"]; ok {
+				k |= classClassAttr
+			}
 		}
-		if slices.Contains(p.inTypes(), tpb.DataType_DT_VARIANT) {
-			k |= classVariant
-		}
-		switch p.op() {
-		case "Switch", "RefSwitch", "Exit", "RefExit", "Enter", "NextIteration":
-			k |= classCtrlFlow
+		if p.look != nil {
+			if slices.ContainsFunc(p.inTypes(), colocatingType) {
+				k |= classColocates
+			}
+			if slices.Contains(p.inTypes(), tpb.DataType_DT_VARIANT) {
+				k |= classVariant
+			}
+			switch p.op() {
+			case "Switch", "RefSwitch", "Exit", "RefExit", "Enter", "NextIteration":
+				k |= classCtrlFlow
+			}
+			if p.oneValueOut() {
+				k |= classOneOut
+			}
+			if p.isMetadata() {
+				k |= classMetadata
+			}
+			if op := p.op(); op == "_Arg" || op == "_Retval" {
+				k |= classSystem
+			}
 		}
 		return k
 	}
 	for i, p := range nodes {
-		if p.ghost {
-			continue
-		}
-		var k uint8
-		if memo != nil && classOf[i] >= 0 {
+		var k uint16
+		// A class's nodes have one op, OpDef and attr map: their graph
+		// node's (the _class attr's) when it is their lookup node.
+		if memo != nil && classOf[i] >= 0 && p.src == p.look {
 			c := classOf[i]
 			if memo[c] == 0 {
 				memo[c] = kindOf(p)
@@ -98,6 +117,26 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, cl
 			k = memo[c]
 		} else {
 			k = kindOf(p)
+		}
+		if f != nil {
+			if k&classClassAttr != 0 {
+				f.withClass = append(f.withClass, int32(i))
+			}
+			// opFlagsOf, from the class.
+			var fl uint8
+			if k&classOneOut != 0 && len(p.in) == 0 {
+				fl |= flagGenerator
+			}
+			if k&classMetadata != 0 {
+				fl |= flagMetadata
+			}
+			if k&classSystem != 0 {
+				fl |= flagSystem
+			}
+			f.flags[i] = fl
+		}
+		if p.ghost {
+			continue
 		}
 		if k&classVariant != 0 {
 			sp.variantIn = append(sp.variantIn, int32(i))
