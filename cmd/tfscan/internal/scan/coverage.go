@@ -45,6 +45,8 @@ type Nodes struct {
 	cls      []nodeClass
 	class    []int32
 	splitF32 bool
+	// bits are each node's bits by position (nodeBits).
+	bits []uint8
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf).
 	at []int32
@@ -117,6 +119,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	sortByPath(ns)
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
+	ns.bits = make([]uint8, len(ns.list))
 	ns.at = make([]int32, len(g.Nodes))
 	for i := range ns.at {
 		ns.at[i] = -1
@@ -145,6 +148,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		if n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
 		}
+		ns.bits[i] = bitsOf(n)
 		attrsID := reflect.ValueOf(n.Attrs).Pointer()
 		hit := -1
 		if attrsID != 0 {
