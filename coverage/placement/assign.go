@@ -104,12 +104,12 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 				// A generator its own device field pins had no choice:
 				// the pin is the reason.
 				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
-					s.place(i, d, s.generatorFollows(d))
+					s.placeBy(i, d, s.generatorFollows(d), true)
 					continue
 				}
 			}
 		}
-		s.place(i, d, s.describe(i, d, cands, why))
+		s.placeBy(i, d, s.describe(i, d, cands, why), true)
 	}
 }
 
@@ -154,12 +154,20 @@ func (s *sim) assignSingle(i int) {
 // place assigns node i to device d and pins its group (AssignAndLog,
 // placer.cc:141-151).
 func (s *sim) place(i, d int, reason string) {
+	s.placeBy(i, d, reason, !s.nodes[i].host && s.nodes[i].ghostOf < 0)
+}
+
+// placeBy is place for a node the placer places (placer: neither in a
+// host nor in a single-device body), which pins its group: the generators
+// of assignNodes' second pass are, and are placed without reading their
+// nodes again.
+func (s *sim) placeBy(i, d int, reason string, placer bool) {
 	s.dev[i] = d
 	if reason != "" {
 		// First: the reason the node is placed where it is.
 		s.prependReason(i, reason)
 	}
-	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
+	if g := s.groups[s.find(i)]; g != nil && placer && !g.failed && g.pinned < 0 {
 		g.pinned = int32(d)
 	}
 }
