@@ -165,6 +165,9 @@ type pnode struct {
 	host        bool
 	// badDevice: the node's device field does not parse (req ignores it).
 	badDevice bool
+	// devField: its graph node has a device field (pinOf reads it only
+	// then: few nodes have one).
+	devField bool
 }
 
 // pextra is what only some placement nodes carry.
@@ -518,7 +521,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	p := b.pnode()
 	p.src, p.look = gn, gn
 	p.rq, p.dflt = b.s.spec(req), int32(inst.dflt)
-	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
+	p.assigned, p.ghostOf, p.badDevice, p.devField = -1, -1, bad, gn.Device != ""
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
 	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {
