@@ -141,9 +141,13 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		attrs uintptr
 		dt    []string
 		k     int32
+		f32   uint8 // bitF32 and bitF32Known, or 0
 	}
 	var recent [8]seen
 	next := 0
+	// Whether a node is float32 (Nodes.float32) is its attr map's: told
+	// with its key when a target's precision mode asks (lowers).
+	f32 := slices.ContainsFunc(ts, func(t Target) bool { return lowers(t.Index) })
 	for i, n := range ns.list {
 		if n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
@@ -161,7 +165,16 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		}
 		if hit >= 0 {
 			ns.dtypes[i], ns.key[i] = recent[hit].dt, recent[hit].k
+			ns.bits[i] |= recent[hit].f32
 			continue
+		}
+		var fb uint8
+		if f32 {
+			fb = bitF32Known
+			if coverage.Float32Node(n) {
+				fb |= bitF32
+			}
+			ns.bits[i] |= fb
 		}
 		types = n.AppendDTypeValues(types[:0])
 		tk = tk[:0]
@@ -195,7 +208,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		}
 		ns.key[i] = k
 		if attrsID != 0 {
-			recent[next] = seen{op: n.Op, opDef: n.OpDef, attrs: attrsID, dt: dt, k: k}
+			recent[next] = seen{op: n.Op, opDef: n.OpDef, attrs: attrsID, dt: dt, k: k, f32: fb}
 			next = (next + 1) % len(recent)
 		}
 	}

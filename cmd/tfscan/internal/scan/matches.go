@@ -68,6 +68,9 @@ func lowers(ix *coverage.Index) bool {
 // float32 is coverage.Float32Node of the node at position i, worked out
 // once.
 func (ns *Nodes) float32(i int) bool {
+	if b := ns.bits; len(b) == len(ns.list) && b[i]&bitF32Known != 0 {
+		return b[i]&bitF32 != 0 // PrepareNodes told
+	}
 	if ns.f32 == nil {
 		ns.f32 = make([]uint8, len(ns.list))
 	}
@@ -175,9 +178,11 @@ func (ns *Nodes) classes() []nodeClass {
 
 // Bits of a prepared node (Nodes.nodeBits).
 const (
-	bitKernel  = 1 << iota // an OpDef: a kernel's node (Nodes.slot)
-	bitCalls               // no OpDef, and calls functions (by name)
-	bitReached             // graph.Node.Reachable
+	bitKernel   = 1 << iota // an OpDef: a kernel's node (Nodes.slot)
+	bitCalls                // no OpDef, and calls functions (by name)
+	bitReached              // graph.Node.Reachable
+	bitF32Known             // bitF32 is known (PrepareNodes)
+	bitF32                  // coverage.Float32Node
 )
 
 // nodeBits are each prepared node's bits by position, as PrepareNodes
