@@ -116,8 +116,12 @@ func (s *sim) lookupKernels() {
 			keyers[d], byKey[d] = km, map[int]int32{}
 		}
 	}
+	// A node of a class is read only to be looked up: where the
+	// simulation has no nodes of its own, its flags and class tell the
+	// rest.
+	fl := s.flat.opFlags()
 	for i, p := range s.nodes {
-		if p.ghost {
+		if fl[i]&flagGhost != 0 {
 			for d := 0; d < nd; d++ {
 				s.midx[i*nd+d] = -1
 			}
@@ -127,7 +131,7 @@ func (s *sim) lookupKernels() {
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
-		if p.look == s.flat.nodes[i].look {
+		if !s.ownNodes || p.look == s.flat.nodes[i].look {
 			c = s.flat.classOf[i]
 			if shared != nil {
 				ci = shared.idx[i]

@@ -231,9 +231,13 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	} else {
 		memo = map[int][2][]bool{}
 	}
+	// The nodes' flags are read where most nodes need nothing else: a
+	// node is read when a transfer is made or its memory types are.
+	fl := s.flat.opFlags()
 	mem := func(i int) ([]bool, []bool) {
-		p, d := s.nodes[i], s.dev[i]
-		if d == s.cpu || p.io {
+		d := s.dev[i]
+		if d == s.cpu || fl[i]&flagIO != 0 {
+			p := s.nodes[i]
 			if n := max(len(p.inTypes()), len(p.outTypes())); len(allHost) < n {
 				allHost = make([]bool, max(n, 64))
 				for j := range allHost {
@@ -268,30 +272,27 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		return a, b
 	}
 	visit := func(si int) {
-		src := s.nodes[si]
-		if src.ghost || s.dev[si] < 0 {
+		if fl[si]&flagGhost != 0 || s.dev[si] < 0 {
 			return
 		}
 		sd := s.dev[si]
-		io := src.io || src.fed
+		io := fl[si]&(flagIO|flagFed) != 0
 		if io {
 			sd = s.cpu
 		}
+		src := s.nodes[si]
 		var srcOutHost []bool
 		srcMem := false
 		for _, e := range outs.Of(si) {
 			dd := s.dev[e.dst]
-			if dd < 0 || !e.ctrl && sd == dd && dd == s.cpu {
-				continue // unplaced, or from the CPU to itself: no transfer
-			}
-			dst := s.nodes[e.dst]
-			if dst.ghost {
-				continue
+			if dd < 0 || !e.ctrl && sd == dd && dd == s.cpu || fl[e.dst]&flagGhost != 0 {
+				continue // unplaced, a ghost, or from the CPU to itself: no transfer
 			}
 			if e.ctrl {
 				if sd == dd {
 					continue
 				}
+				dst := s.nodes[e.dst]
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
 				if x, ok := out[k]; !ok {
 					out[k] = &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
@@ -349,6 +350,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				continue
 			}
+			dst := s.nodes[e.dst]
 			x := &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
 				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
@@ -404,16 +406,8 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	for _, f := range s.topFetches {
 		fetch(s.resolve(f.ref), 0, f.name)
 	}
-	if s.fetchNodes == nil {
-		s.fetchNodes = []int{}
-		for i, p := range s.nodes {
-			if p.fetch {
-				s.fetchNodes = append(s.fetchNodes, i)
-			}
-		}
-	}
-	for _, i := range s.fetchNodes {
-		fetch(pin{int32(i), 0}, int(s.nodes[i].unit), s.nodes[i].name())
+	for _, i := range s.special().fetch {
+		fetch(pin{i, 0}, int(s.nodes[i].unit), s.nodes[i].name())
 	}
 	return out
 }

@@ -125,11 +125,15 @@ type flattened struct {
 	special *special
 }
 
-// Op-derived flags of a flattened node (opFlags).
+// Flags of a flattened node (opFlags): what its op tells, then what it
+// is (ghost, io, fed: the same in a simulation's own copy of the node).
 const (
 	flagGenerator = 1 << iota
 	flagMetadata
 	flagSystem // _Arg or _Retval
+	flagGhost
+	flagIO
+	flagFed
 )
 
 // opFlags are what each node's op and types tell the placer (isGenerator,
@@ -144,7 +148,7 @@ func (f *flattened) opFlags() []uint8 {
 
 // opFlagsOf are node p's opFlags.
 func opFlagsOf(p *pnode) uint8 {
-	var b uint8
+	b := nodeFlagsOf(p)
 	if p.look != nil {
 		if p.isGenerator() {
 			b |= flagGenerator
@@ -155,6 +159,21 @@ func opFlagsOf(p *pnode) uint8 {
 		if op := p.op(); op == "_Arg" || op == "_Retval" {
 			b |= flagSystem
 		}
+	}
+	return b
+}
+
+// nodeFlagsOf are the flags of what node p is.
+func nodeFlagsOf(p *pnode) uint8 {
+	var b uint8
+	if p.ghost {
+		b |= flagGhost
+	}
+	if p.io {
+		b |= flagIO
+	}
+	if p.fed {
+		b |= flagFed
 	}
 	return b
 }
@@ -180,7 +199,7 @@ func (f *flattened) classed() []int32 {
 // and the nodes with a _class attr (findSpecial).
 func (f *flattened) walk() *special {
 	if f.special == nil {
-		f.special = findSpecial(f.nodes, f.crossAt, f.classOf, f.classes, f)
+		f.special = findSpecial(f.nodes, f.crossAt, f.firstOf, f.classOf, f.classes, f)
 	}
 	return f.special
 }

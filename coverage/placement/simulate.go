@@ -72,7 +72,6 @@ type sim struct {
 	warnings []string
 
 	topFetches []fetchRef
-	fetchNodes []int
 	outs       edges
 	// fused memoizes fusedCovered: the lookups of a fused op repeat for
 	// every chain in the graph.

@@ -21,6 +21,12 @@ type special struct {
 	// ctrlFlow are the nodes with inputs whose op is Switch, RefSwitch,
 	// Exit, RefExit, Enter or NextIteration (fixControlFlow).
 	ctrlFlow []int32
+	// fetch are the nodes that fetch a function's results (pnode.fetch;
+	// transfers).
+	fetch []int32
+	// fusionHeads are the first instances of graph nodes whose op may
+	// head a fusion (fusions): Conv2D, MatMul and FusedBatchNorm.
+	fusionHeads []int32
 }
 
 // colocationEdge is an edge from node src to node dst that colocates its
@@ -38,7 +44,7 @@ var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "
 func (s *sim) special() *special {
 	if len(s.amp) > 0 {
 		if s.ownSpecial == nil {
-			s.ownSpecial = findSpecial(s.nodes, s.crossAt, nil, 0, nil)
+			s.ownSpecial = findSpecial(s.nodes, s.crossAt, s.firstOf, nil, 0, nil)
 		}
 		return s.ownSpecial
 	}
@@ -56,6 +62,7 @@ const (
 	classOneOut    // one output, not a ref (isGenerator, with no input)
 	classMetadata  // isMetadata
 	classSystem    // _Arg or _Retval
+	classFusion    // an op that may head a fusion
 )
 
 // findSpecial walks nodes once. The colocating edges, in the order of
@@ -66,7 +73,7 @@ const (
 // or fetch. With the nodes' lookup classes (classOf, not nil) a class's op,
 // attrs and types, which its op and attr map give, are read once. With f
 // (not nil) it fills f's flags and withClass too.
-func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, classes int, f *flattened) *special {
+func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, firstOf []int32, classOf []int32, classes int, f *flattened) *special {
 	sp := &special{}
 	var memo []uint16
 	if classOf != nil {
@@ -92,6 +99,8 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, cl
 			switch p.op() {
 			case "Switch", "RefSwitch", "Exit", "RefExit", "Enter", "NextIteration":
 				k |= classCtrlFlow
+			case "Conv2D", "MatMul", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3":
+				k |= classFusion
 			}
 			if p.oneValueOut() {
 				k |= classOneOut
@@ -123,7 +132,7 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, cl
 				f.withClass = append(f.withClass, int32(i))
 			}
 			// opFlagsOf, from the class.
-			var fl uint8
+			fl := nodeFlagsOf(p)
 			if k&classOneOut != 0 && len(p.in) == 0 {
 				fl |= flagGenerator
 			}
@@ -135,8 +144,14 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, classOf []int32, cl
 			}
 			f.flags[i] = fl
 		}
+		if p.fetch {
+			sp.fetch = append(sp.fetch, int32(i))
+		}
 		if p.ghost {
 			continue
+		}
+		if k&classFusion != 0 && p.src != nil && p.src.ID >= 0 && p.src.ID < len(firstOf) && int(firstOf[p.src.ID]) == i {
+			sp.fusionHeads = append(sp.fusionHeads, int32(i))
 		}
 		if k&classVariant != 0 {
 			sp.variantIn = append(sp.variantIn, int32(i))
