@@ -39,8 +39,8 @@ func (s *sim) assignAll() {
 		s.assignNodes(between(u.first, end))
 	}
 	s.pinCallResourceUsers()
-	for i, p := range s.nodes {
-		if p.ghost {
+	for i, f := range s.flat.opFlags() {
+		if f&flagGhost != 0 {
 			s.dev[i] = s.ghostDevice(i)
 		}
 	}
@@ -103,7 +103,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 				d = od
 				// A generator its own device field pins had no choice:
 				// the pin is the reason.
-				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
+				if len(cands) > 1 || s.pinAt(i) == "" {
 					s.placeBy(i, d, s.generatorFollows(d), true)
 					continue
 				}

@@ -96,7 +96,7 @@ func (s *sim) deviceMemoryOnly(i, d int) bool {
 	// answer is the class's (unless a what-if or auto mixed precision
 	// changed the node's match or lookup node).
 	slot := -1
-	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && s.nodes[i].look == s.flat.nodes[i].look && d < len(s.classSafe) && s.classSafe[d] {
+	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].look == s.flat.nodes[i].look) && d < len(s.classSafe) && s.classSafe[d] {
 		if s.devMemOnly == nil {
 			s.devMemOnly = make([]int8, s.flat.classes*len(s.devs))
 		}

@@ -134,6 +134,7 @@ const (
 	flagGhost
 	flagIO
 	flagFed
+	flagDevField // pnode.devField
 )
 
 // opFlags are what each node's op and types tell the placer (isGenerator,
@@ -174,6 +175,9 @@ func nodeFlagsOf(p *pnode) uint8 {
 	}
 	if p.fed {
 		b |= flagFed
+	}
+	if p.devField {
+		b |= flagDevField
 	}
 	return b
 }
