@@ -358,7 +358,11 @@ func sortPaths(keys []pathKey, paths []string, off int) {
 		keys[k].hi, keys[k].lo = bigEndianAt(p, off), bigEndianAt(p, off+8)
 	}
 	end := off + 16
-	radixSortKeys(keys, make([]pathKey, len(keys)), 0)
+	var tmp []pathKey // radixSortKeys moves keys through it past 256 of them
+	if len(keys) > radixMin {
+		tmp = make([]pathKey, len(keys))
+	}
+	radixSortKeys(keys, tmp, 0)
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
 		for hi < len(keys) && keys[hi].hi == keys[lo].hi && keys[hi].lo == keys[lo].lo {
@@ -401,7 +405,7 @@ func sortPaths(keys []pathKey, paths []string, off int) {
 // the keys calls its comparison about 18 times a key on 200,000 nodes.
 func radixSortKeys(keys, tmp []pathKey, b int) {
 	for ; b < 16; b++ {
-		if len(keys) <= 256 {
+		if len(keys) <= radixMin {
 			slices.SortFunc(keys, func(a, b pathKey) int {
 				if c := cmp.Compare(a.hi, b.hi); c != 0 {
 					return c
@@ -440,6 +444,9 @@ func radixSortKeys(keys, tmp []pathKey, b int) {
 	}
 }
 
+// radixMin is the most keys radixSortKeys sorts by comparison.
+const radixMin = 256
+
 // keyByte is byte b of a key's 16 (0 the highest of hi).
 func keyByte(x pathKey, b int) uint8 {
 	if b < 8 {
@@ -453,6 +460,11 @@ func keyByte(x pathKey, b int) uint8 {
 // string that ends first being the smaller, or the same when the bytes
 // past its end are zeros.
 func bigEndianAt(s string, off int) uint64 {
+	if off >= 0 && off+8 <= len(s) {
+		s = s[off : off+8] // one load of 8 bytes, swapped
+		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+	}
 	var x uint64
 	for k := 0; k < 8; k++ {
 		x <<= 8
