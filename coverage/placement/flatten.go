@@ -358,6 +358,9 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
+	if !p.ghost && p.look != nil && (p.look.Op == "Enter" || p.look.Op == "RefEnter") {
+		s.hasEnter = true // computeFrames
+	}
 	if inst.host {
 		p.host = true
 	}
