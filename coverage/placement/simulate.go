@@ -104,6 +104,10 @@ type sim struct {
 	// candBuf the buffer candidates fills (internCands).
 	candLists [][]int
 	candBuf   []int
+	// recentCands are the candidates of the last groups without a
+	// request, by key (candidates).
+	recentCands [4]recentCand
+	nextCands   int
 	// specs are the device requests of nodes and groups, each once
 	// (spec).
 	specs map[devSpec]*devSpec
