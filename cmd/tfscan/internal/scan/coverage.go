@@ -116,7 +116,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
-	sortByPath(ns)
+	posOf := sortByPath(ns)
 	ns.dtypes = make([][]string, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
@@ -148,7 +148,16 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// Whether a node is float32 (Nodes.float32) is its attr map's: told
 	// with its key when a target's precision mode asks (lowers).
 	f32 := slices.ContainsFunc(ts, func(t Target) bool { return lowers(t.Index) })
-	for i, n := range ns.list {
+	// The nodes are read in the graph's order, where they lie in memory
+	// one after the other and a layer's nodes are together, and what is
+	// found goes to each one's position in path order (posOf).
+	j := 0
+	for _, n := range g.Nodes {
+		if scope != nil && !scope[n] {
+			continue
+		}
+		i := int(posOf[j])
+		j++
 		if n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
 		}
@@ -291,9 +300,14 @@ type loweredNode struct {
 }
 
 // sortByPath orders the prepared nodes by path (paths are unique): an
-// order of positions is sorted, and list and paths follow it.
-func sortByPath(ns *Nodes) {
+// order of positions is sorted, and list and paths follow it. posOf is
+// where each node went, by its position before.
+func sortByPath(ns *Nodes) (posOf []int32) {
 	order := pathOrder(ns.paths)
+	posOf = make([]int32, len(order))
+	for k, from := range order {
+		posOf[from] = int32(k)
+	}
 	// Position k takes the node at order[k]: each cycle of the
 	// permutation is followed in place, its positions marked done (-1).
 	list, paths := ns.list, ns.paths
@@ -313,6 +327,7 @@ func sortByPath(ns *Nodes) {
 			j = from
 		}
 	}
+	return posOf
 }
 
 // pathOrder is the positions of paths in the order of the paths. The sort

@@ -12,7 +12,8 @@ import (
 )
 
 // TestSortByPath checks the in-place permutation against a plain sort, on
-// lists with cycles of every length (random orders) and the edge cases.
+// lists with cycles of every length (random orders) and the edge cases,
+// and the positions it says each node went to.
 func TestSortByPath(t *testing.T) {
 	for _, size := range []int{0, 1, 2, 3, 10, 1000} {
 		for seed := range 5 {
@@ -25,8 +26,12 @@ func TestSortByPath(t *testing.T) {
 			}
 			want := slices.Clone(ns.paths)
 			slices.Sort(want)
-			sortByPath(ns)
+			before := slices.Clone(ns.list)
+			posOf := sortByPath(ns)
 			require.Equal(t, want, ns.paths)
+			for k, n := range before {
+				require.Same(t, n, ns.list[posOf[k]], "position of node %d", k)
+			}
 			for i, n := range ns.list {
 				require.Equal(t, ns.paths[i], n.Name, "list follows paths")
 			}
