@@ -12,7 +12,12 @@ import (
 
 // isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
 func (p *pnode) isGenerator() bool {
-	return len(p.in) == 0 && len(p.outTypes()) == 1 && !isRefType(p.outTypes()[0])
+	return len(p.in) == 0 && p.oneValueOut()
+}
+
+// oneValueOut: one output, not a ref.
+func (p *pnode) oneValueOut() bool {
+	return len(p.outTypes()) == 1 && !isRefType(p.outTypes()[0])
 }
 
 // isMetadata: Shape, Size and Rank (graph.cc:79-81).
@@ -34,8 +39,8 @@ func (s *sim) assignAll() {
 		s.assignNodes(between(u.first, end))
 	}
 	s.pinCallResourceUsers()
-	for i, p := range s.nodes {
-		if p.ghost {
+	for i, f := range s.flat.opFlags() {
+		if f&flagGhost != 0 {
 			s.dev[i] = s.ghostDevice(i)
 		}
 	}
@@ -98,13 +103,13 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 				d = od
 				// A generator its own device field pins had no choice:
 				// the pin is the reason.
-				if len(cands) > 1 || s.pinOf(s.nodes[i]) == "" {
-					s.place(i, d, s.generatorFollows(d))
+				if len(cands) > 1 || s.pinAt(i) == "" {
+					s.placeBy(i, d, s.generatorFollows(d), true)
 					continue
 				}
 			}
 		}
-		s.place(i, d, s.describe(i, d, cands, why))
+		s.placeBy(i, d, s.describe(i, d, cands, why), true)
 	}
 	s.opts.Scratch.keepInt32(lentGenerators, second)
 }
@@ -150,12 +155,20 @@ func (s *sim) assignSingle(i int) {
 // place assigns node i to device d and pins its group (AssignAndLog,
 // placer.cc:141-151).
 func (s *sim) place(i, d int, reason string) {
+	s.placeBy(i, d, reason, !s.nodes[i].host && s.nodes[i].ghostOf < 0)
+}
+
+// placeBy is place for a node the placer places (placer: neither in a
+// host nor in a single-device body), which pins its group: the generators
+// of assignNodes' second pass are, and are placed without reading their
+// nodes again.
+func (s *sim) placeBy(i, d int, reason string, placer bool) {
 	s.dev[i] = d
 	if reason != "" {
 		// First: the reason the node is placed where it is.
 		s.prependReason(i, reason)
 	}
-	if g := s.groups[s.find(i)]; g != nil && !s.nodes[i].host && s.nodes[i].ghostOf < 0 && !g.failed && g.pinned < 0 {
+	if g := s.groups[s.find(i)]; g != nil && placer && !g.failed && g.pinned < 0 {
 		g.pinned = int32(d)
 	}
 }
@@ -260,14 +273,48 @@ func (s *sim) candidates(i int) ([]int, error) {
 			return nil, s.explicitError(p, g, -1)
 		}
 	} else {
+		// A group without a request has the candidates of its device
+		// priorities and default device: most groups have the few
+		// same ones, tried among the last found.
+		var k candKey
+		if len(s.devs) == 2 {
+			k = candKey{prio: [2]int{g.prio[0], g.prio[1]}, dflt: g.dflt, ok: true}
+			for _, r := range s.recentCands {
+				if r.ok && r.candKey == k {
+					g.cands, g.candsOK = r.cands, true
+					return s.candLists[g.cands], nil
+				}
+			}
+		}
 		out = filter(devSpec{})
 		if len(out) == 0 {
 			return nil, fmt.Errorf("Node had no OpKernel registered to support this operation: Operation was %s and inputs were [%s].", p.op(), typeList(p.inTypes()))
 		}
+		s.sortCands(out, g)
+		g.cands, g.candsOK = s.internCands(out), true
+		if k.ok {
+			s.recentCands[s.nextCands] = recentCand{candKey: k, cands: g.cands}
+			s.nextCands = (s.nextCands + 1) % len(s.recentCands)
+		}
+		return s.candLists[g.cands], nil
 	}
 	s.sortCands(out, g)
 	g.cands, g.candsOK = s.internCands(out), true
 	return s.candLists[g.cands], nil
+}
+
+// candKey is what a group without a request on two devices has its
+// candidates by (candidates): its devices' priorities and its default
+// device; ok marks a key in use.
+type candKey struct {
+	prio [2]int
+	dflt int32
+	ok   bool
+}
+
+type recentCand struct {
+	candKey
+	cands int32
 }
 
 // internCands is the index in candLists of the simulation's one copy of
@@ -504,10 +551,8 @@ func missingWhy(m coverage.Match, typ string) string {
 // (graph_partition.cc:359-398) before partitioning.
 func (s *sim) fixControlFlow() {
 	outs := s.outEdges()
-	for i, p := range s.nodes {
-		if p.ghost || len(p.in) == 0 {
-			continue
-		}
+	for _, i32 := range s.special().ctrlFlow {
+		i, p := int(i32), s.nodes[i32]
 		nd := -1
 		switch p.op() {
 		case "Switch", "RefSwitch", "Exit", "RefExit":

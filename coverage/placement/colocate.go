@@ -116,8 +116,12 @@ func (s *sim) lookupKernels() {
 			keyers[d], byKey[d] = km, map[int]int32{}
 		}
 	}
+	// A node of a class is read only to be looked up: where the
+	// simulation has no nodes of its own, its flags and class tell the
+	// rest.
+	fl := s.flat.opFlags()
 	for i, p := range s.nodes {
-		if p.ghost {
+		if fl[i]&flagGhost != 0 {
 			for d := 0; d < nd; d++ {
 				s.midx[i*nd+d] = -1
 			}
@@ -127,7 +131,7 @@ func (s *sim) lookupKernels() {
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
-		if p.look == s.flat.nodes[i].look {
+		if !s.ownNodes || p.look == s.flat.nodes[i].look {
 			c = s.flat.classOf[i]
 			if shared != nil {
 				ci = shared.idx[i]
@@ -430,10 +434,6 @@ func (s *sim) addErr(msg string) {
 	s.errs = append(s.errs, msg)
 }
 
-func (s *sim) exempt(op string) bool {
-	return colocationExempt[op]
-}
-
 // colocationExempt are the ops registered with
 // REGISTER_INPUT_COLOCATION_EXEMPTION in TF 2.15 (identity_n_op.cc:35,
 // partitioned_function_ops.cc:290-291, tensorflow/core/kernels/data/*).
@@ -462,50 +462,21 @@ func isDatasetOp(p *pnode) bool {
 // colocateResourceEdges unions the ends of every resource or ref edge and
 // of dataset-to-dataset variant edges (colocation_graph.cc:707-785).
 func (s *sim) colocateResourceEdges() {
-	for i, p := range s.nodes {
-		if p.ghost {
+	for _, e := range s.special().coloc {
+		i, p, src := int(e.dst), s.nodes[e.dst], s.nodes[e.src]
+		kind := colocationEdgeKinds[e.kind]
+		// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
+		// edge check's errors come as they are, a failed merge wrapped.
+		if err := s.ensureCompatible(int(e.src), i); err != nil {
+			s.addErr(err.Error())
 			continue
 		}
-		for j, q := range p.in {
-			if q.n < 0 || s.nodes[q.n].ghost {
-				continue
-			}
-			t := tpb.DataType_DT_INVALID
-			if j < len(p.inTypes()) {
-				t = p.inTypes()[j]
-			}
-			src := s.nodes[q.n]
-			kind := ""
-			switch {
-			case t == tpb.DataType_DT_VARIANT && isDatasetOp(src) && isDatasetOp(p):
-				kind = "dataset variant edge"
-			case (t == tpb.DataType_DT_RESOURCE || dtype.IsRef(t)) && !s.exempt(p.op()):
-				kind = "resource edge"
-				if dtype.IsRef(t) {
-					kind = "reference edge"
-				}
-			default:
-				continue
-			}
-			if src.io || p.io {
-				continue
-			}
-			if _, ok := s.crossedCall(int32(i), int32(j)); ok && kind != "dataset variant edge" {
-				continue // the call is between them (docs/placement.md#calls-in-a-session-graph)
-			}
-			// ColocateResourceOrRefEdge (colocation_graph.cc:728-749): the
-			// edge check's errors come as they are, a failed merge wrapped.
-			if err := s.ensureCompatible(int(q.n), i); err != nil {
-				s.addErr(err.Error())
-				continue
-			}
-			if err := s.union(int(q.n), i); err != nil {
-				s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
-				continue
-			}
-			s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
-			s.noteMerge(int(q.n), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
+		if err := s.union(int(e.src), i); err != nil {
+			s.addErr("Nodes were connected by a reference or resource connection (requiring them to be on the same device), but the two nodes were assigned two different devices: " + err.Error())
+			continue
 		}
+		s.noteMerge(i, fmt.Sprintf("%s from %s %s", kind, src.op(), src.name()))
+		s.noteMerge(int(e.src), fmt.Sprintf("%s to %s %s", kind, p.op(), p.name()))
 	}
 }
 
@@ -766,6 +737,10 @@ var tensorListOps = map[string]bool{
 // (AddHostOnlyDataTypesConstraints, colocation_graph.cc:812-914; the legacy
 // reverse-DFS path, memoised).
 func (s *sim) hostOnlyVariants() {
+	variantIn := s.special().variantIn
+	if len(variantIn) == 0 {
+		return
+	}
 	memo := make([]int8, len(s.nodes)) // 0 unknown, 1 host, 2 not host, 3 visiting/none
 	var elem func(i int, depth int) int8
 	elem = func(i int, depth int) int8 {
@@ -808,19 +783,8 @@ func (s *sim) hostOnlyVariants() {
 		memo[i] = 3
 		return 0
 	}
-	for i, p := range s.nodes {
-		if p.ghost {
-			continue
-		}
-		hasVariant := false
-		for _, t := range p.inTypes() {
-			if t == tpb.DataType_DT_VARIANT {
-				hasVariant = true
-			}
-		}
-		if !hasVariant {
-			continue
-		}
+	for _, i32 := range variantIn {
+		i := int(i32)
 		root := s.find(i)
 		g := s.groups[root]
 		if g == nil || s.cpuOnly(g.prio) {

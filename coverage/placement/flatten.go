@@ -165,6 +165,9 @@ type pnode struct {
 	host        bool
 	// badDevice: the node's device field does not parse (req ignores it).
 	badDevice bool
+	// devField: its graph node has a device field (pinOf reads it only
+	// then: few nodes have one).
+	devField bool
 }
 
 // pextra is what only some placement nodes carry.
@@ -303,7 +306,7 @@ func lookupFn(n *graph.Node, name string) *graph.Function {
 
 // calledFn returns the function an inlinable call node calls, or nil.
 func calledFn(n *graph.Node) *graph.Function {
-	if callOps[n.Op] {
+	if n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall" { // callOps, without hashing every node's op
 		return funcAttr(n, "f")
 	}
 	if n.OpDef == nil {
@@ -312,8 +315,13 @@ func calledFn(n *graph.Node) *graph.Function {
 	return nil
 }
 
+// lowerable tells a functional If, Case or While that TensorFlow lowers
+// to Switch and Merge. The ops are told apart without hashing every
+// node's op (ifOps, caseOps, whileOps).
 func lowerable(n *graph.Node) bool {
-	if !ifOps[n.Op] && !caseOps[n.Op] && !whileOps[n.Op] {
+	switch n.Op {
+	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
+	default:
 		return false
 	}
 	a, ok := n.Attrs["_lower_using_switch_merge"]
@@ -350,6 +358,9 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
+	if !p.ghost && p.look != nil && (p.look.Op == "Enter" || p.look.Op == "RefEnter") {
+		s.hasEnter = true // computeFrames
+	}
 	if inst.host {
 		p.host = true
 	}
@@ -513,7 +524,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	p := b.pnode()
 	p.src, p.look = gn, gn
 	p.rq, p.dflt = b.s.spec(req), int32(inst.dflt)
-	p.assigned, p.ghostOf, p.badDevice = -1, -1, bad
+	p.assigned, p.ghostOf, p.badDevice, p.devField = -1, -1, bad, gn.Device != ""
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
 	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {

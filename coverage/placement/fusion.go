@@ -56,8 +56,9 @@ func (s *sim) fusions() []Fusion {
 		t     tpb.DataType
 	}
 	reasons := map[reasonKey]string{}
-	for i, p := range s.nodes {
-		if p.ghost || p.src == nil || s.dev[i] != s.tgt || int(s.firstOf[p.src.ID]) != i {
+	for _, i32 := range s.special().fusionHeads {
+		i, p := int(i32), s.nodes[i32]
+		if s.dev[i] != s.tgt {
 			continue
 		}
 		var fused string

@@ -96,7 +96,7 @@ func (s *sim) deviceMemoryOnly(i, d int) bool {
 	// answer is the class's (unless a what-if or auto mixed precision
 	// changed the node's match or lookup node).
 	slot := -1
-	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && s.nodes[i].look == s.flat.nodes[i].look && d < len(s.classSafe) && s.classSafe[d] {
+	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].look == s.flat.nodes[i].look) && d < len(s.classSafe) && s.classSafe[d] {
 		if s.devMemOnly == nil {
 			s.devMemOnly = make([]int8, s.flat.classes*len(s.devs))
 		}
@@ -218,9 +218,10 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// fed by the client) is in host memory, and those share one slice.
 	var allHost []bool
 	// The ports of a node on a device whose kernel keeps none in host
-	// memory are the shared noHost; the others are worked out at most
-	// once a node: by index in pairs (plus one; 0 before, -1 for the
-	// shared noHost) when all transfers are computed, in a map when a few
+	// memory are nil (a port past the end is in device memory), told
+	// without reading the node's types; the others are worked out at most
+	// once a node: by index in pairs (plus one; 0 before, -1 for none in
+	// host memory) when all transfers are computed, in a map when a few
 	// are.
 	var memo map[int][2][]bool
 	var slot []int32
@@ -230,9 +231,13 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	} else {
 		memo = map[int][2][]bool{}
 	}
+	// The nodes' flags are read where most nodes need nothing else: a
+	// node is read when a transfer is made or its memory types are.
+	fl := s.flat.opFlags()
 	mem := func(i int) ([]bool, []bool) {
-		p, d := s.nodes[i], s.dev[i]
-		if d == s.cpu || p.io {
+		d := s.dev[i]
+		if d == s.cpu || fl[i]&flagIO != 0 {
+			p := s.nodes[i]
 			if n := max(len(p.inTypes()), len(p.outTypes())); len(allHost) < n {
 				allHost = make([]bool, max(n, 64))
 				for j := range allHost {
@@ -246,16 +251,16 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			return m[0], m[1]
 		}
 		if slot != nil && slot[i] < 0 {
-			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+			return nil, nil
 		}
 		if m, ok := memo[i]; ok {
 			return m[0], m[1]
 		}
-		if s.deviceMemoryOnly(i, d) && len(p.inTypes()) <= len(noHostPorts) && len(p.outTypes()) <= len(noHostPorts) {
+		if s.deviceMemoryOnly(i, d) {
 			if slot != nil {
 				slot[i] = -1
 			}
-			return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
+			return nil, nil
 		}
 		a, b := s.memTypes(i, d)
 		if slot != nil {
@@ -267,26 +272,27 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		return a, b
 	}
 	visit := func(si int) {
-		src := s.nodes[si]
-		if src.ghost || s.dev[si] < 0 {
+		if fl[si]&flagGhost != 0 || s.dev[si] < 0 {
 			return
 		}
 		sd := s.dev[si]
-		io := src.io || src.fed
+		io := fl[si]&(flagIO|flagFed) != 0
 		if io {
 			sd = s.cpu
 		}
+		src := s.nodes[si]
 		var srcOutHost []bool
+		srcMem := false
 		for _, e := range outs.Of(si) {
-			dst := s.nodes[e.dst]
 			dd := s.dev[e.dst]
-			if dst.ghost || dd < 0 {
-				continue
+			if dd < 0 || !e.ctrl && sd == dd && dd == s.cpu || fl[e.dst]&flagGhost != 0 {
+				continue // unplaced, a ghost, or from the CPU to itself: no transfer
 			}
 			if e.ctrl {
 				if sd == dd {
 					continue
 				}
+				dst := s.nodes[e.dst]
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
 				if x, ok := out[k]; !ok {
 					out[k] = &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
@@ -297,7 +303,8 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				continue
 			}
-			if srcOutHost == nil {
+			if !srcMem {
+				srcMem = true
 				if io {
 					srcOutHost = make([]bool, len(src.outTypes()))
 					for j := range srcOutHost {
@@ -308,10 +315,10 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 			}
 			sh := int(e.port) < len(srcOutHost) && srcOutHost[e.port]
-			dinHost, _ := mem(int(e.dst))
-			dh := int(e.dstIn) < len(dinHost) && dinHost[e.dstIn]
-			if dd == s.cpu {
-				dh = true
+			dh := true // every port of a node on the CPU
+			if dd != s.cpu {
+				dinHost, _ := mem(int(e.dst))
+				dh = int(e.dstIn) < len(dinHost) && dinHost[e.dstIn]
 			}
 			kind := ""
 			switch {
@@ -343,6 +350,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				}
 				continue
 			}
+			dst := s.nodes[e.dst]
 			x := &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
 				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
@@ -398,16 +406,8 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	for _, f := range s.topFetches {
 		fetch(s.resolve(f.ref), 0, f.name)
 	}
-	if s.fetchNodes == nil {
-		s.fetchNodes = []int{}
-		for i, p := range s.nodes {
-			if p.fetch {
-				s.fetchNodes = append(s.fetchNodes, i)
-			}
-		}
-	}
-	for _, i := range s.fetchNodes {
-		fetch(pin{int32(i), 0}, int(s.nodes[i].unit), s.nodes[i].name())
+	for _, i := range s.special().fetch {
+		fetch(pin{i, 0}, int(s.nodes[i].unit), s.nodes[i].name())
 	}
 	return out
 }

@@ -15,10 +15,19 @@ import (
 // pinOf is the device field node p requests in this simulation: its own,
 // parsed and not cleared; "" when it has none.
 func (s *sim) pinOf(p *pnode) string {
-	if p.src == nil || p.badDevice || p.src.Device == "" || s.cleared(p) {
+	if !p.devField || p.src == nil || p.badDevice || p.src.Device == "" || s.cleared(p) {
 		return ""
 	}
 	return p.src.Device
+}
+
+// pinAt is pinOf node i, told from the node's flags where it has no
+// device field (most nodes), without reading the node.
+func (s *sim) pinAt(i int) string {
+	if s.flat.opFlags()[i]&flagDevField == 0 {
+		return ""
+	}
+	return s.pinOf(s.nodes[i])
 }
 
 // cleared reports whether Options.ClearDevices dropped p's device field.
@@ -44,7 +53,7 @@ func (s *sim) pinDescription(i int, g *group) string {
 // pinnedOnCPU reports whether node j sits on CPU because of a device
 // request although the target has its kernel.
 func (s *sim) pinnedOnCPU(j int) bool {
-	if s.sup(j) == nil || s.sup(j)[s.tgt] < 0 || s.pinOf(s.nodes[j]) == "" {
+	if s.sup(j) == nil || s.sup(j)[s.tgt] < 0 || s.pinAt(j) == "" {
 		return false
 	}
 	g := s.groups[s.find(j)]
@@ -59,7 +68,7 @@ func (s *sim) pinCause(nodes []int) (string, int) {
 	n, top := 0, true
 	for _, j := range nodes {
 		if s.pinnedOnCPU(j) {
-			byDev[s.pinOf(s.nodes[j])]++
+			byDev[s.pinAt(j)]++
 			n++
 			top = top && s.nodes[j].src.Func == nil
 		}
@@ -95,7 +104,7 @@ func (s *sim) countPins(r *Result, pins bool) {
 			break
 		}
 		if i, ok := s.placedAt(gn); ok {
-			if req := s.pinOf(s.nodes[i]); req != "" && s.counted(i) {
+			if req := s.pinAt(i); req != "" && s.counted(i) {
 				r.PinnedNodes++
 				r.PinnedDevices[req]++
 			}

@@ -145,7 +145,7 @@ func (s *sim) result() *Result {
 		if !ok {
 			return "", "", false
 		}
-		return s.devs[s.dev[i]], s.pinOf(s.nodes[i]), true
+		return s.devs[s.dev[i]], s.pinAt(i), true
 	}
 	if !s.opts.LazyNodes {
 		r.Materialize()

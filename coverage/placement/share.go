@@ -118,16 +118,23 @@ type flattened struct {
 	// withClass are the nodes whose graph node has a _class attr, made
 	// once (classed).
 	withClass []int32
-	classDone bool
 	// flags are each node's opFlags, made once.
 	flags []uint8
+	// special are the nodes some walks act on (sim.special), found once,
+	// with flags and withClass (walk).
+	special *special
 }
 
-// Op-derived flags of a flattened node (opFlags).
+// Flags of a flattened node (opFlags): what its op tells, then what it
+// is (ghost, io, fed: the same in a simulation's own copy of the node).
 const (
 	flagGenerator = 1 << iota
 	flagMetadata
 	flagSystem // _Arg or _Retval
+	flagGhost
+	flagIO
+	flagFed
+	flagDevField // pnode.devField
 )
 
 // opFlags are what each node's op and types tell the placer (isGenerator,
@@ -136,44 +143,49 @@ const (
 // simulation's own copy of a node (auto mixed precision's lookup node)
 // asks the node itself (sim.flags).
 func (f *flattened) opFlags() []uint8 {
-	if f.flags == nil {
-		f.flags = make([]uint8, len(f.nodes))
-		for i, p := range f.nodes {
-			if p.look == nil {
-				continue
-			}
-			var b uint8
-			if p.isGenerator() {
-				b |= flagGenerator
-			}
-			if p.isMetadata() {
-				b |= flagMetadata
-			}
-			if op := p.op(); op == "_Arg" || op == "_Retval" {
-				b |= flagSystem
-			}
-			f.flags[i] = b
+	f.walk()
+	return f.flags
+}
+
+// opFlagsOf are node p's opFlags.
+func opFlagsOf(p *pnode) uint8 {
+	b := nodeFlagsOf(p)
+	if p.look != nil {
+		if p.isGenerator() {
+			b |= flagGenerator
+		}
+		if p.isMetadata() {
+			b |= flagMetadata
+		}
+		if op := p.op(); op == "_Arg" || op == "_Retval" {
+			b |= flagSystem
 		}
 	}
-	return f.flags
+	return b
+}
+
+// nodeFlagsOf are the flags of what node p is.
+func nodeFlagsOf(p *pnode) uint8 {
+	var b uint8
+	if p.ghost {
+		b |= flagGhost
+	}
+	if p.io {
+		b |= flagIO
+	}
+	if p.fed {
+		b |= flagFed
+	}
+	if p.devField {
+		b |= flagDevField
+	}
+	return b
 }
 
 // flags are node i's opFlags.
 func (s *sim) flags(i int) uint8 {
 	if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
-		var b uint8
-		if p.look != nil {
-			if p.isGenerator() {
-				b |= flagGenerator
-			}
-			if p.isMetadata() {
-				b |= flagMetadata
-			}
-			if op := p.op(); op == "_Arg" || op == "_Retval" {
-				b |= flagSystem
-			}
-		}
-		return b
+		return opFlagsOf(p)
 	}
 	return s.flat.opFlags()[i]
 }
@@ -183,17 +195,17 @@ func (s *sim) flags(i int) uint8 {
 // for every simulation that shares it. A simulation's own copy of a node
 // has its graph node.
 func (f *flattened) classed() []int32 {
-	if !f.classDone {
-		for i, p := range f.nodes {
-			if p.src != nil {
-				if _, ok := p.src.Attrs["_class"]; ok {
-					f.withClass = append(f.withClass, int32(i))
-				}
-			}
-		}
-		f.classDone = true
-	}
+	f.walk()
 	return f.withClass
+}
+
+// walk finds, in one walk of the nodes, the special nodes, the op flags
+// and the nodes with a _class attr (findSpecial).
+func (f *flattened) walk() *special {
+	if f.special == nil {
+		f.special = findSpecial(f.nodes, f.crossAt, f.firstOf, f.classOf, f.classes, f)
+	}
+	return f.special
 }
 
 // resArg is a resource argument of a function placed on its own: node pn

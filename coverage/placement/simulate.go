@@ -3,7 +3,6 @@ package placement
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -32,6 +31,12 @@ type sim struct {
 	units    []*unit
 	flat     *flattened
 	ownNodes bool
+	// hasEnter: the build added an Enter or RefEnter node that is no
+	// ghost (computeFrames).
+	hasEnter bool
+	// ownSpecial are the special nodes of a simulation whose nodes' types
+	// differ from the flattened graph's (sim.special).
+	ownSpecial *special
 	// resArgs are the resource arguments bind places.
 	resArgs []resArg
 	// crossings are the resource inputs that reach their producer through
@@ -69,7 +74,6 @@ type sim struct {
 	warnings []string
 
 	topFetches []fetchRef
-	fetchNodes []int
 	outs       edges
 	// fused memoizes fusedCovered: the lookups of a fused op repeat for
 	// every chain in the graph.
@@ -100,6 +104,10 @@ type sim struct {
 	// candBuf the buffer candidates fills (internCands).
 	candLists [][]int
 	candBuf   []int
+	// recentCands are the candidates of the last groups without a
+	// request, by key (candidates).
+	recentCands [4]recentCand
+	nextCands   int
 	// specs are the device requests of nodes and groups, each once
 	// (spec).
 	specs map[devSpec]*devSpec
@@ -572,9 +580,9 @@ func (s *sim) firstOf2(n *graph.Node) int {
 // frame_name, Exit returns to the parent, other nodes take the frame of
 // their first data input (graph/control_flow.cc BuildControlFlowInfo).
 func (s *sim) computeFrames() {
-	// Without an Enter every node stays in the root frame (0), where
-	// pnodes start.
-	if !slices.ContainsFunc(s.nodes, func(p *pnode) bool { return !p.ghost && (p.op() == "Enter" || p.op() == "RefEnter") }) {
+	// Without an Enter (the builder notes one as it adds it) every node
+	// stays in the root frame (0), where pnodes start.
+	if !s.hasEnter {
 		return
 	}
 	order := s.topo()

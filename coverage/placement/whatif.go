@@ -94,6 +94,9 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 		}
 		return keys[a].dtype < keys[b].dtype
 	})
+	if len(keys) == 0 {
+		return nil // every node has a kernel on the target: no regions to find
+	}
 	rg := s.newRegions()
 	var out []Wish
 	for _, k := range keys {

@@ -69,16 +69,34 @@ func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 		s.devices = pl.names
 	}
 	// What a node tells is its reason's and device's: asked once of each
-	// pair (a device's name is parsed to tell whether it is a CPU).
+	// pair (a device's name is parsed to tell whether it is a CPU). A
+	// node's reason is its class's (Nodes.classesFor), matched once, and
+	// the nodes of a class mostly share a device: the answer for the
+	// class's last device is tried before the pairs' map.
 	type pair struct {
 		reason coverage.Reason
 		dev    int32
 	}
+	cls := ns.classesFor(t.Index)
+	type last struct {
+		dev int32
+		sn  sourceNode
+		ok  bool
+	}
+	reasons, byClass := make([]coverage.Reason, len(cls)), make([]last, len(cls))
+	for c := range cls {
+		reasons[c] = ns.match(t.Index, int(cls[c].first)).Reason
+	}
 	told := map[pair]sourceNode{}
 	for i := range ns.list {
-		k := pair{reason: ns.match(t.Index, i).Reason}
+		c := ns.class[i]
+		k := pair{reason: reasons[c]}
 		if pl != nil {
 			k.dev = pl.dev[i]
+		}
+		if b := &byClass[c]; b.ok && b.dev == k.dev {
+			s.nodes[i] = b.sn
+			continue
 		}
 		sn, ok := told[k]
 		if !ok {
@@ -86,6 +104,7 @@ func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 			sn = sourceNode{device: k.dev, leaves: probe.LeavesDevice(&nr), covered: reports.IsCovered(nr.Reason)}
 			told[k] = sn
 		}
+		byClass[c] = last{dev: k.dev, sn: sn, ok: true}
 		s.nodes[i] = sn
 	}
 	return s
@@ -122,8 +141,16 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		leaves, covered bool
 	}
 	told := map[asked]bool{}
+	// The nodes of a class mostly give the same reason, devices and
+	// source node: the answer for a class's last key is tried before the
+	// map, whose key hashes the reason.
+	type last struct {
+		k     asked
+		v, ok bool
+	}
+	var byClass []last
 	return func(i int, reason string) bool {
-		if flagged[ns.paths[i]] {
+		if len(flagged) > 0 && flagged[ns.paths[i]] {
 			return true
 		}
 		k := asked{class: ns.class[i], reason: reason}
@@ -133,7 +160,15 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		if src != nil {
 			k.leaves, k.covered = src.nodes[i].leaves, src.nodes[i].covered
 		}
+		if byClass == nil {
+			byClass = make([]last, len(ns.cls))
+		}
+		b := &byClass[k.class]
+		if b.ok && b.k == k {
+			return b.v
+		}
 		if v, ok := told[k]; ok {
+			*b = last{k: k, v: v, ok: true}
 			return v
 		}
 		// The class holds what the node's graph node would tell (a read
@@ -146,6 +181,7 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		}
 		v := probe.NeedsAttention(&nr, nil)
 		told[k] = v
+		*b = last{k: k, v: v, ok: true}
 		return v
 	}
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/graph"
 )
 
 // keyMatches are one index's matches of the prepared nodes by key: nodes
@@ -47,7 +48,7 @@ func (ns *Nodes) slot(ix *coverage.Index, i int) (km *keyMatches, slot int, ok b
 		km = &keyMatches{lowers: lowers(ix), m: make([]*coverage.Match, 2*len(ns.keys))}
 		ns.matched[ix] = km
 	}
-	if ns.list[i].OpDef == nil {
+	if ns.nodeBits()[i]&bitKernel == 0 {
 		return km, 0, false
 	}
 	slot = 2 * int(ns.key[i])
@@ -67,6 +68,9 @@ func lowers(ix *coverage.Index) bool {
 // float32 is coverage.Float32Node of the node at position i, worked out
 // once.
 func (ns *Nodes) float32(i int) bool {
+	if b := ns.bits; len(b) == len(ns.list) && b[i]&bitF32Known != 0 {
+		return b[i]&bitF32 != 0 // PrepareNodes told
+	}
 	if ns.f32 == nil {
 		ns.f32 = make([]uint8, len(ns.list))
 	}
@@ -122,23 +126,104 @@ func (ns *Nodes) classes() []nodeClass {
 	}
 	ns.class = make([]int32, len(ns.list))
 	index := map[classKey]int32{}
-	for i, n := range ns.list {
-		ck := classKey{key: ns.key[i], f32: ns.splitF32 && ns.float32(i), calls: n.OpDef == nil && len(n.Calls) > 0, reached: n.Reachable}
+	// What a node's key holds beside its match key is read from arrays by
+	// position (its graph node is a read that misses the cache), and the
+	// last few keys are tried before the map: nodes in path order cycle
+	// through a layer's few classes.
+	bits := ns.nodeBits()
+	var phaseAt []graph.Phase
+	if ns.phases != nil {
+		phaseAt = ns.phasesByPosition()
+	}
+	var recent [8]struct {
+		ck classKey
+		k  int32
+	}
+	for j := range recent {
+		recent[j].k = -1
+	}
+	next := 0
+	for i := range ns.list {
+		ck := classKey{key: ns.key[i], f32: ns.splitF32 && ns.float32(i), calls: bits[i]&bitCalls != 0, reached: bits[i]&bitReached != 0}
 		if dt := ns.dtypes[i]; len(dt) > 0 {
 			ck.dtypes = &dt[0]
 		}
-		if ns.phases != nil {
-			ck.phase = uint8(ns.phases[n.ID])
+		if phaseAt != nil {
+			ck.phase = uint8(phaseAt[i])
 		}
-		k, ok := index[ck]
-		if !ok {
-			k = int32(len(ns.cls))
-			index[ck] = k
-			ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypes[i], phase: ns.phaseName(n),
-				counts: ns.counts(n), reachable: n.Reachable})
+		k := int32(-1)
+		for j := range recent {
+			if recent[j].k >= 0 && recent[j].ck == ck {
+				k = recent[j].k
+				break
+			}
+		}
+		if k < 0 {
+			var ok bool
+			if k, ok = index[ck]; !ok {
+				k = int32(len(ns.cls))
+				index[ck] = k
+				n := ns.list[i]
+				ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypes[i], phase: ns.phaseName(n),
+					counts: ns.counts(n), reachable: n.Reachable})
+			}
+			recent[next].ck, recent[next].k = ck, k
+			next = (next + 1) % len(recent)
 		}
 		ns.cls[k].nodes++
 		ns.class[i] = k
 	}
 	return ns.cls
+}
+
+// Bits of a prepared node (Nodes.nodeBits).
+const (
+	bitKernel   = 1 << iota // an OpDef: a kernel's node (Nodes.slot)
+	bitCalls                // no OpDef, and calls functions (by name)
+	bitReached              // graph.Node.Reachable
+	bitF32Known             // bitF32 is known (PrepareNodes)
+	bitF32                  // coverage.Float32Node
+)
+
+// nodeBits are each prepared node's bits by position, as PrepareNodes
+// records them (or worked out here, for Nodes made otherwise).
+func (ns *Nodes) nodeBits() []uint8 {
+	if len(ns.bits) != len(ns.list) {
+		ns.bits = make([]uint8, len(ns.list))
+		for i, n := range ns.list {
+			ns.bits[i] = bitsOf(n)
+		}
+	}
+	return ns.bits
+}
+
+func bitsOf(n *graph.Node) uint8 {
+	var b uint8
+	if n.OpDef != nil {
+		b |= bitKernel
+	} else if len(n.Calls) > 0 {
+		b |= bitCalls
+	}
+	if n.Reachable {
+		b |= bitReached
+	}
+	return b
+}
+
+// phasesByPosition are the nodes' phases by position, from the phases by
+// graph.Node.ID: a walk of the IDs in order.
+func (ns *Nodes) phasesByPosition() []graph.Phase {
+	out := make([]graph.Phase, len(ns.list))
+	if len(ns.at) == 0 {
+		for i, n := range ns.list {
+			out[i] = ns.phases[n.ID]
+		}
+		return out
+	}
+	for id, i := range ns.at {
+		if i >= 0 {
+			out[i] = ns.phases[id]
+		}
+	}
+	return out
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // TestSortByPath checks the in-place permutation against a plain sort, on
-// lists with cycles of every length (random orders) and the edge cases.
+// lists with cycles of every length (random orders) and the edge cases,
+// and the positions it says each node went to.
 func TestSortByPath(t *testing.T) {
 	for _, size := range []int{0, 1, 2, 3, 10, 1000} {
 		for seed := range 5 {
@@ -25,8 +26,12 @@ func TestSortByPath(t *testing.T) {
 			}
 			want := slices.Clone(ns.paths)
 			slices.Sort(want)
-			sortByPath(ns)
+			before := slices.Clone(ns.list)
+			posOf := sortByPath(ns)
 			require.Equal(t, want, ns.paths)
+			for k, n := range before {
+				require.Same(t, n, ns.list[posOf[k]], "position of node %d", k)
+			}
 			for i, n := range ns.list {
 				require.Equal(t, ns.paths[i], n.Name, "list follows paths")
 			}
@@ -36,16 +41,21 @@ func TestSortByPath(t *testing.T) {
 
 // TestPathOrder checks the order of the sort's 16-byte keys against a plain
 // sort of the paths: a common prefix, paths that are prefixes of others,
-// zero and high bytes, lengths around the keys' 8 and 16 bytes.
+// zero and high bytes, lengths around the keys' 8 and 16 bytes, and
+// enough paths that the sort's byte passes (radixSortKeys) nest.
 func TestPathOrder(t *testing.T) {
 	alphabet := []byte{0, 'a', 'b', '/', 0x7f, 0x80, 0xff}
 	// Paths that share 16 bytes and more are sorted again by the next.
 	shared := []string{"", "__inference_dense_layer_1/", "__inference_dense_layer_1/\x00", "__inference_dense_layer_12/kernel/"}
 	for _, prefix := range []string{"", "model/block_1/", "x"} {
-		for seed := range 20 {
+		for seed := range 22 {
 			r := rand.New(rand.NewPCG(uint64(len(prefix)), uint64(seed)))
+			n := 300
+			if seed >= 20 {
+				n = 20000
+			}
 			var paths []string
-			for range 300 {
+			for range n {
 				b := []byte(prefix + shared[r.IntN(len(shared))])
 				for range r.IntN(40) {
 					b = append(b, alphabet[r.IntN(len(alphabet))])
