@@ -17,8 +17,10 @@ import (
 type Shapes struct {
 	// outs are every node's output tensors, in one array: node n's are
 	// outs[start[n.ID]:start[n.ID+1]], one per output type, read once its
-	// state is inferred.
-	outs  []Tensor
+	// state is inferred. They are kept packed (a graph has one per output,
+	// and most have neither values nor handle data).
+	outs  []packed
+	extra []packedExtra
 	start []int32
 	state []nodeState // by graph.Node.ID
 	args  map[*graph.Function][]Tensor
@@ -78,7 +80,7 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 		start[i+1] += start[i]
 	}
 	s := &Shapes{
-		outs:     make([]Tensor, start[len(g.Nodes)]),
+		outs:     make([]packed, start[len(g.Nodes)]),
 		start:    start,
 		state:    make([]nodeState, len(g.Nodes)),
 		args:     map[*graph.Function][]Tensor{},
@@ -114,7 +116,7 @@ func (s *Shapes) Output(n *graph.Node, i int) (Tensor, bool) {
 	if s == nil || n == nil || n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != inferred || i < 0 || i >= s.outputs(n.ID) {
 		return Tensor{}, false
 	}
-	return s.outs[int(s.start[n.ID])+i], true
+	return s.unpack(s.outs[int(s.start[n.ID])+i]), true
 }
 
 // Bytes is the size of output i of n, when known.
@@ -392,7 +394,9 @@ func (s *Shapes) node(n *graph.Node) {
 		ins[i] = s.input(n, i)
 		assumed = assumed || ins[i].Assumed
 	}
-	outs := s.outs[s.start[n.ID]:s.start[n.ID+1]:s.start[n.ID+1]]
+	// The rule writes whole Tensors on top of s.ins; they are packed into
+	// s.outs once final.
+	outs := s.takeIns(s.outputs(n.ID))
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
 	}
@@ -410,6 +414,7 @@ func (s *Shapes) node(n *graph.Node) {
 		if len(outs[i].Value) > maxValue {
 			outs[i].Value = nil
 		}
+		s.outs[int(s.start[n.ID])+i] = s.pack(outs[i])
 	}
 	s.state[n.ID] = inferred
 	s.ins = s.ins[:mark]

@@ -47,8 +47,8 @@ type Tensor struct {
 	DType  tpb.DataType
 	// Assumed is set when the shape rests on an assumed dimension.
 	Assumed bool
-	// (DType and Assumed after the slices: a model has a Tensor per
-	// output, 88 bytes so and 96 with them first.)
+	// (DType and Assumed after the slices: 88 bytes so and 96 with them
+	// first. Shapes keeps every output packed, packed.go.)
 }
 
 // ShapeAndType is one entry of a resource's handle data.

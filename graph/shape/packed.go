@@ -1,0 +1,58 @@
+package shape
+
+import (
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
+
+// packed is a Tensor as Shapes keeps it for every output of a graph: 32
+// bytes where a Tensor is 88. Values and handle data, which few outputs
+// have, are in Shapes.extra.
+type packed struct {
+	dims  []int64
+	dtype tpb.DataType
+	// bits is packedUnknownRank and packedAssumed, and above them the
+	// position in Shapes.extra plus one (0: no value nor handle data).
+	bits uint32
+}
+
+// packedExtra is the part of a Tensor that few outputs have.
+type packedExtra struct {
+	value  []int64
+	handle []ShapeAndType
+}
+
+const (
+	packedUnknownRank = 1 << iota
+	packedAssumed
+	packedShift = iota
+)
+
+// pack is t as s.outs keeps it.
+func (s *Shapes) pack(t Tensor) packed {
+	p := packed{dims: t.Shape.Dims, dtype: t.DType}
+	if t.Shape.UnknownRank {
+		p.bits |= packedUnknownRank
+	}
+	if t.Assumed {
+		p.bits |= packedAssumed
+	}
+	if t.Value != nil || t.Handle != nil {
+		s.extra = append(s.extra, packedExtra{value: t.Value, handle: t.Handle})
+		p.bits |= uint32(len(s.extra)) << packedShift
+	}
+	return p
+}
+
+// unpack is the Tensor p keeps.
+func (s *Shapes) unpack(p packed) Tensor {
+	t := Tensor{
+		Shape:   Shape{Dims: p.dims, UnknownRank: p.bits&packedUnknownRank != 0},
+		DType:   p.dtype,
+		Assumed: p.bits&packedAssumed != 0,
+	}
+	if k := p.bits >> packedShift; k > 0 {
+		x := &s.extra[k-1]
+		t.Value, t.Handle = x.value, x.handle
+	}
+	return t
+}
