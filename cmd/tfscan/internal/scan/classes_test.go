@@ -177,8 +177,9 @@ func TestClassesKeepFloat32Apart(t *testing.T) {
 		},
 		key: []int32{0, 0, 0, 0},
 		// as after a target whose precision mode lowers float32 (classesFor)
-		splitF32: true,
-		dtypes:   make([][]string, 4),
+		splitF32:   true,
+		dtypes:     make([]int32, 4),
+		dtypeLists: [][]string{nil},
 	}
 	cls := ns.classes()
 	require.Len(t, cls, 3)
@@ -194,7 +195,7 @@ func TestClassesForSplitFloat32ForALoweringTarget(t *testing.T) {
 	require.NoError(t, err)
 	f32 := map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_FLOAT}}}
 	i32 := map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_INT32}}}
-	ns := &Nodes{list: []*graph.Node{{Op: "Foo", Attrs: f32}, {Op: "Foo", Attrs: i32}}, key: []int32{0, 0}, dtypes: make([][]string, 2)}
+	ns := &Nodes{list: []*graph.Node{{Op: "Foo", Attrs: f32}, {Op: "Foo", Attrs: i32}}, key: []int32{0, 0}, dtypes: make([]int32, 2), dtypeLists: [][]string{nil}}
 	require.Len(t, ns.classesFor(ts.List[0].Index), 1, "musa")
 	require.Len(t, ns.classesFor(ts.List[1].Index), 2, "ascend")
 	require.Len(t, ns.classesFor(ts.List[0].Index), 2, "musa after ascend")

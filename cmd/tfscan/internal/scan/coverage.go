@@ -26,8 +26,11 @@ const maxExamplePaths = 5
 type Nodes struct {
 	list []*graph.Node
 	// paths are the nodes' Path(), rendered once for all targets.
-	paths  []string
-	dtypes [][]string
+	paths []string
+	// dtypes is each node's dtype list by position, an index in
+	// dtypeLists (a model has few distinct lists).
+	dtypes     []int32
+	dtypeLists [][]string
 	// keys are the distinct coverage.MatchKeys of the nodes over the
 	// attrs that any of the targets' kernels constrain (attrs, by op);
 	// key is each node's, by position, an index in keys.
@@ -123,7 +126,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		}
 	}
 	posOf := sortByPath(ns)
-	ns.dtypes = make([][]string, len(ns.list))
+	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
 	ns.at = make([]int32, len(g.Nodes))
@@ -135,7 +138,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// A model's nodes have few distinct dtype lists and keys: each is
 	// kept once (they live as long as the scan of the model).
 	// They are found by their type values, written in a buffer.
-	dtypesSeen, keysSeen := map[string][]string{}, map[string]int32{}
+	dtypesSeen, keysSeen := map[string]int32{}, map[string]int32{}
 	var kb, tk []byte
 	var types []tpb.DataType
 	// A node's dtypes and key are its op's, OpDef's and attr map's: the
@@ -145,7 +148,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		op    string
 		opDef *opdefpb.OpDef
 		attrs uintptr
-		dt    []string
+		dt    int32
 		k     int32
 		f32   uint8 // bitF32 and bitF32Known, or 0
 	}
@@ -198,7 +201,8 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		}
 		dt, ok := dtypesSeen[string(tk)]
 		if !ok {
-			dt = graph.DTypeNames(types)
+			dt = int32(len(ns.dtypeLists))
+			ns.dtypeLists = append(ns.dtypeLists, graph.DTypeNames(types))
 			dtypesSeen[string(tk)] = dt
 		}
 		ns.dtypes[i] = dt
@@ -282,13 +286,16 @@ func (ns *Nodes) byIDPaths() []string {
 	return ns.pathByID
 }
 
+// dtypesOf is the dtype list of the node at position i.
+func (ns *Nodes) dtypesOf(i int) []string { return ns.dtypeLists[ns.dtypes[i]] }
+
 // result is the entry of the node at position i matched as m.
 func (ns *Nodes) result(i int, m *coverage.Match) reports.NodeResult {
 	n := ns.list[i]
 	return reports.NodeResult{
 		Path:      ns.paths[i],
 		Op:        n.Op,
-		DTypes:    ns.dtypes[i],
+		DTypes:    ns.dtypesOf(i),
 		Reason:    string(m.Reason),
 		Reachable: n.Reachable,
 		Phase:     ns.phaseName(n),

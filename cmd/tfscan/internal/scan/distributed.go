@@ -150,9 +150,9 @@ func applyXLA(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) error {
 					continue
 				}
 				f.Compiled = false
-				k := key{n.Op, strings.Join(ns.dtypes[i], ",")}
+				k := key{n.Op, strings.Join(ns.dtypesOf(i), ",")}
 				if _, seen := missing[k]; !seen {
-					f.Missing = append(f.Missing, reports.TrainingOp{Op: n.Op, DTypes: ns.dtypes[i]})
+					f.Missing = append(f.Missing, reports.TrainingOp{Op: n.Op, DTypes: ns.dtypesOf(i)})
 				}
 				missing[k]++
 			}

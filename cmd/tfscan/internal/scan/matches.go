@@ -145,7 +145,7 @@ func (ns *Nodes) classes() []nodeClass {
 	next := 0
 	for i := range ns.list {
 		ck := classKey{key: ns.key[i], f32: ns.splitF32 && ns.float32(i), calls: bits[i]&bitCalls != 0, reached: bits[i]&bitReached != 0}
-		if dt := ns.dtypes[i]; len(dt) > 0 {
+		if dt := ns.dtypesOf(i); len(dt) > 0 {
 			ck.dtypes = &dt[0]
 		}
 		if phaseAt != nil {
@@ -164,7 +164,7 @@ func (ns *Nodes) classes() []nodeClass {
 				k = int32(len(ns.cls))
 				index[ck] = k
 				n := ns.list[i]
-				ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypes[i], phase: ns.phaseName(n),
+				ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypesOf(i), phase: ns.phaseName(n),
 					counts: ns.counts(n), reachable: n.Reachable})
 			}
 			recent[next].ck, recent[next].k = ck, k
