@@ -641,14 +641,17 @@ func (s *sim) prependReason(i int, r string) {
 }
 
 // ignored is the reason soft placement gives for a request it drops, made
-// once per request.
+// once per request. The map is keyed by the request without its raw text,
+// which the message does not show: building the text for every group that
+// drops a request costs more than the rest of its candidates.
 func (s *sim) ignored(req devSpec) string {
-	k := req.String()
+	k := req
+	k.raw = ""
 	if m, ok := s.ignoredMsg[k]; ok {
 		return m
 	}
 	if s.ignoredMsg == nil {
-		s.ignoredMsg = map[string]string{}
+		s.ignoredMsg = map[devSpec]string{}
 	}
 	m := fmt.Sprintf("soft placement ignored the requested device %s (colocation_graph.cc:1173-1222)", k)
 	s.ignoredMsg[k] = m

@@ -267,6 +267,12 @@ type builder struct {
 	cur *graph.Node
 	// rets are the functions' results, parsed once (retInputs).
 	rets map[*graph.Function][]retInput
+	// lastDev is the last device string reqFor parsed, into lastSpec
+	// (lastBad when it did not parse): nodes one after the other often
+	// request the same device.
+	lastDev  string
+	lastSpec devSpec
+	lastBad  bool
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -493,10 +499,14 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 	if dev == "" || b.s.opts.ClearDevices && gn.Func == nil {
 		return inst.req, false
 	}
-	d, err := parseDevice(dev)
-	if err != nil {
+	if dev != b.lastDev {
+		d, err := parseDevice(dev)
+		b.lastDev, b.lastSpec, b.lastBad = dev, d, err != nil
+	}
+	if b.lastBad {
 		return inst.req, true
 	}
+	d := b.lastSpec
 	if !inst.req.empty() {
 		d = inst.req.specialize(d)
 		d.raw = d.String()

@@ -56,6 +56,8 @@ func (s *sim) fusions() []Fusion {
 		t     tpb.DataType
 	}
 	reasons := map[reasonKey]string{}
+	var last reasonKey
+	var lastReason string
 	for _, i32 := range s.special().fusionHeads {
 		i, p := int(i32), s.nodes[i32]
 		if s.dev[i] != s.tgt {
@@ -137,8 +139,14 @@ func (s *sim) fusions() []Fusion {
 			f.Nodes[k] = s.label(s.nodes[j])
 		}
 		// A model repeats its chains: the reason is built once per kind.
+		// Chains of a kind come in runs: the last kind is tried before
+		// the map.
 		rk := reasonKey{ops: opsArr, fused: fused, t: t}
-		f.Reason = reasons[rk]
+		if lastReason != "" && rk == last {
+			f.Reason = lastReason
+		} else {
+			f.Reason = reasons[rk]
+		}
 		if f.Reason == "" {
 			how := "by remapper.cc's CUDA rules"
 			if s.opts.Source != nil {
@@ -148,6 +156,7 @@ func (s *sim) fusions() []Fusion {
 				strings.Join(ops, "+"), fused, how, s.notFusedWhy(fused, t))
 			reasons[rk] = f.Reason
 		}
+		last, lastReason = rk, f.Reason
 		if len(chunks) == 0 || len(chunks[len(chunks)-1]) == cap(chunks[len(chunks)-1]) {
 			chunks = append(chunks, make([]Fusion, 0, 1<<10))
 		}

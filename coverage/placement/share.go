@@ -446,9 +446,12 @@ func (s *sim) cpuLookups() *cpuLookups {
 	if classSafe(m) {
 		byClass = filled(s.flat.classes, -1)
 	}
+	// The flags tell a ghost or a system node without reading its graph
+	// node, which most nodes, answered by their class, need not.
+	fl := s.flat.opFlags()
 	for i, p := range s.flat.nodes {
 		c.idx[i] = -1
-		if p.ghost || p.op() == "_Arg" || p.op() == "_Retval" {
+		if fl[i]&(flagGhost|flagSystem) != 0 {
 			continue
 		}
 		cl := s.flat.classOf[i]

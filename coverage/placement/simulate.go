@@ -94,7 +94,7 @@ type sim struct {
 	// generatorWhy is, by device, why a generator went where its
 	// consumers are, as says gives it.
 	generatorWhy []string
-	ignoredMsg   map[string]string
+	ignoredMsg   map[devSpec]string
 	// classSafe tells, per device, that its matcher answers a lookup class
 	// alike (lookupKernels); devMemOnly memoizes deviceMemoryOnly by lookup
 	// class and device (0: not yet, 1: yes, -1: no) on those devices.

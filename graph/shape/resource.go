@@ -26,9 +26,31 @@ var forwardsHandle = map[string]bool{
 	"Switch": true, "RefSwitch": true, "RefIdentity": true,
 }
 
+// resourceOps are the ops resourceRule has a case for: most nodes are none
+// of them, and are told so with one lookup rather than one for each map the
+// cases read.
+var resourceOps = func() map[string]bool {
+	m := map[string]bool{}
+	for op := range forwardsHandle {
+		m[op] = true
+	}
+	for op := range tableOps {
+		m[op] = true
+	}
+	for _, op := range []string{"Merge", "RefMerge", "_Arg", "VarHandleOp", "_VarHandlesOp", "ReadVariableOp",
+		"_ReadVariablesOp", "VariableShape", "ResourceGather", "LookupTableFindV2", "LookupTableFind",
+		"LookupTableExportV2", "LookupTableExport", "LookupTableSizeV2", "LookupTableSize"} {
+		m[op] = true
+	}
+	return m
+}()
+
 // resourceRule infers the ops that create, forward or read a resource; it
 // reports whether n was one of them.
 func (s *Shapes) resourceRule(n *graph.Node, ins, outs []Tensor) bool {
+	if !resourceOps[n.Op] {
+		return false
+	}
 	in := func(i int) Tensor {
 		if i < len(ins) {
 			return ins[i]
