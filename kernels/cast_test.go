@@ -98,13 +98,7 @@ func TestCastOutOfRangeByPosition(t *testing.T) {
 		}
 		return d
 	}
-	cases := []struct {
-		name       string
-		x          *Tensor
-		dst        tpb.DataType
-		vec, tail  any
-		vectorized int
-	}{
+	cases := []castByPosition{
 		// float32: 32 a step, no epilogue.
 		{"float32 int8 NaN", f32s([]int{33}, fill(33, float32(math.NaN()))...), tpb.DataType_DT_INT8, int8(-128), int8(0), 32},
 		{"float32 uint16 1e6", f32s([]int{40}, fill(40, 1e6)...), tpb.DataType_DT_UINT16, uint16(65535), uint16(16960), 32},
@@ -115,11 +109,28 @@ func TestCastOutOfRangeByPosition(t *testing.T) {
 		// uint32: 2^31 for NaN in the vector loop, 0 in the remainder.
 		{"float32 uint32 NaN", f32s([]int{13}, fill(13, float32(math.NaN()))...), tpb.DataType_DT_UINT32, uint32(1 << 31), uint32(0), 8},
 	}
+	checkCastByPosition(t, cases)
+	// uint64 is the same everywhere: 2^63 for NaN and beyond 2^64.
+	u := castTo(t, f64s([]int{3}, math.NaN(), 1e20, 1.5e19), tpb.DataType_DT_UINT64, false).Data
+	assert.Equal(t, []uint64{1 << 63, 1 << 63, 15000000000000000000}, u)
+}
+
+// castByPosition is an out-of-range cast whose result depends on the
+// element's position: the first vectorized elements give vec, the rest tail.
+type castByPosition struct {
+	name       string
+	x          *Tensor
+	dst        tpb.DataType
+	vec, tail  any
+	vectorized int
+}
+
+func checkCastByPosition(t *testing.T, cases []castByPosition) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := castTo(t, c.x, c.dst, false)
-			n := c.x.NumElements()
-			for i := 0; i < n; i++ {
+			for i := range c.x.NumElements() {
 				want := c.tail
 				if i < c.vectorized {
 					want = c.vec
@@ -128,9 +139,6 @@ func TestCastOutOfRangeByPosition(t *testing.T) {
 			}
 		})
 	}
-	// uint64 is the same everywhere: 2^63 for NaN and beyond 2^64.
-	u := castTo(t, f64s([]int{3}, math.NaN(), 1e20, 1.5e19), tpb.DataType_DT_UINT64, false).Data
-	assert.Equal(t, []uint64{1 << 63, 1 << 63, 15000000000000000000}, u)
 }
 
 func reflectIndex(data any, i int) any { return reflect.ValueOf(data).Index(i).Interface() }
@@ -161,13 +169,7 @@ func TestCastComplexOutOfRangeByPosition(t *testing.T) {
 		}
 		return &Tensor{DType: tpb.DataType_DT_COMPLEX64, Shape: []int{n}, Data: d}
 	}
-	cases := []struct {
-		name       string
-		x          *Tensor
-		dst        tpb.DataType
-		vec, tail  any
-		vectorized int
-	}{
+	cases := []castByPosition{
 		{"complex128 int8 70000, 16 elements", c128(16, 70000), tpb.DataType_DT_INT8, int8(127), int8(112), 0},
 		{"complex128 int8 70000, 64 elements", c128(64, 70000), tpb.DataType_DT_INT8, int8(127), int8(112), 48},
 		{"complex128 uint8 70000, 33 elements", c128(33, 70000), tpb.DataType_DT_UINT8, uint8(0), uint8(112), 32},
@@ -175,18 +177,7 @@ func TestCastComplexOutOfRangeByPosition(t *testing.T) {
 		{"complex64 int16 70000, 100 elements", c64(100, 70000), tpb.DataType_DT_INT16, int16(0), int16(4464), 0},
 		{"complex128 uint32 1e10, 100 elements", c128(100, 1e10), tpb.DataType_DT_UINT32, uint32(0), uint32(1410065408), 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out := castTo(t, c.x, c.dst, false)
-			for i := 0; i < c.x.NumElements(); i++ {
-				want := c.tail
-				if i < c.vectorized {
-					want = c.vec
-				}
-				assert.Equal(t, want, reflectIndex(out.Data, i), "element %d", i)
-			}
-		})
-	}
+	checkCastByPosition(t, cases)
 }
 
 // TestCastComplex128To16BitLanes holds complex128 → int16 and uint16 to
