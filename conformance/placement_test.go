@@ -205,8 +205,9 @@ type scanNode struct {
 type placementRow struct {
 	pack, model, mode     string
 	compared, agreed      int
-	notCompared           int // TF's logged nodes that are not model nodes (unmapped)
-	scanOnly              int // tfscan's nodes TF did not log (function bodies placed at run time)
+	notCompared           int  // TF's logged nodes that are not model nodes (unmapped)
+	stepFailed            bool // TF's step failed after placement: how far it got is a race
+	scanOnly              int  // tfscan's nodes TF did not log (function bodies placed at run time)
 	tfErr, scanErr        string
 	tfParts, scanParts    string
 	tfCut, scanTransfers  string
@@ -519,6 +520,7 @@ func compareModel(t *testing.T, logScans map[string][]byte, dir string, i int, p
 		}
 	}
 	row.notCompared = len(tf.Unmapped)
+	row.stepFailed = tf.RunError != nil
 	row.scanOnly = len(scanDev) - row.compared
 	row.scanParts, row.scanTransfers = fmt.Sprint(pl.Partitions), fmt.Sprint(pl.Transfers)
 	compareCut(&row, &tf, pl, scanDev)
@@ -707,7 +709,8 @@ func placementSection(rows []placementRow) string {
 		"soft placement on and off, and compares per node the device type, refusals (both refuse, in the same words),\n" +
 		"partitions and cut edges. *compared* are the nodes TensorFlow's `log_device_placement` names that are nodes of the\n" +
 		"model; *TF only* are names TensorFlow logs that are not (the nodes inlining adds, and function bodies instantiated\n" +
-		"at run time, logged without their caller), not compared; *tfscan only* are nodes TensorFlow did not place in that\n" +
+		"at run time, logged without their caller), not compared, and where TensorFlow's step fails after placement, as many\n" +
+		"as its threads logged before the first error stopped it; *tfscan only* are nodes TensorFlow did not place in that\n" +
 		"step (bodies it runs later or never). *log* is `tfscan scan --compare-log` on TensorFlow's own log over the\n" +
 		"compared nodes, then over every name it matched. *partitions* and *cut edges* are the session step's, as\n" +
 		"graph_partition.cc cuts it (a cut edge is a tensor or control edge sent from one device to another, fed tensors\n" +
@@ -746,16 +749,24 @@ func placementSection(rows []placementRow) string {
 			ref = "tfscan only"
 			oneSide++
 		}
+		// Where TensorFlow's step fails, the bodies it instantiated (and
+		// logged) before the first error stopped the step depend on which
+		// of its threads got there first: the names beyond the compared
+		// nodes are measured, not held.
+		notCompared, logAll := fmt.Sprint(r.notCompared), fmt.Sprintf("%d / %d", r.logAllAgreed, r.logAll)
+		if r.stepFailed {
+			notCompared, logAll = measured(notCompared), measured(logAll)
+		}
 		log := "–"
 		if r.logAll > 0 {
-			log = fmt.Sprintf("%d / %d; %d / %d", r.logAgreed, r.logMatched, r.logAllAgreed, r.logAll)
+			log = fmt.Sprintf("%d / %d; %s", r.logAgreed, r.logMatched, logAll)
 		}
 		known := strings.Join(slices.Compact(r.known), ", ")
 		if known == "" {
 			known = "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d / %d | %d | %d | %s | %s / %s | %s / %s | %s | %s | %s |\n", r.pack, r.model, r.mode,
-			r.agreed, r.compared, r.notCompared, r.scanOnly, log, r.tfParts, r.scanParts, r.tfCut, r.scanCut, r.scanTransfers, ref, known)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d / %d | %s | %d | %s | %s / %s | %s / %s | %s | %s | %s |\n", r.pack, r.model, r.mode,
+			r.agreed, r.compared, notCompared, r.scanOnly, log, r.tfParts, r.scanParts, r.tfCut, r.scanCut, r.scanTransfers, ref, known)
 		nodes += r.compared
 		agreed += r.agreed
 		if r.cutCompared {

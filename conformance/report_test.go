@@ -68,9 +68,10 @@ func writeDoc() error {
 		" as pinned in `tools/tf/requirements.lock` (the Linux x86-64 wheel, CPU only). Each section says what was\n" +
 		"compared, how many cases agree, and every known difference with its reason. The figures TensorFlow's results on\n" +
 		"the machine decide (the models' ULPs, the comparisons under oneDNN, the training steps' shares of their\n" +
-		"tolerance) are those of the machine that wrote this file: on another x86 CPU, Eigen's contractions add in\n" +
-		"another order and oneDNN picks other kernels, so they move within the bounds the tests hold, and the check\n" +
-		"of this file against a run takes them as they come.\n")
+		"tolerance, the names a failing placement step logs before it stops) are those of the machine that wrote this\n" +
+		"file: on another x86 CPU, Eigen's contractions add in another order and oneDNN picks other kernels, and\n" +
+		"another scheduler lets other threads first, so they move within the bounds the tests hold, and the check of\n" +
+		"this file against a run takes them as they come.\n")
 	for _, a := range have {
 		b.WriteString("\n")
 		b.WriteString(written[a])

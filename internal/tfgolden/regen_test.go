@@ -33,6 +33,9 @@ func TestRegenerated(t *testing.T) {
 		// TensorFlow's MatMul under ONEDNN_MAX_CPU_ISA=AVX against its AVX-512 result
 		{"contraction on another CPU's sgemm", file("MatMul", -30.544113159179688), file("MatMul", -30.544095993041992), ""},
 		{"exact op on another CPU", file("Add", -30.544113159179688), file("Add", -30.544095993041992), "beyond bit-identical"},
+		// TensorFlow's Reciprocal of 0.001 on an Intel Sapphire Rapids against an AMD Zen 4
+		{"estimate on another CPU maker's rcpps", file("Reciprocal", 999.99994), file("Reciprocal", 1000), ""},
+		{"estimate beyond its tolerance", file("Rsqrt", 3.00001), file("Rsqrt", 3), "beyond"},
 		{"another op", file("Sub", 3), file("Add", 3), "is Sub"},
 	}
 	for _, tt := range tests {
