@@ -85,6 +85,20 @@ bench-exec:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) TFSCAN_ZOO=$${ZOO:-$$(tools/tfmodels/make.sh)} \
 		$(GO) test -run='^$$' -bench='$(BENCH_EXEC)' -benchtime=1x -timeout=60m ./executor/ ./kernels/
 
+# Where the executor's time goes, single-threaded: a CPU profile of each of
+# PROFILE_MODELS run by the executor alone (BenchmarkZooGo), split into the
+# columns of docs/performance.md's table by tools/execprofile. ZOO as for
+# bench-exec; the table's models are the full zoo's.
+PROFILE_MODELS ?= resnet50 mobilenetv2 mobilenetv3small
+.PHONY: profile-exec
+profile-exec:
+	@zoo=$${ZOO:-$$(tools/tfmodels/make.sh)}; hdr=-header; mkdir -p out/profile; \
+	for m in $(PROFILE_MODELS); do \
+		TFSCAN_ZOO=$$zoo GODEBUG=asyncpreemptoff=1 $(GO) test ./executor -run='^$$' -bench="^BenchmarkZooGo$$/^$$m$$/^reuse$$" \
+			-cpu=1 -benchtime=8s -cpuprofile=out/profile/$$m.cpu -o=out/profile/executor.test >/dev/null || exit 1; \
+		$(GO) run ./tools/execprofile $$hdr -model $$m out/profile/$$m.cpu || exit 1; hdr=; \
+	done
+
 # The node-heavy shapes alone (flat 200k and 1M GraphDefs, 5,000 functions):
 # load and build against read + proto.Unmarshal, the default scan against
 # inspect, the 1M graph against 7 targets (docs/performance.md).

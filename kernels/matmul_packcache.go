@@ -3,6 +3,7 @@ package kernels
 import (
 	"sync"
 	"unsafe"
+	"weak"
 )
 
 // PackCache keeps the GEMM's packed B panels of stable inputs (a
@@ -11,24 +12,32 @@ import (
 // instead of on every call, and a convolution split into row chunks once
 // per call at most. An entry is keyed on the operand's backing array (its
 // address and length), its view (offset, strides, the k×n block) and the
-// micro-kernel's panel shape; it holds the array itself, so that the
-// address names that array for as long as the entry lives. It holds at most
-// maxBytes of panels, dropping the least recently used beyond. An Executor
-// keeps one; it is safe for concurrent use.
+// micro-kernel's panel shape, and holds a weak pointer to that array: while
+// the array lives its address names it, and once the collector frees it (a
+// variable's old value after an assignment) the entry is dead and its
+// address may name another array.
+//
+// It holds at most maxBytes of panels. When a new operand's panels do not
+// fit beside the live entries, they are not kept: the GEMM packs that
+// operand on each call, as without a cache. A model runs its layers in the
+// same order every time, and dropping the least recently used entry to make
+// room would drop each layer's panels just before they are needed again,
+// repacking every layer of a model whose weights exceed the bound into new
+// memory on every run; keeping the first ones saves their packing at least.
+// An Executor keeps one; it is safe for concurrent use.
 type PackCache struct {
 	mu       sync.Mutex
 	entries  map[packKey]*packEntry
 	bytes    int
 	maxBytes int
-	clock    uint64
 	// hits and misses count lookups (tests).
 	hits, misses int
 }
 
 // DefaultPackCacheBytes bounds a PackCache made by NewPackCache. The
 // panels are a second copy of the weights they hold, and on a large CNN
-// (ResNet-50's 100 MB of float32 filters) the packing they save is 1–2% of a
-// run, so the bound favours memory: small models and the weights a loop
+// (ResNet-50's 100 MB of float32 filters) the packing they save is a small
+// part of a run, so the bound favours memory: small models and the weights a loop
 // reads at every step (a recurrent layer's kernel) fit, a large CNN's do
 // only in part.
 const DefaultPackCacheBytes = 32 << 20
@@ -48,11 +57,15 @@ type packKey struct {
 }
 
 type packEntry struct {
-	src    any // the backing slice, kept alive
-	packed any // []T, gemmPackedB's layout
+	src    weak.Pointer[byte] // the backing array's first element
+	packed any                // []T, gemmPackedB's layout
 	nPad   int
 	bytes  int
-	used   uint64
+}
+
+// live says whether e's backing array is still the one at ptr.
+func (e *packEntry) live(ptr uintptr) bool {
+	return uintptr(unsafe.Pointer(e.src.Value())) == ptr
 }
 
 // Stats returns the lookups that found panels and those that packed them.
@@ -63,8 +76,8 @@ func (c *PackCache) Stats() (hits, misses int) {
 }
 
 // packedB returns j's B packed for g: from c when it holds it, else packed
-// now and kept. ok is false when j's B cannot be cached (rounded operands,
-// an empty product, panels larger than the cache).
+// now and kept. ok is false when j's B is not cached (rounded operands, an
+// empty product, panels that do not fit beside the live entries).
 func packedB[T nnFloat](c *PackCache, g *gemmImpl[T], j *gemmJob[T]) (gemmPackedB[T], bool) {
 	if c == nil || j.round != nil || j.b.fill != nil || j.k == 0 || j.n == 0 || len(j.b.data) == 0 {
 		return gemmPackedB[T]{}, false
@@ -79,15 +92,20 @@ func packedB[T nnFloat](c *PackCache, g *gemmImpl[T], j *gemmJob[T]) (gemmPacked
 		return gemmPackedB[T]{}, false
 	}
 	c.mu.Lock()
-	c.clock++
 	if e, ok := c.entries[key]; ok {
-		e.used = c.clock
-		c.hits++
-		c.mu.Unlock()
-		return gemmPackedB[T]{b: e.packed.([]T), nPad: e.nPad}, true
+		if e.live(key.ptr) {
+			c.hits++
+			c.mu.Unlock()
+			return gemmPackedB[T]{b: e.packed.([]T), nPad: e.nPad}, true
+		}
+		c.drop(key)
 	}
 	c.misses++
+	fits := c.makeRoom(size)
 	c.mu.Unlock()
+	if !fits {
+		return gemmPackedB[T]{}, false
+	}
 	buf := make([]T, nPad*j.k)
 	for pc := 0; pc < j.k; pc += bl.kc {
 		kb := min(bl.kc, j.k-pc)
@@ -95,24 +113,37 @@ func packedB[T nnFloat](c *PackCache, g *gemmImpl[T], j *gemmJob[T]) (gemmPacked
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[key]; ok {
+	if e, ok := c.entries[key]; ok && e.live(key.ptr) {
 		// Another call packed the same panels meanwhile.
 		return gemmPackedB[T]{b: e.packed.([]T), nPad: e.nPad}, true
 	}
-	for c.bytes+size > c.maxBytes && len(c.entries) > 0 {
-		var oldK packKey
-		var old *packEntry
-		for k, e := range c.entries {
-			if old == nil || e.used < old.used {
-				oldK, old = k, e
-			}
-		}
-		delete(c.entries, oldK)
-		c.bytes -= old.bytes
+	if !c.makeRoom(size) {
+		return gemmPackedB[T]{b: buf, nPad: nPad}, true
 	}
-	c.entries[key] = &packEntry{src: j.b.data, packed: buf, nPad: nPad, bytes: size, used: c.clock}
+	c.entries[key] = &packEntry{src: weak.Make((*byte)(unsafe.Pointer(unsafe.SliceData(j.b.data)))),
+		packed: buf, nPad: nPad, bytes: size}
 	c.bytes += size
 	return gemmPackedB[T]{b: buf, nPad: nPad}, true
+}
+
+// makeRoom says whether size bytes of panels fit beside the live entries,
+// dropping the dead ones when they do not fit otherwise. c.mu is held.
+func (c *PackCache) makeRoom(size int) bool {
+	if c.bytes+size <= c.maxBytes {
+		return true
+	}
+	for k, e := range c.entries {
+		if !e.live(k.ptr) {
+			c.drop(k)
+		}
+	}
+	return c.bytes+size <= c.maxBytes
+}
+
+// drop removes k's entry. c.mu is held.
+func (c *PackCache) drop(k packKey) {
+	c.bytes -= c.entries[k].bytes
+	delete(c.entries, k)
 }
 
 // stableB returns ctx's PackCache when input i is stable (Context.Stable)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -68,19 +69,20 @@ func TestPackCacheSameBits(t *testing.T) {
 	}
 }
 
-// The cache holds at most its bound, dropping the least recently used
-// panels, and what it drops is packed again when needed.
+// The cache holds at most its bound and keeps the panels it has: an
+// operand that does not fit is packed on every call, until the collector
+// frees the array behind an entry, which then makes room.
 func TestPackCacheBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	x := nnF32T([]int{8, 64}, nnRandF32(r, 512))
-	ws := make([]*Tensor, 3)
+	ws := make([]*Tensor, 4)
 	for i := range ws {
 		ws[i] = nnF32T([]int{64, 32}, nnRandF32(r, 64*32))
 	}
 	// Room for two sets of panels of 64×32 (32 a multiple of every panel width).
 	pc := NewPackCache(2 * 64 * 32 * 4)
 	attrs := xattrs("transpose_a", false, "transpose_b", false)
-	for _, i := range []int{0, 1, 0, 2, 0, 1} {
+	run := func(i int) {
 		ctx := &Context{Op: "MatMul", Path: "test", Attrs: attrs, Inputs: []*Tensor{x, ws[i]}, Stable: 2, Packs: pc}
 		got, err := matMulKernel(ctx)
 		require.NoError(t, err)
@@ -89,8 +91,23 @@ func TestPackCacheBound(t *testing.T) {
 		require.Equal(t, want[0].Data, got[0].Data)
 		require.LessOrEqual(t, pc.bytes, pc.maxBytes)
 	}
-	// 0, 1 miss; 0 hits; 2 misses and drops 1; 0 hits; 1 misses again.
+	// 0, 1 miss and are kept; 0 hits; 2 misses and is not kept; 0, 1 hit;
+	// 2 misses again.
+	for _, i := range []int{0, 1, 0, 2, 0, 1, 2} {
+		run(i)
+	}
 	hits, misses := pc.Stats()
-	require.Equal(t, 2, hits)
+	require.Equal(t, 3, hits)
 	require.Equal(t, 4, misses)
+
+	// Once 1's array is gone its entry is dead: 3 misses and takes its room,
+	// after which it hits.
+	ws[1] = nil
+	runtime.GC()
+	run(3)
+	run(3)
+	hits, misses = pc.Stats()
+	require.Equal(t, 4, hits)
+	require.Equal(t, 5, misses)
+	require.Len(t, pc.entries, 2)
 }
