@@ -9,7 +9,7 @@ var freshOutput = map[string]bool{
 	"FusedBatchNorm": true, "FusedBatchNormV2": true, "FusedBatchNormV3": true,
 	"Relu": true, "Relu6": true, "BiasAdd": true, "Sigmoid": true, "Tanh": true,
 	"Elu": true, "Selu": true, "LeakyRelu": true,
-	"AddV2": true, "Sub": true, "Mul": true, "RealDiv": true, "Maximum": true, "Minimum": true,
+	"AddV2": true, "Sub": true, "Mul": true, "RealDiv": true, "Maximum": true, "Minimum": true, "Erf": true,
 }
 
 // ownedInputs marks, for every node of s, the data inputs it is the only

@@ -20,7 +20,11 @@ import (
 // unaryFns holds an op's implementation per element type; a nil entry (or a
 // false half/bf16 flag) means TensorFlow has no CPU kernel for that dtype.
 type unaryFns struct {
-	f32  func(float32) float32
+	f32 func(float32) float32
+	// f32s, when set, is f32 over a slice (dst may be src), for float32
+	// tensors: vector code, and the output from ctx's Buffers or over an
+	// owned input.
+	f32s func(dst, src []float32)
 	f64  func(float64) float64
 	i8   func(int8) int8
 	u8   func(uint8) uint8
@@ -100,7 +104,15 @@ func runUnary(ctx *Context, fns unaryFns) ([]*Tensor, error) {
 	c := max(fns.cost, 1)
 	switch d := x.Data.(type) {
 	case []float32:
-		if fns.f32 != nil {
+		switch {
+		case fns.f32s != nil:
+			o := d
+			if !ctx.Owns(0) {
+				o = newOutFull[float32](ctx, len(d))
+			}
+			parallelFor(len(d), c, func(lo, hi int) { fns.f32s(o[lo:hi], d[lo:hi]) })
+			out.Data = o
+		case fns.f32 != nil:
 			out.Data = unaryApply(d, c, fns.f32)
 		}
 	case []float64:
@@ -354,7 +366,11 @@ func init() {
 	reg("Rint", unaryFns{f32: f32(math.RoundToEven), f64: math.RoundToEven})
 	reg("Reciprocal", floatMath(reciprocal, 2))
 	reg("Inv", floatMath(reciprocal, 2))
-	reg("Erf", floatMath(math.Erf, 4))
+	// cwise_op_erf.cc: float32 (and half, bfloat16 through it) is Eigen's
+	// rational approximation (erf.go), float64 libm's erf.
+	erf := floatMath(math.Erf, 4)
+	erf.f32, erf.f32s = erf32, erf32s
+	reg("Erf", erf)
 	reg("Erfc", floatMath(math.Erfc, 4))
 	// softplus_op.cc and softsign_op.cc: TF_CALL_FLOAT_TYPES (half, bfloat16,
 	// float, double). The threshold uses the dtype's own epsilon.

@@ -162,11 +162,16 @@ func init() {
 	}
 }
 
-// Float32 Sigmoid is Eigen's scalar_logistic_op<float> ported in float32
-// (kernels/sigmoid.go): bit-identical, so it has no tolerance; the key
-// overrides the elementwise "Sigmoid" rule for float32 only.
+// Float32 Sigmoid and Erf are Eigen's scalar_logistic_op<float> and
+// generic_fast_erf_float ported in float32 (kernels/sigmoid.go, erf.go), and
+// half and bfloat16 Erf widen to the latter as Eigen's do: bit-identical, so
+// they have no tolerance; the keys override the elementwise rules for those
+// dtypes only.
 func init() {
-	rules["Sigmoid float32"] = Rule{}
+	for _, k := range []string{"Sigmoid float32", "Erf float32", "Erf float16", "Erf bfloat16"} {
+		rules[k] = Rule{Reason: "Eigen's float32 functor (scalar_logistic_op, generic_fast_erf_float) ported " +
+			"operation for operation, packets and tail alike (kernels/sigmoid.go, erf.go): bit-identical"}
+	}
 }
 
 func init() {

@@ -55,7 +55,7 @@ var columns = []column{
 	{"GEMM packing and im2col", regexp.MustCompile(`\.(sgemmPackB16|packA|packA6|packA12|packB|packBRows|packedB|convPatchFill|im2col|gemmGetBuf|gemmPutBuf)(\[|$|\.)`), nil},
 	{"depthwise", regexp.MustCompile(`^kernels\.(depthwise|dwPixelF32|convDepthwiseGrouped)`), regexp.MustCompile(`^conv_depthwise`)},
 	{"batch norm, bias, activations", regexp.MustCompile(`^kernels\.(batchNorm|bnRows|biasAdd|addBiasInPlace|activat|relu|clamp|sigmoid|softplus|softsign|prelu|applyPrelu|affine)`), nil},
-	{"other elementwise", regexp.MustCompile(`^kernels\.(runBinary|binTyped|binaryOut|binaryBroadcast|\(\*bcastPlan\)|vec|runUnary|mapUnary|unaryApply|addT|subT|mulT|divT|maxT|minT|sqDiffT|addN|f32\b|widen|narrow|softmax)`), nil},
+	{"other elementwise", regexp.MustCompile(`^kernels\.(runBinary|binTyped|binaryOut|binaryBroadcast|\(\*bcastPlan\)|vec|runUnary|mapUnary|unaryApply|addT|subT|mulT|divT|maxT|minT|sqDiffT|addN|f32\b|erf|madd32|widen|narrow|softmax)`), nil},
 	{"pooling and reductions", regexp.MustCompile(`^kernels\.(pool|sumFloat64|reduce)`), nil},
 	{"Pad and copies", regexp.MustCompile(`^kernels\.(pad|mirrorPad|tile|reverse|copySpans|spansT|gather|concat|transpose|slice|broadcastCopy|broadcastTo|mapCopy|toChannels)`), nil},
 	{"allocating and zeroing tensors", regexp.MustCompile(`^(kernels\.newOut|executor\.\(\*bufPool\))`), nil},
