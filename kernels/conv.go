@@ -1,6 +1,10 @@
 package kernels
 
-import tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+import (
+	"unsafe"
+
+	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+)
 
 // Conv2D and Conv3D, after TensorFlow's conv_ops.cc / conv_ops_impl.h and
 // conv_ops_3d.cc: NHWC/NDHWC input, HWIO/DHWIO filter, strides, dilations,
@@ -203,7 +207,7 @@ func convForward[T nnFloat](p *convPlan, x, f []T, emu *Emulation, out []T) []T 
 		for g := 0; g < p.groups; g++ {
 			for r0 := 0; r0 < rows; r0 += chunk {
 				nr := min(chunk, rows-r0)
-				a := gemmOperand[T]{fill: convPatchFill(p, x, r0, g*cg, cg)}
+				a := gemmOperand[T]{fill: convPatchFill(p, x, r0, g*cg, cg), panel: convPanelFill(p, x, r0, g*cg, cg)}
 				runGemm([]gemmJob[T]{{m: nr, n: og, k: kk, a: a, b: fOp(g), c: out, coff: r0*p.o + g*og, ldc: p.o, round: ro, bCache: p.packs}})
 			}
 		}
@@ -306,6 +310,90 @@ func convPatchFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i, p0, kb
 		}
 	}
 }
+
+// convPanelFill returns the panel packer of the same patches matrix as
+// convPatchFill (gemmOperand.panel): for each run of channels of one window
+// tap it finds each panel row's source (none where the window hangs over
+// the padding) once, then writes the run k by k, the rows side by side.
+func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p0, kb, mr int, pan []T) {
+	d0, d1, d2 := p.sp[0], p.sp[1], p.sp[2]
+	zero := zerosOf[T]()
+	return func(i0, mm, p0, kb, mr int, pan []T) {
+		if mr > 16 {
+			panic("convPanelFill: panels of more than 16 rows")
+		}
+		// Each row's sample and window origin.
+		var n, id0, ih0, iw0 [16]int
+		for i := 0; i < mm; i++ {
+			r := r0 + i0 + i
+			ow := r % d2.out
+			t := r / d2.out
+			oh := t % d1.out
+			t /= d1.out
+			od := t % d0.out
+			n[i] = t / d0.out
+			id0[i] = od*d0.stride - d0.padBefore
+			ih0[i] = oh*d1.stride - d1.padBefore
+			iw0[i] = ow*d2.stride - d2.padBefore
+		}
+		q, c := p0/cg, p0%cg
+		kw := q % d2.k
+		q /= d2.k
+		kh := q % d1.k
+		kd := q / d1.k
+		var src [16][]T
+		for o, left := 0, kb; left > 0; {
+			seg := min(cg-c, left, len(zero))
+			for i := 0; i < mr; i++ {
+				src[i] = zero[:seg]
+				if i >= mm {
+					continue
+				}
+				id, ih, iw := id0[i]+kd*d0.dil, ih0[i]+kh*d1.dil, iw0[i]+kw*d2.dil
+				if id >= 0 && id < d0.in && ih >= 0 && ih < d1.in && iw >= 0 && iw < d2.in {
+					off := (((n[i]*d0.in+id)*d1.in+ih)*d2.in+iw)*p.c + c0 + c
+					src[i] = x[off : off+seg]
+				}
+			}
+			dst := pan[o*mr : (o+seg)*mr]
+			if mr == 12 {
+				s0, s1, s2, s3, s4, s5 := src[0], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
+				s6, s7, s8, s9, s10, s11 := src[6][:seg], src[7][:seg], src[8][:seg], src[9][:seg], src[10][:seg], src[11][:seg]
+				for j := range s0 {
+					d := dst[j*12 : j*12+12 : j*12+12]
+					d[0], d[1], d[2], d[3], d[4], d[5] = s0[j], s1[j], s2[j], s3[j], s4[j], s5[j]
+					d[6], d[7], d[8], d[9], d[10], d[11] = s6[j], s7[j], s8[j], s9[j], s10[j], s11[j]
+				}
+			} else {
+				for i, s := range src[:mr] {
+					for j, v := range s {
+						dst[j*mr+i] = v
+					}
+				}
+			}
+			o += seg
+			left -= seg
+			if c += seg; c == cg {
+				c = 0
+				if kw++; kw == d2.k {
+					kw = 0
+					if kh++; kh == d1.k {
+						kh = 0
+						kd++
+					}
+				}
+			}
+		}
+	}
+}
+
+// zerosOf is a run of zeros that convPanelFill's padded rows read (never
+// written): zeroWords seen as T, whose zero is all zero bits.
+func zerosOf[T nnFloat]() []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(&zeroWords[0])), len(zeroWords))
+}
+
+var zeroWords [512]float64
 
 // im2col fills col with the patches of output rows [r0, r0+nr): row r is
 // the window of output position r, kd*kh*kw blocks of the cg input

@@ -37,6 +37,11 @@ type gemmOperand[T nnFloat] struct {
 	// convolution pack its patches straight from the input (implicit
 	// im2col).
 	fill func(i, p0, kb int, dst []T, stride int)
+	// panel, when set beside fill, packs a whole mr-row panel at once:
+	// rows i0..i0+mm-1 of A[:, p0:p0+kb] into pan, k-major (pan[p*mr+i]),
+	// rows mm..mr-1 zero. It writes each k's mr values side by side, as
+	// packA12 does, where fill's row-at-a-time writes are mr apart.
+	panel func(i0, mm, p0, kb, mr int, pan []T)
 }
 
 func (o gemmOperand[T]) at(i, j int) T { return o.data[o.off+i*o.rs+j*o.cs] }
@@ -358,6 +363,12 @@ func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round f
 	}
 	if mr == 12 && a.cs == 1 && a.fill == nil && round == nil && mb%12 == 0 {
 		packA12(dst, a, i0, mb, p0, kb)
+		return
+	}
+	if a.panel != nil && round == nil {
+		for ir := 0; ir < mb; ir += mr {
+			a.panel(i0+ir, min(mr, mb-ir), p0, kb, mr, dst[ir*kb:ir*kb+kb*mr])
+		}
 		return
 	}
 	for ir := 0; ir < mb; ir += mr {

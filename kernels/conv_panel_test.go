@@ -1,0 +1,65 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// convPanelFill packs the same panels as convPatchFill row by row: every
+// window tap inside and over the padding, strides, dilations, channel
+// groups, runs longer than its run of zeros, partial panels and each panel
+// height the kernels use.
+func TestConvPanelFillMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	dim := func(in, k, stride, dil, before, after int) windowDim {
+		return windowDim{in: in, k: k, stride: stride, dil: dil, padBefore: before, padAfter: after,
+			out: (in+before+after-dil*(k-1)-1)/stride + 1}
+	}
+	for _, tc := range []struct {
+		name   string
+		c, cg  int
+		sp     [3]windowDim
+		groups int
+	}{
+		{"3x3 same", 7, 7, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(9, 3, 1, 1, 1, 1), dim(11, 3, 1, 1, 1, 1)}, 1},
+		{"3x3 stride 2", 16, 16, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(10, 3, 2, 1, 0, 1), dim(10, 3, 2, 1, 0, 1)}, 1},
+		{"dilated", 5, 5, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(8, 3, 1, 2, 2, 2), dim(8, 3, 1, 2, 2, 2)}, 1},
+		{"grouped", 12, 4, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(6, 3, 1, 1, 1, 1), dim(6, 3, 1, 1, 1, 1)}, 3},
+		{"wide channels", 1100, 1100, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(4, 3, 1, 1, 1, 1), dim(4, 3, 1, 1, 1, 1)}, 1},
+		{"3d", 3, 3, [3]windowDim{dim(4, 2, 1, 1, 1, 0), dim(5, 3, 2, 1, 1, 1), dim(5, 2, 1, 1, 0, 1)}, 1},
+	} {
+		n := 2
+		p := &convPlan{n: n, c: tc.c, groups: tc.groups, sp: tc.sp}
+		x := make([]float32, n*tc.sp[0].in*tc.sp[1].in*tc.sp[2].in*tc.c)
+		for i := range x {
+			x[i] = float32(i%1000 + 1)
+		}
+		rows := p.outRows()
+		kk := tc.sp[0].k * tc.sp[1].k * tc.sp[2].k * tc.cg
+		for _, mr := range []int{4, 6, 12} {
+			for trial := 0; trial < 50; trial++ {
+				g := r.IntN(tc.groups)
+				r0 := r.IntN(rows)
+				i0 := r.IntN(rows - r0)
+				mm := 1 + r.IntN(min(mr, rows-r0-i0))
+				p0 := r.IntN(kk)
+				kb := 1 + r.IntN(kk-p0)
+				fill := convPatchFill(p, x, r0, g*tc.cg, tc.cg)
+				want := make([]float32, kb*mr)
+				for i := 0; i < mm; i++ {
+					fill(i0+i, p0, kb, want[i:], mr)
+				}
+				got := make([]float32, kb*mr)
+				for i := range got {
+					got[i] = -1
+				}
+				convPanelFill(p, x, r0, g*tc.cg, tc.cg)(i0, mm, p0, kb, mr, got)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s mr=%d rows %d+%d (%d) k %d+%d: pan[%d] = %v, rows give %v", tc.name, mr, r0, i0, mm, p0, kb, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
