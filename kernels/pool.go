@@ -153,6 +153,46 @@ func lowest[T nnFloat]() T {
 	return T(m)
 }
 
+// poolAdd sets dst[i] += src[i]; poolMax sets dst[i] = src[i] where src[i]
+// > dst[i] (a NaN never replaces, and is never replaced). Both take the
+// vector loops (pool_amd64.go) for float32 on CPUs with AVX2.
+func poolAdd[T nnFloat](dst, src []T) {
+	if d, ok := any(dst).([]float32); ok {
+		poolAdd32(d, any(src).([]float32))
+		return
+	}
+	addTo(dst, src)
+}
+
+func poolMax[T nnFloat](dst, src []T) {
+	if d, ok := any(dst).([]float32); ok {
+		poolMax32(d, any(src).([]float32))
+		return
+	}
+	maxTo(dst, src)
+}
+
+func addTo[T nnFloat](dst, src []T) {
+	src = src[:len(dst)]
+	for j, v := range src {
+		dst[j] += v
+	}
+}
+
+func maxTo[T nnFloat](dst, src []T) {
+	src = src[:len(dst)]
+	for j, v := range src {
+		if v > dst[j] {
+			dst[j] = v
+		}
+	}
+}
+
+var (
+	poolAdd32 = addTo[float32]
+	poolMax32 = maxTo[float32]
+)
+
 // pool3 pools channels-last data over 3 spatial dims (unused ones size 1).
 func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool, rnd func(T) T) []T {
 	d0, d1, d2 := dims[0], dims[1], dims[2]
@@ -194,19 +234,13 @@ func pool3[T nnFloat](n, c int, dims [3]windowDim, x []T, isMax bool, rnd func(T
 						src := x[o : o+len(acc)]
 						count++
 						if isMax {
-							for j, v := range src {
-								if v > acc[j] {
-									acc[j] = v
-								}
-							}
+							poolMax(acc, src)
 						} else if rnd != nil {
 							for j, v := range src {
 								acc[j] = rnd(acc[j] + v)
 							}
 						} else {
-							for j, v := range src {
-								acc[j] += v
-							}
+							poolAdd(acc, src)
 						}
 					}
 				}
