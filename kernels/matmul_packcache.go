@@ -30,6 +30,9 @@ type PackCache struct {
 	entries  map[packKey]*packEntry
 	bytes    int
 	maxBytes int
+	// sinceScan counts the lookups that found no room since makeRoom last
+	// looked for dead entries.
+	sinceScan int
 	// hits and misses count lookups (tests).
 	hits, misses int
 }
@@ -127,11 +130,19 @@ func packedB[T nnFloat](c *PackCache, g *gemmImpl[T], j *gemmJob[T]) (gemmPacked
 }
 
 // makeRoom says whether size bytes of panels fit beside the live entries,
-// dropping the dead ones when they do not fit otherwise. c.mu is held.
+// dropping the dead ones when they do not fit otherwise. It looks for dead
+// entries at most once per as many lookups without room as it holds
+// entries, so that a model whose weights exceed the bound does not check
+// every entry on each of its layers' calls. c.mu is held.
 func (c *PackCache) makeRoom(size int) bool {
 	if c.bytes+size <= c.maxBytes {
 		return true
 	}
+	if c.sinceScan < len(c.entries) {
+		c.sinceScan++
+		return false
+	}
+	c.sinceScan = 0
 	for k, e := range c.entries {
 		if !e.live(k.ptr) {
 			c.drop(k)
