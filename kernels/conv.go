@@ -318,6 +318,7 @@ func convPatchFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i, p0, kb
 func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p0, kb, mr int, pan []T) {
 	d0, d1, d2 := p.sp[0], p.sp[1], p.sp[2]
 	zero := zerosOf[T]()
+	_, f32 := any(zero).([]float32)
 	return func(i0, mm, p0, kb, mr int, pan []T) {
 		if mr > 16 {
 			panic("convPanelFill: panels of more than 16 rows")
@@ -344,6 +345,9 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 		var src [16][]T
 		for o, left := 0, kb; left > 0; {
 			seg := min(cg-c, left, len(zero))
+			if c == 0 && seg == cg && cg == p.c && d2.dil == 1 {
+				seg = cg * adjacentTaps(d0, d1, d2, kd, kh, kw, id0[:mm], ih0[:mm], iw0[:mm], min(left, len(zero))/cg)
+			}
 			for i := 0; i < mr; i++ {
 				src[i] = zero[:seg]
 				if i >= mm {
@@ -357,9 +361,15 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 			}
 			dst := pan[o*mr : (o+seg)*mr]
 			if mr == 12 {
-				s0, s1, s2, s3, s4, s5 := src[0], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
+				j0 := 0
+				if f32 {
+					// T is float32: the same memory seen as []float32.
+					j0 = panel12Vec(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)),
+						(*[16][]float32)(unsafe.Pointer(&src)), seg)
+				}
+				s0, s1, s2, s3, s4, s5 := src[0][:seg], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
 				s6, s7, s8, s9, s10, s11 := src[6][:seg], src[7][:seg], src[8][:seg], src[9][:seg], src[10][:seg], src[11][:seg]
-				for j := range s0 {
+				for j := j0; j < seg; j++ {
 					d := dst[j*12 : j*12+12 : j*12+12]
 					d[0], d[1], d[2], d[3], d[4], d[5] = s0[j], s1[j], s2[j], s3[j], s4[j], s5[j]
 					d[6], d[7], d[8], d[9], d[10], d[11] = s6[j], s7[j], s8[j], s9[j], s10[j], s11[j]
@@ -373,8 +383,7 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 			}
 			o += seg
 			left -= seg
-			if c += seg; c == cg {
-				c = 0
+			for c += seg; c >= cg; c -= cg {
 				if kw++; kw == d2.k {
 					kw = 0
 					if kh++; kh == d1.k {
@@ -385,6 +394,32 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 			}
 		}
 	}
+}
+
+// adjacentTaps is how many window taps from kw on, at most limit, one run of
+// a panel can cover, the input's channels being one group and the taps along
+// the innermost dimension undilated: their pixels then lie side by side, so
+// a row's channels over those taps are one contiguous run (a 7×7 stem over
+// 3 channels: runs of 21 instead of 3). Every row whose window is inside the
+// input at (kd, kh) must be so for all those taps; a row outside it reads
+// zeros throughout.
+func adjacentTaps(d0, d1, d2 windowDim, kd, kh, kw int, id0, ih0, iw0 []int, limit int) int {
+	n := min(d2.k-kw, limit)
+	for i := range id0 {
+		if n <= 1 {
+			return 1
+		}
+		id, ih := id0[i]+kd*d0.dil, ih0[i]+kh*d1.dil
+		if id < 0 || id >= d0.in || ih < 0 || ih >= d1.in {
+			continue
+		}
+		iw := iw0[i] + kw
+		if iw < 0 {
+			return 1
+		}
+		n = min(n, d2.in-iw)
+	}
+	return max(n, 1)
 }
 
 // zerosOf is a run of zeros that convPanelFill's padded rows read (never

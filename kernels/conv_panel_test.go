@@ -7,8 +7,9 @@ import (
 
 // convPanelFill packs the same panels as convPatchFill row by row: every
 // window tap inside and over the padding, strides, dilations, channel
-// groups, runs longer than its run of zeros, partial panels and each panel
-// height the kernels use.
+// groups, runs over adjacent taps (the stems' few channels), runs longer
+// than its run of zeros, partial panels and each panel height the kernels
+// use.
 func TestConvPanelFillMatchesRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	dim := func(in, k, stride, dil, before, after int) windowDim {
@@ -26,6 +27,8 @@ func TestConvPanelFillMatchesRows(t *testing.T) {
 		{"dilated", 5, 5, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(8, 3, 1, 2, 2, 2), dim(8, 3, 1, 2, 2, 2)}, 1},
 		{"grouped", 12, 4, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(6, 3, 1, 1, 1, 1), dim(6, 3, 1, 1, 1, 1)}, 3},
 		{"wide channels", 1100, 1100, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(4, 3, 1, 1, 1, 1), dim(4, 3, 1, 1, 1, 1)}, 1},
+		{"7x7 stem, stride 2", 3, 3, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(23, 7, 2, 1, 2, 3), dim(23, 7, 2, 1, 2, 3)}, 1},
+		{"3x3 stem, stride 2", 3, 3, [3]windowDim{dim(1, 1, 1, 1, 0, 0), dim(17, 3, 2, 1, 0, 1), dim(17, 3, 2, 1, 0, 1)}, 1},
 		{"3d", 3, 3, [3]windowDim{dim(4, 2, 1, 1, 1, 0), dim(5, 3, 2, 1, 1, 1), dim(5, 2, 1, 1, 0, 1)}, 1},
 	} {
 		n := 2
@@ -59,6 +62,26 @@ func TestConvPanelFillMatchesRows(t *testing.T) {
 						t.Fatalf("%s mr=%d rows %d+%d (%d) k %d+%d: pan[%d] = %v, rows give %v", tc.name, mr, r0, i0, mm, p0, kb, i, got[i], want[i])
 					}
 				}
+			}
+		}
+	}
+}
+
+// BenchmarkConvPanelFill packs the patches of a 3×3 SAME convolution of a
+// 56×56×128 input (densenet121's bottleneck output) into 12-row panels,
+// 256 deep, as the AVX-512 GEMM asks for them.
+func BenchmarkConvPanelFill(b *testing.B) {
+	dim := windowDim{in: 56, k: 3, stride: 1, dil: 1, padBefore: 1, padAfter: 1, out: 56}
+	p := &convPlan{n: 1, c: 128, groups: 1, sp: [3]windowDim{{in: 1, k: 1, stride: 1, dil: 1, out: 1}, dim, dim}}
+	x := make([]float32, 56*56*128)
+	fill := convPanelFill(p, x, 0, 0, 128)
+	rows, kk := p.outRows(), 9*128
+	pan := make([]float32, 12*256)
+	b.SetBytes(int64(rows * kk * 4))
+	for i := 0; i < b.N; i++ {
+		for r := 0; r+12 <= rows; r += 12 {
+			for p0 := 0; p0 < kk; p0 += 256 {
+				fill(r, 12, p0, min(256, kk-p0), 12, pan)
 			}
 		}
 	}
