@@ -30,6 +30,7 @@ import (
 // is still checked (sharesMemory) before it is tracked.
 var reusableOutput = map[string]bool{
 	"Pad": true, "PadV2": true, "MatMul": true, "BatchMatMulV2": true,
+	"ConcatV2": true, "Concat": true, "Pack": true,
 }
 
 func init() {

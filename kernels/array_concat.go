@@ -62,7 +62,7 @@ func concatCore(ctx *Context, values []*Tensor, axisT *Tensor) ([]*Tensor, error
 			}
 		}
 	}
-	out, err := copySpans(first, values, spans, outShape)
+	out, err := copySpans(ctx, first, values, spans, outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -121,7 +121,7 @@ func packKernel(ctx *Context) ([]*Tensor, error) {
 			}
 		}
 	}
-	out, err := copySpans(first, ctx.Inputs, spans, outShape)
+	out, err := copySpans(ctx, first, ctx.Inputs, spans, outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}

@@ -191,7 +191,9 @@ func gdT[T any](src []T, inShape []int, maps [][]int, fill any) ([]T, bool) {
 // span is a contiguous run copied from source src at offset off.
 type span struct{ src, off, n int }
 
-func spansT[T any](srcs []any, spans []span, total int) ([]T, bool) {
+// spansT copies spans into a new []T of total elements, from ctx's Buffers
+// when ctx is set.
+func spansT[T any](ctx *Context, srcs []any, spans []span, total int) ([]T, bool) {
 	typed := make([][]T, len(srcs))
 	for i, s := range srcs {
 		t, ok := s.([]T)
@@ -200,12 +202,17 @@ func spansT[T any](srcs []any, spans []span, total int) ([]T, bool) {
 		}
 		typed[i] = t
 	}
-	out := make([]T, total)
 	starts := make([]int, len(spans))
 	o := 0
 	for i, sp := range spans {
 		starts[i] = o
 		o += sp.n
+	}
+	var out []T
+	if o == total {
+		out = newOutFull[T](ctx, total)
+	} else {
+		out = newOut[T](ctx, total)
 	}
 	parallelFor(len(spans), max(1, total/max(len(spans), 1)), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -218,7 +225,7 @@ func spansT[T any](srcs []any, spans []span, total int) ([]T, bool) {
 
 // copySpans builds a tensor of dtype dt and shape from spans over srcs (all
 // of dt's Go type).
-func copySpans(first *Tensor, srcs []*Tensor, spans []span, shape []int) (*Tensor, error) {
+func copySpans(ctx *Context, first *Tensor, srcs []*Tensor, spans []span, shape []int) (*Tensor, error) {
 	total, err := CheckShape(shape)
 	if err != nil {
 		return nil, err
@@ -231,37 +238,37 @@ func copySpans(first *Tensor, srcs []*Tensor, spans []span, shape []int) (*Tenso
 	var ok bool
 	switch first.Data.(type) {
 	case []float32:
-		out.Data, ok = spansT[float32](data, spans, total)
+		out.Data, ok = spansT[float32](ctx, data, spans, total)
 	case []float64:
-		out.Data, ok = spansT[float64](data, spans, total)
+		out.Data, ok = spansT[float64](ctx, data, spans, total)
 	case []Float16:
-		out.Data, ok = spansT[Float16](data, spans, total)
+		out.Data, ok = spansT[Float16](nil, data, spans, total)
 	case []BFloat16:
-		out.Data, ok = spansT[BFloat16](data, spans, total)
+		out.Data, ok = spansT[BFloat16](nil, data, spans, total)
 	case []int8:
-		out.Data, ok = spansT[int8](data, spans, total)
+		out.Data, ok = spansT[int8](nil, data, spans, total)
 	case []uint8:
-		out.Data, ok = spansT[uint8](data, spans, total)
+		out.Data, ok = spansT[uint8](nil, data, spans, total)
 	case []int16:
-		out.Data, ok = spansT[int16](data, spans, total)
+		out.Data, ok = spansT[int16](nil, data, spans, total)
 	case []uint16:
-		out.Data, ok = spansT[uint16](data, spans, total)
+		out.Data, ok = spansT[uint16](nil, data, spans, total)
 	case []int32:
-		out.Data, ok = spansT[int32](data, spans, total)
+		out.Data, ok = spansT[int32](nil, data, spans, total)
 	case []int64:
-		out.Data, ok = spansT[int64](data, spans, total)
+		out.Data, ok = spansT[int64](nil, data, spans, total)
 	case []uint32:
-		out.Data, ok = spansT[uint32](data, spans, total)
+		out.Data, ok = spansT[uint32](nil, data, spans, total)
 	case []uint64:
-		out.Data, ok = spansT[uint64](data, spans, total)
+		out.Data, ok = spansT[uint64](nil, data, spans, total)
 	case []bool:
-		out.Data, ok = spansT[bool](data, spans, total)
+		out.Data, ok = spansT[bool](nil, data, spans, total)
 	case [][]byte:
-		out.Data, ok = spansT[[]byte](data, spans, total)
+		out.Data, ok = spansT[[]byte](nil, data, spans, total)
 	case []*Resource:
-		out.Data, ok = spansT[*Resource](data, spans, total)
+		out.Data, ok = spansT[*Resource](nil, data, spans, total)
 	case []any:
-		out.Data, ok = spansT[any](data, spans, total)
+		out.Data, ok = spansT[any](nil, data, spans, total)
 	default:
 		return nil, fmt.Errorf("unsupported tensor data %T", first.Data)
 	}

@@ -97,7 +97,7 @@ func gatherKernel(ctx *Context) ([]*Tensor, error) {
 			}
 		}
 	}
-	out, err := copySpans(params, []*Tensor{params}, spans, outShape)
+	out, err := copySpans(ctx, params, []*Tensor{params}, spans, outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
@@ -160,7 +160,7 @@ func gatherNdKernel(ctx *Context) ([]*Tensor, error) {
 			spans[i] = span{0, o, slice}
 		}
 	}
-	out, err := copySpans(params, []*Tensor{params}, spans, outShape)
+	out, err := copySpans(ctx, params, []*Tensor{params}, spans, outShape)
 	if err != nil {
 		return nil, ctx.Errorf("%v", err)
 	}
