@@ -315,14 +315,12 @@ func convPatchFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i, p0, kb
 // convPatchFill (gemmOperand.panel): for each run of channels of one window
 // tap it finds each panel row's source (none where the window hangs over
 // the padding) once, then writes the run k by k, the rows side by side.
+// Panels are at most 16 rows (packA uses fill beyond).
 func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p0, kb, mr int, pan []T) {
 	d0, d1, d2 := p.sp[0], p.sp[1], p.sp[2]
 	zero := zerosOf[T]()
 	_, f32 := any(zero).([]float32)
 	return func(i0, mm, p0, kb, mr int, pan []T) {
-		if mr > 16 {
-			panic("convPanelFill: panels of more than 16 rows")
-		}
 		// Each row's sample and window origin.
 		var n, id0, ih0, iw0 [16]int
 		for i := 0; i < mm; i++ {

@@ -37,7 +37,7 @@ type gemmOperand[T nnFloat] struct {
 	// convolution pack its patches straight from the input (implicit
 	// im2col).
 	fill func(i, p0, kb int, dst []T, stride int)
-	// panel, when set beside fill, packs a whole mr-row panel at once:
+	// panel, when set beside fill, packs a whole mr-row panel (mr ≤ 16) at once:
 	// rows i0..i0+mm-1 of A[:, p0:p0+kb] into pan, k-major (pan[p*mr+i]),
 	// rows mm..mr-1 zero. It writes each k's mr values side by side, as
 	// packA12 does, where fill's row-at-a-time writes are mr apart.
@@ -365,7 +365,7 @@ func packA[T nnFloat](dst []T, a gemmOperand[T], i0, mb, p0, kb, mr int, round f
 		packA12(dst, a, i0, mb, p0, kb)
 		return
 	}
-	if a.panel != nil && round == nil {
+	if a.panel != nil && round == nil && mr <= 16 {
 		for ir := 0; ir < mb; ir += mr {
 			a.panel(i0+ir, min(mr, mb-ir), p0, kb, mr, dst[ir*kb:ir*kb+kb*mr])
 		}
