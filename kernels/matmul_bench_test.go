@@ -44,8 +44,9 @@ func BenchmarkMatMul(b *testing.B) {
 // alternating rounds of each in the same run. It reports each side's
 // GFLOP per CPU-second (median over the products) and go/blas, their ratio
 // (above 1: the Go GEMM is faster), and the same of each side's fastest
-// product (go/blas-best), which a loaded host moves least. The Go side is the MatMul kernel as the
-// executor runs it: its output drawn from a buffer pool (Context.Buffers),
+// product (go/blas-best), which a loaded host moves least. The Go side is
+// the MatMul kernel as the executor runs it: its output drawn from a
+// buffer pool (Context.Buffers),
 // to which the previous call's result goes back before the next call, as
 // the executor hands back a dead tensor's buffer and NumPy's allocator the
 // freed result of the last product. go-gemm is the bare GEMM writing into
