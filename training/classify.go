@@ -59,6 +59,7 @@ func Parts(g *graph.Graph) []Part {
 	byOp := map[string]opDecision{}
 	var recent [8]opDecision
 	next := 0
+	var scopes scopeMemo
 	for _, n := range g.Nodes {
 		var d opDecision
 		found := false
@@ -81,7 +82,7 @@ func Parts(g *graph.Graph) []Part {
 		if d.decided {
 			parts[n.ID], decided[n.ID] = d.part, true
 		} else {
-			parts[n.ID], decided[n.ID] = funcOrScopePart(n)
+			parts[n.ID], decided[n.ID] = scopes.funcOrScopePart(n)
 		}
 	}
 	if !IsTraining(parts) {
@@ -124,7 +125,8 @@ func partOf(n *graph.Node) (Part, bool) {
 	if p, ok := opPart(n.Op); ok {
 		return p, true
 	}
-	return funcOrScopePart(n)
+	var m scopeMemo
+	return m.funcOrScopePart(n)
 }
 
 // opPart is the part op tells whatever the node's name, and whether it
@@ -148,9 +150,18 @@ func opPart(op string) (Part, bool) {
 	return Forward, false
 }
 
+// scopeMemo remembers the part of the last scope scopePart read: a
+// graph's nodes come in runs of one scope, and Parts asks of every node.
+type scopeMemo struct {
+	dir     string
+	part    Part
+	decided bool
+	set     bool
+}
+
 // funcOrScopePart is the part n's function and name tell, for a node whose
 // op tells none.
-func funcOrScopePart(n *graph.Node) (Part, bool) {
+func (m *scopeMemo) funcOrScopePart(n *graph.Node) (Part, bool) {
 	if f := n.Func; f != nil {
 		// Functions the tape differentiates through are split in a
 		// forward and a backward function
@@ -160,25 +171,29 @@ func funcOrScopePart(n *graph.Node) (Part, bool) {
 			return Backward, true
 		}
 	}
-	return scopePart(n.Name)
-}
-
-// scopePart reads a node name's scopes. A gradient scope anywhere makes
-// the node backward: gradients_util.py:509 and :564 open name_scope
-// "gradients" (uniquified gradients_1, …) and :726 op.name + "_grad" per
-// op; backprop.py:144 "gradient_tape/"; optimizer_v2.py:583 opens
-// "<optimizer>/gradients" inside the optimizer's name. Otherwise the
-// outermost scope naming a part decides: a LossScaleOptimizer's scope holds
-// the optimizer it wraps in its own scope, and what is left there is the
-// scaling of loss and gradients and the scale's update.
-func scopePart(name string) (Part, bool) {
-	// The scopes are walked in place rather than split: a scan asks this
-	// of every node of every graph.
-	slash := strings.LastIndexByte(name, '/')
+	slash := strings.LastIndexByte(n.Name, '/')
 	if slash < 0 {
 		return Forward, false
 	}
-	dir := name[:slash]
+	if dir := n.Name[:slash]; !m.set || dir != m.dir {
+		m.dir, m.set = dir, true
+		m.part, m.decided = scopePart(dir)
+	}
+	return m.part, m.decided
+}
+
+// scopePart reads the scopes of a node name's directory (the name up to
+// its last "/"). A gradient scope anywhere makes the node backward:
+// gradients_util.py:509 and :564 open name_scope "gradients" (uniquified
+// gradients_1, …) and :726 op.name + "_grad" per op; backprop.py:144
+// "gradient_tape/"; optimizer_v2.py:583 opens "<optimizer>/gradients"
+// inside the optimizer's name. Otherwise the outermost scope naming a part
+// decides: a LossScaleOptimizer's scope holds the optimizer it wraps in its
+// own scope, and what is left there is the scaling of loss and gradients
+// and the scale's update.
+func scopePart(dir string) (Part, bool) {
+	// The scopes are walked in place rather than split: a scan asks this
+	// of every node of every graph.
 	if anyScope(dir, isGradientScope) {
 		return Backward, true
 	}

@@ -99,11 +99,11 @@ func (s *sim) countPins(r *Result, pins bool) {
 	r.PinnedDevices = map[string]int{}
 	// Over the placed nodes, as their NodeResult.RequestedDevice says
 	// (Result.Nodes may be lazy).
-	for _, gn := range s.g.Nodes {
+	for id := range s.g.Nodes {
 		if !pins {
 			break
 		}
-		if i, ok := s.placedAt(gn); ok {
+		if i, ok := s.placedAt(id); ok {
 			if req := s.pinAt(i); req != "" && s.counted(i) {
 				r.PinnedNodes++
 				r.PinnedDevices[req]++

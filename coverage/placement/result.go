@@ -116,8 +116,8 @@ func (s *sim) result() *Result {
 	counts := !s.opts.NoNodeCounts && !s.opts.DevicesOnly
 	if counts {
 		perDev := make([]int, len(s.devs))
-		for _, gn := range s.g.Nodes {
-			if i, ok := s.placedAt(gn); ok {
+		for id := range s.g.Nodes {
+			if i, ok := s.placedAt(id); ok {
 				perDev[s.dev[i]]++
 			}
 		}
@@ -141,7 +141,7 @@ func (s *sim) result() *Result {
 		if id < 0 || id >= len(s.g.Nodes) {
 			return "", "", false
 		}
-		i, ok := s.placedAt(s.g.Nodes[id])
+		i, ok := s.placedAt(id)
 		if !ok {
 			return "", "", false
 		}
@@ -205,11 +205,13 @@ func (s *sim) otherInstances() map[int]map[int]bool {
 	return others
 }
 
-// placedAt is the placement node of gn's first instance, false when gn
-// was not placed (a function never instantiated, a ghost left without a
-// device): the node a result speaks for.
-func (s *sim) placedAt(gn *graph.Node) (int, bool) {
-	i := s.firstOf[gn.ID]
+// placedAt is the placement node of the first instance of the graph node
+// with ID id, false when it was not placed (a function never
+// instantiated, a ghost left without a device): the node a result speaks
+// for. It reads no graph node, so that a walk over every ID touches only
+// the simulation's arrays.
+func (s *sim) placedAt(id int) (int, bool) {
+	i := s.firstOf[id]
 	return int(i), i >= 0 && s.dev[i] >= 0
 }
 
@@ -217,8 +219,8 @@ func (s *sim) placedAt(gn *graph.Node) (int, bool) {
 // instance; other instances that landed elsewhere are mentioned.
 func (s *sim) nodeResults(others map[int]map[int]bool) []NodeResult {
 	placed := 0
-	for _, gn := range s.g.Nodes {
-		if _, ok := s.placedAt(gn); ok {
+	for id := range s.g.Nodes {
+		if _, ok := s.placedAt(id); ok {
 			placed++
 		}
 	}
@@ -234,7 +236,7 @@ func (s *sim) nodeResults(others map[int]map[int]bool) []NodeResult {
 // nodeResult is graph node gn's result, by its first instance, false
 // when it was not placed.
 func (s *sim) nodeResult(gn *graph.Node, others map[int]map[int]bool) (NodeResult, bool) {
-	i, ok := s.placedAt(gn)
+	i, ok := s.placedAt(gn.ID)
 	if !ok {
 		return NodeResult{}, false
 	}
