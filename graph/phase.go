@@ -197,7 +197,11 @@ func (g *Graph) topNodes(lists ...[]string) map[string]*Node {
 	top := map[string]*Node{}
 	for _, names := range lists {
 		for _, s := range names {
-			top[tensorNode(s)] = nil
+			// No node has an empty name: a model without a saver names
+			// none, and its nodes are not read.
+			if name := tensorNode(s); name != "" {
+				top[name] = nil
+			}
 		}
 	}
 	if len(top) == 0 {

@@ -70,6 +70,25 @@ type Options struct {
 // Infer walks g (the top-level graph, then every function, each in
 // topological order) and infers output shapes.
 func Infer(g *graph.Graph, o Options) *Shapes {
+	return infer(g, o, topOrder(g))
+}
+
+// topOrder is the order the top-level nodes are inferred in. Without
+// functions any topological order gives every node the same inputs, and
+// the graph's own (Graph.Topo: data and control edges, loops broken at
+// NextIteration) is at hand; with functions the order decides which
+// caller's arguments a body is inferred with (function), and the walk's
+// data-edge order stays the one.
+func topOrder(g *graph.Graph) []*graph.Node {
+	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
+	if order := g.Topo(); len(g.Functions) == 0 && len(order) == len(top) {
+		return order
+	}
+	return walkOrder(top)
+}
+
+// infer is Infer with the top-level nodes walked in the given order.
+func infer(g *graph.Graph, o Options, order []*graph.Node) *Shapes {
 	start := make([]int32, len(g.Nodes)+1)
 	for _, n := range g.Nodes {
 		if n.ID >= 0 && n.ID < len(g.Nodes) {
@@ -93,8 +112,7 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 		assumed:  map[string]bool{},
 		captured: capturedHandles(g),
 	}
-	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.run(&frame{order: walkOrder(top)})
+	s.run(&frame{order: order})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
