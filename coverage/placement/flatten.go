@@ -972,20 +972,33 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 // resolveAll turns every node's inputs into pins: a model node's from its
 // graph node, the others' from their refs.
 func (s *sim) resolveAll() {
+	// Every node's inputs are carved from a few large arrays: one
+	// allocation per node costs more than resolving its inputs.
+	var pins chunks[pin]
+	var ctrls chunks[int]
+	var buf []int
 	for _, p := range s.nodes {
 		if p.src != nil && (p.x == nil || p.x.rin == nil) {
 			gn := p.src
-			p.in = make([]pin, len(gn.Inputs))
+			p.in = pins.take(len(gn.Inputs))
 			for i, in := range gn.Inputs {
 				var via int32
 				p.in[i], via = s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
 				s.noteCrossing(p, i, via)
 			}
-			for _, c := range gn.ControlInputs {
-				p.ctrl = s.resolveCtrl(p.ctrl, p.inst, c)
+			if len(gn.ControlInputs) > 0 {
+				buf = append(buf[:0], p.ctrl...)
+				for _, c := range gn.ControlInputs {
+					buf = s.resolveCtrl(buf, p.inst, c)
+				}
+				sort.Ints(buf)
+				buf = dedupInts(buf)
+				p.ctrl = ctrls.take(len(buf))
+				copy(p.ctrl, buf)
+				continue
 			}
 		} else if p.x != nil {
-			p.in = make([]pin, len(p.x.rin))
+			p.in = pins.take(len(p.x.rin))
 			for i, r := range p.x.rin {
 				var via int32
 				p.in[i], via = s.resolveVia(r)
@@ -1016,6 +1029,25 @@ func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
 		}
 	}
 	return ctrl
+}
+
+// chunks hands out slices carved from arrays of chunkLen elements (or of
+// one slice, when longer): each slice's capacity is its length, so that an
+// append to it copies rather than writing over the next one.
+type chunks[T any] struct{ free []T }
+
+const chunkLen = 4096
+
+func (c *chunks[T]) take(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if len(c.free) < n {
+		c.free = make([]T, max(n, chunkLen))
+	}
+	s := c.free[:n:n]
+	c.free = c.free[n:]
+	return s
 }
 
 func dedupInts(xs []int) []int {
