@@ -71,8 +71,11 @@ fuzz-short:
 # Speed and memory goals, each against a baseline measured in the same run
 # (on demand, not in CI; docs/performance.md). No time limit: on a loaded
 # machine the scan benchmarks alone take more than go test's ten minutes.
+# The node-heavy rows run in processes of their own (bench-nodes): the
+# benchmark model the others keep in memory would pace their collections.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -timeout=0 ./graph/ ./savedmodel/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
+	$(GO) test -run='^$$' -bench=. -skip='NodeHeavy' -benchmem -timeout=0 ./graph/ ./savedmodel/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/
+	$(MAKE) --no-print-directory bench-nodes
 
 # The executor against TensorFlow's CPU runtime on a zoo's models (single-
 # threaded and on every core) and the float32 GEMM against OpenBLAS, each
