@@ -18,3 +18,30 @@ func TestFlattenedGraphStaysSmall(t *testing.T) {
 		t.Errorf("group is %d bytes, more than 72", s)
 	}
 }
+
+// The inputs of the flattened graph's nodes are slices of shared arrays
+// (chunks): each is as long as asked and its capacity ends there, so that
+// an append to one copies instead of writing over the next node's.
+func TestChunksHandOutSlicesApart(t *testing.T) {
+	var c chunks[pin]
+	if got := c.take(0); got != nil {
+		t.Errorf("take(0) = %v, want nil", got)
+	}
+	a, b := c.take(3), c.take(2)
+	if len(a) != 3 || cap(a) != 3 || len(b) != 2 || cap(b) != 2 {
+		t.Fatalf("len/cap %d/%d and %d/%d, want 3/3 and 2/2", len(a), cap(a), len(b), cap(b))
+	}
+	b[0] = pin{n: 7}
+	_ = append(a, pin{n: 9})
+	if b[0] != (pin{n: 7}) {
+		t.Errorf("an append to one slice wrote over the next: %v", b[0])
+	}
+	if &a[2] == &b[0] {
+		t.Error("the slices overlap")
+	}
+	// A request longer than a chunk gets an array of its own.
+	long := c.take(chunkLen + 1)
+	if len(long) != chunkLen+1 {
+		t.Errorf("len %d, want %d", len(long), chunkLen+1)
+	}
+}
