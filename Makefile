@@ -9,8 +9,11 @@ build:
 # The whole suite, as CI runs it (.ci/run): unit, golden, corpus, CLI and
 # TensorFlow conformance tests, then the HTML report in a real headless
 # Chromium. The pinned TensorFlow is installed on first use (make tf).
+# The kernels and the executor run again in a purego build, on the
+# portable loops that other CPUs run, held to the same TensorFlow goldens.
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
+	$(GO) test -tags purego ./kernels ./executor
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update

@@ -524,29 +524,66 @@ func packBRows[T nnFloat](dst []T, b gemmOperand[T], p0, kb, j0, nb, nr int, rou
 }
 
 // gemmKernelGo is the portable micro-kernel: a register-blocked loop over
-// 4-column strips that the Go compiler keeps in registers.
+// 4-column strips that the Go compiler keeps in registers. Each output is
+// the chain of multiply-adds the assembly kernels compute, fused where
+// goFMA holds (fma_amd64.go) or the compiler fuses them (arm64, ppc64x,
+// s390x, riscv64).
 func gemmKernelGo[T nnFloat](mr, nr int) gemmKernel[T] {
 	return func(k int, a, b, tile []T) {
 		for i := 0; i < mr; i++ {
-			for j := 0; j+4 <= nr; j += 4 {
-				var c0, c1, c2, c3 T
-				ai := i
-				bj := j
-				for p := 0; p < k; p++ {
-					av := a[ai]
-					bb := b[bj : bj+4 : bj+4]
-					c0 += av * bb[0]
-					c1 += av * bb[1]
-					c2 += av * bb[2]
-					c3 += av * bb[3]
-					ai += mr
-					bj += nr
+			j := 0
+			if goFMA {
+				// Eight chains at once: each fused step converts to
+				// float64 and back, a longer chain to hide.
+				for ; j+8 <= nr; j += 8 {
+					gemmStripFMA(k, mr, nr, a[i:], b[j:], tile[i*nr+j:i*nr+j+8:i*nr+j+8])
 				}
-				t := tile[i*nr+j : i*nr+j+4 : i*nr+j+4]
-				t[0], t[1], t[2], t[3] = c0, c1, c2, c3
+			}
+			for ; j+4 <= nr; j += 4 {
+				gemmStrip(k, mr, nr, a[i:], b[j:], tile[i*nr+j:i*nr+j+4:i*nr+j+4])
 			}
 		}
 	}
+}
+
+// gemmStrip computes four outputs of a tile: row a[0], a[mr], ... against
+// columns b[0:4], b[nr:nr+4], ... .
+func gemmStrip[T nnFloat](k, mr, nr int, a, b, t []T) {
+	var c0, c1, c2, c3 T
+	ai, bj := 0, 0
+	for p := 0; p < k; p++ {
+		av := a[ai]
+		bb := b[bj : bj+4 : bj+4]
+		c0 += av * bb[0]
+		c1 += av * bb[1]
+		c2 += av * bb[2]
+		c3 += av * bb[3]
+		ai += mr
+		bj += nr
+	}
+	t[0], t[1], t[2], t[3] = c0, c1, c2, c3
+}
+
+// gemmStripFMA is gemmStrip over eight columns with each multiply-add
+// rounded once.
+func gemmStripFMA[T nnFloat](k, mr, nr int, a, b, t []T) {
+	var c0, c1, c2, c3, c4, c5, c6, c7 T
+	ai, bj := 0, 0
+	for p := 0; p < k; p++ {
+		av := a[ai]
+		bb := b[bj : bj+8 : bj+8]
+		c0 = fusedMulAdd(av, bb[0], c0)
+		c1 = fusedMulAdd(av, bb[1], c1)
+		c2 = fusedMulAdd(av, bb[2], c2)
+		c3 = fusedMulAdd(av, bb[3], c3)
+		c4 = fusedMulAdd(av, bb[4], c4)
+		c5 = fusedMulAdd(av, bb[5], c5)
+		c6 = fusedMulAdd(av, bb[6], c6)
+		c7 = fusedMulAdd(av, bb[7], c7)
+		ai += mr
+		bj += nr
+	}
+	t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7] = c0, c1, c2, c3, c4, c5, c6, c7
 }
 
 // Pack buffers are recycled between GEMM calls (a model runs thousands):

@@ -56,10 +56,17 @@ func runGemm[T nnFloat](jobs []gemmJob[T]) {
 }
 
 // fmaAcc32 computes acc[i] += x[i]*f[i] over len(acc) elements (x and f at
-// least as long); assembly replaces it where the CPU supports AVX2/FMA.
+// least as long), fused as gemmKernelGo's; assembly replaces it where the
+// CPU supports AVX2/FMA.
 var fmaAcc32 = func(acc, x, f []float32) {
 	x = x[:len(acc)]
 	f = f[:len(acc)]
+	if goFMA {
+		for i := range acc {
+			acc[i] = fusedMulAdd(x[i], f[i], acc[i])
+		}
+		return
+	}
 	for i := range acc {
 		acc[i] += x[i] * f[i]
 	}
