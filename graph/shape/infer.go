@@ -2,6 +2,7 @@ package shape
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,6 +43,8 @@ type Shapes struct {
 	// like a stack (a call's rule infers the callee's nodes while its own
 	// inputs are in use).
 	ins []Tensor
+	// walkOnly: every scope in walkOrder (scopeOrder).
+	walkOnly bool
 }
 
 // nodeState is how far inference of a node is.
@@ -70,25 +73,27 @@ type Options struct {
 // Infer walks g (the top-level graph, then every function, each in
 // topological order) and infers output shapes.
 func Infer(g *graph.Graph, o Options) *Shapes {
-	return infer(g, o, topOrder(g))
+	return infer(g, o, false)
 }
 
-// topOrder is the order the top-level nodes are inferred in. Without
-// functions any topological order gives every node the same inputs, and
-// the graph's own (Graph.Topo: data and control edges, loops broken at
-// NextIteration) is at hand; with functions the order decides which
-// caller's arguments a body is inferred with (function), and the walk's
-// data-edge order stays the one.
-func topOrder(g *graph.Graph) []*graph.Node {
-	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	if order := g.Topo(); len(g.Functions) == 0 && len(order) == len(top) {
-		return order
+// scopeOrder is the order a scope's nodes (the top level's, or a body's)
+// are inferred in, topo its topological order from the build (Graph.Topo,
+// Function.Topo: data and control edges, loops broken at NextIteration).
+// Where no node of the scope calls a function, any topological order gives
+// every node the same inputs, and the build's is at hand. Where one does,
+// the order decides which caller's arguments a callee's body is inferred
+// with (function), and the walk's data-edge order (walkOrder) stays the
+// one; so it does for every scope under walkOnly.
+func scopeOrder(nodes, topo []*graph.Node, walkOnly bool) []*graph.Node {
+	if walkOnly || len(topo) != len(nodes) || slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
+		return walkOrder(nodes)
 	}
-	return walkOrder(top)
+	return topo
 }
 
-// infer is Infer with the top-level nodes walked in the given order.
-func infer(g *graph.Graph, o Options, order []*graph.Node) *Shapes {
+// infer is Infer; walkOnly walks every scope in walkOrder (the reference
+// scopeOrder's choice is tested against).
+func infer(g *graph.Graph, o Options, walkOnly bool) *Shapes {
 	start := make([]int32, len(g.Nodes)+1)
 	for _, n := range g.Nodes {
 		if n.ID >= 0 && n.ID < len(g.Nodes) {
@@ -111,8 +116,10 @@ func infer(g *graph.Graph, o Options, order []*graph.Node) *Shapes {
 		ckpt:     o.Checkpoint,
 		assumed:  map[string]bool{},
 		captured: capturedHandles(g),
+		walkOnly: walkOnly,
 	}
-	s.run(&frame{order: order})
+	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
+	s.run(&frame{order: scopeOrder(top, g.Topo(), walkOnly)})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -243,7 +250,7 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 		in[i] = t
 	}
 	s.args[f] = in
-	return &frame{f: f, order: walkOrder(f.Nodes)}
+	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.walkOnly)}
 }
 
 // leave takes f's results from its inferred body.
@@ -252,19 +259,7 @@ func (s *Shapes) leave(f *graph.Function) {
 	sig := f.Def.GetSignature()
 	in := s.args[f]
 	rets := make([]Tensor, len(sig.GetOutputArg()))
-	// Only the nodes the results name are looked up by name (a map of
-	// the whole body, made at every call, cost more than the inference
-	// of small bodies).
-	byName := map[string]*graph.Node{}
-	for _, r := range f.Def.GetRet() {
-		name, _, _ := strings.Cut(r, ":")
-		byName[name] = nil
-	}
-	for _, n := range f.Nodes {
-		if _, ok := byName[n.Name]; ok {
-			byName[n.Name] = n
-		}
-	}
+	byName := retNodes(f)
 	for i, oa := range sig.GetOutputArg() {
 		rets[i] = Tensor{Shape: unknownRank()}
 		if i < len(f.RetTypes) {
@@ -298,6 +293,40 @@ func (s *Shapes) leave(f *graph.Function) {
 		}
 	}
 	s.rets[f] = rets
+}
+
+// retNodes are the nodes f's results name, by name. Only those are looked
+// up (a map of the whole body, made at every call, cost more than the
+// inference of small bodies), and a body of few results compares each
+// node's name with theirs rather than hash it.
+func retNodes(f *graph.Function) map[string]*graph.Node {
+	byName := map[string]*graph.Node{}
+	for _, r := range f.Def.GetRet() {
+		name, _, _ := strings.Cut(r, ":")
+		byName[name] = nil
+	}
+	if len(byName) > 4 {
+		for _, n := range f.Nodes {
+			if _, ok := byName[n.Name]; ok {
+				byName[n.Name] = n
+			}
+		}
+		return byName
+	}
+	var names [4]string
+	k := 0
+	for name := range byName {
+		names[k] = name
+		k++
+	}
+	for _, n := range f.Nodes {
+		for _, name := range names[:k] {
+			if n.Name == name {
+				byName[name] = n
+			}
+		}
+	}
+	return byName
 }
 
 func outputOffset(n *graph.Node, name string) (int, bool) {

@@ -2,20 +2,22 @@ package shape
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/testutil"
 )
 
-// TestTopOrderInfersAsTheWalk: a graph without functions is inferred in
-// its own topological order (topOrder); every output and assumption comes
-// out as in the walk's data-edge order, on models with TF1 loops, pins and
-// resources.
-func TestTopOrderInfersAsTheWalk(t *testing.T) {
+// TestScopeOrderInfersAsTheWalk: a scope (the top level, a function body)
+// where no node calls a function is inferred in the build's topological
+// order (scopeOrder); every output and assumption comes out as in the
+// walk's data-edge order, on models with TF1 loops, pins, resources and
+// function bodies.
+func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 	root := testutil.RepoRoot()
 	corpus := testutil.Corpus(t)
 	paths := []string{
@@ -24,32 +26,37 @@ func TestTopOrderInfersAsTheWalk(t *testing.T) {
 		filepath.Join(root, "testdata", "models", "keras_pinned_frozen.pb"),
 		filepath.Join(root, "testdata", "models", "convnet.meta"),
 		filepath.Join(root, "testdata", "models", "resource_vars.pbtxt"),
+		filepath.Join(root, "testdata", "models", "keras_saved_model"),
+		filepath.Join(root, "testdata", "models", "convnet_saved_model"),
+		filepath.Join(root, "testdata", "models", "tf2_while_saved_model"),
 		filepath.Join(corpus, "tf", "gd_lstm_layer_inference", "lstm_layer_inference.pbtxt"),
 		filepath.Join(corpus, "tf", "gd_keras_imagenet_train", "keras_imagenet_main.pbtxt"),
+		filepath.Join(corpus, "tf", "gd_if_op", "if_op.pbtxt"),
 		filepath.Join(corpus, "tf", "sm_half_plus_two_v1"),
+		filepath.Join(corpus, "tf", "sm_simple_while_loop"),
+		filepath.Join(corpus, "tf", "sm_static_hashtable"),
+		filepath.Join(corpus, "tf", "sm_x_plus_y_debuginfo"),
 		filepath.Join(corpus, "tfjs", "centernet"),
 		filepath.Join(corpus, "tfjs", "meet"),
 	}
-	loops, compared := 0, 0
+	loops, bodies := 0, 0
 	for _, path := range paths {
 		g := testmodel.Graph(t, path)
-		if len(g.Functions) > 0 {
-			// Inferred in the walk's order (topOrder).
-			continue
-		}
-		compared++
-		top := g.Nodes[:g.TopLevel]
-		require.Len(t, topOrder(g), len(top), path)
-		for _, n := range top {
+		for _, n := range g.Nodes {
 			if n.Op == "NextIteration" {
 				loops++
 				break
 			}
 		}
+		for _, f := range g.Functions {
+			if !slices.ContainsFunc(f.Nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
+				bodies++
+			}
+		}
 		o := Options{Dims: map[string]int64{"batch": 3}}
-		got, want := Infer(g, o), infer(g, o, walkOrder(top))
+		got, want := Infer(g, o), infer(g, o, true)
 		assert.Equal(t, want.AssumedDims, got.AssumedDims, path)
-		for _, n := range top {
+		for _, n := range g.Nodes {
 			for i := range n.OutputTypes {
 				w, wok := want.Output(n, i)
 				gt, gok := got.Output(n, i)
@@ -59,6 +66,6 @@ func TestTopOrderInfersAsTheWalk(t *testing.T) {
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, compared, 6)
 	assert.Positive(t, loops, "no model with a TF1 loop")
+	assert.GreaterOrEqual(t, bodies, 10, "function bodies without calls")
 }
