@@ -168,7 +168,7 @@ func (s *sim) placeBy(i, d int, reason string, placer bool) {
 		// First: the reason the node is placed where it is.
 		s.prependReason(i, reason)
 	}
-	if g := s.groups[s.find(i)]; g != nil && placer && !g.failed && g.pinned < 0 {
+	if g := s.group(s.find(i)); g != nil && placer && !g.failed && g.pinned < 0 {
 		g.pinned = int32(d)
 	}
 }
@@ -192,7 +192,7 @@ func (s *sim) candidatesOrFail(i int) []int {
 		return c
 	}
 	p := s.nodes[i]
-	g := s.groups[s.find(i)]
+	g := s.group(s.find(i))
 	msg := fmt.Sprintf("Cannot assign a device for operation %s: %s", p.name(), err.Error())
 	if !g.failed {
 		// TF stops at the first error; later members of the group would
@@ -203,7 +203,7 @@ func (s *sim) candidatesOrFail(i int) []int {
 	s.addReason(i, "TensorFlow fails here: "+msg)
 	var out []int
 	for d := range s.devs {
-		if g.prio[d] >= 0 {
+		if s.prio(g)[d] >= 0 {
 			out = append(out, d)
 		}
 	}
@@ -218,7 +218,7 @@ func (s *sim) candidatesOrFail(i int) []int {
 // colocation_graph.cc:1231-1365).
 func (s *sim) candidates(i int) ([]int, error) {
 	root := s.find(i)
-	g := s.groups[root]
+	g := s.group(root)
 	p := s.nodes[i]
 	// An assigned group (a pre-assigned member, or one the placer already
 	// placed) keeps that device: AssignDevice merges it into the requested
@@ -229,7 +229,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 		a = g.assigned
 	}
 	if a >= 0 {
-		if g.prio[a] >= 0 {
+		if s.prio(g)[a] >= 0 {
 			return s.candLists[s.internCands([]int{int(a)})], nil
 		}
 		return nil, s.explicitError(p, g, int(a))
@@ -237,10 +237,11 @@ func (s *sim) candidates(i int) ([]int, error) {
 	if g.candsOK {
 		return s.candLists[g.cands], nil
 	}
+	prio := s.prio(g)
 	filter := func(spec devSpec) []int {
 		out := s.candBuf[:0]
 		for d, t := range s.types {
-			if spec.matchesLocal(t) && g.prio[d] >= 0 {
+			if spec.matchesLocal(t) && prio[d] >= 0 {
 				out = append(out, d)
 			}
 		}
@@ -248,8 +249,8 @@ func (s *sim) candidates(i int) ([]int, error) {
 		return out
 	}
 	var out []int
-	if !g.req().empty() {
-		out = filter(g.req())
+	if req := s.req(g); !req.empty() {
+		out = filter(req)
 		if len(out) == 0 && s.soft {
 			// GetSoftDeviceCandidates (colocation_graph.cc:1173-1222):
 			// first drop type and id unless an assigned or resource device
@@ -257,16 +258,17 @@ func (s *sim) candidates(i int) ([]int, error) {
 			// unless an assigned one does (GetSoftDeviceName, 583-593),
 			// which moves resources. Job, replica and task never relax.
 			asg := s.assignedSpec(g)
-			soft := g.req().relax(asg.hasType() || g.resSpec().hasType(), asg.hasID() || g.resSpec().hasID())
+			res := s.resSpec(g)
+			soft := req.relax(asg.hasType() || res.hasType(), asg.hasID() || res.hasID())
 			out = filter(soft)
 			if len(out) == 0 {
-				out = filter(g.req().relax(asg.hasType(), asg.hasID()))
+				out = filter(req.relax(asg.hasType(), asg.hasID()))
 				if len(out) > 0 {
 					s.warnings = append(s.warnings, fmt.Sprintf("Failed to place the graph without changing the devices of some resources. Some of the operations (that had to be colocated with resource generating operations) are not supported on the resources' devices. (group of %s %s)", p.op(), p.name()))
 				}
 			}
 			if len(out) > 0 {
-				s.addReason(i, s.ignored(g.req()))
+				s.addReason(i, s.ignored(req))
 			}
 		}
 		if len(out) == 0 {
@@ -278,7 +280,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 		// same ones, tried among the last found.
 		var k candKey
 		if len(s.devs) == 2 {
-			k = candKey{prio: [2]int{g.prio[0], g.prio[1]}, dflt: g.dflt, ok: true}
+			k = candKey{prio: [2]int{prio[0], prio[1]}, dflt: g.dflt, ok: true}
 			for _, r := range s.recentCands {
 				if r.ok && r.candKey == k {
 					g.cands, g.candsOK = r.cands, true
@@ -333,11 +335,12 @@ func (s *sim) internCands(c []int) int32 {
 // sortCands orders candidates: default device first, then kernel priority,
 // then device-type priority, then name (device_set.cc:116-140).
 func (s *sim) sortCands(out []int, g *group) {
+	prio := s.prio(g)
 	less := func(da, db int) bool {
 		if g.dflt >= 0 && (da == int(g.dflt)) != (db == int(g.dflt)) {
 			return da == int(g.dflt)
 		}
-		return s.less(da, db, g.prio)
+		return s.less(da, db, prio)
 	}
 	// A stable insertion sort: there are as many candidates as devices
 	// (two), and sort.SliceStable costs an allocation per node.
@@ -375,7 +378,7 @@ func (s *sim) setDevices() string {
 // it out.
 func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 	own := p.req()
-	greq := g.req()
+	greq := s.req(g)
 	if assigned >= 0 {
 		// A placed group's request holds its assigned device
 		// (Member::AssignDevice).
@@ -487,7 +490,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	if why != "" {
 		return s.says(d, why)
 	}
-	g := s.groups[s.find(i)]
+	g := s.group(s.find(i))
 	own := s.sup(i)
 	if d == s.tgt && s.tgt != s.cpu {
 		m := *s.match(i, d)
@@ -513,19 +516,19 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		return s.says(d, missingWhy(tm, s.types[s.tgt]))
 	case g.hostOnly:
 		return s.says(d, "group limited to CPU (host-only variant)")
-	case g.prio[s.tgt] < 0 && g.lacks >= 0 && int(g.lacks) != i:
+	case s.prio(g)[s.tgt] < 0 && g.lacks >= 0 && int(g.lacks) != i:
 		c := s.nodes[g.lacks]
 		via := s.mergeNote[i]
 		if via == "" {
 			via = "its colocation group"
 		}
 		return fmt.Sprintf("%s: colocated with %s %s (%s) through %s", dn, c.op(), c.name(), missingWhy(*s.match(int(g.lacks), s.tgt), s.types[s.tgt]), via)
-	case g.req().typ == "CPU" && g.req().hasType():
+	case s.req(g).typ == "CPU" && s.req(g).hasType():
 		return dn + ": " + s.pinDescription(i, g)
 	case int(g.dflt) == d:
 		return s.says(d, "the default device")
-	case g.prio[d] > g.prio[s.tgt]:
-		return fmt.Sprintf("%s: CPU kernel priority %d beats %s priority %d (op_kernel.cc:1586-1591)", dn, g.prio[d], s.types[s.tgt], g.prio[s.tgt])
+	case s.prio(g)[d] > s.prio(g)[s.tgt]:
+		return fmt.Sprintf("%s: CPU kernel priority %d beats %s priority %d (op_kernel.cc:1586-1591)", dn, s.prio(g)[d], s.types[s.tgt], s.prio(g)[s.tgt])
 	}
 	return s.says(d, "first candidate")
 }

@@ -13,15 +13,17 @@ import (
 	"github.com/tfscan/tfscan/graph"
 )
 
-// group is the state of a colocation group's root (colocation_graph.cc Member).
+// group is the state of a colocation group's root (colocation_graph.cc
+// Member). It holds no pointer: its devices and priorities are indexes into
+// the simulation's tables, so that the collector skips the slab of a group
+// per node (sim.gslab).
 type group struct {
-	// rq is the requested device (req), nil for none: most groups
-	// request none, and a devSpec is 64 bytes.
-	rq *devSpec
-	// res is the resource device, nil when none (most groups: a pointer
-	// keeps the group small).
-	res      *devSpec
-	prio     []int
+	// rq is the requested device (sim.req), res the resource device
+	// (sim.resSpec): indexes in sim.specTab, 0 for none (most groups).
+	rq, res int32
+	// prio is the group's device priorities (sim.prio): node prio's sup
+	// while prio ≥ 0, else the group's own, sim.ownPrios[-prio-1].
+	prio     int32
 	cands    int32 // the candidates (candLists) once candsOK
 	assigned int32 // pre-assigned device, -1
 	dflt     int32
@@ -31,25 +33,50 @@ type group struct {
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
 	// device names in TF's merge errors.
-	rank     int32
+	rank int32
+	// live: the group is a root's (sim.group).
+	live     bool
 	hostOnly bool
-	// nodePrio: prio is the node's sup, not the group's own (ownPrio).
-	nodePrio bool
 	// failed is set once a member could not be placed (error recorded).
 	failed  bool
 	candsOK bool
 }
 
-// req is the group's requested device, the empty spec for none.
-func (g *group) req() devSpec {
-	if g.rq == nil {
-		return devSpec{}
+// group is the colocation group whose root is node r, nil when r is no
+// group's root (a ghost, or merged into another).
+func (s *sim) group(r int) *group {
+	if g := &s.gslab[r]; g.live {
+		return g
 	}
-	return *g.rq
+	return nil
+}
+
+// req is g's requested device, the empty spec for none.
+func (s *sim) req(g *group) devSpec { return s.specTab[g.rq] }
+
+// resSpec is g's resource device, the empty spec for none.
+func (s *sim) resSpec(g *group) devSpec { return s.specTab[g.res] }
+
+// specID is d's index in the simulation's table of the device requests
+// groups hold, 0 for none.
+func (s *sim) specID(d devSpec) int32 {
+	if d.empty() {
+		return 0
+	}
+	if k, ok := s.specIDs[d]; ok {
+		return k
+	}
+	if s.specIDs == nil {
+		s.specIDs = map[devSpec]int32{}
+	}
+	s.specTab = append(s.specTab, d)
+	k := int32(len(s.specTab) - 1)
+	s.specIDs[d] = k
+	return k
 }
 
 // spec is the simulation's shared copy of a device request, nil for none:
-// nodes and groups keep their requests by pointer.
+// nodes keep their requests by pointer.
 func (s *sim) spec(d devSpec) *devSpec {
 	if d.empty() {
 		return nil
@@ -64,14 +91,6 @@ func (s *sim) spec(d devSpec) *devSpec {
 	*x = d
 	s.specs[d] = x
 	return x
-}
-
-// resSpec is the group's resource device, the empty spec for none.
-func (g *group) resSpec() devSpec {
-	if g.res == nil {
-		return devSpec{}
-	}
-	return *g.res
 }
 
 // assignedSpec is the group's assigned device as TF holds it: a full name.
@@ -186,13 +205,28 @@ func (s *sim) sup(i int) []int {
 	return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
 }
 
+// prio is g's device priorities, len(devs) of them: its root node's sup
+// until the group has its own (ownPrio, setPrio).
+func (s *sim) prio(g *group) []int {
+	if g.prio >= 0 {
+		return s.sup(int(g.prio))
+	}
+	return s.ownPrios[-g.prio-1]
+}
+
 // ownPrio is g's device priorities, to change: a group starts with its
 // node's (sup), which it must not change.
 func (s *sim) ownPrio(g *group) []int {
-	if g.nodePrio {
-		g.prio, g.nodePrio = slices.Clone(g.prio), false
+	if g.prio >= 0 {
+		s.setPrio(g, slices.Clone(s.sup(int(g.prio))))
 	}
-	return g.prio
+	return s.prio(g)
+}
+
+// setPrio makes p g's own device priorities.
+func (s *sim) setPrio(g *group, p []int) {
+	s.ownPrios = append(s.ownPrios, p)
+	g.prio = -int32(len(s.ownPrios))
 }
 
 // filled is n copies of v.
@@ -354,10 +388,10 @@ func (p *pnode) resourceGenerator() bool {
 func (s *sim) colocate() {
 	n := len(s.nodes)
 	s.parent = s.opts.Scratch.lentInt32(lentParent, n)
-	s.groups = s.opts.Scratch.lentGroups(n)
 	// The groups, one allocation. A group's device priorities are its
 	// node's (sup) until it changes them (ownPrio).
-	slab := s.opts.Scratch.groupSlab(n)
+	s.gslab = s.opts.Scratch.groupSlab(n)
+	s.specTab, s.specIDs, s.ownPrios = []devSpec{{}}, nil, nil
 	s.mergeNote = map[int]string{}
 	s.reasons, s.reasonLists = s.opts.Scratch.lentInt32(lentReasons, n), [][]string{nil}
 	for i, p := range s.nodes {
@@ -372,31 +406,31 @@ func (s *sim) colocate() {
 			}
 			continue
 		}
-		g := &slab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.nodePrio, g.lacks = -1, -1, int32(s.device(int(p.dflt))), s.sup(i), true, -1
+		g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int32(s.device(int(p.dflt))), int32(i), -1, true
 		if s.sup(i)[s.tgt] < 0 {
 			g.lacks = int32(i)
 		}
-		s.groups[i] = g
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
 			g.assigned = int32(s.device(int(p.assigned)))
-			g.rq = s.spec(localSpec(s.types[g.assigned]))
+			g.rq = s.specID(localSpec(s.types[g.assigned]))
 			continue
 		}
-		g.rq = p.rq
-		if p.rq != nil && !p.rq.empty() && p.resourceGenerator() { // few nodes request a device
-			// Resource generators' requests are resource devices
-			// (colocation_graph.cc:95-98, 1525-1537).
-			res := p.req()
-			g.res = &res
+		if p.rq != nil && !p.rq.empty() { // few nodes request a device
+			g.rq = s.specID(*p.rq)
+			if p.resourceGenerator() {
+				// Resource generators' requests are resource devices
+				// (colocation_graph.cc:95-98, 1525-1537).
+				g.res = g.rq
+			}
 		}
 		if p.assigned == -2 || noPlacer {
 			continue
 		}
 		switch {
-		case allNeg(g.prio):
+		case allNeg(s.prio(g)):
 			s.addErr(fmt.Sprintf("No OpKernel was registered to support Op '%s' used by {{node %s}} with these attrs: [%s]\nRegistered devices: [%s]\nRegistered kernels:\n%s",
 				p.op(), p.name(), attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
 			s.addReason(i, "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
@@ -487,21 +521,21 @@ func (s *sim) colocateResourceEdges() {
 // check belongs to resource and reference edges only; `_class` merges go
 // straight to ColocateNodes.
 func (s *sim) ensureCompatible(src, dst int) error {
-	gs, gd := s.groups[s.find(src)], s.groups[s.find(dst)]
+	gs, gd := s.group(s.find(src)), s.group(s.find(dst))
 	ns, nd := s.nodes[src], s.nodes[dst]
 	for _, c := range []struct {
 		what string
 		a, b devSpec
-	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", gs.resSpec(), gd.resSpec()}} {
+	}{{"assigned", s.assignedSpec(gs), s.assignedSpec(gd)}, {"resource", s.resSpec(gs), s.resSpec(gd)}} {
 		if !compatible(c.a, c.b) {
 			return fmt.Errorf("Cannot place the graph because a reference or resource edge connects colocation groups with incompatible %s devices: %s vs %s. The edge src node is name='%s' (op='%s'), and the dst node is name='%s' (op='%s').",
 				c.what, c.a, c.b, ns.name(), ns.op(), nd.name(), nd.op())
 		}
 	}
-	if !compatible(gs.req(), gd.req()) {
+	if !compatible(s.req(gs), s.req(gd)) {
 		// "Ignoring device specification ... because the input edge ...
 		// is a reference connection": the producer's request wins.
-		gd.rq = s.spec(gs.req().specialize(s.assignedSpec(gd)).specialize(gd.resSpec()))
+		gd.rq = s.specID(s.req(gs).specialize(s.assignedSpec(gd)).specialize(s.resSpec(gd)))
 		gd.candsOK = false
 	}
 	return nil
@@ -607,37 +641,34 @@ func (s *sim) union(x, y int) error {
 		return nil
 	}
 	root, other := rx, ry
-	if s.groups[rx].rank < s.groups[ry].rank {
+	if s.group(rx).rank < s.group(ry).rank {
 		root, other = ry, rx
 	}
-	g, o := s.groups[root], s.groups[other]
+	g, o := s.group(root), s.group(other)
 	colocate := fmt.Sprintf("Cannot colocate nodes {{colocation_node %s}} and {{colocation_node %s}}", s.nodes[x].name(), s.nodes[y].name())
 	asg, err := mergeSpecs(s.assignedSpec(g), s.assignedSpec(o), false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	res, err := mergeSpecs(g.resSpec(), o.resSpec(), false)
+	res, err := mergeSpecs(s.resSpec(g), s.resSpec(o), false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	req, err := mergeSpecs(g.req(), o.req(), s.soft)
+	req, err := mergeSpecs(s.req(g), s.req(o), s.soft)
 	if err != nil {
 		return fmt.Errorf("%s: %w", colocate, err)
 	}
-	prio, ok := mergePrio(g.prio, o.prio, s)
+	prio, ok := mergePrio(s.prio(g), s.prio(o), s)
 	if !ok {
 		// TF appends its Colocation Debug Info here; tfscan leaves it out.
 		return fmt.Errorf("%s because no device type supports both of those nodes and the other nodes colocated with them.", colocate)
 	}
-	g.rq = s.spec(req.specialize(asg).specialize(res))
-	g.res = nil
-	if !res.empty() {
-		g.res = &res
-	}
+	g.rq = s.specID(req.specialize(asg).specialize(res))
+	g.res = s.specID(res)
 	if g.assigned < 0 {
 		g.assigned = o.assigned
 	}
-	g.prio, g.nodePrio = prio, false
+	s.setPrio(g, prio)
 	if g.dflt < 0 {
 		g.dflt = o.dflt
 	}
@@ -650,7 +681,7 @@ func (s *sim) union(x, y int) error {
 	}
 	g.candsOK = false
 	s.parent[other] = int32(root)
-	s.groups[other] = nil
+	o.live = false
 	return nil
 }
 
@@ -786,12 +817,12 @@ func (s *sim) hostOnlyVariants() {
 	for _, i32 := range variantIn {
 		i := int(i32)
 		root := s.find(i)
-		g := s.groups[root]
-		if g == nil || s.cpuOnly(g.prio) {
+		g := s.group(root)
+		if g == nil || s.cpuOnly(s.prio(g)) {
 			continue
 		}
 		if elem(i, 0) == 1 {
-			if g.prio[s.cpu] >= 0 {
+			if s.prio(g)[s.cpu] >= 0 {
 				prio := s.ownPrio(g)
 				for d := range prio {
 					if d != s.cpu {

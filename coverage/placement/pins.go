@@ -47,7 +47,7 @@ func (s *sim) pinDescription(i int, g *group) string {
 		}
 		return fmt.Sprintf("pinned by its device field %q%s", pin, hint)
 	}
-	return "requested device " + g.req().String() + " (a device field in its colocation group or on its caller)"
+	return "requested device " + s.req(g).String() + " (a device field in its colocation group or on its caller)"
 }
 
 // pinnedOnCPU reports whether node j sits on CPU because of a device
@@ -56,8 +56,8 @@ func (s *sim) pinnedOnCPU(j int) bool {
 	if s.sup(j) == nil || s.sup(j)[s.tgt] < 0 || s.pinAt(j) == "" {
 		return false
 	}
-	g := s.groups[s.find(j)]
-	return g != nil && g.req().hasType() && g.req().typ == s.types[s.cpu] && g.prio[s.tgt] >= 0
+	g := s.group(s.find(j))
+	return g != nil && s.req(g).hasType() && s.req(g).typ == s.types[s.cpu] && s.prio(g)[s.tgt] >= 0
 }
 
 // pinCause sums the pins that hold an island's nodes on CPU, e.g. "97

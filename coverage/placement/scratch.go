@@ -18,12 +18,11 @@ type Scratch struct {
 	flat *flattened
 	// cpu are the CPU's kernel lookups of flat's nodes (share.go).
 	cpu *cpuLookups
-	// ints, int32s and groupRoots are the arrays a simulation makes of
+	// ints and int32s are the arrays a simulation makes of
 	// its own, by use (lentInts, lentInt32s), lent to each simulation in
 	// turn (lend).
 	ints       [lentInts][]int
 	int32s     [lentInt32s][]int32
-	groupRoots []*group
 	groupNodes members
 }
 
@@ -78,14 +77,6 @@ func (sc *Scratch) lentInt32(k, n int) []int32 {
 		return make([]int32, n)
 	}
 	return lend(&sc.int32s[k], n)
-}
-
-// lentGroups is n nil group pointers (sim.groups).
-func (sc *Scratch) lentGroups(n int) []*group {
-	if sc == nil {
-		return make([]*group, n)
-	}
-	return lend(&sc.groupRoots, n)
 }
 
 // spareInt32 is the empty int32 array of use k, whose capacity an earlier

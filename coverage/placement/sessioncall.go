@@ -93,8 +93,8 @@ func (s *sim) pinCallResourceUsers() {
 			continue
 		}
 		root := s.find(int(c.dst))
-		g := s.groups[root]
-		if g != nil && g.prio[dp] >= 0 {
+		g := s.group(root)
+		if g != nil && s.prio(g)[dp] >= 0 {
 			if _, ok := move[root]; !ok {
 				move[root] = dp
 				why[root] = fmt.Sprintf("%s: reads resource %s %s through call %s, whose argument is pinned to the resource's device (docs/placement.md#calls-in-a-session-graph)",

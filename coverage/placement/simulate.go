@@ -60,9 +60,15 @@ type sim struct {
 	reasons     []int32
 	reasonLists [][]string
 	parent      []int32
-	// groups holds each colocation group at its root's index (nil
-	// elsewhere).
-	groups []*group
+	// gslab holds each colocation group at its root's index (group); the
+	// others' are not live.
+	gslab []group
+	// specTab are the device requests groups hold, each once (specID,
+	// specIDs), the empty one first; ownPrios the device priorities of
+	// the groups that have their own (setPrio).
+	specTab  []devSpec
+	specIDs  map[devSpec]int32
+	ownPrios [][]int
 	// mergeNote is why a node joined its group (first merge), for the
 	// nodes that did.
 	mergeNote map[int]string
@@ -108,8 +114,7 @@ type sim struct {
 	// request, by key (candidates).
 	recentCands [4]recentCand
 	nextCands   int
-	// specs are the device requests of nodes and groups, each once
-	// (spec).
+	// specs are the device requests of nodes, each once (spec).
 	specs map[devSpec]*devSpec
 	// said holds describe's texts (says), kernelTexts those of kernelOn,
 	// by device, as says gives them.

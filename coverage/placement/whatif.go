@@ -271,7 +271,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		oldDev[i] = s.dev[i]
 		oldReasons[i] = s.reasons[i]
 		r := s.find(i)
-		if g := s.groups[r]; g != nil {
+		if g := s.group(r); g != nil {
 			if _, seen := roots[r]; !seen {
 				roots[r] = *g
 			}
@@ -282,7 +282,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		// The region holds the nodes' groups, whose priorities are
 		// worked out again below; should it not, a group that reads the
 		// node's priorities keeps the old ones.
-		if g := s.groups[i]; g != nil && g.nodePrio {
+		if g := s.group(i); g != nil && g.prio >= 0 {
 			s.ownPrio(g)
 		}
 		oldSup[i] = slices.Clone(s.sup(i))
@@ -292,7 +292,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	}
 	// recompute the affected groups' supported devices from their members
 	for r := range roots {
-		g := s.groups[r]
+		g := s.group(r)
 		var prio []int
 		for _, m := range members.Of(r) {
 			if prio == nil {
@@ -311,7 +311,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 			}
 		}
 		if prio != nil {
-			g.prio, g.nodePrio = prio, false
+			s.setPrio(g, prio)
 		}
 		g.pinned, g.candsOK, g.failed = -1, false, false
 	}
@@ -331,8 +331,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		copy(s.sup(i), sup)
 	}
 	for r, g := range roots {
-		gg := g
-		s.groups[r] = &gg
+		s.gslab[r] = g
 	}
 	s.whatIf = nil
 	var w Wish
