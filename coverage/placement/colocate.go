@@ -208,8 +208,11 @@ func (s *sim) sup(i int) []int {
 // prio is g's device priorities, len(devs) of them: its root node's sup
 // until the group has its own (ownPrio, setPrio).
 func (s *sim) prio(g *group) []int {
-	if g.prio >= 0 {
-		return s.sup(int(g.prio))
+	if i := int(g.prio); i >= 0 {
+		// Node i has a group, so it is no ghost (sup): its row of sups
+		// is read without the node.
+		nd := len(s.devs)
+		return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
 	}
 	return s.ownPrios[-g.prio-1]
 }
