@@ -3,6 +3,7 @@ package scan
 import (
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -313,33 +314,23 @@ type loweredNode struct {
 }
 
 // sortByPath orders the prepared nodes by path (paths are unique): an
-// order of positions is sorted, and list and paths follow it. posOf is
-// where each node went, by its position before.
+// order of positions is sorted, and list and paths are gathered in it
+// into new arrays. posOf is where each node went, by its position before.
+// A gather's loads do not wait on each other, where following the
+// permutation's cycles in place makes each wait on the last (a cache miss
+// each on a large model).
 func sortByPath(ns *Nodes) (posOf []int32) {
 	order := pathOrder(ns.paths)
 	posOf = make([]int32, len(order))
+	if len(order) == 0 {
+		return posOf
+	}
+	list, paths := make([]*graph.Node, len(order)), make([]string, len(order))
 	for k, from := range order {
 		posOf[from] = int32(k)
+		list[k], paths[k] = ns.list[from], ns.paths[from]
 	}
-	// Position k takes the node at order[k]: each cycle of the
-	// permutation is followed in place, its positions marked done (-1).
-	list, paths := ns.list, ns.paths
-	for k := range order {
-		if order[k] < 0 {
-			continue
-		}
-		n0, p0 := list[k], paths[k]
-		for j := k; ; {
-			from := int(order[j])
-			order[j] = -1
-			if from == k {
-				list[j], paths[j] = n0, p0
-				break
-			}
-			list[j], paths[j] = list[from], paths[from]
-			j = from
-		}
-	}
+	ns.list, ns.paths = list, paths
 	return posOf
 }
 
@@ -438,12 +429,12 @@ func radixSortKeys(keys []pathKey, b int) {
 			})
 			return
 		}
+		if b = firstDiffering(keys, b); b == 16 {
+			return // every key the same
+		}
 		var count [256]int
 		for k := range keys {
 			count[keyByte(keys[k], b)]++
-		}
-		if count[keyByte(keys[0], b)] == len(keys) {
-			continue // one bucket: the next byte
 		}
 		// next[v] is where bucket v takes its next key, end[v] where it
 		// ends.
@@ -477,6 +468,31 @@ func radixSortKeys(keys []pathKey, b int) {
 		}
 		return
 	}
+}
+
+// firstDiffering is the first byte from b on where two of keys differ, 16
+// where none does: one pass over the keys for every byte they share (the
+// nodes of one scope share their path's prefix), where counting a byte at
+// a time would pass over them once per byte.
+func firstDiffering(keys []pathKey, b int) int {
+	var hi, lo uint64
+	for _, k := range keys {
+		hi |= k.hi ^ keys[0].hi
+		lo |= k.lo ^ keys[0].lo
+	}
+	if b < 8 {
+		hi &= ^uint64(0) >> (8 * b)
+	} else {
+		hi = 0
+		lo &= ^uint64(0) >> (8 * (b - 8))
+	}
+	switch {
+	case hi != 0:
+		return bits.LeadingZeros64(hi) / 8
+	case lo != 0:
+		return 8 + bits.LeadingZeros64(lo)/8
+	}
+	return 16
 }
 
 // radixMin is the most keys radixSortKeys sorts by comparison.

@@ -11,9 +11,9 @@ import (
 	"github.com/tfscan/tfscan/graph"
 )
 
-// TestSortByPath checks the in-place permutation against a plain sort, on
-// lists with cycles of every length (random orders) and the edge cases,
-// and the positions it says each node went to.
+// TestSortByPath checks the gather in path order against a plain sort, on
+// random orders and the edge cases, and the positions it says each node
+// went to.
 func TestSortByPath(t *testing.T) {
 	for _, size := range []int{0, 1, 2, 3, 10, 1000} {
 		for seed := range 5 {
