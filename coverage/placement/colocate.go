@@ -221,7 +221,7 @@ func (s *sim) prio(g *group) []int {
 // node's (sup), which it must not change.
 func (s *sim) ownPrio(g *group) []int {
 	if g.prio >= 0 {
-		s.setPrio(g, slices.Clone(s.sup(int(g.prio))))
+		s.setPrio(g, slices.Clone(s.prio(g)))
 	}
 	return s.prio(g)
 }
