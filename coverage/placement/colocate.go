@@ -146,7 +146,7 @@ func (s *sim) lookupKernels() {
 			}
 			continue
 		}
-		sup := s.sups[i*nd : (i+1)*nd : (i+1)*nd]
+		sup := s.supRow(i)
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
@@ -201,6 +201,11 @@ func (s *sim) sup(i int) []int {
 	if s.nodes[i].ghost {
 		return nil
 	}
+	return s.supRow(i)
+}
+
+// supRow is node i's row of sups, read without the node.
+func (s *sim) supRow(i int) []int {
 	nd := len(s.devs)
 	return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
 }
@@ -209,10 +214,8 @@ func (s *sim) sup(i int) []int {
 // until the group has its own (ownPrio, setPrio).
 func (s *sim) prio(g *group) []int {
 	if i := int(g.prio); i >= 0 {
-		// Node i has a group, so it is no ghost (sup): its row of sups
-		// is read without the node.
-		nd := len(s.devs)
-		return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
+		// Node i has a group, so it is no ghost (sup).
+		return s.supRow(i)
 	}
 	return s.ownPrios[-g.prio-1]
 }
