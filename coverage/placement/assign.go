@@ -249,7 +249,8 @@ func (s *sim) candidates(i int) ([]int, error) {
 		return out
 	}
 	var out []int
-	if req := s.req(g); !req.empty() {
+	if g.rq != 0 { // a request (specID 0 is none), read only then: a devSpec is 64 bytes
+		req := s.req(g)
 		out = filter(req)
 		if len(out) == 0 && s.soft {
 			// GetSoftDeviceCandidates (colocation_graph.cc:1173-1222):

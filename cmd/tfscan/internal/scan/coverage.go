@@ -126,6 +126,12 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
+	if scope == nil && len(g.Nodes) > 0 && g.Nodes[0].ID == 0 && graph.ConsecutiveIDs(g.Nodes) {
+		// Every node in the graph's order, numbered from 0: the paths
+		// are by ID as they are, and byIDPaths keeps them rather than
+		// making them again.
+		ns.pathByID = ns.paths
+	}
 	posOf := sortByPath(ns)
 	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
@@ -663,23 +669,28 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		lowered = make([]loweredNode, 0, nLowered)
 	}
 	rejected := map[int]coverage.Match{}
+	// What a node's reason tells is its class's, told once per class
+	// rather than by comparing strings at every node.
+	type told struct{ covered, lowered, rejected bool }
+	tells := make([]told, len(cls))
+	for k, m := range ms {
+		tells[k] = told{m.Reason.Covered(), m.Reason == coverage.ReasonCoveredLowerPrecision, m.Reason == coverage.ReasonPrecisionModeError}
+	}
 	for i := range ns.list {
 		k := ns.class[i]
-		m := ms[k]
-		covered := m.Reason.Covered()
+		m, tl := ms[k], tells[k]
 		// pos is the node's position in rt.Nodes.
 		pos := i
 		if keep == nil {
 			rt.Nodes = append(rt.Nodes, ns.result(i, m))
-		} else if !covered || m.Reason == coverage.ReasonCoveredLowerPrecision ||
-			m.Reason == coverage.ReasonPrecisionModeError || keep(i, string(m.Reason)) {
+		} else if !tl.covered || tl.lowered || tl.rejected || keep(i, string(m.Reason)) {
 			pos = len(at)
 			at = append(at, int32(i))
 		}
-		switch m.Reason {
-		case coverage.ReasonCoveredLowerPrecision:
+		switch {
+		case tl.lowered:
 			lowered = append(lowered, loweredNode{pos, m.Lowered, m.LoweredInputs})
-		case coverage.ReasonPrecisionModeError:
+		case tl.rejected:
 			rejected[pos] = *m
 		}
 		if u := groupOf[k]; u != nil && len(u.Nodes) < maxExamplePaths {
