@@ -52,14 +52,17 @@ func applyPlacementAt(t *reports.Target, pl *placed, ns *Nodes, at []int32) {
 		}
 	}
 	devs, reqs := make([]int, len(pl.names)), make([]int, len(pl.names))
+	// Whether the figures count a node is its class's, asked once a class.
 	cls := ns.classes()
+	counted := make([]bool, len(cls))
+	for k := range cls {
+		counted[k] = t.Counts(&reports.NodeResult{Reachable: cls[k].reachable, Phase: cls[k].phase})
+	}
 	for i := range ns.list {
 		if pl.dev[i] == 0 {
 			continue // not placed
 		}
-		cl := &cls[ns.class[i]]
-		probe := reports.NodeResult{Reachable: cl.reachable, Phase: cl.phase}
-		if t.Counts(&probe) {
+		if counted[ns.class[i]] {
 			devs[pl.dev[i]]++
 			reqs[pl.req[i]]++
 		}
