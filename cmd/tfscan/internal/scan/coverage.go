@@ -587,6 +587,10 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	// count alike (Nodes.classes), each class's match looked up once.
 	cls := ns.classesFor(t.Index)
 	ms := make([]*coverage.Match, len(cls))
+	// What a class's reason tells, told once rather than by comparing
+	// strings at each of its nodes.
+	type told struct{ covered, lowered, rejected bool }
+	tells := make([]told, len(cls))
 	type groupKey struct{ op, dtypes, reason, phase string }
 	groups := map[groupKey]*reports.Uncovered{}
 	groupOf := make([]*reports.Uncovered, len(cls))
@@ -597,7 +601,8 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		cl := &cls[k]
 		m := ns.match(t.Index, int(cl.first))
 		ms[k] = m
-		covered, reason, n := m.Reason.Covered(), string(m.Reason), cl.nodes
+		tells[k] = told{m.Reason.Covered(), m.Reason == coverage.ReasonCoveredLowerPrecision, m.Reason == coverage.ReasonPrecisionModeError}
+		covered, reason, n := tells[k].covered, string(m.Reason), cl.nodes
 		if ns.phases != nil {
 			pc := c.ByPhase[cl.phase]
 			pc.Nodes += n
@@ -620,7 +625,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		if m.Unverified {
 			c.DTypeUnverifiedNodes += n
 		}
-		if m.Reason == coverage.ReasonCoveredLowerPrecision {
+		if tells[k].lowered {
 			c.LowerPrecisionNodes += n
 		}
 		if covered {
@@ -660,7 +665,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	// The lowered nodes are counted by class: their array is made to size.
 	nLowered := 0
 	for k := range cls {
-		if ms[k].Reason == coverage.ReasonCoveredLowerPrecision {
+		if tells[k].lowered {
 			nLowered += int(cls[k].nodes)
 		}
 	}
@@ -669,13 +674,6 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		lowered = make([]loweredNode, 0, nLowered)
 	}
 	rejected := map[int]coverage.Match{}
-	// What a node's reason tells is its class's, told once per class
-	// rather than by comparing strings at every node.
-	type told struct{ covered, lowered, rejected bool }
-	tells := make([]told, len(cls))
-	for k, m := range ms {
-		tells[k] = told{m.Reason.Covered(), m.Reason == coverage.ReasonCoveredLowerPrecision, m.Reason == coverage.ReasonPrecisionModeError}
-	}
 	for i := range ns.list {
 		k := ns.class[i]
 		m, tl := ms[k], tells[k]
