@@ -589,6 +589,7 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	if err != nil {
 		return nil, err
 	}
+	defer paceScan()()
 	return scanLoaded(path, m, g, ts, counted, opts, log)
 }
 
