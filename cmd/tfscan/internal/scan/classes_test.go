@@ -77,7 +77,7 @@ func coverageByNode(ns *Nodes, t Target) *reports.Target {
 	for i, n := range ns.list {
 		m := t.Index.Match(n)
 		covered, reason, phase, counts := m.Reason.Covered(), string(m.Reason), ns.phaseName(n), ns.counts(n)
-		rt.Nodes = append(rt.Nodes, reports.NodeResult{Path: ns.paths[i], Op: n.Op, DTypes: n.DTypes(), Reason: reason,
+		rt.Nodes = append(rt.Nodes, reports.NodeResult{Path: ns.path(i), Op: n.Op, DTypes: n.DTypes(), Reason: reason,
 			Reachable: n.Reachable, Phase: phase, LoweredTo: m.Lowered})
 		if ns.phases != nil {
 			pc := c.ByPhase[phase]
@@ -137,7 +137,7 @@ func coverageByNode(ns *Nodes, t Target) *reports.Target {
 		}
 		u.Count++
 		if len(u.Nodes) < maxExamplePaths {
-			u.Nodes = append(u.Nodes, ns.paths[i])
+			u.Nodes = append(u.Nodes, ns.path(i))
 		}
 	}
 	for _, o := range ops {

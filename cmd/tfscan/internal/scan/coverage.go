@@ -26,8 +26,12 @@ const maxExamplePaths = 5
 // order with their paths and dtypes, prepared once per model.
 type Nodes struct {
 	list []*graph.Node
-	// paths are the nodes' Path(), rendered once for all targets.
+	// paths are the nodes' Path(), rendered once for all targets, in the
+	// order they were selected (the graph's); from is, by position in
+	// list, the node's index in paths (path). The sort gathers no second
+	// array of paths: on a large graph that is 16 bytes a node.
 	paths []string
+	from  []int32
 	// dtypes is each node's dtype list by position, an index in
 	// dtypeLists (a model has few distinct lists).
 	dtypes     []int32
@@ -279,6 +283,14 @@ func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
 	return int(ns.at[n.ID])
 }
 
+// path is the path of the node at position i.
+func (ns *Nodes) path(i int) string { return ns.paths[ns.from[i]] }
+
+// pathIndex is the position of the node whose path is p.
+func (ns *Nodes) pathIndex(p string) (int, bool) {
+	return slices.BinarySearchFunc(ns.from, p, func(f int32, p string) int { return strings.Compare(ns.paths[f], p) })
+}
+
 // byIDPaths are the prepared nodes' paths by graph.Node.ID, made once: a
 // scan without placement never needs them.
 func (ns *Nodes) byIDPaths() []string {
@@ -286,7 +298,7 @@ func (ns *Nodes) byIDPaths() []string {
 		ns.pathByID = make([]string, len(ns.at))
 		for id, i := range ns.at {
 			if i >= 0 {
-				ns.pathByID[id] = ns.paths[i]
+				ns.pathByID[id] = ns.path(int(i))
 			}
 		}
 	}
@@ -300,7 +312,7 @@ func (ns *Nodes) dtypesOf(i int) []string { return ns.dtypeLists[ns.dtypes[i]] }
 func (ns *Nodes) result(i int, m *coverage.Match) reports.NodeResult {
 	n := ns.list[i]
 	return reports.NodeResult{
-		Path:      ns.paths[i],
+		Path:      ns.path(i),
 		Op:        n.Op,
 		DTypes:    ns.dtypesOf(i),
 		Reason:    string(m.Reason),
@@ -320,8 +332,8 @@ type loweredNode struct {
 }
 
 // sortByPath orders the prepared nodes by path (paths are unique): an
-// order of positions is sorted, and list and paths are gathered in it
-// into new arrays. posOf is where each node went, by its position before.
+// order of positions is sorted, kept as from, and list is gathered in it
+// into a new array. posOf is where each node went, by its position before.
 // A gather's loads do not wait on each other, where following the
 // permutation's cycles in place makes each wait on the last (a cache miss
 // each on a large model).
@@ -331,12 +343,12 @@ func sortByPath(ns *Nodes) (posOf []int32) {
 	if len(order) == 0 {
 		return posOf
 	}
-	list, paths := make([]*graph.Node, len(order)), make([]string, len(order))
+	list := make([]*graph.Node, len(order))
 	for k, from := range order {
 		posOf[from] = int32(k)
-		list[k], paths[k] = ns.list[from], ns.paths[from]
+		list[k] = ns.list[from]
 	}
-	ns.list, ns.paths = list, paths
+	ns.list, ns.from = list, order
 	return posOf
 }
 
@@ -692,7 +704,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 			rejected[pos] = *m
 		}
 		if u := groupOf[k]; u != nil && len(u.Nodes) < maxExamplePaths {
-			u.Nodes = append(u.Nodes, ns.paths[i])
+			u.Nodes = append(u.Nodes, ns.path(i))
 		}
 	}
 	if keep != nil {

@@ -150,7 +150,7 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 	}
 	var byClass []last
 	return func(i int, reason string) bool {
-		if len(flagged) > 0 && flagged[ns.paths[i]] {
+		if len(flagged) > 0 && flagged[ns.path(i)] {
 			return true
 		}
 		k := asked{class: ns.class[i], reason: reason}
@@ -174,7 +174,7 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		// The class holds what the node's graph node would tell (a read
 		// that misses the cache at every node).
 		cl := &ns.cls[ns.class[i]]
-		nr := reports.NodeResult{Path: ns.paths[i], Reason: reason, Reachable: cl.reachable, Phase: cl.phase,
+		nr := reports.NodeResult{Path: ns.path(i), Reason: reason, Reachable: cl.reachable, Phase: cl.phase,
 			Device: pl.device(i), RequestedDevice: pl.requested(i)}
 		if src != nil && probe.Counts(&nr) {
 			nr.Change = change(probe, &nr, &src.nodes[i])

@@ -37,7 +37,7 @@ func applyCollectives(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) {
 	}
 	onCPU := map[training.CollectiveOp]int{} // by op and hint, Count 0
 	for _, n := range g.Nodes {
-		if i := ns.posOf(g, n); i >= 0 && offDevice[ns.paths[i]] {
+		if i := ns.posOf(g, n); i >= 0 && offDevice[ns.path(i)] {
 			onCPU[training.CollectiveOp{Op: n.Op, Hint: string(n.Attrs["communication_hint"].GetS())}]++
 		}
 	}

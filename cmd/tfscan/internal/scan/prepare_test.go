@@ -28,13 +28,22 @@ func TestSortByPath(t *testing.T) {
 			slices.Sort(want)
 			before := slices.Clone(ns.list)
 			posOf := sortByPath(ns)
-			require.Equal(t, want, ns.paths)
+			var got []string
+			for i := range ns.list {
+				got = append(got, ns.path(i))
+			}
+			require.Equal(t, want, got)
 			for k, n := range before {
 				require.Same(t, n, ns.list[posOf[k]], "position of node %d", k)
 			}
 			for i, n := range ns.list {
-				require.Equal(t, ns.paths[i], n.Name, "list follows paths")
+				require.Equal(t, ns.path(i), n.Name, "list follows paths")
+				j, ok := ns.pathIndex(n.Name)
+				require.True(t, ok)
+				require.Equal(t, i, j, "pathIndex finds %s", n.Name)
 			}
+			_, ok := ns.pathIndex("m")
+			require.False(t, ok, "a path no node has")
 		}
 	}
 }

@@ -87,7 +87,7 @@ func applyTraining(t *reports.Target, ts Target, ns *Nodes, at []int32) {
 	for _, is := range t.Islands {
 		count := make([]int, len(names))
 		for _, path := range is.Nodes {
-			if i, ok := slices.BinarySearch(ns.paths, path); ok {
+			if i, ok := ns.pathIndex(path); ok {
 				count[ns.parts[ns.list[i].ID]]++
 			}
 		}
