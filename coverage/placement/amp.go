@@ -132,7 +132,7 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 		}
 	}
 	inputs := func(i int, f func(int)) {
-		for _, q := range s.nodes[i].in {
+		for _, q := range s.inputs(s.nodes[i]) {
 			if q.n >= 0 {
 				f(int(q.n))
 			}

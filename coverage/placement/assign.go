@@ -12,7 +12,7 @@ import (
 
 // isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
 func (p *pnode) isGenerator() bool {
-	return len(p.in) == 0 && p.oneValueOut()
+	return p.in.n == 0 && p.oneValueOut()
 }
 
 // oneValueOut: one output, not a ref.
@@ -78,8 +78,8 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if fl&flagMetadata != 0 && len(p.in) > 0 && p.in[0].n >= 0 {
-			src := p.in[0].n
+		if fl&flagMetadata != 0 && p.in.n > 0 && s.inputs(p)[0].n >= 0 {
+			src := s.inputs(p)[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
 				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
 			}
@@ -560,7 +560,7 @@ func (s *sim) fixControlFlow() {
 		nd := -1
 		switch p.op() {
 		case "Switch", "RefSwitch", "Exit", "RefExit":
-			if q := p.in[0]; q.n >= 0 {
+			if q := s.inputs(p)[0]; q.n >= 0 {
 				nd = s.dev[q.n]
 			}
 		case "Enter", "NextIteration":

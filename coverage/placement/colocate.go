@@ -385,7 +385,7 @@ func (s *sim) find(i int) int {
 // resourceGenerator: no inputs, one resource or ref output
 // (colocation_graph.cc:95-98).
 func (p *pnode) resourceGenerator() bool {
-	return len(p.in) == 0 && len(p.outTypes()) == 1 &&
+	return p.in.n == 0 && len(p.outTypes()) == 1 &&
 		(p.outTypes()[0] == tpb.DataType_DT_RESOURCE || dtype.IsRef(p.outTypes()[0]))
 }
 
@@ -805,7 +805,7 @@ func (s *sim) hostOnlyVariants() {
 				}
 			}
 		}
-		for _, q := range p.in {
+		for _, q := range s.inputs(p) {
 			if q.n < 0 {
 				continue
 			}

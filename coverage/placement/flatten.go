@@ -135,8 +135,9 @@ type pnode struct {
 	// inst is the instance the node was added to.
 	inst *instance
 
-	in   []pin
-	ctrl []int
+	// in are the node's inputs and ctrl the nodes it waits for, ranges of
+	// the flattened graph's arrays (links).
+	in, ctrl span
 
 	// rq is the device the node requests (req), nil for none: few nodes
 	// request one, and a devSpec is 64 bytes.
@@ -972,42 +973,48 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 // resolveAll turns every node's inputs into pins: a model node's from its
 // graph node, the others' from their refs.
 func (s *sim) resolveAll() {
-	// Every node's inputs are carved from a few large arrays: one
-	// allocation per node costs more than resolving its inputs.
-	var pins chunks[pin]
-	var ctrls chunks[int]
+	// The inputs are counted first: the array of them is made to size.
+	fromGraph := func(p *pnode) bool { return p.src != nil && (p.x == nil || p.x.rin == nil) }
+	n := 0
+	for _, p := range s.nodes {
+		if fromGraph(p) {
+			n += len(p.src.Inputs)
+		} else if p.x != nil {
+			n += len(p.x.rin)
+		}
+	}
+	s.links = links{pins: make([]pin, 0, n)}
 	var buf []int
 	for _, p := range s.nodes {
-		if p.src != nil && (p.x == nil || p.x.rin == nil) {
+		p.in.off = int32(len(s.pins))
+		if fromGraph(p) {
 			gn := p.src
-			p.in = pins.take(len(gn.Inputs))
 			for i, in := range gn.Inputs {
-				var via int32
-				p.in[i], via = s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
+				q, via := s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
+				s.pins = append(s.pins, q)
 				s.noteCrossing(p, i, via)
 			}
 			if len(gn.ControlInputs) > 0 {
-				buf = append(buf[:0], p.ctrl...)
+				buf = buf[:0]
 				for _, c := range gn.ControlInputs {
 					buf = s.resolveCtrl(buf, p.inst, c)
 				}
 				sort.Ints(buf)
 				buf = dedupInts(buf)
-				p.ctrl = ctrls.take(len(buf))
-				copy(p.ctrl, buf)
-				continue
+				p.ctrl = span{int32(len(s.ctrls)), int32(len(buf))}
+				for _, c := range buf {
+					s.ctrls = append(s.ctrls, int32(c))
+				}
 			}
 		} else if p.x != nil {
-			p.in = pins.take(len(p.x.rin))
 			for i, r := range p.x.rin {
-				var via int32
-				p.in[i], via = s.resolveVia(r)
+				q, via := s.resolveVia(r)
+				s.pins = append(s.pins, q)
 				s.noteCrossing(p, i, via)
 			}
 			p.x.rin = nil
 		}
-		sort.Ints(p.ctrl)
-		p.ctrl = dedupInts(p.ctrl)
+		p.in.n = int32(len(s.pins)) - p.in.off
 	}
 }
 
@@ -1031,23 +1038,26 @@ func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
 	return ctrl
 }
 
-// chunks hands out slices carved from arrays of chunkLen elements (or of
-// one slice, when longer): each slice's capacity is its length, so that an
-// append to it copies rather than writing over the next one.
-type chunks[T any] struct{ free []T }
+// span is a range of one of links' arrays.
+type span struct{ off, n int32 }
 
-const chunkLen = 4096
+// links are the flattened graph's inputs and control inputs, in two
+// arrays: a node's are a span of each (pnode.in, pnode.ctrl), 16 bytes
+// where two slice headers are 48, and neither array holds a pointer for
+// the collector to follow.
+type links struct {
+	pins  []pin
+	ctrls []int32
+}
 
-func (c *chunks[T]) take(n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if len(c.free) < n {
-		c.free = make([]T, max(n, chunkLen))
-	}
-	s := c.free[:n:n]
-	c.free = c.free[n:]
-	return s
+// inputs are node p's inputs, in order.
+func (l *links) inputs(p *pnode) []pin {
+	return l.pins[p.in.off : p.in.off+p.in.n : p.in.off+p.in.n]
+}
+
+// waits are the nodes node p waits for (its control inputs), ascending.
+func (l *links) waits(p *pnode) []int32 {
+	return l.ctrls[p.ctrl.off : p.ctrl.off+p.ctrl.n : p.ctrl.off+p.ctrl.n]
 }
 
 func dedupInts(xs []int) []int {

@@ -488,10 +488,10 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 		if p.op() == "LoopCond" {
 			return 1, true
 		}
-		if !p.passthrough || len(p.in) == 0 {
+		if !p.passthrough || p.in.n == 0 {
 			return 0, false
 		}
-		q = p.in[0]
+		q = s.inputs(p)[0]
 	}
 	return 0, false
 }

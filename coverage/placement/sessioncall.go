@@ -81,10 +81,10 @@ func (s *sim) pinCallResourceUsers() {
 	why := map[int]string{}
 	for _, c := range s.crossings {
 		p := s.nodes[c.dst]
-		if p.ghost || p.host || p.ghostOf >= 0 || int(c.in) >= len(p.in) {
+		if p.ghost || p.host || p.ghostOf >= 0 || c.in >= p.in.n {
 			continue
 		}
-		src := int(p.in[c.in].n)
+		src := int(s.inputs(p)[c.in].n)
 		if src < 0 {
 			continue
 		}

@@ -100,9 +100,10 @@ func (k flatKey) equal(o flatKey) bool {
 // flattened is a graph as build leaves it, for every simulation of that
 // graph with the same key (read-only once made).
 type flattened struct {
-	g          *graph.Graph
-	key        flatKey
-	nodes      []*pnode
+	g     *graph.Graph
+	key   flatKey
+	nodes []*pnode
+	links
 	units      []*unit
 	firstOf    []int32
 	topFetches []fetchRef
@@ -203,7 +204,7 @@ func (f *flattened) classed() []int32 {
 // and the nodes with a _class attr (findSpecial).
 func (f *flattened) walk() *special {
 	if f.special == nil {
-		f.special = findSpecial(f.nodes, f.crossAt, f.firstOf, f.classOf, f.classes, f)
+		f.special = findSpecial(f.nodes, &f.links, f.crossAt, f.firstOf, f.classOf, f.classes, f)
 	}
 	return f.special
 }
@@ -233,7 +234,7 @@ func (s *sim) flatten() error {
 	if err := s.build(); err != nil {
 		return err
 	}
-	f := &flattened{g: s.g, key: key, nodes: s.nodes, units: s.units, firstOf: s.firstOf,
+	f := &flattened{g: s.g, key: key, nodes: s.nodes, links: s.links, units: s.units, firstOf: s.firstOf,
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
 		crossings: s.crossings, crossAt: s.crossAt}
 	f.classOf, f.classes = lookupClasses(f.nodes)
@@ -248,7 +249,7 @@ func (s *sim) flatten() error {
 // the target (bind).
 func (s *sim) adopt(f *flattened) {
 	s.flat = f
-	s.nodes, s.units, s.firstOf, s.topFetches, s.outs = f.nodes, f.units, f.firstOf, f.topFetches, f.outs
+	s.nodes, s.links, s.units, s.firstOf, s.topFetches, s.outs = f.nodes, f.links, f.units, f.firstOf, f.topFetches, f.outs
 	s.warnings = slices.Clone(f.warnings)
 	s.resArgs = f.resArgs
 	s.crossings, s.crossAt = f.crossings, f.crossAt

@@ -31,6 +31,9 @@ type sim struct {
 	units    []*unit
 	flat     *flattened
 	ownNodes bool
+	// links are the nodes' inputs and control inputs (the flattened
+	// graph's: a simulation's own copy of a node keeps them).
+	links
 	// hasEnter: the build added an Enter or RefEnter node that is no
 	// ghost (computeFrames).
 	hasEnter bool
@@ -613,7 +616,7 @@ func (s *sim) computeFrames() {
 			continue
 		}
 		inFrame := -1
-		for _, q := range p.in {
+		for _, q := range s.inputs(p) {
 			if q.n >= 0 && !s.nodes[q.n].isNextIteration() {
 				inFrame = int(s.nodes[q.n].frame)
 				break
@@ -634,8 +637,8 @@ func (s *sim) computeFrames() {
 		case inFrame >= 0:
 			p.frame = int32(inFrame)
 		default:
-			if len(p.ctrl) > 0 {
-				p.frame = s.nodes[p.ctrl[0]].frame
+			if w := s.waits(p); len(w) > 0 {
+				p.frame = s.nodes[w[0]].frame
 			} else if id, ok := hint[p.frameHint()]; ok && p.frameHint() != "" {
 				p.frame = int32(id)
 			}
@@ -651,11 +654,11 @@ func (p *pnode) isNextIteration() bool {
 // -1 for an unresolved input, and control) and its consumers (outs, from
 // outEdges).
 func (s *sim) eachNeighbour(j int, outs edges, f func(k int)) {
-	for _, q := range s.nodes[j].in {
+	for _, q := range s.inputs(s.nodes[j]) {
 		f(int(q.n))
 	}
-	for _, c := range s.nodes[j].ctrl {
-		f(c)
+	for _, c := range s.waits(s.nodes[j]) {
+		f(int(c))
 	}
 	for _, e := range outs.Of(j) {
 		f(int(e.dst))
@@ -705,12 +708,12 @@ func (s *sim) topo() []int {
 	indeg := make([]int, n)
 	outs := s.outEdges()
 	for i, p := range s.nodes {
-		for _, q := range p.in {
+		for _, q := range s.inputs(p) {
 			if q.n >= 0 && !s.nodes[q.n].isNextIteration() {
 				indeg[i]++
 			}
 		}
-		indeg[i] += len(p.ctrl)
+		indeg[i] += int(p.ctrl.n)
 	}
 	h := &intHeap{}
 	for i := range s.nodes {
@@ -766,13 +769,13 @@ func (s *sim) outEdges() edges {
 	}
 	s.outs = csr.Build(len(s.nodes), func(add func(int, outEdge)) {
 		for i, p := range s.nodes {
-			for j, q := range p.in {
+			for j, q := range s.inputs(p) {
 				if q.n >= 0 {
 					add(int(q.n), outEdge{port: q.port, dst: int32(i), dstIn: int32(j)})
 				}
 			}
-			for _, c := range p.ctrl {
-				add(c, outEdge{dst: int32(i), ctrl: true})
+			for _, c := range s.waits(p) {
+				add(int(c), outEdge{dst: int32(i), ctrl: true})
 			}
 		}
 	})

@@ -12,8 +12,8 @@ import (
 // added to either should be one that cannot be derived or kept apart
 // (pextra); raise these bounds only knowingly.
 func TestFlattenedGraphStaysSmall(t *testing.T) {
-	if s := unsafe.Sizeof(pnode{}); s > 120 {
-		t.Errorf("pnode is %d bytes, more than 120", s)
+	if s := unsafe.Sizeof(pnode{}); s > 88 {
+		t.Errorf("pnode is %d bytes, more than 88", s)
 	}
 	if s := unsafe.Sizeof(group{}); s > 40 {
 		t.Errorf("group is %d bytes, more than 40", s)
@@ -29,29 +29,30 @@ func TestFlattenedGraphStaysSmall(t *testing.T) {
 	}
 }
 
-// The inputs of the flattened graph's nodes are slices of shared arrays
-// (chunks): each is as long as asked and its capacity ends there, so that
-// an append to one copies instead of writing over the next node's.
-func TestChunksHandOutSlicesApart(t *testing.T) {
-	var c chunks[pin]
-	if got := c.take(0); got != nil {
-		t.Errorf("take(0) = %v, want nil", got)
+// A node's inputs and control inputs are its spans of the flattened
+// graph's two arrays (links): each node reads its own, however long, and
+// an empty span reads as empty.
+func TestLinksReadEachNodesSpan(t *testing.T) {
+	ln := links{pins: []pin{{1, 0}, {2, 1}, {3, 0}}, ctrls: []int32{4, 5}}
+	a := &pnode{in: span{0, 2}, ctrl: span{0, 1}}
+	b := &pnode{in: span{2, 1}, ctrl: span{1, 1}}
+	none := &pnode{in: span{3, 0}}
+	if got := ln.inputs(a); !reflect.DeepEqual(got, []pin{{1, 0}, {2, 1}}) {
+		t.Errorf("inputs(a) = %v", got)
 	}
-	a, b := c.take(3), c.take(2)
-	if len(a) != 3 || cap(a) != 3 || len(b) != 2 || cap(b) != 2 {
-		t.Fatalf("len/cap %d/%d and %d/%d, want 3/3 and 2/2", len(a), cap(a), len(b), cap(b))
+	if got := ln.inputs(b); !reflect.DeepEqual(got, []pin{{3, 0}}) {
+		t.Errorf("inputs(b) = %v", got)
 	}
-	b[0] = pin{n: 7}
-	_ = append(a, pin{n: 9})
-	if b[0] != (pin{n: 7}) {
-		t.Errorf("an append to one slice wrote over the next: %v", b[0])
+	if got := ln.waits(b); !reflect.DeepEqual(got, []int32{5}) {
+		t.Errorf("waits(b) = %v", got)
 	}
-	if &a[2] == &b[0] {
-		t.Error("the slices overlap")
+	if len(ln.inputs(none)) != 0 || len(ln.waits(none)) != 0 {
+		t.Error("an empty span reads as not empty")
 	}
-	// A request longer than a chunk gets an array of its own.
-	long := c.take(chunkLen + 1)
-	if len(long) != chunkLen+1 {
-		t.Errorf("len %d, want %d", len(long), chunkLen+1)
+	// A span's capacity ends with it: an append copies rather than
+	// writing over the next node's.
+	_ = append(ln.inputs(a), pin{9, 9})
+	if ln.pins[2] != (pin{3, 0}) {
+		t.Errorf("an append to a's inputs wrote over b's: %v", ln.pins[2])
 	}
 }

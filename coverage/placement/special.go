@@ -44,7 +44,7 @@ var colocationEdgeKinds = [...]string{"dataset variant edge", "resource edge", "
 func (s *sim) special() *special {
 	if len(s.amp) > 0 {
 		if s.ownSpecial == nil {
-			s.ownSpecial = findSpecial(s.nodes, s.crossAt, s.firstOf, nil, 0, nil)
+			s.ownSpecial = findSpecial(s.nodes, &s.links, s.crossAt, s.firstOf, nil, 0, nil)
 		}
 		return s.ownSpecial
 	}
@@ -72,8 +72,8 @@ const (
 // dataset-to-dataset variant edges, none of them to or from a client feed
 // or fetch. With the nodes' lookup classes (classOf, not nil) a class's op,
 // attrs and types, which its op and attr map give, are read once. With f
-// (not nil) it fills f's flags and withClass too.
-func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, firstOf []int32, classOf []int32, classes int, f *flattened) *special {
+// (not nil) it fills f's flags and withClass too. ln are the nodes' inputs.
+func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf []int32, classOf []int32, classes int, f *flattened) *special {
 	sp := &special{}
 	var memo []uint16
 	if classOf != nil {
@@ -133,7 +133,7 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, firstOf []int32, cl
 			}
 			// opFlagsOf, from the class.
 			fl := nodeFlagsOf(p)
-			if k&classOneOut != 0 && len(p.in) == 0 {
+			if k&classOneOut != 0 && p.in.n == 0 {
 				fl |= flagGenerator
 			}
 			if k&classMetadata != 0 {
@@ -156,7 +156,7 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, firstOf []int32, cl
 		if k&classVariant != 0 {
 			sp.variantIn = append(sp.variantIn, int32(i))
 		}
-		if len(p.in) == 0 {
+		if p.in.n == 0 {
 			continue
 		}
 		if k&classCtrlFlow != 0 {
@@ -165,7 +165,7 @@ func findSpecial(nodes []*pnode, crossAt map[[2]int32]int32, firstOf []int32, cl
 		if k&classColocates == 0 {
 			continue
 		}
-		for j, q := range p.in {
+		for j, q := range ln.inputs(p) {
 			if q.n < 0 || nodes[q.n].ghost {
 				continue
 			}

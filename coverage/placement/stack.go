@@ -66,11 +66,11 @@ func (s *sim) oneCluster() {
 					}
 					continue
 				}
-				for _, q := range s.nodes[j].in {
+				for _, q := range s.inputs(s.nodes[j]) {
 					next(int(q.n))
 				}
-				for _, k := range s.nodes[j].ctrl {
-					next(k)
+				for _, k := range s.waits(s.nodes[j]) {
+					next(int(k))
 				}
 			}
 		}

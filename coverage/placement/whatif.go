@@ -252,13 +252,13 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	srcs := map[int]bool{}
 	for _, i := range idx {
 		srcs[i] = true
-		for _, q := range s.nodes[i].in {
+		for _, q := range s.inputs(s.nodes[i]) {
 			if q.n >= 0 {
 				srcs[int(q.n)] = true
 			}
 		}
-		for _, c := range s.nodes[i].ctrl {
-			srcs[c] = true
+		for _, c := range s.waits(s.nodes[i]) {
+			srcs[int(c)] = true
 		}
 	}
 	before := s.transfers(srcs)
