@@ -187,9 +187,10 @@ type Result struct {
 
 	// nodeOf works out a node's result and all every node's, in Nodes'
 	// order (Options.LazyNodes).
-	nodeOf   func(id int) (NodeResult, bool)
-	all      func() []NodeResult
-	deviceOf func(id int) (device, requested string, ok bool)
+	nodeOf    func(id int) (NodeResult, bool)
+	all       func() []NodeResult
+	deviceOf  func(id int) (device, requested string, ok bool)
+	devicesAt func(at, dev, req []int32) []string
 }
 
 // Materialize fills Nodes when Options.LazyNodes left it nil, for a caller
@@ -198,7 +199,7 @@ type Result struct {
 func (r *Result) Materialize() {
 	if r.all != nil {
 		r.Nodes = r.all()
-		r.nodeOf, r.all, r.deviceOf = nil, nil, nil
+		r.nodeOf, r.all, r.deviceOf, r.devicesAt = nil, nil, nil, nil
 	}
 }
 
@@ -211,6 +212,44 @@ func (r *Result) DeviceOf(id int) (device, requested string, ok bool) {
 	}
 	n, ok := r.NodeOf(id)
 	return n.Device, n.RequestedDevice, ok
+}
+
+// DevicesAt is DeviceOf of every graph node at once, as a scan reads
+// each target's: for each ID id with at[id] >= 0 whose node was placed,
+// dev[at[id]] and req[at[id]] become the indexes in the names returned
+// of its device and of the device it requests. names[0] is "" (none
+// requested) and holds no name twice; a node not placed is left as it
+// is. A lazy result reads the simulation's arrays, with no string per
+// node.
+func (r *Result) DevicesAt(at, dev, req []int32) (names []string) {
+	if r.devicesAt != nil {
+		return r.devicesAt(at, dev, req)
+	}
+	nm := deviceNames{""}
+	for id, k := range at {
+		if k < 0 {
+			continue
+		}
+		if d, q, ok := r.DeviceOf(id); ok {
+			dev[k], req[k] = nm.index(d), nm.index(q)
+		}
+	}
+	return nm
+}
+
+// deviceNames are names each kept once: a placement names few devices,
+// which a walk finds without hashing a string per node.
+type deviceNames []string
+
+// index is name's index, added when new.
+func (nm *deviceNames) index(name string) int32 {
+	for k, x := range *nm {
+		if x == name {
+			return int32(k)
+		}
+	}
+	*nm = append(*nm, name)
+	return int32(len(*nm) - 1)
 }
 
 // NodeOf is the result of the graph node with ID id, false when it was not

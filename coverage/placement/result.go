@@ -147,6 +147,26 @@ func (s *sim) result() *Result {
 		}
 		return s.devs[s.dev[i]], s.pinAt(i), true
 	}
+	r.devicesAt = func(at, dev, req []int32) []string {
+		nm := deviceNames{""}
+		byDev := make([]int32, len(s.devs))
+		for d, name := range s.devs {
+			byDev[d] = nm.index(name)
+		}
+		fl := s.flat.opFlags()
+		for id, k := range at[:min(len(at), len(s.g.Nodes))] {
+			if k < 0 {
+				continue
+			}
+			if i, ok := s.placedAt(id); ok {
+				dev[k], req[k] = byDev[s.dev[i]], 0
+				if fl[i]&flagDevField != 0 {
+					req[k] = nm.index(s.pinOf(s.nodes[i]))
+				}
+			}
+		}
+		return nm
+	}
 	if !s.opts.LazyNodes {
 		r.Materialize()
 	}

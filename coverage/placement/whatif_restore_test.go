@@ -86,6 +86,11 @@ func TestWhatIfLeavesThePlacementAsItWas(t *testing.T) {
 					require.Equal(t, isPlaced, ok, "%s: DeviceOf(%s) placed", path, gn.Name)
 					require.Equal(t, [2]string{n.Device, n.RequestedDevice}, [2]string{dev, req}, "%s: DeviceOf(%s)", path, gn.Name)
 				}
+				// DevicesAt answers as DeviceOf, lazy or not, at the
+				// positions asked (here the IDs reversed).
+				for _, r := range []*placement.Result{got, want} {
+					assertDevicesAt(t, r, g, placed)
+				}
 				got.Materialize()
 				got.Wishlist, got.WhatIf = nil, nil
 				assert.Equal(t, want, got, "%s on %s, %s", path, tg.name, v.name)
@@ -94,6 +99,25 @@ func TestWhatIfLeavesThePlacementAsItWas(t *testing.T) {
 	}
 	// The what-ifs moved nodes, and so transfers, often.
 	assert.Greater(t, moved, 100)
+}
+
+// assertDevicesAt checks r.DevicesAt of every node of g, each asked at
+// its ID's mirror position, against the nodes placed (by ID).
+func assertDevicesAt(t *testing.T, r *placement.Result, g *graph.Graph, placed map[int]placement.NodeResult) {
+	t.Helper()
+	n := len(g.Nodes)
+	at, dev, req := make([]int32, n), make([]int32, n), make([]int32, n)
+	for id := range at {
+		at[id] = int32(n - 1 - id)
+	}
+	names := r.DevicesAt(at, dev, req)
+	require.Equal(t, "", names[0])
+	require.Len(t, names, len(slices.Compact(slices.Sorted(slices.Values(names)))), "a name twice: %q", names)
+	for _, gn := range g.Nodes {
+		k := at[gn.ID]
+		want := placed[gn.ID]
+		require.Equal(t, [2]string{want.Device, want.RequestedDevice}, [2]string{names[dev[k]], names[req[k]]}, "DevicesAt(%s)", gn.Name)
+	}
 }
 
 // stackOf is a target's stack, nil for a matcher without one.

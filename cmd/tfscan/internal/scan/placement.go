@@ -105,28 +105,10 @@ func placeNodes(ns *Nodes, res *placement.Result) *placed {
 	if cap(ns.placedDev) < len(ns.list) {
 		ns.placedDev, ns.placedReq = make([]int32, len(ns.list)), make([]int32, len(ns.list))
 	}
-	pl := &placed{res: res, names: []string{""}, dev: ns.placedDev[:len(ns.list)], req: ns.placedReq[:len(ns.list)]}
+	pl := &placed{res: res, dev: ns.placedDev[:len(ns.list)], req: ns.placedReq[:len(ns.list)]}
 	clear(pl.dev)
 	clear(pl.req)
-	// A placement names few devices: they are found among the names
-	// seen, without hashing a string per node.
-	name := func(s string) int32 {
-		for k, x := range pl.names {
-			if x == s {
-				return int32(k)
-			}
-		}
-		pl.names = append(pl.names, s)
-		return int32(len(pl.names) - 1)
-	}
-	for id, i := range ns.at {
-		if i < 0 {
-			continue
-		}
-		if dev, req, ok := res.DeviceOf(id); ok {
-			pl.dev[i], pl.req[i] = name(dev), name(req)
-		}
-	}
+	pl.names = res.DevicesAt(ns.at, pl.dev, pl.req)
 	return pl
 }
 
@@ -241,7 +223,7 @@ func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int
 	if ns != nil && len(ns.list) == len(t.Nodes) && res.Nodes == nil {
 		var nr placement.NodeResult
 		return func(i int) *placement.NodeResult {
-			if t.Nodes[i].Path != ns.paths[i] {
+			if t.Nodes[i].Path != ns.path(i) {
 				return nil
 			}
 			var ok bool
