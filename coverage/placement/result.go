@@ -153,15 +153,14 @@ func (s *sim) result() *Result {
 		for d, name := range s.devs {
 			byDev[d] = nm.index(name)
 		}
-		fl := s.flat.opFlags()
 		for id, k := range at[:min(len(at), len(s.g.Nodes))] {
 			if k < 0 {
 				continue
 			}
 			if i, ok := s.placedAt(id); ok {
 				dev[k], req[k] = byDev[s.dev[i]], 0
-				if fl[i]&flagDevField != 0 {
-					req[k] = nm.index(s.pinOf(s.nodes[i]))
+				if pin := s.pinAt(i); pin != "" {
+					req[k] = nm.index(pin)
 				}
 			}
 		}
