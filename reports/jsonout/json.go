@@ -54,17 +54,12 @@ func writeTargetJSON(w *bufio.Writer, t *reports.Target, prefix string) error {
 	head := *t
 	head.Nodes = []reports.NodeResult{}
 	return streamField(w, &head, prefix, "nodes", func(prefix string) error {
-		// One encoder and buffer for every node: json.Marshal would make
-		// a new result for each, and the report's garbage adds to a scan's
-		// peak heap.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
+		// One buffer for every node: the report's garbage adds to a
+		// scan's peak heap.
+		var buf []byte
 		return streamArray(w, len(t.Nodes), prefix, func(w *bufio.Writer, i int, prefix string) error {
-			buf.Reset()
-			if err := enc.Encode(&t.Nodes[i]); err != nil {
-				return err
-			}
-			_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			buf = appendNode(buf[:0], &t.Nodes[i])
+			_, err := w.Write(buf)
 			return err
 		})
 	})
