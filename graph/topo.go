@@ -61,6 +61,11 @@ func topoOrder(g *Graph, nodes []*Node, ids *storeIDs, loops bool) (order, cycli
 		}
 	}
 	if len(order) == len(nodes) {
+		if slices.Equal(order, nodes) {
+			// Most GraphDefs list every node after its inputs: the order
+			// is the nodes' own, and Topo shares their array.
+			return nodes[:len(nodes):len(nodes)], nil
+		}
 		return order, nil
 	}
 	for i, n := range nodes {
@@ -110,6 +115,23 @@ func (g *Graph) Topo() []*Node { return g.topo }
 // Topo returns the function body's nodes in topological order, like
 // Graph.Topo.
 func (f *Function) Topo() []*Node { return f.topo }
+
+// TopoKeepsOrder tells whether Topo is the top-level nodes in their own
+// order: every node comes after its inputs from the top level (bar a TF1
+// loop's back edges), as in most GraphDefs. A pass that needs that order
+// then need not check every edge.
+func (g *Graph) TopoKeepsOrder() bool {
+	return sameArray(g.topo, g.Nodes[:min(g.TopLevel, len(g.Nodes))])
+}
+
+// TopoKeepsOrder tells whether Topo is the body's nodes in their own
+// order, like Graph.TopoKeepsOrder.
+func (f *Function) TopoKeepsOrder() bool { return sameArray(f.topo, f.Nodes) }
+
+// sameArray tells whether a and b are the same elements of one array.
+func sameArray(a, b []*Node) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
 
 // storeIDs tells the ID of a node of the build's one backing array (whose
 // position there is its ID) from its address, without reading the node.

@@ -56,8 +56,9 @@ func TestTopoOrderCountsEveryEdge(t *testing.T) {
 		}
 		text.WriteString("}\n")
 		g, _ := buildErr(t, text.String())
-		want, _ := topoOrderEveryEdge(g.Nodes[:g.TopLevel])
+		want, cyclic := topoOrderEveryEdge(g.Nodes[:g.TopLevel])
 		assert.Equal(t, names(want), names(g.Topo()), "trial %d:\n%s", trial, text.String())
+		assert.Equal(t, len(cyclic) == 0 && slices.Equal(want, g.Nodes[:g.TopLevel]), g.TopoKeepsOrder(), "trial %d", trial)
 		for _, p := range g.Nodes {
 			var consumers []*Node
 			for _, c := range g.Nodes {

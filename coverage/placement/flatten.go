@@ -379,10 +379,11 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 }
 
 // addInstance creates placement nodes for nodes (one function body or the
-// top-level graph) in the order GraphConstructor gives them ids.
-func (b *builder) addInstance(inst *instance, nodes []*graph.Node) {
+// top-level graph) in the order GraphConstructor gives them ids; keeps is
+// the build's word that they are in that order already (TopoKeepsOrder).
+func (b *builder) addInstance(inst *instance, nodes []*graph.Node, keeps bool) {
 	inst.nodes = newNodeIndex(nodes)
-	for _, gn := range topoOrder(nodes) {
+	for _, gn := range topoOrder(nodes, keeps) {
 		b.addNode(inst, gn)
 	}
 }
@@ -424,9 +425,10 @@ func inOrder(nodes []*graph.Node) bool {
 // topoOrder sorts nodes topologically over data and control edges inside
 // the set, ties broken by position (graph_constructor.cc:365, 1181-1190);
 // back edges into Merge from NextIteration are ignored. Nodes on a cycle
-// come last in their original order.
-func topoOrder(nodes []*graph.Node) []*graph.Node {
-	if inOrder(nodes) {
+// come last in their original order. keeps tells that nodes are in order
+// (the build's TopoKeepsOrder), without reading their edges.
+func topoOrder(nodes []*graph.Node, keeps bool) []*graph.Node {
+	if keeps || inOrder(nodes) {
 		return nodes
 	}
 	return topoSort(nodes)
@@ -580,7 +582,7 @@ func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.
 		c.sessionCall = int32(idx) + 1
 	}
 	x.alias = b.retRefs(c, f)
-	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes) })
+	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes, f.TopoKeepsOrder()) })
 }
 
 // lowerAsMultiDevice reports a call LowerFunctionalOpsPass inlines before a
@@ -824,7 +826,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		}
 		rets[k] = b.retRefs(c, f)
 		ff := f
-		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes) })
+		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes, ff.TopoKeepsOrder()) })
 	}
 	p.x.alias = make([]ref, len(gn.OutputTypes))
 	for j := range p.x.alias {
@@ -912,7 +914,8 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 			[]tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		b.s.nodes[merge[i]].x.rin[1] = ref{pn: next[i]}
 	}
-	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes) }, func() { b.addInstance(bc, body.Nodes) })
+	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes, cond.TopoKeepsOrder()) },
+		func() { b.addInstance(bc, body.Nodes, body.TopoKeepsOrder()) })
 }
 
 // drain expands queued bodies breadth-first, in creation order.

@@ -101,11 +101,11 @@ func (s *sim) tfNodeID(p *pnode) int {
 	if p.src == nil {
 		return int(p.idx + 2)
 	}
-	nodes, base := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))], 2
+	nodes, base, keeps := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))], 2, s.g.TopoKeepsOrder()
 	if f := p.src.Func; f != nil {
-		nodes, base = f.Nodes, 2+len(f.Def.GetSignature().GetInputArg())
+		nodes, base, keeps = f.Nodes, 2+len(f.Def.GetSignature().GetInputArg()), f.TopoKeepsOrder()
 	}
-	for i, n := range topoOrder(nodes) {
+	for i, n := range topoOrder(nodes, keeps) {
 		if n == p.src {
 			return base + i
 		}

@@ -208,7 +208,7 @@ func (s *sim) build() error {
 	if len(top) > 0 {
 		s.units = append(s.units, &unit{kind: unitTopLevel, first: 0})
 		inst := &instance{dflt: -1, unit: 0, single: -1}
-		b.addInstance(inst, top)
+		b.addInstance(inst, top, s.g.TopoKeepsOrder())
 		b.drain()
 		s.recordFirst(0)
 		s.markFeeds(top)
@@ -359,7 +359,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			s.resArgs = append(s.resArgs, resArg{pn: idx, f: f, i: i})
 		}
 	}
-	b.addInstance(inst, f.Nodes)
+	b.addInstance(inst, f.Nodes, f.TopoKeepsOrder())
 	b.drain()
 	// _Retval nodes: fetched results.
 	rets := b.retRefs(inst, f)

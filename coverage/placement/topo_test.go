@@ -1,7 +1,9 @@
 package placement
 
 import (
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,6 +47,64 @@ func TestTopoOrderShortcut(t *testing.T) {
 				}
 			}
 		}
-		assert.Equal(t, topoSort(nodes), topoOrder(nodes), "trial %d", trial)
+		assert.Equal(t, topoSort(nodes), topoOrder(nodes, false), "trial %d", trial)
 	}
+}
+
+// The build's word that a scope is in order (TopoKeepsOrder) stands for
+// topoOrder's own check: on built random graphs, mostly in order, with
+// control edges, loops' NextIteration and now and then a later input,
+// the order is the sort's.
+func TestTopoOrderTakesTheBuildsWord(t *testing.T) {
+	ops := []string{"Identity", "Merge", "NextIteration", "NoOp"}
+	kept := 0
+	for trial := range 300 {
+		rng := rand.New(rand.NewSource(int64(trial)))
+		n := 1 + rng.Intn(12)
+		var text strings.Builder
+		text.WriteString("graph_def {\n")
+		for i := range n {
+			op := "NoOp"
+			if i > 0 {
+				op = ops[rng.Intn(len(ops))]
+			}
+			fmt.Fprintf(&text, "node { name: \"n%d\" op: %q", i, op)
+			data := map[string]int{"Identity": 1, "Merge": 2, "NextIteration": 1}[op]
+			for range data {
+				j := rng.Intn(i)
+				if trial%4 == 0 && rng.Intn(4) == 0 {
+					j = rng.Intn(n)
+				}
+				fmt.Fprintf(&text, " input: \"n%d\"", j)
+			}
+			if i > 0 && rng.Intn(2) == 0 {
+				fmt.Fprintf(&text, " input: \"^n%d\"", rng.Intn(i))
+			}
+			switch op {
+			case "Merge":
+				text.WriteString(` attr { key: "N" value { i: 2 } }`)
+				fallthrough
+			case "Identity", "NextIteration":
+				text.WriteString(` attr { key: "T" value { type: DT_FLOAT } }`)
+			}
+			text.WriteString(" }\n")
+		}
+		text.WriteString("}\n")
+		g, _ := buildGraphErr(t, text.String())
+		top := g.Nodes[:g.TopLevel]
+		if g.TopoKeepsOrder() {
+			kept++
+		}
+		assert.Equal(t, names(topoSort(top)), names(topoOrder(top, g.TopoKeepsOrder())), "trial %d:\n%s", trial, text.String())
+	}
+	assert.Greater(t, kept, 50, "enough graphs in order")
+	assert.Less(t, kept, 250, "enough graphs out of order")
+}
+
+func names(nodes []*graph.Node) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Name
+	}
+	return out
 }
