@@ -12,9 +12,10 @@ func isNextIteration(n *Node) bool { return n.Op == "NextIteration" || n.Op == "
 
 // topoOrder orders nodes (all of one scope) so that every node comes after
 // its data and control inputs from the same scope, breaking v1 loops at
-// NextIteration → Merge edges. Ties keep Node.ID order (Kahn's algorithm
-// with a FIFO seeded in ID order). Nodes left on a cycle are appended in ID
-// order and returned as cyclic. It walks the consumers the build indexed
+// NextIteration → Merge edges. Where every node comes after its inputs
+// already, the order is the nodes' own; else ties keep Node.ID order
+// (Kahn's algorithm with a FIFO seeded in ID order). Nodes left on a cycle
+// are appended in ID order and returned as cyclic. It walks the consumers the build indexed
 // (Graph.Consumers), each once per producer: a node becomes ready when its
 // last producer is taken, as it would if every edge were counted.
 //
@@ -37,12 +38,20 @@ func topoOrder(g *Graph, nodes []*Node, ids *storeIDs, loops bool) (order, cycli
 		return !loops || !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs, p)
 	}
 	indeg := make([]int32, len(nodes))
+	forward := true
 	for i, p := range nodes {
 		for _, c := range g.edges.Of(base + i) {
 			if in(c) && follows(p, c) {
-				indeg[pos(c)]++
+				j := pos(c)
+				indeg[j]++
+				forward = forward && j > i
 			}
 		}
+	}
+	if forward {
+		// Most GraphDefs list every node after its inputs: their own
+		// order is one, and Topo shares their array.
+		return nodes[:len(nodes):len(nodes)], nil
 	}
 	order = make([]*Node, 0, len(nodes))
 	for i, n := range nodes {
@@ -61,11 +70,6 @@ func topoOrder(g *Graph, nodes []*Node, ids *storeIDs, loops bool) (order, cycli
 		}
 	}
 	if len(order) == len(nodes) {
-		if slices.Equal(order, nodes) {
-			// Most GraphDefs list every node after its inputs: the order
-			// is the nodes' own, and Topo shares their array.
-			return nodes[:len(nodes):len(nodes)], nil
-		}
 		return order, nil
 	}
 	for i, n := range nodes {
@@ -108,8 +112,9 @@ func (b *builder) cycles() {
 
 // Topo returns the top-level nodes in topological order (inputs before
 // consumers, data and control edges, TF1 loops broken at NextIteration →
-// Merge). Nodes on an illegal cycle come last, in ID order. The slice is
-// shared; do not modify it.
+// Merge): their own order when it is one (TopoKeepsOrder). Nodes on an
+// illegal cycle come last, in ID order. The slice is shared; do not modify
+// it.
 func (g *Graph) Topo() []*Node { return g.topo }
 
 // Topo returns the function body's nodes in topological order, like
@@ -118,7 +123,7 @@ func (f *Function) Topo() []*Node { return f.topo }
 
 // TopoKeepsOrder tells whether Topo is the top-level nodes in their own
 // order: every node comes after its inputs from the top level (bar a TF1
-// loop's back edges), as in most GraphDefs. A pass that needs that order
+// loop's back edges), as in most GraphDefs. A pass that needs to know so
 // then need not check every edge.
 func (g *Graph) TopoKeepsOrder() bool {
 	return sameArray(g.topo, g.Nodes[:min(g.TopLevel, len(g.Nodes))])

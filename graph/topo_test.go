@@ -71,27 +71,35 @@ func TestTopoOrderCountsEveryEdge(t *testing.T) {
 	}
 }
 
-// topoOrderEveryEdge is Kahn's algorithm over every data and control edge
-// of one scope, each counted as often as it is written, with a FIFO seeded
-// in ID order; nodes left on a cycle come last in ID order.
+// topoOrderEveryEdge is the nodes' own order when every data and control
+// edge of one scope runs forward in it, else Kahn's algorithm over every
+// edge, each counted as often as it is written, with a FIFO seeded in ID
+// order; nodes left on a cycle come last in ID order.
 func topoOrderEveryEdge(nodes []*Node) (order, cyclic []*Node) {
 	base := nodes[0].ID
 	in := func(n *Node) bool { return n.ID >= base && n.ID < base+len(nodes) && nodes[n.ID-base] == n }
 	indeg := make([]int, len(nodes))
 	out := make([][]*Node, len(nodes))
+	forward := true
 	for _, n := range nodes {
+		edge := func(p *Node) {
+			indeg[n.ID-base]++
+			out[p.ID-base] = append(out[p.ID-base], n)
+			forward = forward && p.ID < n.ID
+		}
 		for _, i := range n.Inputs {
 			if i.Node != nil && in(i.Node) && !(isNextIteration(i.Node) && isMergeLike(n)) {
-				indeg[n.ID-base]++
-				out[i.Node.ID-base] = append(out[i.Node.ID-base], n)
+				edge(i.Node)
 			}
 		}
 		for _, c := range n.ControlInputs {
 			if in(c) {
-				indeg[n.ID-base]++
-				out[c.ID-base] = append(out[c.ID-base], n)
+				edge(c)
 			}
 		}
+	}
+	if forward {
+		return nodes, nil
 	}
 	for _, n := range nodes {
 		if indeg[n.ID-base] == 0 {

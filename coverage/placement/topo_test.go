@@ -98,7 +98,7 @@ func TestTopoOrderTakesTheBuildsWord(t *testing.T) {
 		assert.Equal(t, names(topoSort(top)), names(topoOrder(top, g.TopoKeepsOrder())), "trial %d:\n%s", trial, text.String())
 	}
 	assert.Greater(t, kept, 50, "enough graphs in order")
-	assert.Less(t, kept, 250, "enough graphs out of order")
+	assert.Less(t, kept, 280, "enough graphs out of order")
 }
 
 func names(nodes []*graph.Node) []string {
