@@ -83,9 +83,10 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 // every node the same inputs, and the build's is at hand. Where one does,
 // the order decides which caller's arguments a callee's body is inferred
 // with (function), and the walk's data-edge order (walkOrder) stays the
-// one; so it does for every scope under walkOnly.
-func scopeOrder(nodes, topo []*graph.Node, walkOnly bool) []*graph.Node {
-	if walkOnly || len(topo) != len(nodes) || slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
+// one; so it does for every scope under walkOnly. A graph without
+// functions (noFuncs) has no call to look for.
+func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node {
+	if walkOnly || len(topo) != len(nodes) || !noFuncs && slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
 		return walkOrder(nodes)
 	}
 	return topo
@@ -119,7 +120,7 @@ func infer(g *graph.Graph, o Options, walkOnly bool) *Shapes {
 		walkOnly: walkOnly,
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.run(&frame{order: scopeOrder(top, g.Topo(), walkOnly)})
+	s.run(&frame{order: scopeOrder(top, g.Topo(), walkOnly, len(g.Functions) == 0)})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -250,7 +251,7 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 		in[i] = t
 	}
 	s.args[f] = in
-	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.walkOnly)}
+	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.walkOnly, false)}
 }
 
 // leave takes f's results from its inferred body.
