@@ -59,6 +59,15 @@ func appendStrings(dst []byte, key string, ss []string) []byte {
 	return append(dst, ']')
 }
 
+// plain tells the bytes appendString copies as they are: ASCII but for
+// control characters, the quote, the backslash and HTML's <, > and &.
+var plain = func() (t [256]bool) {
+	for b := ' '; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendString quotes s as encoding/json does with HTML escaping on (its
 // default): <, > and & as \u003c, \u003e and \u0026, control characters
 // by their short escapes where JSON has one, invalid UTF-8 as \ufffd, and
@@ -68,11 +77,12 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
+		b := s[i]
+		if plain[b] {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':

@@ -1,6 +1,7 @@
 package jsonout
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -59,4 +60,30 @@ func nonZeroFields(v any) int {
 		}
 	}
 	return k
+}
+
+// BenchmarkAppendNode writes a typical node entry by hand and, as the
+// baseline, with encoding/json:
+//
+//	go test -run '^$' -bench AppendNode -benchmem ./reports/jsonout/
+func BenchmarkAppendNode(b *testing.B) {
+	n := reports.NodeResult{Path: "model/block_17/dense_3/MatMul", Op: "MatMul", DTypes: []string{"float32"},
+		Reason: "covered", Reachable: true, Phase: "step", Device: "/device:MUSA:0",
+		Reasons: []string{"MUSA: kernel MatMul for T=DT_FLOAT registered"}, SourceDevice: "/device:GPU:0"}
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		for range b.N {
+			buf.Reset()
+			if err := enc.Encode(&n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("appendNode", func(b *testing.B) {
+		var buf []byte
+		for range b.N {
+			buf = appendNode(buf[:0], &n)
+		}
+	})
 }
