@@ -2,13 +2,20 @@ package placement
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/tflog"
 )
 
@@ -354,4 +361,46 @@ func TestCompareBareNamesOfBodies(t *testing.T) {
 	assert.Equal(t, 3, a.Matched)
 	assert.Equal(t, 3, a.Agreed)
 	assert.Equal(t, []string{"Identity"}, a.Unmatched)
+}
+
+// The heads of fusions that share a lookup class (one op and attr map)
+// are read once per class; heads of another class, here another dtype,
+// keep their own: every chain is listed with its own type.
+func TestFusionsOfOneClass(t *testing.T) {
+	var nodes []string
+	chain := func(name, dtype string) {
+		nodes = append(nodes,
+			placeholder(name+"_x", dtype, 1, 8, 8, 3),
+			nd(name+"_f", "Const", nil, ta("dtype", dtype), `attr { key: "value" value { tensor { dtype: `+dtype+` tensor_shape `+shapeProto(3, 3, 3, 4)+` } } }`),
+			nd(name+"_conv", "Conv2D", in(name+"_x", name+"_f"), ta("T", dtype), sa("padding", "SAME"),
+				`attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }`),
+			nd(name+"_b", "Const", nil, ta("dtype", dtype), `attr { key: "value" value { tensor { dtype: `+dtype+` tensor_shape `+shapeProto(4)+` } } }`),
+			nd(name+"_bias", "BiasAdd", in(name+"_conv", name+"_b"), ta("T", dtype)),
+			nd(name+"_relu", "Relu", in(name+"_bias"), ta("T", dtype)))
+	}
+	for _, c := range []struct{ name, dtype string }{{"a", "DT_FLOAT"}, {"b", "DT_FLOAT"}, {"h", "DT_HALF"}, {"c", "DT_FLOAT"}, {"i", "DT_HALF"}} {
+		chain(c.name, c.dtype)
+	}
+	// Read from binary, as models are: the decoder hands nodes whose
+	// attrs are the same bytes one attr map, which makes the classes.
+	def := &mgpb.MetaGraphDef{}
+	require.NoError(t, prototext.Unmarshal([]byte(graphText(nodes...)), def))
+	b, err := proto.Marshal(def.GetGraphDef())
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "frozen_graph.pb")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	g := testmodel.Graph(t, path)
+	r := simulate(t, g, "GPU", cpuOps+strings.ReplaceAll(convReg, " XPU ", " GPU "), Options{})
+	got := map[string]string{}
+	for _, f := range r.Fusions {
+		require.Equal(t, "_FusedConv2D", f.Fused)
+		got[f.Nodes[0]] = f.Reason
+	}
+	require.Len(t, got, 5)
+	for _, head := range []string{"a_conv", "b_conv", "c_conv"} {
+		assert.Contains(t, got[head], "float32", head)
+	}
+	for _, head := range []string{"h_conv", "i_conv"} {
+		assert.Contains(t, got[head], "float16", head)
+	}
 }

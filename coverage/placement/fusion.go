@@ -58,6 +58,18 @@ func (s *sim) fusions() []Fusion {
 	reasons := map[reasonKey]string{}
 	var last reasonKey
 	var lastReason string
+	// A head's op and T are its lookup class's (one op and attr map)
+	// where its lookup node is its graph node (no copy of auto mixed
+	// precision's): read once per class, not from every head's node.
+	type head struct {
+		known bool
+		op    string
+		t     tpb.DataType
+	}
+	var byClass []head
+	if s.flat != nil && s.flat.classes > 0 {
+		byClass = make([]head, s.flat.classes)
+	}
 	for _, i32 := range s.special().fusionHeads {
 		i, p := int(i32), s.nodes[i32]
 		if s.dev[i] != s.tgt {
@@ -66,14 +78,18 @@ func (s *sim) fusions() []Fusion {
 		var fused string
 		var chain [3]int
 		var n int
-		var t tpb.DataType
-		switch p.op() {
-		case "Conv2D", "MatMul", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3":
-			t = p.look.Attrs["T"].GetType()
-		default:
-			continue
+		var h head
+		if byClass != nil && s.flat.classOf[i] >= 0 && p.src == p.look {
+			c := s.flat.classOf[i]
+			if !byClass[c].known {
+				byClass[c] = head{known: true, op: p.op(), t: p.look.Attrs["T"].GetType()}
+			}
+			h = byClass[c]
+		} else {
+			h = head{op: p.op(), t: p.look.Attrs["T"].GetType()}
 		}
-		switch p.op() {
+		t := h.t
+		switch h.op {
 		case "Conv2D":
 			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF {
 				continue

@@ -292,9 +292,11 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		return nil
 	}
 	outs := s.outEdges()
+	// The device first, then the flags: most nodes are not on the CPU, and
+	// neither needs the node.
+	fl := s.flat.opFlags()
 	onCPU := func(i int) bool {
-		p := s.nodes[i]
-		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.cpu && s.counted(i)
+		return s.dev[i] == s.cpu && fl[i]&(flagGhost|flagIO|flagFed) == 0 && s.counted(i)
 	}
 	comp, sizes := s.components(s.opts.Scratch.lentInt32(lentIslands, len(s.nodes)), func(_, k int) bool { return onCPU(k) })
 	// An island is a component that borders a counted node on the

@@ -74,8 +74,15 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 		return nil
 	}
 	byKey := map[wishKey][]int{}
-	for i, p := range s.nodes {
-		if p.ghost || p.io || p.look == nil || s.sup(i) == nil || s.sup(i)[s.tgt] >= 0 || !s.counted(i) {
+	// A node the target has a kernel for is passed over by its flags and
+	// its row of sups, without reading the node.
+	fl := s.flat.opFlags()
+	for i := range s.nodes {
+		if fl[i]&(flagGhost|flagIO) != 0 || s.supRow(i)[s.tgt] >= 0 {
+			continue
+		}
+		p := s.nodes[i]
+		if p.look == nil || !s.counted(i) {
 			continue
 		}
 		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
