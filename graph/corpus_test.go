@@ -57,6 +57,15 @@ func TestCorpusCounts(t *testing.T) {
 				fnNodes += len(f.Nodes)
 			}
 			assert.Equal(t, tt.graph, g.TopLevel, "graph nodes")
+			// The consumer index and the nodes' own inputs (a graph
+			// without the index) give the same possible outputs.
+			outputs := func(g *graph.Graph) (out []string) {
+				for _, n := range g.PossibleOutputs() {
+					out = append(out, n.Name)
+				}
+				return out
+			}
+			assert.Equal(t, outputs(graph.WithoutIndex(g)), outputs(g), "possible outputs")
 			assert.Equal(t, tt.functions, fnNodes, "function nodes")
 			assert.Len(t, g.Nodes, tt.graph+tt.functions)
 

@@ -21,8 +21,19 @@ var unlikelyOutputOps = map[string]bool{"Const": true, "Assign": true, "NoOp": t
 // functions. The nodes come in GraphDef order.
 func (g *Graph) PossibleOutputs() []*Node {
 	top := g.Nodes[:g.TopLevel]
-	// From the nodes' own inputs rather than the consumer index, so that a
-	// graph assembled by hand (tests, benchmarks) gets the same answer.
+	if len(g.Nodes) > 0 && g.edges.Keys() == len(g.Nodes) {
+		// The build's consumer index tells which nodes are consumed
+		// without reading every node's inputs.
+		var out []*Node
+		for i, n := range top {
+			if len(g.edges.Of(i)) == 0 && !unlikelyOutputOps[n.Op] {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// A graph assembled by hand (tests, benchmarks) has no index: from
+	// the nodes' own inputs.
 	consumed := make([]bool, len(top))
 	mark := func(n *Node) {
 		if n != nil && n.ID >= 0 && n.ID < len(top) && top[n.ID] == n {
