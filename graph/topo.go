@@ -15,9 +15,10 @@ func isNextIteration(n *Node) bool { return n.Op == "NextIteration" || n.Op == "
 // NextIteration → Merge edges. Where every node comes after its inputs
 // already, the order is the nodes' own; else ties keep Node.ID order
 // (Kahn's algorithm with a FIFO seeded in ID order). Nodes left on a cycle
-// are appended in ID order and returned as cyclic. It walks the consumers the build indexed
-// (Graph.Consumers), each once per producer: a node becomes ready when its
-// last producer is taken, as it would if every edge were counted.
+// are appended in ID order and returned as cyclic. It walks the consumers
+// the build indexed (Graph.Consumers), each once per producer: a node
+// becomes ready when its last producer is taken, as it would if every edge
+// were counted.
 //
 // ids, when set, tells a node's ID from its address without reading the
 // node, and loops whether the graph has a NextIteration at all: without
