@@ -60,8 +60,9 @@ func TestCoverageByClassIsByNode(t *testing.T) {
 }
 
 // coverageByNode counts a target's coverage figures node by node, each
-// node matched on its own: what coverageInto computed before it counted
-// per class.
+// node matched on its own, and lists the nodes in the order of a plain
+// sort of their paths: what coverageInto computed before it counted per
+// class.
 func coverageByNode(ns *Nodes, t Target) *reports.Target {
 	rt := &reports.Target{Coverage: reports.Coverage{ByReason: map[string]int{}}}
 	c := &rt.Coverage
@@ -74,7 +75,13 @@ func coverageByNode(ns *Nodes, t Target) *reports.Target {
 	var order []groupKey
 	opCovered := map[string]bool{}
 	ops := map[string]*reports.OpCoverage{}
-	for i, n := range ns.list {
+	byPath := make([]int, len(ns.list))
+	for i := range byPath {
+		byPath[i] = i
+	}
+	slices.SortFunc(byPath, func(a, b int) int { return strings.Compare(ns.path(a), ns.path(b)) })
+	for _, i := range byPath {
+		n := ns.list[i]
 		m := t.Index.Match(n)
 		covered, reason, phase, counts := m.Reason.Covered(), string(m.Reason), ns.phaseName(n), ns.counts(n)
 		rt.Nodes = append(rt.Nodes, reports.NodeResult{Path: ns.path(i), Op: n.Op, DTypes: n.DTypes(), Reason: reason,

@@ -22,16 +22,19 @@ import (
 // maxExamplePaths bounds the example node paths kept per uncovered group.
 const maxExamplePaths = 5
 
-// Nodes are what every target's coverage walks: the scanned nodes in path
-// order with their paths and dtypes, prepared once per model.
+// Nodes are what every target's coverage walks: the scanned nodes in the
+// graph's order with their paths and dtypes, prepared once per model. A
+// node's position is its index in list. They are not sorted: what a
+// report lists is put in path order when it is listed (coverageInto), so
+// that a scan listing the few nodes needing attention sorts those alone.
 type Nodes struct {
 	list []*graph.Node
-	// paths are the nodes' Path(), rendered once for all targets, in the
-	// order they were selected (the graph's); from is, by position in
-	// list, the node's index in paths (path). The sort gathers no second
-	// array of paths: on a large graph that is 16 bytes a node.
+	// paths are the nodes' Path() by position, rendered once for all
+	// targets.
 	paths []string
-	from  []int32
+	// byPath are the positions in the order of their paths, made when a
+	// report first lists every node (pathOrdered).
+	byPath []int32
 	// dtypes is each node's dtype list by position, an index in
 	// dtypeLists (a model has few distinct lists).
 	dtypes     []int32
@@ -119,8 +122,8 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 	return ns.phases[n.ID].String()
 }
 
-// PrepareNodes selects the nodes of g (or of scope, when not nil), sorts
-// them by path, and keys each for matching against every target in ts.
+// PrepareNodes selects the nodes of g (or of scope, when not nil) in the
+// graph's order, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
 	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes))}
 	var pb pathBuilder
@@ -136,7 +139,6 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		// making them again.
 		ns.pathByID = ns.paths
 	}
-	posOf := sortByPath(ns)
 	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
@@ -168,16 +170,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// Whether a node is float32 (Nodes.float32) is its attr map's: told
 	// with its key when a target's precision mode asks (lowers).
 	f32 := slices.ContainsFunc(ts, func(t Target) bool { return lowers(t.Index) })
-	// The nodes are read in the graph's order, where they lie in memory
-	// one after the other and a layer's nodes are together, and what is
-	// found goes to each one's position in path order (posOf).
-	j := 0
-	for _, n := range g.Nodes {
-		if scope != nil && !scope[n] {
-			continue
-		}
-		i := int(posOf[j])
-		j++
+	for i, n := range ns.list {
 		if n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
 		}
@@ -284,11 +277,46 @@ func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
 }
 
 // path is the path of the node at position i.
-func (ns *Nodes) path(i int) string { return ns.paths[ns.from[i]] }
+func (ns *Nodes) path(i int) string { return ns.paths[i] }
 
-// pathIndex is the position of the node whose path is p.
+// pathOrdered are every position in the order of the nodes' paths,
+// sorted once for all the targets that list every node. The caller does
+// not change them.
+func (ns *Nodes) pathOrdered() []int32 {
+	if ns.byPath == nil {
+		ns.byPath = pathOrder(ns.paths)
+	}
+	return ns.byPath
+}
+
+// pathIndex is the position of the node whose path is p, found in
+// pathOrdered.
 func (ns *Nodes) pathIndex(p string) (int, bool) {
-	return slices.BinarySearchFunc(ns.from, p, func(f int32, p string) int { return strings.Compare(ns.paths[f], p) })
+	order := ns.pathOrdered()
+	k, ok := slices.BinarySearchFunc(order, p, func(i int32, p string) int { return strings.Compare(ns.paths[i], p) })
+	if !ok {
+		return -1, false
+	}
+	return int(order[k]), true
+}
+
+// sortByPath orders positions by the paths of their nodes (paths are
+// unique), as pathOrder sorts them: a report lists its nodes in path
+// order.
+func (ns *Nodes) sortByPath(at []int32) {
+	if len(at) < 2 {
+		return
+	}
+	paths := make([]string, len(at))
+	for k, i := range at {
+		paths[k] = ns.paths[i]
+	}
+	order := pathOrder(paths)
+	sorted := make([]int32, len(at))
+	for k, from := range order {
+		sorted[k] = at[from]
+	}
+	copy(at, sorted)
 }
 
 // byIDPaths are the prepared nodes' paths by graph.Node.ID, made once: a
@@ -329,27 +357,6 @@ type loweredNode struct {
 	k      int
 	to     string
 	inputs bool
-}
-
-// sortByPath orders the prepared nodes by path (paths are unique): an
-// order of positions is sorted, kept as from, and list is gathered in it
-// into a new array. posOf is where each node went, by its position before.
-// A gather's loads do not wait on each other, where following the
-// permutation's cycles in place makes each wait on the last (a cache miss
-// each on a large model).
-func sortByPath(ns *Nodes) (posOf []int32) {
-	order := pathOrder(ns.paths)
-	posOf = make([]int32, len(order))
-	if len(order) == 0 {
-		return posOf
-	}
-	list := make([]*graph.Node, len(order))
-	for k, from := range order {
-		posOf[from] = int32(k)
-		list[k] = ns.list[from]
-	}
-	ns.list, ns.from = list, order
-	return posOf
 }
 
 // pathOrder is the positions of paths in the order of the paths. The sort
@@ -552,19 +559,19 @@ func Coverage(ns *Nodes, t Target) *reports.Target {
 }
 
 // coverageInto is Coverage listing the nodes in buf's array when it holds
-// them all: a scan reuses one array for the targets it lists in part.
+// them all: a scan reuses one array for the targets it lists in part. It
+// returns each listed node's position in ns, t.Nodes[k] being the node at
+// position at[k]; the report lists nodes in path order.
 //
 // With keep, it lists only the nodes that are not covered, covered in a
-// lower precision, or that keep accepts (i: the node's position in ns),
-// and returns each listed node's position: a scan that lists only the
-// nodes needing attention, and knows which those are before a placement,
-// never holds every node's entry (docs/performance.md: a 7-target report
-// of a 210,000-node model). Every figure is still counted over every node.
+// lower precision, or that keep accepts (i: the node's position in ns): a
+// scan that lists only the nodes needing attention, and knows which those
+// are before a placement, never holds every node's entry
+// (docs/performance.md: a 7-target report of a 210,000-node model), and
+// sorts only the paths of those it lists. Every figure is still counted
+// over every node. Without keep at is ns.pathOrdered(), not to be changed.
 func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int, reason string) bool) (*reports.Target, []int32) {
-	var at []int32
-	if keep != nil {
-		at = []int32{}
-	} else if cap(buf) < len(ns.list) {
+	if keep == nil && cap(buf) < len(ns.list) {
 		buf = make([]reports.NodeResult, 0, len(ns.list))
 	}
 	p := t.Index.Pack()
@@ -672,9 +679,33 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		u.Count += n
 		groupOf[k] = u
 	}
-	// What is per node: the nodes listed, lowered and rejected, and the
-	// example paths of the groups.
-	// The lowered nodes are counted by class: their array is made to size.
+	// What is per node: the nodes listed, and the example paths of the
+	// groups (the smallest paths of each, as the nodes come in the
+	// graph's order).
+	var at []int32
+	if keep == nil {
+		at = ns.pathOrdered()
+	} else {
+		at = []int32{}
+	}
+	for i := range ns.list {
+		k := ns.class[i]
+		if keep != nil {
+			if tl := tells[k]; !tl.covered || tl.lowered || tl.rejected || keep(i, string(ms[k].Reason)) {
+				at = append(at, int32(i))
+			}
+		}
+		if u := groupOf[k]; u != nil {
+			u.Nodes = appendSmallest(u.Nodes, ns.path(i), maxExamplePaths)
+		}
+	}
+	if keep != nil {
+		ns.sortByPath(at)
+		// The nodes listed are known now: their array is made to size.
+		rt.Nodes = make([]reports.NodeResult, 0, len(at))
+	}
+	// The lowered and rejected nodes, by their position in rt.Nodes. The
+	// lowered nodes are counted by class: their array is made to size.
 	nLowered := 0
 	for k := range cls {
 		if tells[k].lowered {
@@ -686,32 +717,15 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 		lowered = make([]loweredNode, 0, nLowered)
 	}
 	rejected := map[int]coverage.Match{}
-	for i := range ns.list {
+	for pos, i := range at {
 		k := ns.class[i]
 		m, tl := ms[k], tells[k]
-		// pos is the node's position in rt.Nodes.
-		pos := i
-		if keep == nil {
-			rt.Nodes = append(rt.Nodes, ns.result(i, m))
-		} else if !tl.covered || tl.lowered || tl.rejected || keep(i, string(m.Reason)) {
-			pos = len(at)
-			at = append(at, int32(i))
-		}
+		rt.Nodes = append(rt.Nodes, ns.result(int(i), m))
 		switch {
 		case tl.lowered:
 			lowered = append(lowered, loweredNode{pos, m.Lowered, m.LoweredInputs})
 		case tl.rejected:
 			rejected[pos] = *m
-		}
-		if u := groupOf[k]; u != nil && len(u.Nodes) < maxExamplePaths {
-			u.Nodes = append(u.Nodes, ns.path(i))
-		}
-	}
-	if keep != nil {
-		// The nodes listed are known now: their array is made to size.
-		rt.Nodes = make([]reports.NodeResult, len(at))
-		for k, i := range at {
-			rt.Nodes[k] = ns.result(int(i), ms[ns.class[i]])
 		}
 	}
 	if len(lowered) > 0 {

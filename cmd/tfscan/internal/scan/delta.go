@@ -41,16 +41,16 @@ func (s *source) deviceIndex(dev string) int32 {
 }
 
 // sourceOf takes what applyDelta needs of the source's target, whose
-// node list is every node of ns.
-func sourceOf(ns *Nodes, src *reports.Target) *source {
-	s := &source{name: src.Target, ns: ns, nodes: make([]sourceNode, len(src.Nodes))}
+// node list is every node of ns, src.Nodes[k] the node at position at[k].
+func sourceOf(ns *Nodes, src *reports.Target, at []int32) *source {
+	s := &source{name: src.Target, ns: ns, nodes: make([]sourceNode, len(ns.list))}
 	if src.Placement != nil {
 		s.placed, s.transferBytes = true, src.Placement.TransferBytes
 		s.transferBytesPartial = src.Placement.TransferBytesPartial()
 	}
-	for i := range src.Nodes {
-		n := &src.Nodes[i]
-		s.nodes[i] = sourceNode{device: s.deviceIndex(n.Device), leaves: src.LeavesDevice(n), covered: reports.IsCovered(n.Reason)}
+	for k := range src.Nodes {
+		n := &src.Nodes[k]
+		s.nodes[at[k]] = sourceNode{device: s.deviceIndex(n.Device), leaves: src.LeavesDevice(n), covered: reports.IsCovered(n.Reason)}
 	}
 	return s
 }
@@ -200,9 +200,8 @@ func probeTarget(t Target, pl *placed) *reports.Target {
 
 // applyDelta compares target t with the source src the model runs on today
 // and records the comparison in t.Delta and in each node's SourceDevice and
-// Change. Both were computed over the prepared nodes src.ns: t.Nodes lists
-// each of them in the same order, or, when at is not nil, the node at
-// position at[k] of ns as t.Nodes[k]. Only the nodes t's figures count
+// Change. Both were computed over the prepared nodes src.ns, t.Nodes[k]
+// being the node at position at[k] of ns. Only the nodes t's figures count
 // take part.
 func applyDelta(t *reports.Target, src *source, ns *Nodes, at []int32) {
 	d := &reports.Delta{Source: src.name, NewFallbackOps: []reports.DeltaOp{}}
@@ -211,17 +210,13 @@ func applyDelta(t *reports.Target, src *source, ns *Nodes, at []int32) {
 		d.TransferBytesPartial = t.Placement.TransferBytesPartial() || src.transferBytesPartial
 	}
 	t.Delta = d
-	if src.ns != ns || at == nil && len(t.Nodes) != len(src.nodes) {
+	if src.ns != ns || len(at) != len(t.Nodes) {
 		return // not the same node list: compare nothing rather than the wrong nodes
 	}
 	type key struct{ op, dtypes, reason string }
 	groups := map[key]int{} // index into d.NewFallbackOps
 	for k := range t.Nodes {
-		n, i := &t.Nodes[k], k
-		if at != nil {
-			i = int(at[k])
-		}
-		s := &src.nodes[i]
+		n, s := &t.Nodes[k], &src.nodes[at[k]]
 		if n.Device != "" {
 			n.SourceDevice = src.devices[s.device]
 		}

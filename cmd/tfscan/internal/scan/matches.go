@@ -127,9 +127,9 @@ func (ns *Nodes) classes() []nodeClass {
 	ns.class = make([]int32, len(ns.list))
 	index := map[classKey]int32{}
 	// What a node's key holds beside its match key is read from arrays by
-	// position (its graph node is a read that misses the cache), and the
-	// last few keys are tried before the map: nodes in path order cycle
-	// through a layer's few classes.
+	// position (a graph node is 216 bytes, they hold a byte or four), and the
+	// last few keys are tried before the map: nodes in the graph's order
+	// cycle through a layer's few classes.
 	bits := ns.nodeBits()
 	var phaseAt []graph.Phase
 	if ns.phases != nil {

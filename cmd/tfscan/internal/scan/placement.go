@@ -9,14 +9,15 @@ import (
 // placement summary, fallback islands, wishlist, fusions, and each node's
 // device and reasons (matched by node path; nodes the report does not list,
 // e.g. outside the scanned signature, are left out; by graph node when ns
-// is the list t.Nodes was built from). DeviceNodes counts
-// the nodes the target's figures count (Target.Counts).
-func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes) {
+// is what t.Nodes was built from, t.Nodes[k] being the node at position
+// at[k] of ns). DeviceNodes counts the nodes the target's figures count
+// (Target.Counts).
+func applyPlacement(t *reports.Target, res *placement.Result, ns *Nodes, at []int32) {
 	if t == nil || res == nil {
 		return
 	}
 	p := placementSummary(t, res)
-	find := placedNodes(t, res, ns)
+	find := placedNodes(t, res, ns, at)
 	// Device and pin counts are over the nodes the target's figures count
 	// (Target.Counts), like its coverage.
 	counts, pins := map[string]int{}, map[string]int{}
@@ -85,7 +86,7 @@ func applyPlacementAt(t *reports.Target, pl *placed, ns *Nodes, at []int32) {
 
 // placed is what a placement says of each prepared node of ns: its device
 // and the device it requests, read from the lazy result once per node, in
-// the graph's order (read in path order, every node misses the cache).
+// the graph's order.
 type placed struct {
 	res *placement.Result
 	// names are the devices, each once; names[0] is "" (none).
@@ -214,16 +215,17 @@ func applyComparison(t *reports.Target, a *placement.Agreement) {
 	t.Placement.Comparison = c
 }
 
-// placedNodes finds the simulation's result for t.Nodes[i]: by graph node
-// ID when t.Nodes is still ns's list (as coverage built it) and the result
-// is place's (lazy, Options.LazyNodes), else by path. Read what it points
-// to before the next call: a lazy result's node is worked out into one
-// value each time.
-func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes) func(i int) *placement.NodeResult {
-	if ns != nil && len(ns.list) == len(t.Nodes) && res.Nodes == nil {
+// placedNodes finds the simulation's result for t.Nodes[k]: by graph node
+// ID when t.Nodes is still the nodes at positions at of ns (as coverage
+// listed them) and the result is place's (lazy, Options.LazyNodes), else
+// by path. Read what it points to before the next call: a lazy result's
+// node is worked out into one value each time.
+func placedNodes(t *reports.Target, res *placement.Result, ns *Nodes, at []int32) func(k int) *placement.NodeResult {
+	if ns != nil && len(at) == len(t.Nodes) && res.Nodes == nil {
 		var nr placement.NodeResult
-		return func(i int) *placement.NodeResult {
-			if t.Nodes[i].Path != ns.path(i) {
+		return func(k int) *placement.NodeResult {
+			i := int(at[k])
+			if t.Nodes[k].Path != ns.path(i) {
 				return nil
 			}
 			var ok bool

@@ -658,11 +658,11 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			}
 			src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
 		} else {
-			st := Coverage(nodes, *ts.From)
-			if err := simulateSource(st, g, nodes, *ts.From, ts, opts, fetches); err != nil {
+			st, sat := coverageInto(nodes, *ts.From, nil, nil)
+			if err := simulateSource(st, sat, g, nodes, *ts.From, ts, opts, fetches); err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
-			src = sourceOf(nodes, st)
+			src = sourceOf(nodes, st, sat)
 			spare = st.Nodes[:0]
 			clear(st.Nodes)
 		}
@@ -685,13 +685,13 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			applyPlacementAt(rt, pl, nodes, at)
 			compareLog(rt, res, log)
 		} else {
-			rt, _ = coverageInto(nodes, t, spare, nil)
+			rt, at = coverageInto(nodes, t, spare, nil)
 			spare = nil
-			if err := simulate(rt, g, nodes, t, ts, opts, fetches, log); err != nil {
+			if err := simulate(rt, at, g, nodes, t, ts, opts, fetches, log); err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
 			if i == fromIdx {
-				src = sourceOf(nodes, rt)
+				src = sourceOf(nodes, rt, at)
 			}
 		}
 		if opts.RewritePreview && !opts.Placement.Disabled {

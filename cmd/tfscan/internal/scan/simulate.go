@@ -28,16 +28,17 @@ type PlacementOptions struct {
 	ClearDevices bool
 }
 
-// simulate predicts soft placement for one target and records it in rt;
-// fetches, when not nil, are what the client fetches (--fetch).
+// simulate predicts soft placement for one target and records it in rt,
+// whose nodes are those at positions at of ns; fetches, when not nil, are
+// what the client fetches (--fetch).
 // Graph-offload and XLA targets are simulated like kernel targets: what
 // their stack cannot take stays on CPU the same way.
-func simulate(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, log *tflog.Log) error {
+func simulate(rt *reports.Target, at []int32, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, log *tflog.Log) error {
 	res, err := place(g, ns, t, ts, opts, fetches, false)
 	if res == nil || err != nil {
 		return err
 	}
-	applyPlacement(rt, res, ns)
+	applyPlacement(rt, res, ns, at)
 	compareLog(rt, res, log)
 	return nil
 }
@@ -53,10 +54,10 @@ func compareLog(rt *reports.Target, res *placement.Result, log *tflog.Log) {
 // simulateSource places the model on the --from source, to compare the
 // targets with: the same simulation (the same fetches) without the
 // wishlist, which only the targets' reports show.
-func simulateSource(rt *reports.Target, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) error {
+func simulateSource(rt *reports.Target, at []int32, g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) error {
 	res, err := place(g, ns, t, ts, opts, fetches, true)
 	if res != nil && err == nil {
-		applyPlacement(rt, res, ns)
+		applyPlacement(rt, res, ns, at)
 	}
 	return err
 }

@@ -55,10 +55,7 @@ func applyTraining(t *reports.Target, ts Target, ns *Nodes, at []int32) {
 	type key struct{ op, dtypes string }
 	groups := make([]map[key]int, len(names)) // index into parts[p].Fallback
 	for k := range t.Nodes {
-		nr, i := &t.Nodes[k], k
-		if at != nil {
-			i = int(at[k])
-		}
+		nr, i := &t.Nodes[k], at[k]
 		if !t.Counts(nr) || !t.LeavesDevice(nr) {
 			continue
 		}
