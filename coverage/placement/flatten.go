@@ -58,19 +58,19 @@ type instance struct {
 }
 
 // nodeIndex maps an instance's graph nodes to their placement nodes: by
-// position when the nodes' IDs are consecutive (graph.Build numbers a
-// body's nodes so), else through a map.
+// position, a node's position being its ID less the first node's where
+// the node found there is the node (graph.Build numbers a graph's and a
+// body's nodes one after the other), else through a map. No pass over
+// every node's ID is made first.
 type nodeIndex struct {
-	base int
-	pos  []int32 // -1: not placed
-	m    map[*graph.Node]int
+	base  int
+	nodes []*graph.Node
+	pos   []int32 // -1: not placed
+	m     map[*graph.Node]int
 }
 
 func newNodeIndex(nodes []*graph.Node) nodeIndex {
-	if !graph.ConsecutiveIDs(nodes) {
-		return nodeIndex{m: make(map[*graph.Node]int, len(nodes))}
-	}
-	x := nodeIndex{pos: make([]int32, len(nodes))}
+	x := nodeIndex{nodes: nodes, pos: make([]int32, len(nodes))}
 	if len(nodes) > 0 {
 		x.base = nodes[0].ID
 	}
@@ -80,24 +80,31 @@ func newNodeIndex(nodes []*graph.Node) nodeIndex {
 	return x
 }
 
+// at is n's position by its ID, -1 when n is not there.
+func (x *nodeIndex) at(n *graph.Node) int {
+	if k := n.ID - x.base; k >= 0 && k < len(x.nodes) && x.nodes[k] == n {
+		return k
+	}
+	return -1
+}
+
 func (x *nodeIndex) set(n *graph.Node, idx int) {
-	if x.m != nil {
-		x.m[n] = idx
+	if k := x.at(n); k >= 0 {
+		x.pos[k] = int32(idx)
 		return
 	}
-	x.pos[n.ID-x.base] = int32(idx)
+	if x.m == nil {
+		x.m = map[*graph.Node]int{}
+	}
+	x.m[n] = idx
 }
 
 func (x *nodeIndex) get(n *graph.Node) (int, bool) {
-	if x.m != nil {
-		idx, ok := x.m[n]
-		return idx, ok
+	if k := x.at(n); k >= 0 && x.pos[k] >= 0 {
+		return int(x.pos[k]), true
 	}
-	k := n.ID - x.base
-	if k < 0 || k >= len(x.pos) || x.pos[k] < 0 {
-		return 0, false
-	}
-	return int(x.pos[k]), true
+	idx, ok := x.m[n]
+	return idx, ok
 }
 
 // unitKind tells how a placement unit is run.
@@ -391,13 +398,12 @@ func (b *builder) addInstance(inst *instance, nodes []*graph.Node, keeps bool) {
 // inOrder tells whether every edge topoOrder follows already runs
 // forward in nodes (as in most GraphDefs): then the sort, which takes the
 // first ready node in position order, keeps the order as it is. It reads
-// positions from the IDs when they are consecutive, else it says no.
+// positions from the IDs, and says no where they are not consecutive: it
+// checks each node's ID as it passes, for a "no" is always safe (the
+// sort) and a "yes" has then checked every one.
 func inOrder(nodes []*graph.Node) bool {
 	if len(nodes) == 0 {
 		return true
-	}
-	if !graph.ConsecutiveIDs(nodes) {
-		return false
 	}
 	base := nodes[0].ID
 	forward := func(src *graph.Node, i int) bool {
@@ -408,6 +414,9 @@ func inOrder(nodes []*graph.Node) bool {
 		return j < 0 || j >= len(nodes) || nodes[j] != src || j < i
 	}
 	for i, n := range nodes {
+		if n.ID != base+i {
+			return false
+		}
 		for _, in := range n.Inputs {
 			if !forward(in.Node, i) {
 				return false

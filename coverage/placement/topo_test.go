@@ -13,20 +13,30 @@ import (
 
 // topoOrder's shortcut for nodes already in order gives what the sort
 // gives: on random graphs with forward edges only, with some backward
-// edges and cycles, with NextIteration back edges and with edges from
-// outside the set.
+// edges and cycles, with NextIteration back edges, with edges from
+// outside the set, and with IDs that are not positions.
 func TestTopoOrderShortcut(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for trial := 0; trial < 500; trial++ {
 		n := 1 + rng.Intn(30)
 		outside := &graph.Node{ID: 10_000, Name: "outside", Op: "Const"}
 		nodes := make([]*graph.Node, n)
+		// Now and then the IDs are not the positions (a graph made by
+		// hand): the shortcut, which reads positions from IDs, must
+		// not take them for positions.
+		ids := rng.Perm(n)
+		if trial%5 != 4 {
+			ids = nil
+		}
 		for i := range nodes {
 			op := "Identity"
 			if rng.Intn(8) == 0 {
 				op = "NextIteration"
 			}
 			nodes[i] = &graph.Node{ID: 100 + i, Name: string(rune('a' + i%26)), Op: op}
+			if ids != nil {
+				nodes[i].ID = 100 + ids[i]
+			}
 		}
 		backward := trial%3 == 0
 		for i, nd := range nodes {

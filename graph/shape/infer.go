@@ -563,27 +563,25 @@ func attrShape(a *attrpb.AttrValue) Shape {
 	return fromProto(a.GetShape())
 }
 
-// positions tells where a node stands in nodes: from its ID when the IDs
-// run one after the other (graph.Build numbers a graph's and a body's
-// nodes so), else through a map.
+// positions tells where a node stands in nodes: its ID less the first
+// node's where the node found there is the node (graph.Build numbers a
+// graph's and a body's nodes one after the other), else through a map,
+// made when first needed. It reads no node's ID before it is asked.
 func positions(nodes []*graph.Node) func(*graph.Node) (int, bool) {
-	if graph.ConsecutiveIDs(nodes) {
-		return func(n *graph.Node) (int, bool) {
-			if len(nodes) == 0 {
-				return 0, false
-			}
-			j := n.ID - nodes[0].ID
-			if j < 0 || j >= len(nodes) || nodes[j] != n {
-				return 0, false
-			}
+	var pos map[*graph.Node]int
+	return func(n *graph.Node) (int, bool) {
+		if len(nodes) == 0 {
+			return 0, false
+		}
+		if j := n.ID - nodes[0].ID; j >= 0 && j < len(nodes) && nodes[j] == n {
 			return j, true
 		}
-	}
-	pos := make(map[*graph.Node]int, len(nodes))
-	for i, n := range nodes {
-		pos[n] = i
-	}
-	return func(n *graph.Node) (int, bool) {
+		if pos == nil {
+			pos = make(map[*graph.Node]int, len(nodes))
+			for i, n := range nodes {
+				pos[n] = i
+			}
+		}
 		j, ok := pos[n]
 		return j, ok
 	}

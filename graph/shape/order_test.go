@@ -69,3 +69,33 @@ func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 	assert.Positive(t, loops, "no model with a TF1 loop")
 	assert.GreaterOrEqual(t, bodies, 10, "function bodies without calls")
 }
+
+// positions finds each node's position whatever the nodes' IDs (run one
+// after the other as Build numbers them, shuffled, all the same as in a
+// graph made by hand) and finds no node from outside.
+func TestPositions(t *testing.T) {
+	for _, ids := range []string{"consecutive", "shuffled", "same"} {
+		nodes := make([]*graph.Node, 30)
+		for i := range nodes {
+			nodes[i] = &graph.Node{}
+			switch ids {
+			case "consecutive":
+				nodes[i].ID = 5 + i
+			case "shuffled":
+				nodes[i].ID = 5 + (i*7)%30
+			}
+		}
+		pos := positions(nodes)
+		for i, n := range slices.Backward(nodes) {
+			j, ok := pos(n)
+			assert.True(t, ok, "%s %d", ids, i)
+			assert.Equal(t, i, j, ids)
+		}
+		for _, n := range []*graph.Node{{ID: 5}, {ID: 6}, {ID: 0}} {
+			_, ok := pos(n)
+			assert.False(t, ok, "%s: a node from outside, ID %d", ids, n.ID)
+		}
+	}
+	_, ok := positions(nil)(&graph.Node{})
+	assert.False(t, ok)
+}

@@ -127,16 +127,17 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
 	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes))}
 	var pb pathBuilder
+	byID := scope == nil // every node, each one's ID its position
 	for _, n := range g.Nodes {
 		if scope == nil || scope[n] {
+			byID = byID && n.ID == len(ns.list)
 			ns.list = append(ns.list, n)
 			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
-	if scope == nil && len(g.Nodes) > 0 && g.Nodes[0].ID == 0 && graph.ConsecutiveIDs(g.Nodes) {
-		// Every node in the graph's order, numbered from 0: the paths
-		// are by ID as they are, and byIDPaths keeps them rather than
-		// making them again.
+	if byID {
+		// The paths are by ID as they are, and byIDPaths keeps them
+		// rather than making them again.
 		ns.pathByID = ns.paths
 	}
 	ns.dtypes = make([]int32, len(ns.list))

@@ -3,12 +3,14 @@ package scan
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testutil"
 )
 
 // TestSortByPath checks the prepared nodes' path order (pathOrdered), a
@@ -93,6 +95,44 @@ func TestPathOrder(t *testing.T) {
 					require.Less(t, order[k-1], order[k])
 				}
 			}
+		}
+	}
+}
+
+// TestPathsByID checks the paths the placements read by node ID
+// (byIDPaths) against each node's own path: every node of a built graph,
+// a scope of some of them, and nodes whose IDs are not their positions
+// (a graph made by hand).
+func TestPathsByID(t *testing.T) {
+	_, g, err := Load(filepath.Join(testutil.Corpus(t), "tfjs", "emotion"), nil)
+	require.NoError(t, err)
+	ts, err := ResolveTargets([]string{"cuda"}, nil)
+	require.NoError(t, err)
+	some := map[*graph.Node]bool{}
+	for k, n := range g.Nodes {
+		if k%3 != 0 {
+			some[n] = true
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var shuffled graph.Graph
+	for _, id := range r.Perm(50) {
+		shuffled.Nodes = append(shuffled.Nodes, &graph.Node{Name: fmt.Sprintf("n%d", id), ID: id})
+	}
+	for _, c := range []struct {
+		name  string
+		g     *graph.Graph
+		scope map[*graph.Node]bool
+	}{{"all", g, nil}, {"scope", g, some}, {"ids not positions", &shuffled, nil}} {
+		ns := PrepareNodes(c.g, c.scope, ts.List)
+		byID := ns.byIDPaths()
+		require.Len(t, byID, len(c.g.Nodes), c.name)
+		for _, n := range c.g.Nodes {
+			want := ""
+			if c.scope == nil || c.scope[n] {
+				want = n.Path()
+			}
+			require.Equal(t, want, byID[n.ID], "%s: node %s", c.name, n.Name)
 		}
 	}
 }
