@@ -57,6 +57,35 @@ func (n *Node) AppendPath(dst []byte) []byte {
 	return dst
 }
 
+// A PathAppender appends nodes' paths as Node.AppendPath does, rendering
+// what a function's nodes share before their names (their caller's path
+// and the function's name) once for a run of nodes of one function, as a
+// body's nodes come in the graph's order. The zero value is ready.
+type PathAppender struct {
+	fn     *Function
+	prefix []byte // fn's nodes' paths before their names, "/" included
+}
+
+// AppendPath appends n.Path() to dst.
+func (a *PathAppender) AppendPath(dst []byte, n *Node) []byte {
+	if n.Func == nil {
+		return n.AppendPath(dst)
+	}
+	if n.Func != a.fn || a.prefix == nil {
+		// A node's path ends with its name (pathSegments emits it
+		// first); what is before it depends on its function alone.
+		bare := appendBarePath(a.prefix[:0], n)
+		a.fn, a.prefix = n.Func, bare[:len(bare)-len(n.Name)]
+	}
+	dst = append(dst, a.prefix...)
+	dst = append(dst, n.Name...)
+	if n.dup > 1 {
+		dst = append(dst, '#')
+		dst = strconv.AppendInt(dst, int64(n.dup), 10)
+	}
+	return dst
+}
+
 // pathSegments calls emit with the segments of n's path before any "#k"
 // suffix, last segment first. A caller's "#k" suffix is not part of its
 // callees' prefix.

@@ -46,11 +46,22 @@ var checkpointOps = map[string]bool{
 	"MergeV2Checkpoints": true,
 }
 
-// Scan returns the unsafe-op findings of g in node order.
+// Scan returns the unsafe-op findings of g in path order.
 func Scan(g *graph.Graph) []Finding {
 	saver := saverNodes(g)
 	var out []Finding
+	// Whether an op can be unsafe is told once per run of nodes of one
+	// op (a graph has few ops and many nodes of each), not by looking it
+	// up in the maps at every node.
+	var last string
+	var lastMay bool
 	for _, n := range g.Nodes {
+		if n.Op != last || last == "" {
+			last, lastMay = n.Op, mayBeUnsafe(n.Op)
+		}
+		if !lastMay {
+			continue
+		}
 		switch {
 		case unsafeOps[n.Op] != "":
 			out = append(out, Finding{Node: n, Op: n.Op, Path: n.Path(), Message: n.Op + " " + unsafeOps[n.Op]})
@@ -62,6 +73,11 @@ func Scan(g *graph.Graph) []Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// mayBeUnsafe tells whether a node of op can be a finding.
+func mayBeUnsafe(op string) bool {
+	return unsafeOps[op] != "" || op == "PrintV2" || checkpointOps[op]
 }
 
 // printsToFile: PrintV2's output_stream is "stderr", "stdout", "log(...)" or

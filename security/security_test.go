@@ -28,12 +28,13 @@ func TestScan(t *testing.T) {
 	rogueSave := mk("rogue/SaveV2", "SaveV2")
 	readFile := mk("ReadFile", "ReadFile")
 	pyFunc := mk("PyFunc", "PyFunc")
+	pyFunc1 := mk("PyFunc_1", "PyFunc") // a run of nodes of one op
 	printStderr := mk("print_stderr", "PrintV2")
 	printStderr.Attrs = map[string]*attrpb.AttrValue{"output_stream": {Value: &attrpb.AttrValue_S{S: []byte("stderr")}}}
 	printFile := mk("print_file", "PrintV2")
 	printFile.Attrs = map[string]*attrpb.AttrValue{"output_stream": {Value: &attrpb.AttrValue_S{S: []byte("file:///tmp/x")}}}
 
-	top := []*graph.Node{filename, save, saveDep, restoreCall, rogueSave, readFile, pyFunc, printStderr, printFile}
+	top := []*graph.Node{filename, save, saveDep, restoreCall, rogueSave, readFile, pyFunc, pyFunc1, printStderr, printFile}
 	g := &graph.Graph{
 		Nodes:    append(append([]*graph.Node{}, top...), restoreInFn),
 		TopLevel: len(top),
@@ -47,7 +48,7 @@ func TestScan(t *testing.T) {
 	for _, f := range Scan(g) {
 		got = append(got, f.Op+"@"+f.Path)
 	}
-	assert.Equal(t, []string{"PyFunc@PyFunc", "ReadFile@ReadFile", "PrintV2@print_file", "SaveV2@rogue/SaveV2"}, got)
+	assert.Equal(t, []string{"PyFunc@PyFunc", "PyFunc@PyFunc_1", "ReadFile@ReadFile", "PrintV2@print_file", "SaveV2@rogue/SaveV2"}, got)
 }
 
 func TestScanWithoutSaverReportsCheckpointOps(t *testing.T) {

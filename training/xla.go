@@ -57,6 +57,11 @@ func CompiledFunctions(g *graph.Graph) []Compiled {
 	var out []Compiled
 	seen := map[*graph.Function]bool{}
 	for _, n := range g.Nodes {
+		// Only a call compiles a function: the attr of any other node
+		// is not looked up.
+		if len(n.Calls) == 0 {
+			continue
+		}
 		if a, ok := n.Attrs["_XlaMustCompile"]; !ok || !a.GetB() {
 			continue
 		}

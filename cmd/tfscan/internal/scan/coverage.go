@@ -244,6 +244,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 // 200,000 paths are as many allocations otherwise, and their garbage).
 type pathBuilder struct {
 	chunk strings.Builder
+	pa    graph.PathAppender
 }
 
 // pathChunk is the size of a chunk of paths.
@@ -260,7 +261,7 @@ func (b *pathBuilder) path(n *graph.Node) string {
 		start = 0
 	}
 	var tmp [256]byte
-	p := n.AppendPath(tmp[:0])
+	p := b.pa.AppendPath(tmp[:0], n)
 	if len(p) > b.chunk.Cap()-start {
 		return string(p) // a path longer than what is left of the chunk
 	}
