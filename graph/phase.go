@@ -304,20 +304,8 @@ func (w *phaseWalk) enter(f *Function, stack []*Node) []*Node {
 		return stack
 	}
 	w.entered[f] = true
-	byName := make(map[string]*Node, len(f.Nodes))
-	for _, n := range f.Nodes {
-		byName[n.Name] = n
-	}
-	for _, ref := range f.Def.GetRet() {
-		name, _, _ := strings.Cut(ref, ":")
-		if n := byName[name]; n != nil {
-			stack = append(stack, n)
-		}
-	}
-	for _, name := range f.Def.GetControlRet() {
-		if n := byName[name]; n != nil {
-			stack = append(stack, n)
-		}
+	for _, n := range retNodes(f) {
+		stack = append(stack, n)
 	}
 	for _, n := range f.Nodes {
 		if runsUnpruned(n) {
@@ -325,6 +313,40 @@ func (w *phaseWalk) enter(f *Function, stack []*Node) []*Node {
 		}
 	}
 	return stack
+}
+
+// retNodes are the nodes f's results and control results name, the last
+// node of a name where names repeat. A body has few results: they are
+// looked for among its nodes, without a map of every node's name, unless
+// there are many.
+func retNodes(f *Function) []*Node {
+	var names []string
+	for _, ref := range f.Def.GetRet() {
+		name, _, _ := strings.Cut(ref, ":")
+		names = append(names, name)
+	}
+	for _, name := range f.Def.GetControlRet() {
+		names = append(names, name)
+	}
+	out := make([]*Node, len(names))
+	if len(names) > 8 {
+		byName := make(map[string]*Node, len(f.Nodes))
+		for _, n := range f.Nodes {
+			byName[n.Name] = n
+		}
+		for k, name := range names {
+			out[k] = byName[name]
+		}
+	} else {
+		for i := len(f.Nodes) - 1; i >= 0; i-- {
+			for k, name := range names {
+				if out[k] == nil && f.Nodes[i].Name == name {
+					out[k] = f.Nodes[i]
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(n *Node) bool { return n == nil })
 }
 
 // runsUnpruned tells the body nodes PruneFunctionBody keeps whatever the

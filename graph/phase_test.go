@@ -1,11 +1,14 @@
 package graph
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
 
 	"github.com/tfscan/tfscan/internal/testutil"
 	"github.com/tfscan/tfscan/savedmodel"
@@ -149,5 +152,57 @@ func TestPhasesWithoutMetadata(t *testing.T) {
 		"save/control_dependency": "save", "save/SaveV2": "save",
 	} {
 		assert.Equal(t, want, phaseOf(t, g, ph, path), path)
+	}
+}
+
+// retNodes finds what a map of the body's names finds (the last node of a
+// name), with few results and with many, names repeated, results naming
+// no node, and on the corpus's functions.
+func TestRetNodes(t *testing.T) {
+	byMap := func(f *Function) map[*Node]int {
+		byName := map[string]*Node{}
+		for _, n := range f.Nodes {
+			byName[n.Name] = n
+		}
+		want := map[*Node]int{}
+		for _, ref := range f.Def.GetRet() {
+			name, _, _ := strings.Cut(ref, ":")
+			if n := byName[name]; n != nil {
+				want[n]++
+			}
+		}
+		for _, name := range f.Def.GetControlRet() {
+			if n := byName[name]; n != nil {
+				want[n]++
+			}
+		}
+		return want
+	}
+	count := func(ns []*Node) map[*Node]int {
+		got := map[*Node]int{}
+		for _, n := range ns {
+			got[n]++
+		}
+		return got
+	}
+	var fns []*Function
+	for _, rets := range []int{1, 3, 8, 9, 20} {
+		f := &Function{Def: &fpb.FunctionDef{Ret: map[string]string{}, ControlRet: map[string]string{}}}
+		for i := range 12 {
+			f.Nodes = append(f.Nodes, &Node{Name: fmt.Sprintf("n%d", i%10)}) // n0 and n1 twice
+		}
+		for k := range rets {
+			f.Def.Ret[fmt.Sprintf("r%d", k)] = fmt.Sprintf("n%d:out:%d", k%13, k)
+		}
+		f.Def.ControlRet["c"] = "n1"
+		fns = append(fns, f)
+	}
+	for _, model := range []string{"sm_simple_while_loop", "sm_static_hashtable", "sm_x_plus_y_debuginfo"} {
+		fns = append(fns, load(t, filepath.Join(testutil.Corpus(t), "tf", model)).Functions...)
+	}
+	for _, f := range fns {
+		want := byMap(f)
+		assert.NotEmpty(t, want, f.Name)
+		assert.Equal(t, want, count(retNodes(f)), "%s: %d results", f.Name, len(f.Def.GetRet()))
 	}
 }

@@ -50,16 +50,25 @@ var checkpointOps = map[string]bool{
 func Scan(g *graph.Graph) []Finding {
 	saver := saverNodes(g)
 	var out []Finding
-	// Whether an op can be unsafe is told once per run of nodes of one
-	// op (a graph has few ops and many nodes of each), not by looking it
-	// up in the maps at every node.
-	var last string
-	var lastMay bool
+	// Whether an op can be unsafe is looked up in the maps only when it
+	// is not one of the last few ops (a graph has few ops and many nodes
+	// of each, a layer's few ops in turn).
+	type opMay struct {
+		op  string
+		may bool
+	}
+	var recent [8]opMay
+	next := 0
 	for _, n := range g.Nodes {
-		if n.Op != last || last == "" {
-			last, lastMay = n.Op, mayBeUnsafe(n.Op)
+		k := 0
+		for k < len(recent) && (recent[k].op != n.Op || n.Op == "") {
+			k++
 		}
-		if !lastMay {
+		if k == len(recent) {
+			k, next = next, (next+1)%len(recent)
+			recent[k] = opMay{n.Op, mayBeUnsafe(n.Op)}
+		}
+		if !recent[k].may {
 			continue
 		}
 		switch {
