@@ -372,6 +372,13 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
+	if p.src != nil {
+		// The first placement node of a graph node speaks for it
+		// (placedAt); its ID is read here, where the node was just read.
+		if id := p.src.ID; id >= 0 && id < len(s.firstOf) && s.firstOf[id] < 0 {
+			s.firstOf[id] = p.idx
+		}
+	}
 	if !p.ghost && p.look != nil && (p.look.Op == "Enter" || p.look.Op == "RefEnter") {
 		s.hasEnter = true // computeFrames
 	}

@@ -61,6 +61,36 @@ func TestInlinedCall(t *testing.T) {
 	assert.Contains(t, strings.Join(reasonsOf(r, "call"), "\n"), "body inlined")
 }
 
+// A function inlined at two call sites is placed at each: its node's
+// result speaks for its first instance (the first call in the graph's
+// order), and names where the other landed.
+func TestInlinedTwiceFirstSpeaks(t *testing.T) {
+	for _, firstOnCPU := range []bool{true, false} {
+		cpuCall, gpuCall := "call_a", "call_b"
+		if !firstOnCPU {
+			cpuCall, gpuCall = gpuCall, cpuCall
+		}
+		call := func(name string) string {
+			pin := ""
+			if name == cpuCall {
+				pin = dev("/device:CPU:0")
+			}
+			return nd(name, "StatefulPartitionedCall", in("x"), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", "mlp"), pin)
+		}
+		g := buildGraph(t, "graph_def { "+
+			placeholder("x", "DT_FLOAT", 2, 4)+call("call_a")+call("call_b")+
+			nd("out", "AddV2", in("call_a", "call_b"), ta("T", "DT_FLOAT"))+
+			mlpLib+" }", "serving_default=x:0->out:0")
+		r := simulate(t, g, "GPU", cpuOps+mlpReg+"AddV2 GPU T=float32\n", Options{})
+		first, other := "GPU:0", "CPU:0"
+		if firstOnCPU {
+			first, other = other, first
+		}
+		assert.Equal(t, first, devices(r)["mm"], "first on CPU: %v", firstOnCPU)
+		assert.Contains(t, strings.Join(reasonsOf(r, "mm"), "\n"), "other call sites) are placed on "+other, "first on CPU: %v", firstOnCPU)
+	}
+}
+
 func whileGraph(lower bool) string {
 	low := ""
 	if lower {

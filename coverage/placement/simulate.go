@@ -210,7 +210,6 @@ func (s *sim) build() error {
 		inst := &instance{dflt: -1, unit: 0, single: -1}
 		b.addInstance(inst, top, s.g.TopoKeepsOrder())
 		b.drain()
-		s.recordFirst(0)
 		s.markFeeds(top)
 	}
 	// Functions not instantiated from the top level: bodies of non-lowered
@@ -265,15 +264,6 @@ func (s *sim) instantiated(f *graph.Function) bool {
 		}
 	}
 	return false
-}
-
-func (s *sim) recordFirst(from int) {
-	for i := from; i < len(s.nodes); i++ {
-		p := s.nodes[i]
-		if p.src != nil && p.src.ID >= 0 && p.src.ID < len(s.firstOf) && s.firstOf[p.src.ID] < 0 {
-			s.firstOf[p.src.ID] = int32(i)
-		}
-	}
 }
 
 // datasetOp reports whether an op takes functions that run inside tf.data
@@ -376,7 +366,6 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
 		b.newNode(inst, p)
 	}
-	s.recordFirst(u.first)
 }
 
 // varDevice is where a TF2 loader creates a float variable: the target when
