@@ -17,31 +17,19 @@ import (
 // refuses such names and duplicates, but inspect lists the graph's problems
 // by path.)
 func TestPathsStayUnique(t *testing.T) {
-	g, err := buildErr(t, `graph_def {
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "call" op: "PartitionedCall" input: "x"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }
-  node { name: "s/call/f/mul#2" op: "NoOp" }
-  node { name: "s/call/f/mul" op: "NoOp" }
-  library {
-    `+fnDef("f", "")+`
-    `+fnDef("g", `node_def { name: "mul" op: "NoOp" }`)+`
-  }
-}`, "s=call:0")
+	g, err := collidingPaths(t)
 	require.Error(t, err)
 	var got []string
 	for _, n := range g.Nodes {
 		got = append(got, n.Path())
 	}
-	assert.Equal(t, []string{"x", "call", "s/call/f/mul#2", "s/call/f/mul", "s/call/f/mul#3", "g/mul", "g/mul#2"}, got)
+	assert.Equal(t, []string{"x", "call", "s/call/f/mul#2", "s/call/f/mul", "s/call/f/mul#3", "g/mul", "g/mul#2", "g/add"}, got)
 }
 
-// A PathAppender renders every node's Path, in any order of the nodes:
-// names that collide ("#k"), paths shortened in a deep call chain,
-// functions nobody calls, and the corpus models with functions.
-func TestPathAppenderIsPath(t *testing.T) {
-	dups, _ := buildErr(t, `graph_def {
+// collidingPaths builds a graph whose node names collide with paths (and
+// fails validation for it).
+func collidingPaths(t *testing.T) (*Graph, error) {
+	return buildErr(t, `graph_def {
   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "call" op: "PartitionedCall" input: "x"
     attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
@@ -53,6 +41,13 @@ func TestPathAppenderIsPath(t *testing.T) {
     `+fnDef("g", `node_def { name: "mul" op: "NoOp" } node_def { name: "add" op: "NoOp" }`)+`
   }
 }`, "s=call:0")
+}
+
+// A PathAppender renders every node's Path, in any order of the nodes:
+// names that collide ("#k"), paths shortened in a deep call chain,
+// functions nobody calls, and the corpus models with functions.
+func TestPathAppenderIsPath(t *testing.T) {
+	dups, _ := collidingPaths(t)
 	graphs := map[string]*Graph{"dups": dups, "chain": buildChain(t, 20)}
 	for _, model := range []string{"sm_simple_while_loop", "sm_static_hashtable", "sm_x_plus_y_debuginfo"} {
 		graphs[model] = load(t, filepath.Join(testutil.Corpus(t), "tf", model))

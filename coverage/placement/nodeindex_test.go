@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 )
 
 // nodeIndex answers as a map of the nodes would, whatever their IDs: run
@@ -15,24 +16,10 @@ import (
 // not found.
 func TestNodeIndexIsAMap(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, ids := range []string{"consecutive", "shuffled", "same", "gaps"} {
+	for _, ids := range testmodel.NumberingKinds {
 		for trial := 0; trial < 20; trial++ {
 			n := rng.Intn(40)
-			nodes := make([]*graph.Node, n)
-			perm := rng.Perm(n)
-			for i := range nodes {
-				nodes[i] = &graph.Node{}
-				switch ids {
-				case "consecutive":
-					nodes[i].ID = 7 + i
-				case "shuffled":
-					nodes[i].ID = 7 + perm[i]
-				case "same":
-					nodes[i].ID = 0
-				case "gaps":
-					nodes[i].ID = 3 * i
-				}
-			}
+			nodes := testmodel.Numbered(ids, n, 7)
 			outside := []*graph.Node{{ID: 7}, {ID: 8}, {ID: -1}}
 			x := newNodeIndex(nodes)
 			want := map[*graph.Node]int{}

@@ -70,21 +70,11 @@ func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 	assert.GreaterOrEqual(t, bodies, 10, "function bodies without calls")
 }
 
-// positions finds each node's position whatever the nodes' IDs (run one
-// after the other as Build numbers them, shuffled, all the same as in a
-// graph made by hand) and finds no node from outside.
+// positions finds each node's position whatever the nodes' IDs
+// (testmodel.Numbered) and finds no node from outside.
 func TestPositions(t *testing.T) {
-	for _, ids := range []string{"consecutive", "shuffled", "same"} {
-		nodes := make([]*graph.Node, 30)
-		for i := range nodes {
-			nodes[i] = &graph.Node{}
-			switch ids {
-			case "consecutive":
-				nodes[i].ID = 5 + i
-			case "shuffled":
-				nodes[i].ID = 5 + (i*7)%30
-			}
-		}
+	for _, ids := range testmodel.NumberingKinds {
+		nodes := testmodel.Numbered(ids, 30, 5)
 		pos := positions(nodes)
 		for i, n := range slices.Backward(nodes) {
 			j, ok := pos(n)

@@ -33,3 +33,27 @@ func Graph(t testing.TB, path string) *graph.Graph {
 	_, g := Load(t, path)
 	return g
 }
+
+// NumberingKinds are the ways Numbered numbers nodes.
+var NumberingKinds = []string{"consecutive", "shuffled", "same", "gaps"}
+
+// Numbered is n bare nodes numbered as kind says: "consecutive" from base
+// on (as graph.Build numbers a scope), "shuffled" (those numbers in
+// another order), "same" (every ID 0, as in a graph made by hand) or
+// "gaps" (every third number from base): the cases of code that reads a
+// node's position from its ID.
+func Numbered(kind string, n, base int) []*graph.Node {
+	nodes := make([]*graph.Node, n)
+	for i := range nodes {
+		nodes[i] = &graph.Node{}
+		switch kind {
+		case "consecutive":
+			nodes[i].ID = base + i
+		case "shuffled":
+			nodes[i].ID = base + (i*7919)%n // 7919 is prime: a permutation below it
+		case "gaps":
+			nodes[i].ID = base + 3*i
+		}
+	}
+	return nodes
+}
