@@ -7,6 +7,8 @@ import (
 	varpb "github.com/wamuir/graft/tensorflow/core/framework/variable_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // Phase says when a node runs in the life of a served model. A migration
@@ -391,21 +393,13 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 	)
 	// What an op is (a restore, a save, an initializer) is worked out
 	// once per op: a graph has few ops and many nodes of each. The last
-	// few ops are tried before the map (a node's op string is most often
-	// one of a handful, compared by length and bytes).
+	// few ops are tried before the map.
 	const initializes = saves << 1
 	byOp := map[string]uint8{}
-	type opKind struct {
-		op   string
-		kind uint8
-	}
-	var recent [8]opKind
-	next := 0
+	var recent lastfew.Cache[string, uint8]
 	kind := func(op string) uint8 {
-		for i := range recent {
-			if recent[i].op == op && op != "" {
-				return recent[i].kind
-			}
+		if k, ok := recent.Get(op); ok {
+			return k
 		}
 		k, ok := byOp[op]
 		if !ok {
@@ -420,8 +414,7 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 			}
 			byOp[op] = k
 		}
-		recent[next] = opKind{op, k}
-		next = (next + 1) % len(recent)
+		recent.Put(op, k)
 		return k
 	}
 	// flags tell what each node depends on; inits mark initializer ops

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // Finding is one unsafe op.
@@ -51,24 +52,15 @@ func Scan(g *graph.Graph) []Finding {
 	saver := saverNodes(g)
 	var out []Finding
 	// Whether an op can be unsafe is looked up in the maps only when it
-	// is not one of the last few ops (a graph has few ops and many nodes
-	// of each, a layer's few ops in turn).
-	type opMay struct {
-		op  string
-		may bool
-	}
-	var recent [8]opMay
-	next := 0
+	// is not one of the last few ops.
+	var recent lastfew.Cache[string, bool]
 	for _, n := range g.Nodes {
-		k := 0
-		for k < len(recent) && (recent[k].op != n.Op || n.Op == "") {
-			k++
+		may, ok := recent.Get(n.Op)
+		if !ok {
+			may = mayBeUnsafe(n.Op)
+			recent.Put(n.Op, may)
 		}
-		if k == len(recent) {
-			k, next = next, (next+1)%len(recent)
-			recent[k] = opMay{n.Op, mayBeUnsafe(n.Op)}
-		}
-		if !recent[k].may {
+		if !may {
 			continue
 		}
 		switch {

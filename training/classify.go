@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // collectiveOps are the ops that exchange tensors between replicas
@@ -57,27 +58,17 @@ func Parts(g *graph.Graph) []Part {
 	// ops and many nodes of each. The last few ops are tried before the
 	// map (most nodes' ops are one of a handful).
 	byOp := map[string]opDecision{}
-	var recent [8]opDecision
-	next := 0
+	var recent lastfew.Cache[string, opDecision]
 	var scopes scopeMemo
 	for _, n := range g.Nodes {
-		var d opDecision
-		found := false
-		for i := range recent {
-			if recent[i].op == n.Op && n.Op != "" {
-				d, found = recent[i], true
-				break
-			}
-		}
+		d, found := recent.Get(n.Op)
 		if !found {
 			var ok bool
 			if d, ok = byOp[n.Op]; !ok {
-				d.op = n.Op
 				d.part, d.decided = opPart(n.Op)
 				byOp[n.Op] = d
 			}
-			recent[next] = d
-			next = (next + 1) % len(recent)
+			recent.Put(n.Op, d)
 		}
 		if d.decided {
 			parts[n.ID], decided[n.ID] = d.part, true
@@ -115,7 +106,6 @@ func Parts(g *graph.Graph) []Part {
 
 // opDecision is what an op alone tells of its nodes' part (opPart).
 type opDecision struct {
-	op      string
 	part    Part
 	decided bool
 }

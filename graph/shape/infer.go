@@ -12,6 +12,7 @@ import (
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/csr"
+	"github.com/tfscan/tfscan/internal/lastfew"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
 
@@ -46,41 +47,28 @@ type Shapes struct {
 	ins []Tensor
 	// walkOnly: every scope in walkOrder (scopeOrder).
 	walkOnly bool
-	// consts are the shapes and values of the last few Const tensors;
-	// outputShapes the `_output_shapes` of the last few attr maps.
-	consts       constMemo
-	outputShapes outputShapesMemo
+	// consts are the shapes and values of the last few Const tensors
+	// (constOf), outputShapes the `_output_shapes` of the last few attr
+	// maps (outputShapesOf).
+	consts       lastfew.Cache[constKey, constAnswer]
+	outputShapes lastfew.Cache[uintptr, []*tspb.TensorShapeProto]
 }
 
-// outputShapesMemo remembers the `_output_shapes` attr of the last few
-// attr maps: the build hands nodes whose attrs are alike one map, and a
-// layer's nodes come together, so that most nodes are told theirs
-// without a lookup of the key.
-type outputShapesMemo struct {
-	last [4]struct {
-		attrs  uintptr
-		shapes []*tspb.TensorShapeProto
-	}
-	next int
-}
-
-// of is attrs["_output_shapes"]'s list of shapes. The maps are the
-// inferred graph's, alive while it is: an address stands for one map.
-func (m *outputShapesMemo) of(attrs map[string]*attrpb.AttrValue) []*tspb.TensorShapeProto {
+// outputShapesOf is attrs["_output_shapes"]'s list of shapes, remembered
+// for the last few attr maps: the build hands nodes whose attrs are alike
+// one map, and a layer's nodes come together. The maps are the inferred
+// graph's, alive while it is: an address stands for one map.
+func (s *Shapes) outputShapesOf(attrs map[string]*attrpb.AttrValue) []*tspb.TensorShapeProto {
 	if len(attrs) == 0 {
 		return nil
 	}
 	id := reflect.ValueOf(attrs).Pointer()
-	for i := range m.last {
-		if l := &m.last[i]; l.attrs == id {
-			return l.shapes
-		}
+	if l, ok := s.outputShapes.Get(id); ok {
+		return l
 	}
-	shapes := attrs["_output_shapes"].GetList().GetShape()
-	l := &m.last[m.next]
-	l.attrs, l.shapes = id, shapes
-	m.next = (m.next + 1) % len(m.last)
-	return shapes
+	l := attrs["_output_shapes"].GetList().GetShape()
+	s.outputShapes.Put(id, l)
+	return l
 }
 
 // nodeState is how far inference of a node is.
@@ -486,7 +474,7 @@ func (s *Shapes) node(n *graph.Node) {
 	}
 	s.rule(n, ins, outs)
 	// Fill what the rules left unknown from `_output_shapes`.
-	if l := s.outputShapes.of(n.Attrs); len(l) > 0 {
+	if l := s.outputShapesOf(n.Attrs); len(l) > 0 {
 		for i := range outs {
 			if i < len(l) {
 				outs[i].Shape = merge(outs[i].Shape, fromProto(l[i]))

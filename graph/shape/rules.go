@@ -75,7 +75,7 @@ func (s *Shapes) rule(n *graph.Node, ins []Tensor, outs []Tensor) {
 	}
 	switch op := n.Op; {
 	case op == "Const" || op == "HostConst":
-		sh, val := s.consts.tensor(a["value"].GetTensor(), a["dtype"].GetType())
+		sh, val := s.constOf(a["value"].GetTensor(), a["dtype"].GetType())
 		if w := s.tfjsWeight(n); w != nil {
 			sh, val = weightTensor(w)
 		}
@@ -877,34 +877,29 @@ func sliceLen(size, b, e, s int64, bm, em bool) int64 {
 
 // constTensor reads a Const's shape and, for small integer tensors, its
 // values; nothing beyond maxValue elements is decoded.
-// constMemo remembers constTensor's answers for the last few tensors: the
-// decoder hands Consts of one small value the same message, and a layer's
-// Consts come together. What it hands out is shared, as inferred shapes
-// and values are (no rule writes into a shape's dims or a value).
-type constMemo struct {
-	last [4]struct {
-		t   *tensorProto
-		dt  tpb.DataType
-		sh  Shape
-		val []int64
-	}
-	next int
+// constKey and constAnswer are a Const tensor and what constTensor tells
+// of it, remembered for the last few tensors (Shapes.consts): the decoder
+// hands Consts of one small value the same message, and a layer's Consts
+// come together. What is remembered is shared, as inferred shapes and
+// values are (no rule writes into a shape's dims or a value).
+type constKey struct {
+	t  *tensorProto
+	dt tpb.DataType
 }
 
-// tensor is constTensor(t, dt).
-func (m *constMemo) tensor(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
-	if t == nil {
-		return constTensor(t, dt)
-	}
-	for i := range m.last {
-		if l := &m.last[i]; l.t == t && l.dt == dt {
-			return l.sh, l.val
-		}
+type constAnswer struct {
+	sh  Shape
+	val []int64
+}
+
+// constOf is constTensor(t, dt), remembered for the last few tensors.
+func (s *Shapes) constOf(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
+	k := constKey{t, dt}
+	if a, ok := s.consts.Get(k); ok {
+		return a.sh, a.val
 	}
 	sh, val := constTensor(t, dt)
-	l := &m.last[m.next]
-	l.t, l.dt, l.sh, l.val = t, dt, sh, val
-	m.next = (m.next + 1) % len(m.last)
+	s.consts.Put(k, constAnswer{sh, val})
 	return sh, val
 }
 

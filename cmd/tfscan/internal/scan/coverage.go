@@ -12,6 +12,7 @@ import (
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/internal/lastfew"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/training"
 
@@ -158,16 +159,16 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// A node's dtypes and key are its op's, OpDef's and attr map's: the
 	// build hands nodes whose attrs are alike one map, so the last few
 	// nodes' are tried first (by map identity, no hashing).
-	type seen struct {
-		op    string
-		opDef *opdefpb.OpDef
+	type like struct {
 		attrs uintptr
-		dt    int32
-		k     int32
+		opDef *opdefpb.OpDef
+		op    string
+	}
+	type seen struct {
+		dt, k int32
 		f32   uint8 // bitF32 and bitF32Known, or 0
 	}
-	var recent [8]seen
-	next := 0
+	var recent lastfew.Cache[like, seen]
 	// Whether a node is float32 (Nodes.float32) is its attr map's: told
 	// with its key when a target's precision mode asks (lowers).
 	f32 := slices.ContainsFunc(ts, func(t Target) bool { return lowers(t.Index) })
@@ -176,19 +177,10 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			ns.at[n.ID] = int32(i)
 		}
 		ns.bits[i] = bitsOf(n)
-		attrsID := reflect.ValueOf(n.Attrs).Pointer()
-		hit := -1
-		if attrsID != 0 {
-			for j := range recent {
-				if r := &recent[j]; r.attrs == attrsID && r.opDef == n.OpDef && r.op == n.Op {
-					hit = j
-					break
-				}
-			}
-		}
-		if hit >= 0 {
-			ns.dtypes[i], ns.key[i] = recent[hit].dt, recent[hit].k
-			ns.bits[i] |= recent[hit].f32
+		l := like{reflect.ValueOf(n.Attrs).Pointer(), n.OpDef, n.Op}
+		if r, ok := recent.Get(l); ok { // none without an attr map is put
+			ns.dtypes[i], ns.key[i] = r.dt, r.k
+			ns.bits[i] |= r.f32
 			continue
 		}
 		var fb uint8
@@ -231,9 +223,8 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			keysSeen[ns.keys[k]] = k
 		}
 		ns.key[i] = k
-		if attrsID != 0 {
-			recent[next] = seen{op: n.Op, opDef: n.OpDef, attrs: attrsID, dt: dt, k: k, f32: fb}
-			next = (next + 1) % len(recent)
+		if l.attrs != 0 {
+			recent.Put(l, seen{dt: dt, k: k, f32: fb})
 		}
 	}
 	return ns

@@ -3,6 +3,7 @@ package scan
 import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // keyMatches are one index's matches of the prepared nodes by key: nodes
@@ -135,14 +136,7 @@ func (ns *Nodes) classes() []nodeClass {
 	if ns.phases != nil {
 		phaseAt = ns.phasesByPosition()
 	}
-	var recent [8]struct {
-		ck classKey
-		k  int32
-	}
-	for j := range recent {
-		recent[j].k = -1
-	}
-	next := 0
+	var recent lastfew.Cache[classKey, int32]
 	for i := range ns.list {
 		ck := classKey{key: ns.key[i], f32: ns.splitF32 && ns.float32(i), calls: bits[i]&bitCalls != 0, reached: bits[i]&bitReached != 0}
 		if dt := ns.dtypesOf(i); len(dt) > 0 {
@@ -151,15 +145,8 @@ func (ns *Nodes) classes() []nodeClass {
 		if phaseAt != nil {
 			ck.phase = uint8(phaseAt[i])
 		}
-		k := int32(-1)
-		for j := range recent {
-			if recent[j].k >= 0 && recent[j].ck == ck {
-				k = recent[j].k
-				break
-			}
-		}
-		if k < 0 {
-			var ok bool
+		k, ok := recent.Get(ck)
+		if !ok {
 			if k, ok = index[ck]; !ok {
 				k = int32(len(ns.cls))
 				index[ck] = k
@@ -167,8 +154,7 @@ func (ns *Nodes) classes() []nodeClass {
 				ns.cls = append(ns.cls, nodeClass{first: int32(i), op: n.Op, dtypes: ns.dtypesOf(i), phase: ns.phaseName(n),
 					counts: ns.counts(n), reachable: n.Reachable})
 			}
-			recent[next].ck, recent[next].k = ck, k
-			next = (next + 1) % len(recent)
+			recent.Put(ck, k)
 		}
 		ns.cls[k].nodes++
 		ns.class[i] = k
