@@ -49,7 +49,11 @@ func omitted(n int32) string { return "â€¦(" + strconv.Itoa(int(n)) + " calls)â€
 
 // AppendPath appends n.Path() to dst.
 func (n *Node) AppendPath(dst []byte) []byte {
-	dst = appendBarePath(dst, n)
+	return appendDup(appendBarePath(dst, n), n)
+}
+
+// appendDup appends n's "#k" suffix, if it has one (a renamed duplicate).
+func appendDup(dst []byte, n *Node) []byte {
 	if n.dup > 1 {
 		dst = append(dst, '#')
 		dst = strconv.AppendInt(dst, int64(n.dup), 10)
@@ -78,12 +82,7 @@ func (a *PathAppender) AppendPath(dst []byte, n *Node) []byte {
 		a.fn, a.prefix = n.Func, bare[:len(bare)-len(n.Name)]
 	}
 	dst = append(dst, a.prefix...)
-	dst = append(dst, n.Name...)
-	if n.dup > 1 {
-		dst = append(dst, '#')
-		dst = strconv.AppendInt(dst, int64(n.dup), 10)
-	}
-	return dst
+	return appendDup(append(dst, n.Name...), n)
 }
 
 // pathSegments calls emit with the segments of n's path before any "#k"

@@ -875,8 +875,6 @@ func sliceLen(size, b, e, s int64, bm, em bool) int64 {
 	return (b - e + (-s) - 1) / (-s)
 }
 
-// constTensor reads a Const's shape and, for small integer tensors, its
-// values; nothing beyond maxValue elements is decoded.
 // constKey and constAnswer are a Const tensor and what constTensor tells
 // of it, remembered for the last few tensors (Shapes.consts): the decoder
 // hands Consts of one small value the same message, and a layer's Consts
@@ -903,6 +901,8 @@ func (s *Shapes) constOf(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
 	return sh, val
 }
 
+// constTensor reads a Const's shape and, for small integer tensors, its
+// values; nothing beyond maxValue elements is decoded.
 func constTensor(t *tensorProto, dt tpb.DataType) (Shape, []int64) {
 	if t == nil {
 		return unknownRank(), nil
