@@ -45,13 +45,31 @@ type Shapes struct {
 	// like a stack (a call's rule infers the callee's nodes while its own
 	// inputs are in use).
 	ins []Tensor
-	// walkOnly: every scope in walkOrder (scopeOrder).
-	walkOnly bool
+	// reference infers every scope in walkOrder (scopeOrder) and runs
+	// every node's rule (no alike): the plain inference the shortcuts are
+	// tested against.
+	reference bool
 	// consts are the shapes and values of the last few Const tensors
 	// (constOf), outputShapes the `_output_shapes` of the last few attr
 	// maps (outputShapesOf).
 	consts       lastfew.Cache[constKey, constAnswer]
 	outputShapes lastfew.Cache[uintptr, []*tspb.TensorShapeProto]
+	// alike are the last few inferences of ops whose outputs follow from
+	// the op, the attrs and the inputs alone (alikeOp), with the inputs
+	// they were made from (node).
+	alike lastfew.Cache[alikeKey, alikeAnswer]
+}
+
+// alikeKey is an op and its node's attr map (by address: the build hands
+// nodes whose attrs are alike one map).
+type alikeKey struct {
+	attrs uintptr
+	op    string
+}
+
+type alikeAnswer struct {
+	ins  []Tensor
+	outs []packed
 }
 
 // outputShapesOf is attrs["_output_shapes"]'s list of shapes, remembered
@@ -107,7 +125,7 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 // every node the same inputs, and the build's is at hand. Where one does,
 // the order decides which caller's arguments a callee's body is inferred
 // with (function), and the walk's data-edge order (walkOrder) stays the
-// one; so it does for every scope under walkOnly. A graph without
+// one; so it does for every scope under reference. A graph without
 // functions (noFuncs) has no call to look for.
 func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node {
 	if walkOnly || len(topo) != len(nodes) || !noFuncs && slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
@@ -116,9 +134,10 @@ func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node
 	return topo
 }
 
-// infer is Infer; walkOnly walks every scope in walkOrder (the reference
-// scopeOrder's choice is tested against).
-func infer(g *graph.Graph, o Options, walkOnly bool) *Shapes {
+// infer is Infer; reference walks every scope in walkOrder and runs every
+// node's rule: the plain inference that scopeOrder's choice and the alike
+// shortcut are tested against.
+func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	start := make([]int32, len(g.Nodes)+1)
 	for _, n := range g.Nodes {
 		if n.ID >= 0 && n.ID < len(g.Nodes) {
@@ -129,22 +148,22 @@ func infer(g *graph.Graph, o Options, walkOnly bool) *Shapes {
 		start[i+1] += start[i]
 	}
 	s := &Shapes{
-		outs:     make([]packed, start[len(g.Nodes)]),
-		start:    start,
-		state:    make([]nodeState, len(g.Nodes)),
-		args:     map[*graph.Function][]Tensor{},
-		rets:     map[*graph.Function][]Tensor{},
-		busy:     map[*graph.Function]bool{},
-		g:        g,
-		inputs:   o.Inputs,
-		dims:     o.Dims,
-		ckpt:     o.Checkpoint,
-		assumed:  map[string]bool{},
-		captured: capturedHandles(g),
-		walkOnly: walkOnly,
+		outs:      make([]packed, start[len(g.Nodes)]),
+		start:     start,
+		state:     make([]nodeState, len(g.Nodes)),
+		args:      map[*graph.Function][]Tensor{},
+		rets:      map[*graph.Function][]Tensor{},
+		busy:      map[*graph.Function]bool{},
+		g:         g,
+		inputs:    o.Inputs,
+		dims:      o.Dims,
+		ckpt:      o.Checkpoint,
+		assumed:   map[string]bool{},
+		captured:  capturedHandles(g),
+		reference: reference,
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.run(&frame{order: scopeOrder(top, g.Topo(), walkOnly, len(g.Functions) == 0)})
+	s.run(&frame{order: scopeOrder(top, g.Topo(), reference, len(g.Functions) == 0)})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -275,7 +294,7 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 		in[i] = t
 	}
 	s.args[f] = in
-	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.walkOnly, false)}
+	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, false)}
 }
 
 // leave takes f's results from its inferred body.
@@ -468,6 +487,17 @@ func (s *Shapes) node(n *graph.Node) {
 	}
 	// The rule writes whole Tensors on top of s.ins; they are packed into
 	// s.outs once final.
+	// A layer's nodes repeat: a node of an op whose rule reads nothing but
+	// the op, the attrs and the inputs takes the outputs of the last few
+	// such nodes of its op and attr map whose inputs were its inputs.
+	at := int(s.start[n.ID])
+	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
+	if a, ok := s.alike.Get(key); ok && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID) && sameTensors(a.ins, ins) {
+		copy(s.outs[at:], a.outs)
+		s.state[n.ID] = inferred
+		s.ins = s.ins[:mark]
+		return
+	}
 	outs := s.takeIns(s.outputs(n.ID))
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
@@ -486,10 +516,46 @@ func (s *Shapes) node(n *graph.Node) {
 		if len(outs[i].Value) > maxValue {
 			outs[i].Value = nil
 		}
-		s.outs[int(s.start[n.ID])+i] = s.pack(outs[i])
+		s.outs[at+i] = s.pack(outs[i])
+	}
+	if len(n.Calls) == 0 && alikeOp(n.Op) && !slices.ContainsFunc(ins, hasHandle) {
+		s.alike.Put(key, alikeAnswer{ins: slices.Clone(ins), outs: slices.Clone(s.outs[at : at+len(outs)])})
 	}
 	s.state[n.ID] = inferred
 	s.ins = s.ins[:mark]
+}
+
+// alikeOp tells whether op's rule reads only the op, the node's attrs and
+// its input tensors (node remembers it only for inputs without handle
+// data, which resourceRule forwards): not the node's name, its inputs'
+// nodes or its calls, as the Const, Placeholder, checkpoint,
+// example-parsing and call rules do.
+func alikeOp(op string) bool {
+	return unaryOps[op] || binaryOps[op] || reduceOps[op] ||
+		op == "MatMul" || op == "_FusedMatMul" || op == "MatMulV2" ||
+		op == "BatchMatMul" || op == "BatchMatMulV2" || op == "BatchMatMulV3" ||
+		op == "Conv2D" || op == "_FusedConv2D" || op == "DepthwiseConv2dNative" ||
+		op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3"
+}
+
+func hasHandle(t Tensor) bool { return t.Handle != nil }
+
+// sameTensors tells whether a and b are the same tensors as inference
+// knows them. Handle data is never compared: no input of a remembered
+// inference has any.
+func sameTensors(a, b []Tensor) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.DType != y.DType || x.Assumed != y.Assumed || x.Shape.UnknownRank != y.Shape.UnknownRank ||
+			y.Handle != nil || (x.Shape.Dims == nil) != (y.Shape.Dims == nil) || !slices.Equal(x.Shape.Dims, y.Shape.Dims) ||
+			(x.Value == nil) != (y.Value == nil) || !slices.Equal(x.Value, y.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // takeIns is room for n input tensors on top of s.ins; s.ins[:mark] gives

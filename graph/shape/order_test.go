@@ -14,9 +14,10 @@ import (
 
 // TestScopeOrderInfersAsTheWalk: a scope (the top level, a function body)
 // where no node calls a function is inferred in the build's topological
-// order (scopeOrder); every output and assumption comes out as in the
-// walk's data-edge order, on models with TF1 loops, pins, resources and
-// function bodies.
+// order (scopeOrder), and a node like one of the last few inferred takes
+// their outputs (alike); every output and assumption comes out as in the
+// walk's data-edge order with every rule run, on models with TF1 loops,
+// pins, resources, function bodies and repeated layers.
 func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 	root := testutil.RepoRoot()
 	corpus := testutil.Corpus(t)

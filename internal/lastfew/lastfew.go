@@ -8,7 +8,7 @@ package lastfew
 const Size = 8
 
 // Cache holds the values of the last Size keys put in it; the zero value
-// is empty and ready. Callers put a key only when Get does not find it.
+// is empty and ready.
 type Cache[K comparable, V any] struct {
 	keys    [Size]K
 	vals    [Size]V
@@ -26,8 +26,16 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 	return zero, false
 }
 
-// Put holds v for k in place of the key put longest ago.
+// Put holds v for k: in place of what k held, else of the key put longest
+// ago (a caller whose values are answers to more than the key keeps the
+// last one found).
 func (c *Cache[K, V]) Put(k K, v V) {
+	for i := range c.n {
+		if c.keys[i] == k {
+			c.vals[i] = v
+			return
+		}
+	}
 	c.keys[c.next], c.vals[c.next] = k, v
 	c.next = (c.next + 1) % Size
 	c.n = min(c.n+1, Size)

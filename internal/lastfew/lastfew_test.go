@@ -29,4 +29,11 @@ func TestCache(t *testing.T) {
 	v, ok := c.Get("")
 	assert.True(t, ok, "the zero key once put")
 	assert.Equal(t, -1, v)
+	c.Put("", -2)
+	v, _ = c.Get("")
+	assert.Equal(t, -2, v, "a key put again holds the last value")
+	for i := range Size - 1 {
+		_, ok := c.Get(string(rune('a' + Size + 3 - 1 - i)))
+		assert.True(t, ok, "a key put again takes no other key's place")
+	}
 }
