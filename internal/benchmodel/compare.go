@@ -14,9 +14,12 @@ type Step struct {
 }
 
 // Cost is what one step cost: CPU time of the process (user+system, GC
-// included) and the most heap it held above what was live when it began.
+// included), the time it took (wall: what a user waits, where work runs
+// on several cores at once), and the most heap it held above what was live
+// when it began.
 type Cost struct {
 	CPU  time.Duration
+	Wall time.Duration
 	Heap uint64
 }
 
@@ -27,9 +30,10 @@ const MinRounds = 5
 
 // Compare runs the steps in turn, b.N rounds (at least MinRounds), each
 // after a garbage collection that is not measured and returns the freed
-// memory to the operating system (sampleHeap), and reports for each step its median
-// cpu-ms and peak-heap-MiB, and for every step after the first its ratios
-// to the first (the baseline) as "NAME/BASE-cpu" and "NAME/BASE-heap".
+// memory to the operating system (sampleHeap), and reports for each step
+// its median cpu-ms, wall-ms and peak-heap-MiB, and for every step after
+// the first its ratios to the first (the baseline) as "NAME/BASE-cpu",
+// "NAME/BASE-wall" and "NAME/BASE-heap".
 // Interleaving the steps in one benchmark run makes the ratios hold on a
 // shared, noisy machine, where two separate benchmark runs do not compare.
 // It returns the medians.
@@ -45,17 +49,21 @@ func Compare(b *testing.B, steps ...Step) []Cost {
 	med := make([]Cost, len(steps))
 	for k, costs := range all {
 		cpu := make([]time.Duration, len(costs))
+		wall := make([]time.Duration, len(costs))
 		heap := make([]uint64, len(costs))
 		for i, c := range costs {
-			cpu[i], heap[i] = c.CPU, c.Heap
+			cpu[i], wall[i], heap[i] = c.CPU, c.Wall, c.Heap
 		}
 		slices.Sort(cpu)
+		slices.Sort(wall)
 		slices.Sort(heap)
-		med[k] = Cost{CPU: cpu[len(cpu)/2], Heap: heap[len(heap)/2]}
+		med[k] = Cost{CPU: cpu[len(cpu)/2], Wall: wall[len(wall)/2], Heap: heap[len(heap)/2]}
 		b.ReportMetric(float64(med[k].CPU)/1e6, steps[k].Name+"-cpu-ms")
+		b.ReportMetric(float64(med[k].Wall)/1e6, steps[k].Name+"-wall-ms")
 		b.ReportMetric(float64(med[k].Heap)/(1<<20), steps[k].Name+"-heap-MiB")
 		if k > 0 {
 			b.ReportMetric(float64(med[k].CPU)/float64(med[0].CPU), steps[k].Name+"/"+steps[0].Name+"-cpu")
+			b.ReportMetric(float64(med[k].Wall)/float64(med[0].Wall), steps[k].Name+"/"+steps[0].Name+"-wall")
 			b.ReportMetric(float64(med[k].Heap)/float64(med[0].Heap), steps[k].Name+"/"+steps[0].Name+"-heap")
 		}
 	}
@@ -65,8 +73,8 @@ func Compare(b *testing.B, steps ...Step) []Cost {
 // Measure runs fn once after a garbage collection and returns its Cost.
 func Measure(fn func()) Cost {
 	stop := sampleHeap()
-	start := cpuTime()
+	start, began := cpuTime(), time.Now()
 	fn()
-	cpu := cpuTime() - start
-	return Cost{CPU: time.Duration(cpu), Heap: stop()}
+	cpu, wall := cpuTime()-start, time.Since(began)
+	return Cost{CPU: time.Duration(cpu), Wall: wall, Heap: stop()}
 }

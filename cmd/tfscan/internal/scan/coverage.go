@@ -77,6 +77,9 @@ type Nodes struct {
 	// placement and shared by the others (they do not depend on the
 	// target; the options that shape them are the scan's).
 	shapes *shape.Shapes
+	// ahead are the shapes inferred while the nodes were prepared, nil
+	// when none were started (shapesFor).
+	ahead *aheadShapes
 	// scratch is the memory each placement of the model passes on to the
 	// next (placement.Scratch).
 	scratch placement.Scratch

@@ -22,10 +22,7 @@ func applyCollectives(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) {
 	if t.Training == nil {
 		return
 	}
-	if ns.shapes == nil {
-		ns.shapes = placement.InferShapes(g, placement.Options{})
-	}
-	c := training.FindCollectives(g, ns.shapes.Bytes)
+	c := training.FindCollectives(g, ns.shapesFor(g, placement.Options{}).Bytes)
 	if c == nil {
 		return
 	}

@@ -626,12 +626,17 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			rm.AssumedOutputs = append(rm.AssumedOutputs, n.Name)
 		}
 	}
+	var ahead *aheadShapes
+	if !opts.Placement.Disabled {
+		ahead = inferAhead(g, opts)
+	}
 	for _, f := range security.Scan(g) {
 		if scope == nil || scope[f.Node] {
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
 	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
+	nodes.ahead = ahead
 	// The source comes first, since every target's delta reads it; what
 	// the deltas need of it is taken (a source), and each target is
 	// finished (its delta, the nodes it lists) before the next is

@@ -67,20 +67,16 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if opts.Placement.Disabled {
 		return nil, nil
 	}
-	popts := placement.Options{
-		NoSoftPlacement: opts.Placement.NoSoftPlacement,
-		Dims:            opts.Placement.Dims,
-		Signature:       opts.Signature,
-		Precision:       opts.Placement.Precision,
-		NoWishlist:      noWishlist,
-		Fetches:         fetches,
-		ClearDevices:    opts.Placement.ClearDevices,
-		Stack:           t.Index.Stack(),
-		Checkpoint:      opts.checkpoint,
-		// The report counts the nodes its figures count itself.
-		NoNodeCounts: true,
-		DevicesOnly:  opts.devicesOnly,
-	}
+	popts := shapeOptions(opts)
+	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
+	popts.Precision = opts.Placement.Precision
+	popts.NoWishlist = noWishlist
+	popts.Fetches = fetches
+	popts.ClearDevices = opts.Placement.ClearDevices
+	popts.Stack = t.Index.Stack()
+	// The report counts the nodes its figures count itself.
+	popts.NoNodeCounts = true
+	popts.DevicesOnly = opts.devicesOnly
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
 	}
@@ -91,10 +87,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if popts.Source, err = ts.Source(); err != nil {
 		return nil, err
 	}
-	if ns.shapes == nil {
-		ns.shapes = placement.InferShapes(g, popts)
-	}
-	popts.Shapes, popts.Paths, popts.Scratch = ns.shapes, ns.byIDPaths(), &ns.scratch
+	popts.Shapes, popts.Paths, popts.Scratch = ns.shapesFor(g, popts), ns.byIDPaths(), &ns.scratch
 	// The report takes what it needs of every node at once (applyPlacement),
 	// before the scratch is lent again.
 	popts.LazyNodes = true

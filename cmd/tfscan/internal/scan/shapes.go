@@ -1,0 +1,60 @@
+package scan
+
+import (
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/graph/shape"
+)
+
+// shapeOptions are the placement options that shape inference reads
+// (placement.InferShapes): the scan's, the same for every target.
+func shapeOptions(opts Options) placement.Options {
+	return placement.Options{Dims: opts.Placement.Dims, Signature: opts.Signature, Checkpoint: opts.checkpoint}
+}
+
+// aheadShapes are a model's static shapes, inferred on a goroutine of
+// their own while the scan prepares its nodes, phases and training parts,
+// which read the graph as inference does and need no shapes: the first
+// placement is the first to need them. Where a core is free the scan then
+// takes less time; its CPU is the same.
+type aheadShapes struct {
+	done   chan struct{}
+	shapes *shape.Shapes
+	// panicked is what inference panicked with, raised again by wait on
+	// the scan's own goroutine, as a panic there would be.
+	panicked any
+}
+
+// inferAhead starts inferring g's shapes with the scan's options.
+func inferAhead(g *graph.Graph, opts Options) *aheadShapes {
+	a := &aheadShapes{done: make(chan struct{})}
+	popts := shapeOptions(opts)
+	go func() {
+		defer close(a.done)
+		defer func() { a.panicked = recover() }()
+		a.shapes = placement.InferShapes(g, popts)
+	}()
+	return a
+}
+
+// wait returns the shapes once inferred.
+func (a *aheadShapes) wait() *shape.Shapes {
+	<-a.done
+	if a.panicked != nil {
+		panic(a.panicked)
+	}
+	return a.shapes
+}
+
+// shapesFor are g's shapes inferred with popts (placement.InferShapes),
+// inferred once for all targets: those started ahead when there are.
+func (ns *Nodes) shapesFor(g *graph.Graph, popts placement.Options) *shape.Shapes {
+	if ns.shapes == nil {
+		if ns.ahead != nil {
+			ns.shapes = ns.ahead.wait()
+		} else {
+			ns.shapes = placement.InferShapes(g, popts)
+		}
+	}
+	return ns.shapes
+}
