@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // Sharing the flattened graph between the simulations of one scan.
@@ -311,8 +312,10 @@ func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Op
 func lookupClasses(nodes []*pnode) ([]int32, int) {
 	classOf := make([]int32, len(nodes))
 	// The first node of each attr map, and of each op of a map that
-	// other ops share.
+	// other ops share; a layer's few maps come together, and the last few
+	// are tried before the map.
 	first := make(map[uintptr]int32, len(nodes)/4)
+	var recent lastfew.Cache[uintptr, int32]
 	type mapOp struct {
 		attrs uintptr
 		op    string
@@ -328,10 +331,13 @@ func lookupClasses(nodes []*pnode) ([]int32, int) {
 			continue
 		}
 		k := reflect.ValueOf(p.look.Attrs).Pointer()
-		f, ok := first[k]
+		f, ok := recent.Get(k)
 		if !ok {
-			first[k] = int32(i)
-			f = int32(i)
+			if f, ok = first[k]; !ok {
+				first[k] = int32(i)
+				f = int32(i)
+			}
+			recent.Put(k, f)
 		}
 		if !alike(nodes[f].look, p.look) {
 			if firstOfOp == nil {
