@@ -285,10 +285,11 @@ func (s *sim) own(i int) *pnode {
 }
 
 // Prepare computes into sc what the simulations of g with opts share, as
-// the first simulation lent sc does: the flattened graph and the CPU's
-// kernel lookups (the latter when cpu has a lookup identity, see
-// IdentifiedMatcher). A caller that wants its cost apart from the
-// simulations' (a benchmark) prepares ahead.
+// the first simulation lent sc does: the flattened graph, with what its
+// walks find once (walk), and the CPU's kernel lookups (the latter when cpu
+// has a lookup identity, see IdentifiedMatcher). A caller that wants its
+// cost apart from the simulations' (a benchmark) prepares ahead, and one
+// that runs simulations at the same time (Beside) must.
 func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Options) error {
 	if g == nil || target == nil || cpu == nil {
 		return errors.New("placement: a graph, a target and a CPU matcher are needed")
@@ -298,8 +299,18 @@ func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Op
 	if err := s.flatten(); err != nil {
 		return err
 	}
+	s.flat.walk()
 	s.cpuLookups()
 	return nil
+}
+
+// Beside is a Scratch for a simulation that runs at the same time as the
+// one lent sc: it reads the flattened graph and CPU lookups sc holds, which
+// no simulation changes once Prepare has made them, and lends arrays of
+// its own. A simulation whose graph or options another flattened graph
+// serves builds that one in the new Scratch.
+func (sc *Scratch) Beside() *Scratch {
+	return &Scratch{flat: sc.flat, cpu: sc.cpu}
 }
 
 // lookupClasses groups the nodes whose kernel lookups a matcher over a

@@ -153,7 +153,7 @@ func BenchmarkPlacement200k(b *testing.B) {
 			b.Fatal(err)
 		}
 		var sc placement.Scratch
-		if err := sc.Prepare(g, nodes.keyed(g, ts.List[0].Index), nodes.keyed(g, cpu), placement.Options{}); err != nil {
+		if err := sc.Prepare(g, nodes.keyed(g, ts.List[0].Index, nil), nodes.keyed(g, cpu, nil), placement.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}}}

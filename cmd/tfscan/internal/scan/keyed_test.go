@@ -50,7 +50,7 @@ node { name: "relu_h" op: "Relu" input: "h" attr { key: "T" value { type: DT_HAL
 	// out: an index that constrains T must not take them.
 	ns := PrepareNodes(g, nil, []Target{{Name: "any", Index: reluPack("XPU")}})
 	halfOnly := reluPack("CPU", tpb.DataType_DT_HALF)
-	k := ns.keyed(g, halfOnly)
+	k := ns.keyed(g, halfOnly, nil)
 	for _, n := range []*graph.Node{reluF, reluH, reluF} {
 		assert.Equal(t, reluPack("CPU", tpb.DataType_DT_HALF).Match(n), k.Match(n), n.Name)
 	}
@@ -61,7 +61,7 @@ node { name: "relu_h" op: "Relu" input: "h" attr { key: "T" value { type: DT_HAL
 	// mixed precision makes, keeping the ID) must not take its original's.
 	floatOnly := reluPack("XPU", tpb.DataType_DT_FLOAT)
 	ns = PrepareNodes(g, nil, []Target{{Name: "float", Index: floatOnly}})
-	k = ns.keyed(g, floatOnly)
+	k = ns.keyed(g, floatOnly, nil)
 	assert.True(t, k.Match(reluF).Reason.Covered())
 	half := *reluF
 	half.Attrs = map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_HALF}}}

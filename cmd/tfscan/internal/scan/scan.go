@@ -23,6 +23,7 @@ import (
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
 	"github.com/tfscan/tfscan/reports"
@@ -107,6 +108,13 @@ type Options struct {
 	// transfers alone (placement.Options.DevicesOnly): what the --from
 	// source's comparison reads of it.
 	devicesOnly bool
+	// beside is what a placement running at the same time as another
+	// uses instead of the model's own (placeBeside); nil for none.
+	beside *besideState
+	// oneAtATime places the source and the target one after the other
+	// where they would be placed side by side (placesBeside; tests
+	// compare the two).
+	oneAtATime bool
 }
 
 // UsageError is a problem with what was asked (an unknown target, a bad
@@ -653,11 +661,20 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	var src *source
 	var spare []reports.NodeResult // the array of the last whole list, reused
 	fromIdx := ts.fromTarget()
+	// placed is the placement of the first target, made beside the
+	// source's (placesBeside); nil for none.
+	var placed *placement.Result
 	if fromIdx < 0 && ts.From != nil {
 		if listed {
 			sopts := opts
 			sopts.devicesOnly = true
-			res, err := place(g, nodes, *ts.From, ts, sopts, fetches, true)
+			var res *placement.Result
+			var err error
+			if placesBeside(ts, fromIdx, opts) {
+				res, placed, err = placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
+			} else {
+				res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true)
+			}
 			if err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
@@ -678,10 +695,14 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		var rt *reports.Target
 		var at []int32
 		if listed {
-			res, err := place(g, nodes, t, ts, opts, fetches, false)
-			if err != nil {
-				return nil, &ModelError{Path: path, Err: err}
+			res := placed
+			if res == nil {
+				var err error
+				if res, err = place(g, nodes, t, ts, opts, fetches, false); err != nil {
+					return nil, &ModelError{Path: path, Err: err}
+				}
 			}
+			placed = nil
 			pl := placeNodes(nodes, res)
 			if i == fromIdx {
 				src = sourceFrom(nodes, t, pl)

@@ -18,31 +18,21 @@ func shapeOptions(opts Options) placement.Options {
 // placement is the first to need them. Where a core is free the scan then
 // takes less time; its CPU is the same.
 type aheadShapes struct {
-	done   chan struct{}
 	shapes *shape.Shapes
-	// panicked is what inference panicked with, raised again by wait on
-	// the scan's own goroutine, as a panic there would be.
-	panicked any
+	done   func() // started's wait
 }
 
 // inferAhead starts inferring g's shapes with the scan's options.
 func inferAhead(g *graph.Graph, opts Options) *aheadShapes {
-	a := &aheadShapes{done: make(chan struct{})}
+	a := &aheadShapes{}
 	popts := shapeOptions(opts)
-	go func() {
-		defer close(a.done)
-		defer func() { a.panicked = recover() }()
-		a.shapes = placement.InferShapes(g, popts)
-	}()
+	a.done = started(func() { a.shapes = placement.InferShapes(g, popts) })
 	return a
 }
 
 // wait returns the shapes once inferred.
 func (a *aheadShapes) wait() *shape.Shapes {
-	<-a.done
-	if a.panicked != nil {
-		panic(a.panicked)
-	}
+	a.done()
 	return a.shapes
 }
 

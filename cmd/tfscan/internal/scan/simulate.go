@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
@@ -67,7 +68,23 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if opts.Placement.Disabled {
 		return nil, nil
 	}
-	popts := shapeOptions(opts)
+	target, cpu, popts, err := placementFor(g, ns, t, ts, opts, fetches, noWishlist)
+	if err != nil {
+		return nil, err
+	}
+	res, err := placement.Simulate(g, target, cpu, popts)
+	if err != nil {
+		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
+	}
+	if opts.checkpointNote != "" {
+		res.Warnings = append(res.Warnings, opts.checkpointNote)
+	}
+	return res, nil
+}
+
+// placementFor are the matchers and options of t's placement.
+func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (target, cpu coverage.Matcher, popts placement.Options, err error) {
+	popts = shapeOptions(opts)
 	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
 	popts.Precision = opts.Placement.Precision
 	popts.NoWishlist = noWishlist
@@ -80,25 +97,22 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if ns.phases != nil && !ns.counted.All() {
 		popts.Count = ns.counts
 	}
-	cpu, err := ts.CPUFor(t)
+	cpuIndex, err := ts.CPUFor(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, popts, err
 	}
 	if popts.Source, err = ts.Source(); err != nil {
-		return nil, err
+		return nil, nil, popts, err
 	}
 	popts.Shapes, popts.Paths, popts.Scratch = ns.shapesFor(g, popts), ns.byIDPaths(), &ns.scratch
+	var mu *sync.Mutex
+	if b := opts.beside; b != nil {
+		popts.Scratch, mu = b.scratch, b.mu
+	}
 	// The report takes what it needs of every node at once (applyPlacement),
 	// before the scratch is lent again.
 	popts.LazyNodes = true
-	res, err := placement.Simulate(g, ns.keyed(g, t.Index), ns.keyed(g, cpu), popts)
-	if err != nil {
-		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
-	}
-	if opts.checkpointNote != "" {
-		res.Warnings = append(res.Warnings, opts.checkpointNote)
-	}
-	return res, nil
+	return ns.keyed(g, t.Index, mu), ns.keyed(g, cpuIndex, mu), popts, nil
 }
 
 // readPlacementLog reads --compare-log once for all models.
@@ -118,9 +132,11 @@ func readPlacementLog(path string) (*tflog.Log, error) {
 
 // keyed answers ix's lookups for the model's nodes with the match keys
 // PrepareNodes built, so that the placement, which looks up every node on
-// the target and the CPU, builds no key of its own.
-func (ns *Nodes) keyed(g *graph.Graph, ix *coverage.Index) coverage.Matcher {
-	return &keyedMatcher{Index: ix, g: g, ns: ns, covers: map[string]bool{}}
+// the target and the CPU, builds no key of its own. mu, when not nil, is
+// held while ns is read and its matches are filled in: the matchers of
+// placements running at the same time share it (placeBeside).
+func (ns *Nodes) keyed(g *graph.Graph, ix *coverage.Index, mu *sync.Mutex) coverage.Matcher {
+	return &keyedMatcher{Index: ix, g: g, ns: ns, covers: map[string]bool{}, mu: mu}
 }
 
 type keyedMatcher struct {
@@ -135,6 +151,7 @@ type keyedMatcher struct {
 	// one op come in runs.
 	lastOp     string
 	lastCovers bool
+	mu         *sync.Mutex
 }
 
 // LookupIdentity says that k answers every lookup as its index does
@@ -143,6 +160,10 @@ type keyedMatcher struct {
 func (k *keyedMatcher) LookupIdentity() any { return k.Index }
 
 func (k *keyedMatcher) Match(n *graph.Node) coverage.Match {
+	if k.mu != nil {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+	}
 	pos := k.keyed(n)
 	if pos < 0 {
 		return k.Index.Match(n)
@@ -182,6 +203,10 @@ func (k *keyedMatcher) keyed(n *graph.Node) int {
 // LookupKey says which nodes Match answers alike
 // (placement.KeyedMatcher): those of one slot of the prepared keys.
 func (k *keyedMatcher) LookupKey(n *graph.Node) (int, bool) {
+	if k.mu != nil {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+	}
 	pos := k.keyed(n)
 	if pos < 0 {
 		return 0, false

@@ -1,0 +1,54 @@
+package scan
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
+)
+
+// besideState is what a placement running beside another uses: its
+// Scratch (the model's, or placement.Scratch.Beside's, which lends arrays
+// of its own), and the lock of the nodes' matches that both placements'
+// matchers fill in.
+type besideState struct {
+	scratch *placement.Scratch
+	mu      *sync.Mutex
+}
+
+// placesBeside tells whether the --from source is placed beside a scan's
+// target, on a core of its own: when there is a core for it, and one
+// target, since each placement beside another holds a set of arrays of
+// its own (about 70 bytes a node), which against many targets would cost
+// more memory than one placement's time among theirs is worth.
+func placesBeside(ts *Targets, fromIdx int, opts Options) bool {
+	return fromIdx < 0 && ts.From != nil && len(ts.List) == 1 && !opts.Placement.Disabled && !opts.oneAtATime && runtime.GOMAXPROCS(0) > 1
+}
+
+// placeBeside places the source src (with sopts) and the target t (with
+// opts) at the same time, each as place would alone: the flattened graph
+// and the CPU's lookups, which both share, are made first (Prepare), the
+// source's placement runs on a goroutine of its own (started) with its own
+// Scratch, and the target's on the scan's.
+func placeBeside(g *graph.Graph, ns *Nodes, src, t Target, ts *Targets, sopts, opts Options, fetches []graph.Tensor) (srcRes, tRes *placement.Result, err error) {
+	target, cpu, popts, err := placementFor(g, ns, t, ts, opts, fetches, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ns.scratch.Prepare(g, target, cpu, popts); err != nil {
+		return nil, nil, fmt.Errorf("placement for %s: %w", t.Name, err)
+	}
+	mu := new(sync.Mutex)
+	sopts.beside = &besideState{scratch: ns.scratch.Beside(), mu: mu}
+	opts.beside = &besideState{scratch: &ns.scratch, mu: mu}
+	var srcErr error
+	wait := started(func() { srcRes, srcErr = place(g, ns, src, ts, sopts, fetches, true) })
+	tRes, err = place(g, ns, t, ts, opts, fetches, false)
+	wait()
+	if srcErr != nil {
+		return nil, nil, srcErr
+	}
+	return srcRes, tRes, err
+}

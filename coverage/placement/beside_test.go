@@ -1,0 +1,65 @@
+package placement_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/internal/testmodel"
+)
+
+// Two simulations at the same time, one lent a prepared Scratch and one its
+// Beside, give the Results each gives alone, and so do the next ones lent
+// the same two: with a source without the wishlist (as a scan's --from is
+// placed), auto mixed precision, a function device and cleared devices.
+// make test runs it under the race detector too.
+func TestBesideChangesNothing(t *testing.T) {
+	cpu := builtinIndex(t, "cpu")
+	pairs := [][2]*coverage.Index{
+		{builtinIndex(t, "cuda"), builtinIndex(t, "musa")},
+		{builtinIndex(t, "cuda"), builtinIndex(t, "intel-xpu")},
+	}
+	variants := []placement.Options{
+		{},
+		{Precision: placement.PrecisionMixedFloat16},
+		{FunctionDevice: "CPU"},
+		{ClearDevices: true},
+	}
+	for _, model := range []string{"tfjs/centernet", "tf/sm_simple_while_loop", "tf/gd_lstm_layer_inference/lstm_layer_inference.pbtxt", "tf/gd_keras_imagenet_train/keras_imagenet_main.pbtxt", "tf/sm_static_hashtable"} {
+		g := testmodel.Graph(t, filepath.Join(corpusDir(t), model))
+		var sc placement.Scratch
+		for _, opts := range variants {
+			for _, pair := range pairs {
+				srcOpts, tOpts := opts, opts
+				srcOpts.NoWishlist = true
+				tOpts.Stack = pair[1].Stack()
+				want := [2]*placement.Result{}
+				var err error
+				want[0], err = placement.Simulate(g, pair[0], cpu, srcOpts)
+				require.NoError(t, err)
+				want[1], err = placement.Simulate(g, pair[1], cpu, tOpts)
+				require.NoError(t, err)
+
+				tOpts.Scratch = &sc
+				require.NoError(t, sc.Prepare(g, pair[1], cpu, tOpts))
+				srcOpts.Scratch = sc.Beside()
+				var got [2]*placement.Result
+				var srcErr error
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					got[0], srcErr = placement.Simulate(g, pair[0], cpu, srcOpts)
+				}()
+				got[1], err = placement.Simulate(g, pair[1], cpu, tOpts)
+				<-done
+				require.NoError(t, err)
+				require.NoError(t, srcErr)
+				assert.Equal(t, want, got, "%s, %s beside %s, %+v", model, pair[0].DeviceType(), pair[1].DeviceType(), opts)
+			}
+		}
+	}
+}
