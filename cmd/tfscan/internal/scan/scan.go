@@ -643,8 +643,17 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
-	nodes := PrepareNodes(g, scope, ts.withFrom()).WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
+	listed := !opts.AllNodes && !opts.listEvery
+	fromIdx := ts.fromTarget()
+	nodes := PrepareNodes(g, scope, ts.withFrom())
 	nodes.ahead = ahead
+	// The source placed beside the target: what both share is prepared
+	// while the phases and parts are worked out.
+	var side *sideBySide
+	if listed && placesBeside(ts, fromIdx, opts) {
+		side = prepareBeside(g, nodes, ts.List[0], ts, opts, fetches)
+	}
+	nodes.WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
 	// The source comes first, since every target's delta reads it; what
 	// the deltas need of it is taken (a source), and each target is
 	// finished (its delta, the nodes it lists) before the next is
@@ -657,10 +666,8 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// nodes need attention is known as they are matched (listed). With
 	// --nodes all every node is listed, and at most one whole list at a
 	// time is alive.
-	listed := !opts.AllNodes && !opts.listEvery
 	var src *source
 	var spare []reports.NodeResult // the array of the last whole list, reused
-	fromIdx := ts.fromTarget()
 	// placed is the placement of the first target, made beside the
 	// source's (placesBeside); nil for none.
 	var placed *placement.Result
@@ -670,8 +677,8 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			sopts.devicesOnly = true
 			var res *placement.Result
 			var err error
-			if placesBeside(ts, fromIdx, opts) {
-				res, placed, err = placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
+			if side != nil {
+				res, placed, err = side.place(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
 			} else {
 				res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true)
 			}

@@ -72,6 +72,10 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	if err != nil {
 		return nil, err
 	}
+	if ns.phases != nil && !ns.counted.All() {
+		popts.Count = ns.counts
+	}
+	popts.Shapes = ns.shapesFor(g, popts)
 	res, err := placement.Simulate(g, target, cpu, popts)
 	if err != nil {
 		return nil, fmt.Errorf("placement for %s: %w", t.Name, err)
@@ -82,7 +86,10 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 	return res, nil
 }
 
-// placementFor are the matchers and options of t's placement.
+// placementFor are the matchers and options of t's placement, but for
+// what it counts (Options.Count, which the phases tell) and the shapes,
+// which place adds: what the flattened graph and the CPU's lookups are
+// prepared with (prepareBeside) reads neither.
 func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (target, cpu coverage.Matcher, popts placement.Options, err error) {
 	popts = shapeOptions(opts)
 	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
@@ -94,9 +101,6 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 	// The report counts the nodes its figures count itself.
 	popts.NoNodeCounts = true
 	popts.DevicesOnly = opts.devicesOnly
-	if ns.phases != nil && !ns.counted.All() {
-		popts.Count = ns.counts
-	}
 	cpuIndex, err := ts.CPUFor(t)
 	if err != nil {
 		return nil, nil, popts, err
@@ -104,7 +108,7 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 	if popts.Source, err = ts.Source(); err != nil {
 		return nil, nil, popts, err
 	}
-	popts.Shapes, popts.Paths, popts.Scratch = ns.shapesFor(g, popts), ns.byIDPaths(), &ns.scratch
+	popts.Paths, popts.Scratch = ns.byIDPaths(), &ns.scratch
 	var mu *sync.Mutex
 	if b := opts.beside; b != nil {
 		popts.Scratch, mu = b.scratch, b.mu
