@@ -109,7 +109,7 @@ type Options struct {
 	// source's comparison reads of it.
 	devicesOnly bool
 	// beside is what a placement running at the same time as another
-	// uses instead of the model's own (placeBeside); nil for none.
+	// uses instead of the model's own (sideBySide); nil for none.
 	beside *besideState
 	// oneAtATime places the source and the target one after the other
 	// where they would be placed side by side (placesBeside; tests

@@ -138,7 +138,7 @@ func readPlacementLog(path string) (*tflog.Log, error) {
 // PrepareNodes built, so that the placement, which looks up every node on
 // the target and the CPU, builds no key of its own. mu, when not nil, is
 // held while ns is read and its matches are filled in: the matchers of
-// placements running at the same time share it (placeBeside).
+// placements running at the same time share it (sideBySide).
 func (ns *Nodes) keyed(g *graph.Graph, ix *coverage.Index, mu *sync.Mutex) coverage.Matcher {
 	return &keyedMatcher{Index: ix, g: g, ns: ns, covers: map[string]bool{}, mu: mu}
 }
