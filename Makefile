@@ -13,11 +13,12 @@ build:
 # portable loops that other CPUs run, held to the same TensorFlow goldens.
 # The tests of what a scan runs on goroutines of their own (shapes
 # inferred ahead, a source placed beside its target) run again under the
-# race detector.
+# race detector, which needs cgo (and gcc, which the conformance tests'
+# fake device needs too).
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(GO) test -tags purego ./kernels ./executor
-	$(GO) test -race -run 'Beside|ShapesAhead' ./coverage/placement ./cmd/tfscan/internal/scan
+	CGO_ENABLED=1 $(GO) test -race -run 'Beside|ShapesAhead' ./coverage/placement ./cmd/tfscan/internal/scan
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update
