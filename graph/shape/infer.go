@@ -54,9 +54,10 @@ type Shapes struct {
 	// maps (outputShapesOf).
 	consts       lastfew.Cache[constKey, constAnswer]
 	outputShapes lastfew.Cache[uintptr, []*tspb.TensorShapeProto]
-	// alike are the last few inferences of ops whose outputs follow from
-	// the op, the attrs and the inputs alone (alikeOp), with the inputs
-	// they were made from (node).
+	// alike holds, for the last few ops and attr maps, the last
+	// inference of the op whose outputs follow from the op, the attrs and
+	// the inputs alone (alikeOp), with the inputs it was made from, or
+	// that the op's do not (node).
 	alike lastfew.Cache[alikeKey, alikeAnswer]
 }
 
@@ -70,6 +71,9 @@ type alikeKey struct {
 type alikeAnswer struct {
 	ins  []Tensor
 	outs []packed
+	// never: the op's rule reads more than the op, attrs and inputs
+	// (alikeOp is false), told once while the key is held.
+	never bool
 }
 
 // outputShapesOf is attrs["_output_shapes"]'s list of shapes, remembered
@@ -488,11 +492,13 @@ func (s *Shapes) node(n *graph.Node) {
 	// The rule writes whole Tensors on top of s.ins; they are packed into
 	// s.outs once final.
 	// A layer's nodes repeat: a node of an op whose rule reads nothing but
-	// the op, the attrs and the inputs takes the outputs of the last few
-	// such nodes of its op and attr map whose inputs were its inputs.
+	// the op, the attrs and the inputs takes the outputs of the last node
+	// of its op and attr map (one of the last few such pairs) when its
+	// inputs were the same.
 	at := int(s.start[n.ID])
 	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
-	if a, ok := s.alike.Get(key); ok && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID) && sameTensors(a.ins, ins) {
+	a, known := s.alike.Get(key)
+	if known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID) && sameTensors(a.ins, ins) {
 		copy(s.outs[at:], a.outs)
 		s.state[n.ID] = inferred
 		s.ins = s.ins[:mark]
@@ -518,7 +524,10 @@ func (s *Shapes) node(n *graph.Node) {
 		}
 		s.outs[at+i] = s.pack(outs[i])
 	}
-	if len(n.Calls) == 0 && alikeOp(n.Op) && !slices.ContainsFunc(ins, hasHandle) {
+	switch {
+	case !known && !alikeOp(n.Op):
+		s.alike.Put(key, alikeAnswer{never: true})
+	case !a.never && len(n.Calls) == 0 && !slices.ContainsFunc(ins, hasHandle):
 		s.alike.Put(key, alikeAnswer{ins: slices.Clone(ins), outs: slices.Clone(s.outs[at : at+len(outs)])})
 	}
 	s.state[n.ID] = inferred
