@@ -218,22 +218,32 @@ type resArg struct {
 	i  int
 }
 
-// flatten gives the simulation the flattened graph: the one its Scratch
-// holds when it was made of the same graph with the same key, else a new
-// one, which the Scratch then keeps.
+// flatten gives the simulation the flattened graph (shared) and places
+// what in it depends on the target (adopt).
 func (s *sim) flatten() error {
+	f, err := s.shared()
+	if err != nil {
+		return err
+	}
+	s.adopt(f)
+	return nil
+}
+
+// shared is the flattened graph: the one the Scratch holds when it was
+// made of the same graph with the same key, else a new one, which the
+// Scratch then keeps.
+func (s *sim) shared() (*flattened, error) {
 	key := s.flatKey()
 	sc := s.opts.Scratch
 	if sc != nil && sc.flat != nil && sc.flat.g == s.g && sc.flat.key.equal(key) {
-		s.adopt(sc.flat)
-		return nil
+		return sc.flat, nil
 	}
 	if sc != nil {
 		// Its nodes live in the slabs the new build clears.
 		sc.flat = nil
 	}
 	if err := s.build(); err != nil {
-		return err
+		return nil, err
 	}
 	f := &flattened{g: s.g, key: key, nodes: s.nodes, links: s.links, units: s.units, firstOf: s.firstOf,
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
@@ -242,8 +252,7 @@ func (s *sim) flatten() error {
 	if sc != nil {
 		sc.flat = f
 	}
-	s.adopt(f)
-	return nil
+	return f, nil
 }
 
 // adopt makes f the simulation's graph and places what in it depends on
@@ -289,7 +298,8 @@ func (s *sim) own(i int) *pnode {
 // walks find once (walk), and the CPU's kernel lookups (the latter when cpu
 // has a lookup identity, see IdentifiedMatcher). A caller that wants its
 // cost apart from the simulations' (a benchmark) prepares ahead, and one
-// that runs simulations at the same time (Beside) must.
+// that runs simulations at the same time (Beside) must. The flattened
+// graph is Flatten's when sc holds one of g with the same options.
 func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Options) error {
 	if g == nil || target == nil || cpu == nil {
 		return errors.New("placement: a graph, a target and a CPU matcher are needed")
@@ -302,6 +312,35 @@ func (sc *Scratch) Prepare(g *graph.Graph, target, cpu coverage.Matcher, opts Op
 	s.flat.walk()
 	s.cpuLookups()
 	return nil
+}
+
+// Flatten computes into sc the flattened graph of Prepare, with what its
+// walks find, but not the CPU's lookups: it asks no matcher for a kernel
+// and reads only the target's device type (the function device resolves
+// against it), so a caller whose matchers are not ready yet (a scan's,
+// which key the nodes first) flattens the graph meanwhile, and Prepare
+// then finds it made.
+func (sc *Scratch) Flatten(g *graph.Graph, target coverage.Matcher, opts Options) error {
+	if g == nil || target == nil {
+		return errors.New("placement: a graph and a target matcher are needed")
+	}
+	opts.Scratch = sc
+	f, err := newSim(g, target, noLookups{}, opts).shared()
+	if err != nil {
+		return err
+	}
+	f.walk()
+	return nil
+}
+
+// noLookups is the CPU as Flatten sees it: a device type, whose kernels
+// flattening never looks up.
+type noLookups struct{}
+
+func (noLookups) DeviceType() string { return "CPU" }
+
+func (noLookups) Match(*graph.Node) coverage.Match {
+	panic("placement: flattening looked a kernel up")
 }
 
 // Beside is a Scratch for a simulation that runs at the same time as the

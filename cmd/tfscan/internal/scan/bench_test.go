@@ -179,7 +179,7 @@ func BenchmarkPlacement200k(b *testing.B) {
 	}
 	alone := func() *Nodes {
 		ns := *nodes
-		ns.shapes, ns.scratch = nil, placement.Scratch{}
+		ns.shapes, ns.scratch = nil, new(placement.Scratch)
 		return &ns
 	}
 	for _, t := range ts.List {

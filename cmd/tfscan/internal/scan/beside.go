@@ -28,24 +28,44 @@ func placesBeside(ts *Targets, fromIdx int, opts Options) bool {
 }
 
 // sideBySide are the --from source's and a target's placements side by
-// side (placesBeside). What both share, the flattened graph and the CPU's
-// lookups (placement.Scratch.Prepare), is made first, on a goroutine of
-// its own (started) while the scan works out the phases and the training
-// parts, which the preparation does not read; then the source's placement
-// runs on a goroutine of its own with a Scratch of its own, and the
-// target's on the scan's.
+// side (placesBeside). What both share is made first, on a goroutine of
+// its own (started): the flattened graph (placement.Scratch.Flatten),
+// from the start of the scan, while the scan keys the nodes, which
+// flattening does not read; then the CPU's lookups of its nodes
+// (placement.Scratch.Prepare), which read the keys, while the scan works
+// out the phases and the training parts. Then the source's placement runs
+// on a goroutine of its own with a Scratch of its own, and the target's
+// on the scan's.
 type sideBySide struct {
 	mu       *sync.Mutex
+	scratch  *placement.Scratch
 	prepared func() // started's wait
 	err      error
 }
 
-// prepareBeside starts preparing the placements of target t (with opts)
-// and of a source beside it.
-func prepareBeside(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) *sideBySide {
-	side := &sideBySide{mu: new(sync.Mutex)}
-	opts.beside = &besideState{scratch: &ns.scratch, mu: side.mu}
+// flattenBeside starts flattening g for the placements of target t (with
+// opts) and of a source beside it.
+func flattenBeside(g *graph.Graph, t Target, opts Options, fetches []graph.Tensor) *sideBySide {
+	side := &sideBySide{mu: new(sync.Mutex), scratch: new(placement.Scratch)}
+	popts := placementOptions(t, opts, fetches, false)
 	side.prepared = started(func() {
+		if err := side.scratch.Flatten(g, t.Index, popts); err != nil {
+			side.err = fmt.Errorf("placement for %s: %w", t.Name, err)
+		}
+	})
+	return side
+}
+
+// prepare hands ns the Scratch the graph is flattened in, and starts the
+// CPU's lookups of ns's keyed nodes once it is flattened.
+func (side *sideBySide) prepare(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) {
+	ns.scratch = side.scratch
+	opts.beside = &besideState{scratch: ns.scratch, mu: side.mu}
+	flattened := side.prepared
+	side.prepared = started(func() {
+		if flattened(); side.err != nil {
+			return
+		}
 		target, cpu, popts, err := placementFor(g, ns, t, ts, opts, fetches, false)
 		if err == nil {
 			if err = ns.scratch.Prepare(g, target, cpu, popts); err != nil {
@@ -54,7 +74,6 @@ func prepareBeside(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Option
 		}
 		side.err = err
 	})
-	return side
 }
 
 // place places the source src (with sopts) and the target t (with opts)
@@ -67,7 +86,7 @@ func (side *sideBySide) place(g *graph.Graph, ns *Nodes, src, t Target, ts *Targ
 	}
 	ns.shapesFor(g, shapeOptions(opts))
 	sopts.beside = &besideState{scratch: ns.scratch.Beside(), mu: side.mu}
-	opts.beside = &besideState{scratch: &ns.scratch, mu: side.mu}
+	opts.beside = &besideState{scratch: ns.scratch, mu: side.mu}
 	var srcErr error
 	wait := started(func() { srcRes, srcErr = place(g, ns, src, ts, sopts, fetches, true) })
 	tRes, err = place(g, ns, t, ts, opts, fetches, false)

@@ -81,8 +81,9 @@ type Nodes struct {
 	// when none were started (shapesFor).
 	ahead *aheadShapes
 	// scratch is the memory each placement of the model passes on to the
-	// next (placement.Scratch).
-	scratch placement.Scratch
+	// next (placement.Scratch): PrepareNodes makes it, or a scan hands
+	// over the one it flattens the graph in meanwhile (flattenBeside).
+	scratch *placement.Scratch
 	// placedDev and placedReq are the arrays of the last placement read
 	// (placeNodes), lent to the next.
 	placedDev, placedReq []int32
@@ -129,7 +130,7 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 // PrepareNodes selects the nodes of g (or of scope, when not nil) in the
 // graph's order, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
-	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes))}
+	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes)), scratch: new(placement.Scratch)}
 	var pb pathBuilder
 	byID := scope == nil // every node, each one's ID its position
 	for _, n := range g.Nodes {

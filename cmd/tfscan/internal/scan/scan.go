@@ -634,24 +634,28 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			rm.AssumedOutputs = append(rm.AssumedOutputs, n.Name)
 		}
 	}
+	listed := !opts.AllNodes && !opts.listEvery
+	fromIdx := ts.fromTarget()
 	var ahead *aheadShapes
+	var side *sideBySide
 	if !opts.Placement.Disabled {
 		ahead = inferAhead(g, opts)
+		// The source placed beside the target: the graph both placements
+		// share is flattened while the nodes are keyed, and the CPU's
+		// lookups made while the phases and parts are worked out.
+		if listed && placesBeside(ts, fromIdx, opts) {
+			side = flattenBeside(g, ts.List[0], opts, fetches)
+		}
 	}
 	for _, f := range security.Scan(g) {
 		if scope == nil || scope[f.Node] {
 			rm.Findings = append(rm.Findings, reports.Finding{Kind: "unsafe_op", Op: f.Op, Path: f.Path, Message: f.Message})
 		}
 	}
-	listed := !opts.AllNodes && !opts.listEvery
-	fromIdx := ts.fromTarget()
 	nodes := PrepareNodes(g, scope, ts.withFrom())
 	nodes.ahead = ahead
-	// The source placed beside the target: what both share is prepared
-	// while the phases and parts are worked out.
-	var side *sideBySide
-	if listed && placesBeside(ts, fromIdx, opts) {
-		side = prepareBeside(g, nodes, ts.List[0], ts, opts, fetches)
+	if side != nil {
+		side.prepare(g, nodes, ts.List[0], ts, opts, fetches)
 	}
 	nodes.WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
 	// The source comes first, since every target's delta reads it; what

@@ -91,7 +91,27 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 // which place adds: what the flattened graph and the CPU's lookups are
 // prepared with (prepareBeside) reads neither.
 func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (target, cpu coverage.Matcher, popts placement.Options, err error) {
-	popts = shapeOptions(opts)
+	popts = placementOptions(t, opts, fetches, noWishlist)
+	cpuIndex, err := ts.CPUFor(t)
+	if err != nil {
+		return nil, nil, popts, err
+	}
+	if popts.Source, err = ts.Source(); err != nil {
+		return nil, nil, popts, err
+	}
+	popts.Paths, popts.Scratch = ns.byIDPaths(), ns.scratch
+	var mu *sync.Mutex
+	if b := opts.beside; b != nil {
+		popts.Scratch, mu = b.scratch, b.mu
+	}
+	return ns.keyed(g, t.Index, mu), ns.keyed(g, cpuIndex, mu), popts, nil
+}
+
+// placementOptions are the options of t's placement that read neither
+// the nodes nor the packs: all that flattening the graph reads
+// (flattenBeside).
+func placementOptions(t Target, opts Options, fetches []graph.Tensor, noWishlist bool) placement.Options {
+	popts := shapeOptions(opts)
 	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
 	popts.Precision = opts.Placement.Precision
 	popts.NoWishlist = noWishlist
@@ -101,22 +121,10 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 	// The report counts the nodes its figures count itself.
 	popts.NoNodeCounts = true
 	popts.DevicesOnly = opts.devicesOnly
-	cpuIndex, err := ts.CPUFor(t)
-	if err != nil {
-		return nil, nil, popts, err
-	}
-	if popts.Source, err = ts.Source(); err != nil {
-		return nil, nil, popts, err
-	}
-	popts.Paths, popts.Scratch = ns.byIDPaths(), &ns.scratch
-	var mu *sync.Mutex
-	if b := opts.beside; b != nil {
-		popts.Scratch, mu = b.scratch, b.mu
-	}
 	// The report takes what it needs of every node at once (applyPlacement),
 	// before the scratch is lent again.
 	popts.LazyNodes = true
-	return ns.keyed(g, t.Index, mu), ns.keyed(g, cpuIndex, mu), popts, nil
+	return popts
 }
 
 // readPlacementLog reads --compare-log once for all models.
