@@ -11,14 +11,14 @@ build:
 # Chromium. The pinned TensorFlow is installed on first use (make tf).
 # The kernels and the executor run again in a purego build, on the
 # portable loops that other CPUs run, held to the same TensorFlow goldens.
-# The tests of what a scan runs on goroutines of their own (shapes
-# inferred ahead, a source placed beside its target) run again under the
-# race detector, which needs cgo (and gcc, which the conformance tests'
-# fake device needs too).
+# The tests of what a scan runs on goroutines of their own (packs decoded
+# and shapes inferred ahead, a source placed beside its target) run again
+# under the race detector, which needs cgo (and gcc, which the conformance
+# tests' fake device needs too).
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(GO) test -tags purego ./kernels ./executor
-	CGO_ENABLED=1 $(GO) test -race -run 'Beside|ShapesAhead' ./coverage/placement ./cmd/tfscan/internal/scan
+	CGO_ENABLED=1 $(GO) test -race -run 'Beside|ShapesAhead|DecodeOnce' ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update
@@ -112,9 +112,10 @@ profile-exec:
 
 # The node-heavy shapes alone (flat 200k and 1M GraphDefs, 5,000 functions):
 # load and build against read + proto.Unmarshal, the default scan against
-# inspect, the 1M graph against 7 targets (docs/performance.md).
+# inspect, the 1M graph against 7 targets, in a benchmark's process and as
+# whole tfscan processes (docs/performance.md).
 bench-nodes:
-	$(GO) test -run='^$$' -bench='NodeHeavy' -benchmem -timeout=0 ./graph/ ./cmd/tfscan/internal/scan/
+	$(GO) test -run='^$$' -bench='NodeHeavy' -benchmem -timeout=0 ./graph/ ./cmd/tfscan/internal/scan/ ./cmd/tfscan/
 
 lint:
 	gofmt -l . | (! grep .)

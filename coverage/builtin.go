@@ -36,18 +36,23 @@ var builtinNames = sync.OnceValues(func() ([]string, error) {
 	return names, nil
 })
 
-var (
-	builtinMu    sync.Mutex
-	builtinCache = map[string]*Pack{}
-)
+// builtinDecoded holds, by name, each embedded pack's decode, run once:
+// packs of different names decode at the same time (a scan decodes the
+// packs it reads later on a goroutine of its own while it resolves its
+// targets), and a second caller of one name waits for the first.
+var builtinDecoded sync.Map // string → func() (*Pack, error)
 
 // loadBuiltin decodes one embedded pack, once.
 func loadBuiltin(name string) (*Pack, error) {
-	builtinMu.Lock()
-	defer builtinMu.Unlock()
-	if p := builtinCache[name]; p != nil {
-		return p, nil
+	f, ok := builtinDecoded.Load(name)
+	if !ok {
+		f, _ = builtinDecoded.LoadOrStore(name, sync.OnceValues(func() (*Pack, error) { return decodeBuiltin(name) }))
 	}
+	return f.(func() (*Pack, error))()
+}
+
+// decodeBuiltin decodes the embedded pack name.
+func decodeBuiltin(name string) (*Pack, error) {
 	gz, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
 	if err != nil {
 		return nil, err
@@ -59,7 +64,6 @@ func loadBuiltin(name string) (*Pack, error) {
 	if p.Name != name {
 		return nil, fmt.Errorf("built-in pack %s.json.gz is named %q", name, p.Name)
 	}
-	builtinCache[name] = p
 	return p, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -200,4 +201,31 @@ func TestDefaultKernelsFor(t *testing.T) {
 func TestBuiltinPackUnknownName(t *testing.T) {
 	_, err := BuiltinPack("nope")
 	assert.ErrorContains(t, err, `no built-in pack "nope"`)
+}
+
+// Packs of different names decode at the same time, and every caller of
+// one name gets the one pack, decoded once (make test runs it under the
+// race detector too).
+func TestBuiltinPacksDecodeOnceAtTheSameTime(t *testing.T) {
+	names, err := builtinNames()
+	require.NoError(t, err)
+	got := make([][2]*Pack, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		for k := range 2 {
+			wg.Go(func() {
+				p, err := BuiltinPack(name)
+				assert.NoError(t, err, name)
+				got[i][k] = p
+			})
+		}
+	}
+	wg.Wait()
+	for i, name := range names {
+		require.NotNil(t, got[i][0], name)
+		assert.Same(t, got[i][0], got[i][1], name)
+		again, err := BuiltinPack(name)
+		require.NoError(t, err)
+		assert.Same(t, got[i][0], again, name)
+	}
 }

@@ -16,7 +16,8 @@ type Step struct {
 // Cost is what one step cost: CPU time of the process (user+system, GC
 // included), the time it took (wall: what a user waits, where work runs
 // on several cores at once), and the most heap it held above what was live
-// when it began.
+// when it began (for a whole process, CompareProcesses: its peak resident
+// memory).
 type Cost struct {
 	CPU  time.Duration
 	Wall time.Duration
@@ -39,6 +40,7 @@ const MinRounds = 5
 // It returns the medians.
 func Compare(b *testing.B, steps ...Step) []Cost {
 	all := make([][]Cost, len(steps))
+	names := make([]string, len(steps))
 	b.ResetTimer()
 	for range max(b.N, MinRounds) {
 		for k, s := range steps {
@@ -46,25 +48,35 @@ func Compare(b *testing.B, steps ...Step) []Cost {
 		}
 	}
 	b.StopTimer()
-	med := make([]Cost, len(steps))
+	for k, s := range steps {
+		names[k] = s.Name
+	}
+	return reportMedians(b, names, all, "heap")
+}
+
+// reportMedians reports each step's median costs and, after the first,
+// its ratios to the first's; heap names the peak memory measured (heap,
+// or rss for a process). It returns the medians.
+func reportMedians(b *testing.B, names []string, all [][]Cost, heap string) []Cost {
+	med := make([]Cost, len(names))
 	for k, costs := range all {
 		cpu := make([]time.Duration, len(costs))
 		wall := make([]time.Duration, len(costs))
-		heap := make([]uint64, len(costs))
+		peak := make([]uint64, len(costs))
 		for i, c := range costs {
-			cpu[i], wall[i], heap[i] = c.CPU, c.Wall, c.Heap
+			cpu[i], wall[i], peak[i] = c.CPU, c.Wall, c.Heap
 		}
 		slices.Sort(cpu)
 		slices.Sort(wall)
-		slices.Sort(heap)
-		med[k] = Cost{CPU: cpu[len(cpu)/2], Wall: wall[len(wall)/2], Heap: heap[len(heap)/2]}
-		b.ReportMetric(float64(med[k].CPU)/1e6, steps[k].Name+"-cpu-ms")
-		b.ReportMetric(float64(med[k].Wall)/1e6, steps[k].Name+"-wall-ms")
-		b.ReportMetric(float64(med[k].Heap)/(1<<20), steps[k].Name+"-heap-MiB")
+		slices.Sort(peak)
+		med[k] = Cost{CPU: cpu[len(cpu)/2], Wall: wall[len(wall)/2], Heap: peak[len(peak)/2]}
+		b.ReportMetric(float64(med[k].CPU)/1e6, names[k]+"-cpu-ms")
+		b.ReportMetric(float64(med[k].Wall)/1e6, names[k]+"-wall-ms")
+		b.ReportMetric(float64(med[k].Heap)/(1<<20), names[k]+"-"+heap+"-MiB")
 		if k > 0 {
-			b.ReportMetric(float64(med[k].CPU)/float64(med[0].CPU), steps[k].Name+"/"+steps[0].Name+"-cpu")
-			b.ReportMetric(float64(med[k].Wall)/float64(med[0].Wall), steps[k].Name+"/"+steps[0].Name+"-wall")
-			b.ReportMetric(float64(med[k].Heap)/float64(med[0].Heap), steps[k].Name+"/"+steps[0].Name+"-heap")
+			b.ReportMetric(float64(med[k].CPU)/float64(med[0].CPU), names[k]+"/"+names[0]+"-cpu")
+			b.ReportMetric(float64(med[k].Wall)/float64(med[0].Wall), names[k]+"/"+names[0]+"-wall")
+			b.ReportMetric(float64(med[k].Heap)/float64(med[0].Heap), names[k]+"/"+names[0]+"-"+heap)
 		}
 	}
 	return med

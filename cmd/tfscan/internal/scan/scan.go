@@ -152,6 +152,7 @@ func (e *ModelError) Unwrap() error { return e.Err }
 // The error result is for what stops the whole run: a UsageError (before
 // any model is read) or the context's error.
 func Run(ctx context.Context, opts Options) (*reports.Report, error) {
+	readPacksAhead(opts)
 	targets, err := ResolveTargets(opts.Targets, opts.Registries)
 	if err != nil {
 		return nil, err
@@ -307,7 +308,7 @@ type Target struct {
 // Targets bundles the resolved targets with the source they are compared
 // with (--from) and the packs placement needs: the CPU that soft placement
 // falls back to, and the GPU a model comes from (for fusion awareness).
-// Those two are decoded only when placement runs.
+// Those two are indexed only when placement runs, each once.
 type Targets struct {
 	List []Target
 	// From is the source the model runs on today; nil with --from none.
@@ -316,18 +317,15 @@ type Targets struct {
 	fromFiles map[string]*coverage.Pack
 	// learned are the packs learned from logs, merged over the targets'
 	// packs and the host CPU's (not over the source's).
-	learned []*coverage.Pack
-	host    func() (hostPacks, error)
+	learned     []*coverage.Pack
+	cpu, source func() (*coverage.Index, error)
 	// opDefs are the vendor OpDefs the targets' packs carry (live dumps).
 	opDefs []*opdefpb.OpDef
 }
 
-type hostPacks struct{ cpu, source *coverage.Index }
-
 // CPU is the built-in cpu pack, indexed.
 func (ts *Targets) CPU() (*coverage.Index, error) {
-	h, err := ts.host()
-	return h.cpu, err
+	return ts.cpu()
 }
 
 // CPUFor is the CPU that soft placement falls back to on target t: the
@@ -350,8 +348,7 @@ func (ts *Targets) Source() (*coverage.Index, error) {
 	if ts.From != nil {
 		return ts.From.Index, nil
 	}
-	h, err := ts.host()
-	return h.source, err
+	return ts.source()
 }
 
 // SetFrom resolves the source the targets are compared with, like a
@@ -457,17 +454,19 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		ts.opDefs = append(ts.opDefs, p.OpDefs...)
 		ts.List = append(ts.List, t)
 	}
-	ts.host = sync.OnceValues(func() (hostPacks, error) {
+	ts.cpu = sync.OnceValues(func() (*coverage.Index, error) {
 		cpu, err := coverage.BuiltinPack("cpu")
 		if err != nil {
-			return hostPacks{}, err
+			return nil, err
 		}
+		return coverage.NewIndex(coverage.MergeLearned(cpu, learned, defaults), defaults), nil
+	})
+	ts.source = sync.OnceValues(func() (*coverage.Index, error) {
 		cuda, err := coverage.BuiltinPack("cuda")
 		if err != nil {
-			return hostPacks{}, err
+			return nil, err
 		}
-		cpu = coverage.MergeLearned(cpu, learned, defaults)
-		return hostPacks{cpu: coverage.NewIndex(cpu, defaults), source: coverage.NewIndex(cuda, defaults)}, nil
+		return coverage.NewIndex(cuda, defaults), nil
 	})
 	// The packs' own stack defaults; ConfigureStacks applies user settings.
 	if err := ts.ConfigureStacks(coverage.StackSettings{}); err != nil {
