@@ -167,42 +167,51 @@ func ReportPeakHeap(b *testing.B) func() {
 //
 // Returning the memory makes every measured step pay for the pages it
 // touches, as a step of a fresh tfscan process does (on this project's
-// 2-core machines a page first touched costs 13-16 µs: a step's memory is
-// a large part of its time). After a plain collection, which step paid
+// 2-core virtual machines a page first touched costs several
+// microseconds: a step's memory is a large part of its time). After a plain collection, which step paid
 // for fresh pages depended on when the runtime's background scavenger had
 // last returned memory, not on the step: the first large step after a few
 // small ones paid for 15,000 page faults the next one did not.
 func sampleHeap() func() uint64 {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
+	read := func() (uint64, bool) {
 		metrics.Read(sample)
-		return sample[0].Value.Uint64()
+		return sample[0].Value.Uint64(), true
 	}
 	debug.FreeOSMemory()
-	base := read()
-	peak := base
-	stop, done := make(chan struct{}), make(chan struct{})
+	base, _ := read()
+	stop := samplePeak(read)
+	return func() uint64 { return max(stop(), base) - base }
+}
+
+// samplePeak reads a value every millisecond, from now until the returned
+// function is called, and once more then; that returns the largest value
+// read (0 when no read succeeded).
+func samplePeak(read func() (uint64, bool)) (stop func() uint64) {
+	var peak uint64
+	keep := func() {
+		if v, ok := read(); ok && v > peak {
+			peak = v
+		}
+	}
+	stopped, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		t := time.NewTicker(time.Millisecond)
 		defer t.Stop()
 		for {
-			if v := read(); v > peak {
-				peak = v
-			}
+			keep()
 			select {
-			case <-stop:
+			case <-stopped:
 				return
 			case <-t.C:
 			}
 		}
 	}()
 	return func() uint64 {
-		close(stop)
+		close(stopped)
 		<-done
-		if v := read(); v > peak {
-			peak = v
-		}
-		return peak - base
+		keep()
+		return peak
 	}
 }

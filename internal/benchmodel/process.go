@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -75,28 +74,7 @@ func runProcess(args []string) (Cost, error) {
 // last value read (0 where /proc has none).
 func watchPeakRSS(pid int) func() uint64 {
 	status := fmt.Sprintf("/proc/%d/status", pid)
-	var peak atomic.Uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			if v, ok := vmHWM(status); ok && v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(stop)
-		<-done
-		return peak.Load()
-	}
+	return samplePeak(func() (uint64, bool) { return vmHWM(status) })
 }
 
 // vmHWM is the VmHWM line of a /proc status file, in bytes.
