@@ -11,7 +11,7 @@ import (
 // coverage.BuiltinPack then keeps. The scan resolves its targets and loads
 // its first model meanwhile, which read none of them; a fresh process
 // would otherwise decode them one after the other before it places
-// anything (about 30 ms for cuda and cpu).
+// anything.
 func readPacksAhead(opts Options) {
 	names := packsAhead(opts)
 	if len(names) == 0 {

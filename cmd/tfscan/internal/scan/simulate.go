@@ -89,7 +89,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 // placementFor are the matchers and options of t's placement, but for
 // what it counts (Options.Count, which the phases tell) and the shapes,
 // which place adds: what the flattened graph and the CPU's lookups are
-// prepared with (prepareBeside) reads neither.
+// prepared with (flattenBeside, sideBySide.prepare) reads neither.
 func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (target, cpu coverage.Matcher, popts placement.Options, err error) {
 	popts = placementOptions(t, opts, fetches, noWishlist)
 	cpuIndex, err := ts.CPUFor(t)
@@ -107,9 +107,9 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 	return ns.keyed(g, t.Index, mu), ns.keyed(g, cpuIndex, mu), popts, nil
 }
 
-// placementOptions are the options of t's placement that read neither
-// the nodes nor the packs: all that flattening the graph reads
-// (flattenBeside).
+// placementOptions are the options of t's placement that need neither
+// the nodes nor the CPU's and the source's packs: all that flattening the
+// graph reads (flattenBeside).
 func placementOptions(t Target, opts Options, fetches []graph.Tensor, noWishlist bool) placement.Options {
 	popts := shapeOptions(opts)
 	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
