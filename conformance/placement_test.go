@@ -717,9 +717,11 @@ func placementSection(rows []placementRow) string {
 		"from the client's CPU, fetched ones to it): TensorFlow's from its partition graphs when its step finished, else\n" +
 		"(`*`) derived from its placement and the pruned step, a derivation the test holds to the partition graphs in every\n" +
 		"run where both exist; the fake kernels' numbers mean nothing, so a step whose shapes or control flow depend on\n" +
-		"values can fail after placement, and `–` marks a step with a node the placer never saw (lowered control flow)\n" +
-		"or none. tfscan's cut edges are derived the same way from its placement; *transfers* are tfscan's own count of the\n" +
-		"step's cross-device edges, function bodies included, listed and not compared. Models: every TensorFlow model of\n" +
+		"values can fail after placement (where it fails in more than one place, a kernel missing in a function body a\n" +
+		"fetch runs is its failure, as on a real device, whichever TensorFlow's threads meet first), and `–` marks a step\n" +
+		"with a node the placer never saw (lowered control flow) or none. tfscan's cut edges are derived the same way\n" +
+		"from its placement; *transfers* are tfscan's own count of the step's cross-device edges, function bodies\n" +
+		"included, listed and not compared. Models: every TensorFlow model of\n" +
 		"the corpus that TensorFlow reads (the largest, `gd_keras_imagenet_train`, with soft placement on and on `musa` and\n" +
 		"the sparse pack only, to keep the run's time), and every SavedModel of the small zoo (`zoo/`, tools/tfmodels); TF.js graph models through the GraphDef\n" +
 		"their model.json holds (`tfjs/`). The zoo's and the TF.js models run with soft placement on only (they request\n" +

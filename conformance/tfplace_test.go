@@ -70,3 +70,29 @@ func TestTfplaceBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A step that fails at run time in two places at once reports the kernel
+// missing in a function body, whichever failure TensorFlow's threads meet
+// first: gd_if_op on the musa pack runs StatelessIf's then branch, whose
+// Div has no TFSCAN_MUSA kernel, while the fake kernels' outputs fail the
+// stateful If's own check (first_refusal in tools/tf/tfplace.py).
+func TestTfplaceReportsTheMissingKernelOfAFailedStep(t *testing.T) {
+	py, corpus := needFakeDevice(t)
+	dir := t.TempDir()
+	tfscan := buildTfscan(t, dir)
+	env := append(tfenv.Env(), "TFSCAN="+tfscan, "TFSCAN_PYTHON="+py, "TFSCAN_FAKEDEVICE_DIR="+filepath.Join(dir, "plugins"))
+	out := filepath.Join(dir, "gd_if_op.json")
+	cmd := exec.Command(py, filepath.Join(tfenv.RepoRoot(), "tools", "tf", "tfplace.py"), filepath.Join(corpus, "tf/gd_if_op"), "--pack", "musa", "-o", out)
+	cmd.Env = env
+	stderr, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (refused); output:\n%s", err, stderr)
+	}
+	var got struct {
+		Error *string `json:"error"`
+	}
+	readJSON(t, out, &got)
+	if got.Error == nil || !strings.Contains(*got.Error, "No registered 'Div' OpKernel for 'TFSCAN_MUSA'") {
+		t.Fatalf("error %v, want the Div kernel StatelessIf's branch misses", got.Error)
+	}
+}

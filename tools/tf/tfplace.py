@@ -36,7 +36,9 @@ kernel registry with the pack's kernels on the fake device. What is not: the
 fake kernels' numbers (they give outputs of the right dtype, shaped as an
 input), so a step whose control flow or shapes depend on values may fail
 after placement: run_error says why, and partitions and cut_edges are null
-(a failed step returns no partition graphs). Grappler is off unless
+(a failed step returns no partition graphs); where a fetch run on its own
+misses a kernel at run time, that is the step's error (first_refusal), as on
+a real device, whatever else failed first. Grappler is off unless
 --grappler: it rewrites the graph after placement, which tfscan's placement
 does not simulate.
 
@@ -464,6 +466,9 @@ def place(args, so, desc, logf):
             except tf.errors.OpError as e:
                 if REFUSAL.search(e.message):
                     raise Refused(e.message)
+                refusal = first_refusal(sess, graph, fetch_ops, feeds, tf)
+                if refusal:
+                    raise Refused(refusal)
                 result["run_error"] = one_line(e.message)
     except Refused as r:
         result["error"] = r.message
@@ -551,6 +556,34 @@ def cut_edges(partitions):
 
 def tensor(name):
     return name if ":" in name else name + ":0"
+
+
+# FETCH_TIMEOUT_MS bounds each run of first_refusal: a fetch run on its own
+# can wait for what the failed step never fed it (a queue, a reader).
+FETCH_TIMEOUT_MS = 20000
+
+
+def first_refusal(sess, graph, fetch_ops, feeds, tf):
+    """The first kernel a fetch of a failed step misses at run time, each
+    fetch run on its own in order (each at most FETCH_TIMEOUT_MS); None when
+    none does.
+
+    A step can fail in several places at once: a fake kernel's output failing
+    a real kernel's check (which no real device would meet), and a kernel
+    missing in a function body that a branch runs (which a real device meets
+    too). Which failure TensorFlow reports first depends on its threads; the
+    missing kernel is reported whenever one is there, so the same step gives
+    the same answer in every run.
+    """
+    feed_dict = {graph.as_graph_element(k): v for k, v in feeds.items()}
+    opts = tf.compat.v1.RunOptions(timeout_in_ms=FETCH_TIMEOUT_MS)
+    for f in fetch_ops:
+        try:
+            sess.run(f, feed_dict=feed_dict, options=opts)
+        except tf.errors.OpError as e:
+            if REFUSAL.search(e.message):
+                return e.message
+    return None
 
 
 def step_of(graph_def, feeds, fetches):
