@@ -15,14 +15,11 @@ import (
 // fake device is not built), an empty one, and a model TensorFlow cannot
 // read.
 func TestTfplaceBadInput(t *testing.T) {
-	py, corpus := needFakeDevice(t)
-	dir := t.TempDir()
-	tfscan := buildTfscan(t, dir)
+	py, corpus, dir, env := tfplaceSetup(t)
 	empty := filepath.Join(dir, "empty.pbtxt")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := append(tfenv.Env(), "TFSCAN="+tfscan, "TFSCAN_PYTHON="+py, "TFSCAN_FAKEDEVICE_DIR="+filepath.Join(dir, "plugins"))
 	tests := []struct {
 		name  string
 		args  []string
@@ -37,12 +34,11 @@ func TestTfplaceBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{filepath.Join(tfenv.RepoRoot(), "tools", "tf", "tfplace.py")}, tc.args...)
+			args := tc.args
 			if tc.name != "no -o" {
 				args = append(args, "-o", out)
 			}
-			cmd := exec.Command(py, args...)
-			cmd.Env = env
+			cmd := tfplace(py, env, args...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			err := cmd.Run()
@@ -77,16 +73,11 @@ func TestTfplaceBadInput(t *testing.T) {
 // Div has no TFSCAN_MUSA kernel, while the fake kernels' outputs fail the
 // stateful If's own check (first_refusal in tools/tf/tfplace.py).
 func TestTfplaceReportsTheMissingKernelOfAFailedStep(t *testing.T) {
-	py, corpus := needFakeDevice(t)
-	dir := t.TempDir()
-	tfscan := buildTfscan(t, dir)
-	env := append(tfenv.Env(), "TFSCAN="+tfscan, "TFSCAN_PYTHON="+py, "TFSCAN_FAKEDEVICE_DIR="+filepath.Join(dir, "plugins"))
+	py, corpus, dir, env := tfplaceSetup(t)
 	out := filepath.Join(dir, "gd_if_op.json")
-	cmd := exec.Command(py, filepath.Join(tfenv.RepoRoot(), "tools", "tf", "tfplace.py"), filepath.Join(corpus, "tf/gd_if_op"), "--pack", "musa", "-o", out)
-	cmd.Env = env
-	stderr, err := cmd.CombinedOutput()
+	output, err := tfplace(py, env, filepath.Join(corpus, "tf/gd_if_op"), "--pack", "musa", "-o", out).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1 (refused); output:\n%s", err, stderr)
+		t.Fatalf("exit %v, want 1 (refused); output:\n%s", err, output)
 	}
 	var got struct {
 		Error *string `json:"error"`
@@ -95,4 +86,23 @@ func TestTfplaceReportsTheMissingKernelOfAFailedStep(t *testing.T) {
 	if got.Error == nil || !strings.Contains(*got.Error, "No registered 'Div' OpKernel for 'TFSCAN_MUSA'") {
 		t.Fatalf("error %v, want the Div kernel StatelessIf's branch misses", got.Error)
 	}
+}
+
+// tfplaceSetup is what running tools/tf/tfplace.py takes: the pinned
+// TensorFlow's python, the corpus, a directory of the test's own and the
+// environment (tfscan built there, the fake devices built under it).
+func tfplaceSetup(t *testing.T) (py, corpus, dir string, env []string) {
+	t.Helper()
+	py, corpus = needFakeDevice(t)
+	dir = t.TempDir()
+	tfscan := buildTfscan(t, dir)
+	env = append(tfenv.Env(), "TFSCAN="+tfscan, "TFSCAN_PYTHON="+py, "TFSCAN_FAKEDEVICE_DIR="+filepath.Join(dir, "plugins"))
+	return py, corpus, dir, env
+}
+
+// tfplace is tools/tf/tfplace.py with args, run by py in env.
+func tfplace(py string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(py, append([]string{filepath.Join(tfenv.RepoRoot(), "tools", "tf", "tfplace.py")}, args...)...)
+	cmd.Env = env
+	return cmd
 }
