@@ -142,11 +142,24 @@ func ReportCPU(b *testing.B) func() {
 }
 
 func cpuTime() int64 {
+	return int64(usage().cpu)
+}
+
+// rusage is what the process has used so far: its CPU time (user and
+// system), the system part, and its minor page faults.
+type rusage struct {
+	cpu, sys time.Duration
+	faults   int64
+}
+
+// usage is the process's rusage (zero where getrusage fails).
+func usage() rusage {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return rusage{}
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	sys := time.Duration(ru.Stime.Nano())
+	return rusage{cpu: time.Duration(ru.Utime.Nano()) + sys, sys: sys, faults: ru.Minflt}
 }
 
 // ReportPeakHeap adds a peak-heap-MiB metric: the most heap the benchmark

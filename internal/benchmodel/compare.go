@@ -1,6 +1,7 @@
 package benchmodel
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 	"time"
@@ -17,11 +18,16 @@ type Step struct {
 // included), the time it took (wall: what a user waits, where work runs
 // on several cores at once), and the most heap it held above what was live
 // when it began (for a whole process, CompareProcesses: its peak resident
-// memory).
+// memory). Sys is the system part of CPU and Faults the minor page faults
+// the process took meanwhile: memory touched for the first time costs a
+// fault a page, which on a virtual machine is much of a step's system
+// time.
 type Cost struct {
-	CPU  time.Duration
-	Wall time.Duration
-	Heap uint64
+	CPU    time.Duration
+	Wall   time.Duration
+	Heap   uint64
+	Sys    time.Duration
+	Faults int64
 }
 
 // MinRounds is the fewest rounds Compare runs, whatever b.N: under the
@@ -54,25 +60,23 @@ func Compare(b *testing.B, steps ...Step) []Cost {
 	return reportMedians(b, names, all, "heap")
 }
 
-// reportMedians reports each step's median costs and, after the first,
-// its ratios to the first's; heap names the peak memory measured (heap,
-// or rss for a process). It returns the medians.
+// reportMedians reports each step's median costs (sys-ms and faults-k,
+// thousands of page faults, beside the three of Compare) and, after the
+// first, its ratios to the first's; heap names the peak memory measured
+// (heap, or rss for a process). It returns the medians.
 func reportMedians(b *testing.B, names []string, all [][]Cost, heap string) []Cost {
 	med := make([]Cost, len(names))
 	for k, costs := range all {
-		cpu := make([]time.Duration, len(costs))
-		wall := make([]time.Duration, len(costs))
-		peak := make([]uint64, len(costs))
-		for i, c := range costs {
-			cpu[i], wall[i], peak[i] = c.CPU, c.Wall, c.Heap
-		}
-		slices.Sort(cpu)
-		slices.Sort(wall)
-		slices.Sort(peak)
-		med[k] = Cost{CPU: cpu[len(cpu)/2], Wall: wall[len(wall)/2], Heap: peak[len(peak)/2]}
+		med[k] = Cost{CPU: median(costs, func(c Cost) time.Duration { return c.CPU }),
+			Wall:   median(costs, func(c Cost) time.Duration { return c.Wall }),
+			Heap:   median(costs, func(c Cost) uint64 { return c.Heap }),
+			Sys:    median(costs, func(c Cost) time.Duration { return c.Sys }),
+			Faults: median(costs, func(c Cost) int64 { return c.Faults })}
 		b.ReportMetric(float64(med[k].CPU)/1e6, names[k]+"-cpu-ms")
 		b.ReportMetric(float64(med[k].Wall)/1e6, names[k]+"-wall-ms")
 		b.ReportMetric(float64(med[k].Heap)/(1<<20), names[k]+"-"+heap+"-MiB")
+		b.ReportMetric(float64(med[k].Sys)/1e6, names[k]+"-sys-ms")
+		b.ReportMetric(float64(med[k].Faults)/1e3, names[k]+"-faults-k")
 		if k > 0 {
 			b.ReportMetric(float64(med[k].CPU)/float64(med[0].CPU), names[k]+"/"+names[0]+"-cpu")
 			b.ReportMetric(float64(med[k].Wall)/float64(med[0].Wall), names[k]+"/"+names[0]+"-wall")
@@ -82,11 +86,21 @@ func reportMedians(b *testing.B, names []string, all [][]Cost, heap string) []Co
 	return med
 }
 
+// median is the median of what of costs.
+func median[T cmp.Ordered](costs []Cost, what func(Cost) T) T {
+	xs := make([]T, len(costs))
+	for i, c := range costs {
+		xs[i] = what(c)
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
 // Measure runs fn once after a garbage collection and returns its Cost.
 func Measure(fn func()) Cost {
 	stop := sampleHeap()
-	start, began := cpuTime(), time.Now()
+	start, began := usage(), time.Now()
 	fn()
-	cpu, wall := cpuTime()-start, time.Since(began)
-	return Cost{CPU: time.Duration(cpu), Wall: wall, Heap: stop()}
+	end, wall := usage(), time.Since(began)
+	return Cost{CPU: end.cpu - start.cpu, Sys: end.sys - start.sys, Faults: end.faults - start.faults, Wall: wall, Heap: stop()}
 }

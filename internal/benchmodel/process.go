@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,7 +22,8 @@ type Process struct {
 // CompareProcesses is Compare for whole processes, as a user runs tfscan:
 // each round runs every command in turn, and each step reports its
 // median cpu-ms (the process's user and system time), wall-ms (from start
-// to exit) and rss-MiB (its peak resident memory), and after the first
+// to exit), rss-MiB (its peak resident memory), sys-ms and faults-k (its
+// system time and minor page faults), and after the first
 // its ratios to the first. What a process pays that a step in a
 // benchmark's process does not shows here: starting, decoding the packs
 // it reads (a benchmark's process keeps them), touching its memory fresh.
@@ -66,6 +68,10 @@ func runProcess(args []string) (Cost, error) {
 		return Cost{}, &processError{err: err, stderr: stderr.String()}
 	}
 	c.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	c.Sys = cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		c.Faults = ru.Minflt
+	}
 	return c, nil
 }
 
