@@ -97,7 +97,8 @@ func inspectTensors(ts []*savedmodel.TensorInfo) []reports.InspectTensor {
 
 // inspectModel summarises one model. A graph TensorFlow refuses is
 // summarised too, and returned with its error.
-func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
+func inspectModel(path string, tags []string, onInspect func(*graph.Graph)) (*reports.InspectModel, error) {
+	defer paceModel(path).end()
 	m, err := savedmodel.Load(path)
 	if err != nil {
 		return nil, err
@@ -107,6 +108,9 @@ func inspectModel(path string, tags []string) (*reports.InspectModel, error) {
 		return nil, err
 	}
 	g, err := graph.Build(m, mg)
+	if onInspect != nil && g != nil {
+		onInspect(g)
+	}
 	if ie := (*graph.InvalidGraphError)(nil); errors.As(err, &ie) {
 		return NewInspectModel(g), err
 	}
@@ -179,6 +183,10 @@ type InspectOptions struct {
 	WD       string
 	Tags     []string
 	FailFast bool
+
+	// onInspect, when set, is handed each model's graph once it is built
+	// (tests).
+	onInspect func(*graph.Graph)
 }
 
 // Inspect summarises every model under the paths, before any target. A
@@ -209,7 +217,7 @@ paths:
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			im, err := inspectModel(f, o.Tags)
+			im, err := inspectModel(f, o.Tags, o.onInspect)
 			if err != nil {
 				failed(inspectRel(o.WD, p, f), inspectRelErr(o.WD, p, err))
 			}

@@ -592,11 +592,13 @@ func targetOrder(n, first int) []int {
 }
 
 func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
+	pace := paceModel(path)
+	defer pace.end()
 	m, g, err := LoadWith(path, opts.Tags, ts.OpDefs())
 	if err != nil {
 		return nil, err
 	}
-	defer paceScan()()
+	pace.loaded()
 	return scanLoaded(path, m, g, ts, counted, opts, log)
 }
 
