@@ -23,9 +23,12 @@ import (
 // So while models are loaded and scanned the collector's first
 // collection is deferred: its pacing is set so that the heap's goal is
 // what the heap holds when a model begins plus the load's allowance
-// (loadPerByte times the model's files, at least minLoadAllowance: a load
-// that makes a million nodes of a 78 MB file holds about 535 MB, and its
-// garbage, where it makes some, is of the order of the file), and, once
+// (loadPerByte times the model's files, between minLoadAllowance and
+// maxLoadAllowance: a load that makes a million nodes of a 78 MB file
+// holds about 535 MB, and its garbage, where it makes some, is of the
+// order of the file; a larger load is collected once on the way, and
+// the garbage a load keeps beyond the default pacing's stays under the
+// larger bound), and, once
 // the model is loaded, scanHeadroom times what the heap holds (the goal
 // GOGC=200 would set after a collection then), whichever is more, as
 // cmd/compile's startheap.go sets a starting heap. Should the heap reach
@@ -37,6 +40,7 @@ import (
 const (
 	loadPerByte      = 8
 	minLoadAllowance = 256 << 20
+	maxLoadAllowance = 1 << 30
 	scanHeadroom     = 3
 	// scanGCPercent is the pacing after a first collection (see above).
 	scanGCPercent = 200
@@ -80,7 +84,7 @@ func paceModel(path string) *modelPacing {
 	}
 	pacing.running++
 	if pacing.deferred {
-		pacing.raiseGoal(heapHeld() + max(minLoadAllowance, loadPerByte*modelBytes(path)))
+		pacing.raiseGoal(heapHeld() + min(max(minLoadAllowance, loadPerByte*modelBytes(path)), maxLoadAllowance))
 	}
 	return &modelPacing{on: true}
 }

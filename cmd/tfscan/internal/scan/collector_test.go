@@ -75,7 +75,7 @@ func TestPaceModel(t *testing.T) {
 	assert.Equal(t, 50, gcPercent())
 }
 
-func TestLoadAllowanceGrowsWithTheModel(t *testing.T) {
+func TestLoadAllowanceFollowsTheModel(t *testing.T) {
 	t.Setenv("GOGC", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	big := filepath.Join(t.TempDir(), "model.pb")
@@ -84,8 +84,14 @@ func TestLoadAllowanceGrowsWithTheModel(t *testing.T) {
 	require.NoError(t, f.Truncate(2*minLoadAllowance/loadPerByte)) // sparse
 	require.NoError(t, f.Close())
 	p := paceModel(big)
-	defer p.end()
 	assert.GreaterOrEqual(t, heapGoal(), heapHeld()+2*minLoadAllowance*9/10)
+	p.end()
+
+	// The allowance stops at maxLoadAllowance.
+	require.NoError(t, os.Truncate(big, 2*maxLoadAllowance/loadPerByte))
+	p = paceModel(big)
+	assert.LessOrEqual(t, heapGoal(), (heapHeld()+maxLoadAllowance)*11/10)
+	p.end()
 }
 
 func TestModelBytes(t *testing.T) {
