@@ -13,30 +13,29 @@ import (
 // A load makes the model and little else: the decoder and the graph's
 // build keep nearly everything they allocate. Under Go's default pacing
 // the heap's goal doubles with what each collection finds live, so
-// loading a model of a million nodes (435 MB) runs nine collections that
-// free next to nothing, and each of the later ones reads the large arrays
-// the build has allocated but not yet written (the node store, the name
-// index), which maps their pages before the build writes them and costs a
-// page fault again. A scan then allocates about as much again, most of it
-// kept until the report is made.
+// loading a model of a million nodes (about 535 MB built) runs nine
+// collections that free next to nothing, and each of the later ones reads
+// the large arrays the build has allocated but not yet written (the node
+// store, the name index), which maps their pages before the build writes
+// them and costs a page fault again. A scan then allocates about as much
+// again, most of it kept until the report is made.
 //
 // So while models are loaded and scanned the collector's first
-// collection is deferred: its pacing is set so that the heap's goal is
-// what the heap holds when a model begins plus the load's allowance
-// (loadPerByte times the model's files, between minLoadAllowance and
+// collection is deferred, as cmd/compile's startheap.go sets a starting
+// heap: the pacing is set so that the heap's goal is what the heap holds
+// when a model begins plus the load's allowance, and once the model is
+// loaded scanHeadroom times what the heap holds (the goal GOGC=200 would
+// set after a collection then), whichever is more. The allowance is
+// loadPerByte times the model's files, between minLoadAllowance and
 // maxLoadAllowance: a load that makes a million nodes of a 78 MB file
-// holds about 535 MB, and its garbage, where it makes some, is of the
-// order of the file; a larger load is collected once on the way, and
-// the garbage a load keeps beyond the default pacing's stays under the
-// larger bound), and, once
-// the model is loaded, scanHeadroom times what the heap holds (the goal
-// GOGC=200 would set after a collection then), whichever is more, as
-// cmd/compile's startheap.go sets a starting heap. Should the heap reach
-// that goal, the collection it starts is the first, and from then on the
-// collector is paced at scanGCPercent; when the last model ends, the
-// pacing found is restored. A GOGC set in the environment is the user's
-// choice and is left as it is; a GOMEMLIMIT bounds the heap under either
-// pacing.
+// holds about 535 MB, and what garbage a load makes is of the order of
+// its file; a larger load is collected once on its way, and what garbage
+// a load keeps beyond the default pacing's stays under the larger bound.
+// Should the heap reach the goal, the collection it starts is the first,
+// and from then on the collector is paced at scanGCPercent; when the last
+// model ends, the pacing found is restored. A GOGC set in the environment
+// is the user's choice and is left as it is; a GOMEMLIMIT bounds the heap
+// under either pacing.
 const (
 	loadPerByte      = 8
 	minLoadAllowance = 256 << 20
@@ -149,7 +148,10 @@ func (pc *pacingState) raiseGoal(goal uint64) {
 	}
 	pc.goal = goal
 	live := max(heapLive(), 1<<20)
-	percent := max(scanGCPercent, goal*100/live-100)
+	percent := uint64(scanGCPercent)
+	if q := goal * 100 / live; q > 100+percent {
+		percent = q - 100
+	}
 	debug.SetGCPercent(int(percent))
 	if got := heapGoal(); got > goal {
 		debug.SetGCPercent(int(max(scanGCPercent, percent*goal/got)))

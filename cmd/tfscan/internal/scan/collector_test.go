@@ -47,9 +47,10 @@ func TestPaceModel(t *testing.T) {
 	assert.Equal(t, 100, gcPercent(), "a part ends once")
 
 	// A model loaded raises the goal to scanHeadroom times what the heap
-	// holds, when that is more.
+	// holds, when that is more (half the allowance held is, and is too
+	// little for a collection to start).
 	p := paceModel(small)
-	kept := make([]byte, 3*minLoadAllowance/scanHeadroom)
+	kept := make([]byte, minLoadAllowance/2)
 	for i := 0; i < len(kept); i += 4096 {
 		kept[i] = 1
 	}
