@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"sync"
 
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 
@@ -14,7 +13,9 @@ import (
 type OpRegistry struct {
 	// TFVersion is the TensorFlow version the embedded OpDefs came from.
 	TFVersion string
-	ops       map[string]*opdefpb.OpDef
+	// ops is the embedded registry, whose OpDefs are decoded as they are
+	// looked up.
+	ops *opdefs.Index
 	// own holds the model's stripped_op_list; it wins over ops.
 	own map[string]*opdefpb.OpDef
 	// extra are OpDefs from elsewhere (a live dump's vendor ops): after
@@ -33,7 +34,7 @@ func (r *OpRegistry) Lookup(op string) *opdefpb.OpDef {
 	if d, ok := r.extra[op]; ok {
 		return d
 	}
-	return r.ops[op]
+	return lookupEmbedded(r.ops, op)
 }
 
 // FromModel reports whether op's OpDef came from the model's own
@@ -51,14 +52,14 @@ func (r *OpRegistry) Len() int {
 	if r == nil {
 		return 0
 	}
-	n := len(r.ops)
+	n := r.ops.Len()
 	for name := range r.own {
-		if _, dup := r.ops[name]; !dup {
+		if !r.ops.Has(name) {
 			n++
 		}
 	}
 	for name := range r.extra {
-		_, dup := r.ops[name]
+		dup := r.ops.Has(name)
 		_, own := r.own[name]
 		if !dup && !own {
 			n++
@@ -67,30 +68,24 @@ func (r *OpRegistry) Len() int {
 	return n
 }
 
-var (
-	embeddedOnce sync.Once
-	embeddedOps  map[string]*opdefpb.OpDef
-	embeddedErr  error
-)
-
-func embedded() map[string]*opdefpb.OpDef {
-	embeddedOnce.Do(func() {
-		list, err := opdefs.Load()
-		if err != nil {
-			embeddedErr = err
-			return
-		}
-		embeddedOps = make(map[string]*opdefpb.OpDef, len(list.Op))
-		for _, op := range list.Op {
-			embeddedOps[op.Name] = op
-		}
-	})
-	if embeddedErr != nil {
+// embedded is the embedded registry's index.
+func embedded() *opdefs.Index {
+	x, err := opdefs.Embedded()
+	if err != nil {
 		// The embedded file is part of the binary and checked by tests; a
 		// failure here is a broken build, not bad input.
-		panic(fmt.Sprintf("graph: %v", embeddedErr))
+		panic(fmt.Sprintf("graph: %v", err))
 	}
-	return embeddedOps
+	return x
+}
+
+// lookupEmbedded is op's OpDef in the embedded index x, nil when x has none.
+func lookupEmbedded(x *opdefs.Index, op string) *opdefpb.OpDef {
+	d, err := x.Lookup(op)
+	if err != nil {
+		panic(fmt.Sprintf("graph: embedded opdefs: %v", err)) // a broken build, as in embedded
+	}
+	return d
 }
 
 // Default is the embedded registry alone: TensorFlow's published ops plus

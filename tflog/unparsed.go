@@ -1,8 +1,9 @@
 package tflog
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // What counts as an unparsed line (Log.Unparsed). A line is unparsed when
@@ -40,10 +41,10 @@ var sourceFiles = map[string]bool{
 
 var (
 	// TF's logging.cc:574 "%s.%06d: %c%s %s:%d] ", absl "W0101 00:00:00.000000 123 file.cc:1] ".
-	reGlogSev = regexp.MustCompile(`^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF])|([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+)`)
+	reGlogSev = lazyre.New(`^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF])|([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+)`)
 	// CANN slog: "[WARNING] TF_ADAPTER(pid,proc):time [file:line]...".
-	reSlogSev = regexp.MustCompile(`^\[(DEBUG|INFO|WARNING|ERROR|EVENT|TRACE)\]`)
-	reSource  = regexp.MustCompile(`([A-Za-z0-9_]+\.(?:cc|cpp|c|h)):\d+\]`)
+	reSlogSev = lazyre.New(`^\[(DEBUG|INFO|WARNING|ERROR|EVENT|TRACE)\]`)
+	reSource  = lazyre.New(`([A-Za-z0-9_]+\.(?:cc|cpp|c|h)):\d+\]`)
 )
 
 func unparsed(s string) bool {

@@ -70,3 +70,20 @@ func buildTfscan(b *testing.B) string {
 	}
 	return bin
 }
+
+// BenchmarkProcessSmall measures what tfscan costs on a small model (the
+// bundled convnet_frozen.pb, 14 nodes), where what every process pays
+// before it reads its model is most of it: `tfscan inspect` and the
+// default scan (`tfscan scan --target musa`, which reads the cuda, musa
+// and CPU packs) against starting the binary (`tfscan version`), in
+// whole processes. Goal: inspect at most 2x starting (docs/performance.md).
+// Run: go test -bench ProcessSmall -run '^$' ./cmd/tfscan/
+func BenchmarkProcessSmall(b *testing.B) {
+	bin := buildTfscan(b)
+	path := filepath.Join("..", "..", "testdata", "models", "convnet_frozen.pb")
+	benchmodel.CompareProcesses(b,
+		benchmodel.Process{Name: "Version", Args: []string{bin, "version"}},
+		benchmodel.Process{Name: "Inspect", Args: []string{bin, "inspect", path}},
+		benchmodel.Process{Name: "Scan", Args: []string{bin, "scan", "--target", "musa", path}},
+	)
+}

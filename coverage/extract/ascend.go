@@ -3,10 +3,10 @@ package extract
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/tfscan/tfscan/internal/lazyre"
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
@@ -36,11 +36,11 @@ type AscendOptions struct {
 }
 
 var (
-	customOpRE = regexp.MustCompile(`(?s)REGISTER_CUSTOM_OP\(\s*"([^"]+)"\s*\)(.*?);`)
-	originRE   = regexp.MustCompile(`(?s)\.OriginOpType\((.*?)\)\s*(?:\.|$)`)
-	quotedRE   = regexp.MustCompile(`"([^"]+)"`)
-	addonRE    = regexp.MustCompile(`kAddonOps\s*\{([^}]*)\}`)
-	commentRE  = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	customOpRE = lazyre.New(`(?s)REGISTER_CUSTOM_OP\(\s*"([^"]+)"\s*\)(.*?);`)
+	originRE   = lazyre.New(`(?s)\.OriginOpType\((.*?)\)\s*(?:\.|$)`)
+	quotedRE   = lazyre.New(`"([^"]+)"`)
+	addonRE    = lazyre.New(`kAddonOps\s*\{([^}]*)\}`)
+	commentRE  = lazyre.New(`(?s)/\*.*?\*/|//[^\n]*`)
 )
 
 // neverOnNPU are ops IsWhiteListSupport

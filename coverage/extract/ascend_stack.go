@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // What the Ascend stack does around its op list, read from the adapter and
@@ -129,9 +130,16 @@ func readSrc(root, rel string) (*srcFile, error) {
 	return &srcFile{rel: rel, lines: strings.Split(string(data), "\n")}, nil
 }
 
+// matcher is a pattern, compiled (*regexp.Regexp) or on first use
+// (*lazyre.Regexp).
+type matcher interface {
+	MatchString(string) bool
+	String() string
+}
+
 // find returns the 1-based line of the first line matching re at or after
 // line from, or 0.
-func (f *srcFile) find(re *regexp.Regexp, from int) int {
+func (f *srcFile) find(re matcher, from int) int {
 	for i := max(from-1, 0); i < len(f.lines); i++ {
 		if re.MatchString(f.lines[i]) {
 			return i + 1
@@ -143,7 +151,7 @@ func (f *srcFile) find(re *regexp.Regexp, from int) int {
 func (f *srcFile) at(line int) string { return fmt.Sprintf("%s:%d", f.rel, line) }
 
 // mustFind is find that fails with the pattern and file named.
-func (f *srcFile) mustFind(re *regexp.Regexp, from int) (int, error) {
+func (f *srcFile) mustFind(re matcher, from int) (int, error) {
 	if l := f.find(re, from); l > 0 {
 		return l, nil
 	}
@@ -151,14 +159,14 @@ func (f *srcFile) mustFind(re *regexp.Regexp, from int) (int, error) {
 }
 
 var (
-	precisionModeRE = regexp.MustCompile(`self\.precision_mode\s*=\s*OptionValue\(\s*None`)
-	quotedSingleRE  = regexp.MustCompile(`'([a-z0-9_]+)'`)
-	mixCompileRE    = regexp.MustCompile(`bool mix_compile_mode = (true|false);`)
-	mergeOneRE      = regexp.MustCompile(`^Status MergeSubgraphs\(`)
-	mergeMixRE      = regexp.MustCompile(`^Status MergeSubgraphsInNewWay\(`)
-	mixExecRE       = regexp.MustCompile(`SetExecutionType\(NpuConcreteGraph::ExecutionType::MIX\)`)
-	geFailedRE      = regexp.MustCompile(`errors::Internal\("(Graph engine process graph failed:)`)
-	loadOpsRE       = regexp.MustCompile(`NpuDevice::LoadSupportedOps\(`)
+	precisionModeRE = lazyre.New(`self\.precision_mode\s*=\s*OptionValue\(\s*None`)
+	quotedSingleRE  = lazyre.New(`'([a-z0-9_]+)'`)
+	mixCompileRE    = lazyre.New(`bool mix_compile_mode = (true|false);`)
+	mergeOneRE      = lazyre.New(`^Status MergeSubgraphs\(`)
+	mergeMixRE      = lazyre.New(`^Status MergeSubgraphsInNewWay\(`)
+	mixExecRE       = lazyre.New(`SetExecutionType\(NpuConcreteGraph::ExecutionType::MIX\)`)
+	geFailedRE      = lazyre.New(`errors::Internal\("(Graph engine process graph failed:)`)
+	loadOpsRE       = lazyre.New(`NpuDevice::LoadSupportedOps\(`)
 )
 
 // readAscendStack reads the precision modes, partitioning options and the

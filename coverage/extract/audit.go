@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // LiteralRegistration is a kernel registration whose op name is a string
@@ -162,11 +164,11 @@ func Audit(root string, dirs []string, has func(op, device string) bool, excl []
 }
 
 var (
-	litNameRE   = regexp.MustCompile(`\bName\(\s*"([A-Za-z0-9_>]+)"\s*\)`)
-	litRegNRE   = regexp.MustCompile(`\bREGISTER\d*\(\s*\w+\s*,\s*(\w+)\s*,\s*"([A-Za-z0-9_]+)"`)
-	litLinalgRE = regexp.MustCompile(`\bREGISTER_LINALG_OP(_CPU|_GPU)?\(\s*"([A-Za-z0-9_]+)"`)
-	litCAPIRE   = regexp.MustCompile(`\bTF_NewKernelBuilder\(\s*"([A-Za-z0-9_]+)"\s*,\s*([\w:]+)`)
-	xlaOpTailRE = regexp.MustCompile(`REGISTER_XLA_OP\(\s*$`)
+	litNameRE   = lazyre.New(`\bName\(\s*"([A-Za-z0-9_>]+)"\s*\)`)
+	litRegNRE   = lazyre.New(`\bREGISTER\d*\(\s*\w+\s*,\s*(\w+)\s*,\s*"([A-Za-z0-9_]+)"`)
+	litLinalgRE = lazyre.New(`\bREGISTER_LINALG_OP(_CPU|_GPU)?\(\s*"([A-Za-z0-9_]+)"`)
+	litCAPIRE   = lazyre.New(`\bTF_NewKernelBuilder\(\s*"([A-Za-z0-9_]+)"\s*,\s*([\w:]+)`)
+	xlaOpTailRE = lazyre.New(`REGISTER_XLA_OP\(\s*$`)
 )
 
 // LiteralRegistrations lists the kernel registrations of one source text

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tfscan/tfscan/internal/lazyre"
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -26,11 +27,11 @@ import (
 // tensorflow/core/BUILD).
 
 var (
-	capiCallRE  = regexp.MustCompile(`\bTF_NewKernelBuilder\s*\(`)
-	capiEndRE   = regexp.MustCompile(`\bTF_RegisterKernelBuilder\s*\(`)
-	capiStepRE  = regexp.MustCompile(`\bTF_KernelBuilder_(TypeConstraint|HostMemory|Priority|Label)\s*\(`)
-	capiTmplRE  = regexp.MustCompile(`template\s*<\s*(?:typename|class)\s+(\w+)\s*>\s*(?:static\s+|inline\s+)*void\s+(\w+)\s*\(\s*\)`)
-	staticCastR = regexp.MustCompile(`^static_cast\s*<\s*(?:::)?TF_DataType\s*>\s*\(`)
+	capiCallRE  = lazyre.New(`\bTF_NewKernelBuilder\s*\(`)
+	capiEndRE   = lazyre.New(`\bTF_RegisterKernelBuilder\s*\(`)
+	capiStepRE  = lazyre.New(`\bTF_KernelBuilder_(TypeConstraint|HostMemory|Priority|Label)\s*\(`)
+	capiTmplRE  = lazyre.New(`template\s*<\s*(?:typename|class)\s+(\w+)\s*>\s*(?:static\s+|inline\s+)*void\s+(\w+)\s*\(\s*\)`)
+	staticCastR = lazyre.New(`^static_cast\s*<\s*(?:::)?TF_DataType\s*>\s*\(`)
 )
 
 // ParseCAPIRegistrations finds the C API kernel registrations in

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tfscan/tfscan/internal/lazyre"
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
@@ -53,7 +53,7 @@ func ExtractDML(ctx context.Context, o Options, opDefs string) (*Result, error) 
 	return Extract(ctx, o)
 }
 
-var opStructRE = regexp.MustCompile(`struct\s+(\w+)\s*\{\s*static\s+constexpr\s+const\s+char\s*\*\s*name\s*=\s*"([^"]+)"`)
+var opStructRE = lazyre.New(`struct\s+(\w+)\s*\{\s*static\s+constexpr\s+const\s+char\s*\*\s*name\s*=\s*"([^"]+)"`)
 
 // ParseDML evaluates the registrations in one preprocessed DirectML kernel
 // file. structs maps op struct names (ops::X) to TensorFlow op names.
@@ -103,9 +103,9 @@ type dmlInterp struct {
 }
 
 var (
-	funcHeadRE  = regexp.MustCompile(`^(?:static\s+|inline\s+)*void\s+(\w+)\s*\(\s*\)\s*\{`)
-	usingHeadRE = regexp.MustCompile(`^using\s+(\w+)\s*=`)
-	identRE     = regexp.MustCompile(`[A-Za-z_]\w*`)
+	funcHeadRE  = lazyre.New(`^(?:static\s+|inline\s+)*void\s+(\w+)\s*\(\s*\)\s*\{`)
+	usingHeadRE = lazyre.New(`^using\s+(\w+)\s*=`)
+	identRE     = lazyre.New(`[A-Za-z_]\w*`)
 )
 
 // scan collects function and alias templates and global aliases.
@@ -187,7 +187,7 @@ func (in *dmlInterp) scan(text string) {
 	}
 }
 
-var namespaceRE = regexp.MustCompile(`(namespace(\s+[\w:]+)?|extern\s+"C")\s*$`)
+var namespaceRE = lazyre.New(`(namespace(\s+[\w:]+)?|extern\s+"C")\s*$`)
 
 func namespaceBefore(s string) bool {
 	if len(s) > 200 {
@@ -329,7 +329,7 @@ func (in *dmlInterp) overloads(name string, n int) []dmlTemplate {
 	return append(exact, variadic...)
 }
 
-var callRE = regexp.MustCompile(`^(\w+)\s*(<.*>)?\s*\(\s*\)$`)
+var callRE = lazyre.New(`^(\w+)\s*(<.*>)?\s*\(\s*\)$`)
 
 // exec runs the statements of a function body.
 func (in *dmlInterp) exec(body string, depth int) {
@@ -387,8 +387,8 @@ func normalizeTemplateKeywords(s string) string {
 }
 
 var (
-	templateKwRE = regexp.MustCompile(`\b(typename|template)\s+`)
-	colonSpaceRE = regexp.MustCompile(`\s*::\s*`)
+	templateKwRE = lazyre.New(`\b(typename|template)\s+`)
+	colonSpaceRE = lazyre.New(`\s*::\s*`)
 )
 
 // splitStatements splits a body at ; { } outside parentheses and <>.

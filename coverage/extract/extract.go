@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // Markers are the registration macros whose calls are parsed; their own
@@ -85,7 +86,7 @@ type Result struct {
 
 // testFile matches test sources, CUDA ones (gpu_prim_helpers_test.cu.cc)
 // included: no installed TensorFlow has their kernels.
-var testFile = regexp.MustCompile(`(_test|_testlib|_test_util|_test_utils|test_util|_benchmark|testutil)(\.cu)?\.(cc|cpp|h)$|/testdata/|/tests?/|(^|/)test_`)
+var testFile = lazyre.New(`(_test|_testlib|_test_util|_test_utils|test_util|_benchmark|testutil)(\.cu)?\.(cc|cpp|h)$|/testdata/|/tests?/|(^|/)test_`)
 
 // Extract preprocesses every kernel file and parses its registrations.
 func Extract(ctx context.Context, o Options) (*Result, error) {
@@ -310,8 +311,8 @@ func (t *shadowTree) finishStrings() {
 	}
 }
 
-var includeRE = regexp.MustCompile(`^\s*#\s*include\s*([<"])([^>"]+)[>"]`)
-var directiveRE = regexp.MustCompile(`^\s*#`)
+var includeRE = lazyre.New(`^\s*#\s*include\s*([<"])([^>"]+)[>"]`)
+var directiveRE = lazyre.New(`^\s*#`)
 
 // ensure writes the shadow copy of rel (slash path relative to src) and of
 // everything it includes. Headers keep only preprocessor directives; kernel
@@ -431,9 +432,9 @@ func (t *shadowTree) resolve(from, inc string, quoted bool) (string, bool) {
 	return "", false
 }
 
-var typeListRE = regexp.MustCompile(`(?s)(?:std::array<\s*(?:::)?(?:tensorflow::)?DataType\s*,\s*\d+\s*>|std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector|DataType)\s+(\w+)(?:\[\d*\])?\s*=?\s*\{[\s{]*([^;{}]*?)[\s}]*\}\s*;`)
+var typeListRE = lazyre.New(`(?s)(?:std::array<\s*(?:::)?(?:tensorflow::)?DataType\s*,\s*\d+\s*>|std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector|DataType)\s+(\w+)(?:\[\d*\])?\s*=?\s*\{[\s{]*([^;{}]*?)[\s}]*\}\s*;`)
 
-var typeListFuncRE = regexp.MustCompile(`(?s)(?:std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector)\s+(\w+)\(\)\s*\{\s*return\s*\{([^;{}]*)\}\s*;\s*\}`)
+var typeListFuncRE = lazyre.New(`(?s)(?:std::vector<\s*(?:::)?(?:tensorflow::)?DataType\s*>|DataTypeVector)\s+(\w+)\(\)\s*\{\s*return\s*\{([^;{}]*)\}\s*;\s*\}`)
 
 // CollectTypeLists finds named dtype lists in C++ text:
 // constexpr std::array<DataType, 4> kFloatTypes = {{DT_HALF, DT_FLOAT, ...}};
@@ -456,7 +457,7 @@ func CollectTypeLists(text string) TypeLists {
 	return out
 }
 
-var stringConstRE = regexp.MustCompile(`(?:const\s+char\s*\*\s*(?:const\s+)?|char\s+const\s*\*\s*(?:const\s+)?|char\s+|absl::string_view\s+|std::string\s+|string_view\s+|StringPiece\s+)(\w+)\s*(?:\[\])?\s*=\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+);`)
+var stringConstRE = lazyre.New(`(?:const\s+char\s*\*\s*(?:const\s+)?|char\s+const\s*\*\s*(?:const\s+)?|char\s+|absl::string_view\s+|std::string\s+|string_view\s+|StringPiece\s+)(\w+)\s*(?:\[\])?\s*=\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+);`)
 
 // CollectStrings finds string constants in C++ text:
 // static constexpr const char* const kArgOp = "_Arg";

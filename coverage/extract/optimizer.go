@@ -10,6 +10,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/dtype"
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // Vendor graph optimizers: the fusions a stack performs on the nodes placed
@@ -35,19 +36,19 @@ const (
 )
 
 var (
-	constNameRE   = regexp.MustCompile(`constexpr char (k\w+)\[\] =\s*"([^"]+)";`)
-	predicateRE   = regexp.MustCompile(`^bool (Is\w+)\(const NodeDef& node\)`)
-	opEqRE        = regexp.MustCompile(`op(?:\(\))? == "([^"]+)"`)
-	postOpRE      = regexp.MustCompile(`^\s*\{"([^"]+)", kind::eltwise,`)
-	addContrRE    = regexp.MustCompile(`^Status AddFusedContractionNode\(`)
-	matchedTypeRE = regexp.MustCompile(`const (\w+)& matched`)
-	isContrRE     = regexp.MustCompile(`if \((Is\w+)\(contraction\)\)`)
-	setOpRE       = regexp.MustCompile(`\.set_op\((k\w+)\);`)
-	addFBNExRE    = regexp.MustCompile(`^Status AddFusedBatchNormExNode\(`)
-	findFBNExRE   = regexp.MustCompile(`^bool FindFusedBatchNormEx\(`)
-	fbnDTypeRE    = regexp.MustCompile(`t_dtype != (DT_\w+) && t_dtype != (DT_\w+)\) return false`)
-	runRemapperRE = regexp.MustCompile(`RunRemapper\(`)
-	remapOnRE     = regexp.MustCompile(`constexpr static bool enable_itex_remapper = (true|false);`)
+	constNameRE   = lazyre.New(`constexpr char (k\w+)\[\] =\s*"([^"]+)";`)
+	predicateRE   = lazyre.New(`^bool (Is\w+)\(const NodeDef& node\)`)
+	opEqRE        = lazyre.New(`op(?:\(\))? == "([^"]+)"`)
+	postOpRE      = lazyre.New(`^\s*\{"([^"]+)", kind::eltwise,`)
+	addContrRE    = lazyre.New(`^Status AddFusedContractionNode\(`)
+	matchedTypeRE = lazyre.New(`const (\w+)& matched`)
+	isContrRE     = lazyre.New(`if \((Is\w+)\(contraction\)\)`)
+	setOpRE       = lazyre.New(`\.set_op\((k\w+)\);`)
+	addFBNExRE    = lazyre.New(`^Status AddFusedBatchNormExNode\(`)
+	findFBNExRE   = lazyre.New(`^bool FindFusedBatchNormEx\(`)
+	fbnDTypeRE    = lazyre.New(`t_dtype != (DT_\w+) && t_dtype != (DT_\w+)\) return false`)
+	runRemapperRE = lazyre.New(`RunRemapper\(`)
+	remapOnRE     = lazyre.New(`constexpr static bool enable_itex_remapper = (true|false);`)
 )
 
 // ReadITEXOptimizer reads ITEX's remapper: its contraction + BiasAdd
@@ -220,9 +221,9 @@ const (
 )
 
 var (
-	registerPassRE  = regexp.MustCompile(`REGISTER_OPTIMIZATION\(([^,]+),`)
-	registerFusedRE = regexp.MustCompile(`REGISTER_FUSION_PATTERN\((\w+)\)`)
-	musaSetOpRE     = regexp.MustCompile(`set_op\("(\w+)"\)`)
+	registerPassRE  = lazyre.New(`REGISTER_OPTIMIZATION\(([^,]+),`)
+	registerFusedRE = lazyre.New(`REGISTER_FUSION_PATTERN\((\w+)\)`)
+	musaSetOpRE     = lazyre.New(`set_op\("(\w+)"\)`)
 )
 
 // ReadMUSAOptimizer lists MUSA's fusion patterns. Their match conditions

@@ -17,11 +17,8 @@ package opdefs
 //go:generate go run ../internal/opdefgen/opdefgen -o .
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"fmt"
-	"io"
 
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	"google.golang.org/protobuf/proto"
@@ -30,15 +27,12 @@ import (
 //go:embed ops.pb.gz
 var opsPbGz []byte
 
-// Load decodes the embedded OpList. Each call returns a fresh copy.
+// Load decodes the whole embedded OpList. Each call returns a fresh copy;
+// Embedded decodes only the ops asked for.
 func Load() (*opdefpb.OpList, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(opsPbGz))
+	raw, err := unzipped()
 	if err != nil {
-		return nil, fmt.Errorf("embedded opdefs: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("embedded opdefs: %w", err)
+		return nil, err
 	}
 	list := &opdefpb.OpList{}
 	if err := proto.Unmarshal(raw, list); err != nil {

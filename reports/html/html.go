@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/reports/internal/render"
@@ -20,24 +21,28 @@ import (
 //go:embed report.gohtml report.css report.js
 var htmlFiles embed.FS
 
-var htmlTemplate = template.Must(template.New("report.gohtml").Funcs(template.FuncMap{
-	"pct":    render.FormatPercent,
-	"bytes":  render.FormatBytes,
-	"join":   strings.Join,
-	"pins":   render.PinList,
-	"phrase": render.DeltaPhrase,
-	"ops":    render.TrainingOpList,
-	"colls":  render.CollectiveLines,
-	"xla":    render.XLALines,
-	"cat":    reports.Category,
-	"sci":    func(v float64) string { return fmt.Sprintf("%.3g", v) },
-	"sbytes": func(b int64) string {
-		if b == 0 {
-			return "0 B"
-		}
-		return render.SignedBytes(b)
-	},
-}).ParseFS(htmlFiles, "report.gohtml"))
+// htmlTemplate is parsed when a report is first written, not when the
+// package is initialised: most commands write no HTML.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.gohtml").Funcs(template.FuncMap{
+		"pct":    render.FormatPercent,
+		"bytes":  render.FormatBytes,
+		"join":   strings.Join,
+		"pins":   render.PinList,
+		"phrase": render.DeltaPhrase,
+		"ops":    render.TrainingOpList,
+		"colls":  render.CollectiveLines,
+		"xla":    render.XLALines,
+		"cat":    reports.Category,
+		"sci":    func(v float64) string { return fmt.Sprintf("%.3g", v) },
+		"sbytes": func(b int64) string {
+			if b == 0 {
+				return "0 B"
+			}
+			return render.SignedBytes(b)
+		},
+	}).ParseFS(htmlFiles, "report.gohtml"))
+})
 
 // Limits on what the HTML draws (everything is still in the node table data).
 const (
@@ -86,7 +91,7 @@ func WriteHTML(w io.Writer, r *reports.Report) error {
 	v.Changes = buildChanges(v.Models)
 	tv := render.NewView(r)
 	v.Source, v.Phases = tv.Source, strings.Join(tv.Phases, ", ")
-	return htmlTemplate.Execute(w, v)
+	return htmlTemplate().Execute(w, v)
 }
 
 type htmlView struct {

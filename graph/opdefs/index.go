@@ -1,0 +1,152 @@
+package opdefs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// Index is the embedded OpList by op name, each OpDef decoded the first
+// time it is looked up. A model uses a few dozen of the ops, and decoding
+// all of them (Load) costs a command about 6 ms and 4 MB before it reads
+// its model. Safe for concurrent use: an op is decoded once, so every
+// caller gets the same *OpDef, which callers must not modify.
+type Index struct {
+	// raw is each op's encoded OpDef; a name given twice keeps its last,
+	// as Load's list read into a map does.
+	raw  map[string][]byte
+	defs sync.Map // op name → *opdefpb.OpDef
+}
+
+// Embedded is the Index of the embedded OpList, made once.
+var Embedded = sync.OnceValues(func() (*Index, error) {
+	raw, err := unzipped()
+	if err != nil {
+		return nil, err
+	}
+	x, err := NewIndex(raw)
+	if err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	return x, nil
+})
+
+// NewIndex indexes the encoded OpList b by op name, decoding no OpDef: it
+// reads the wire format only as far as each OpDef's name.
+func NewIndex(b []byte) (*Index, error) {
+	x := &Index{raw: map[string][]byte{}}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		if num != 1 || typ != protowire.BytesType {
+			// OpList has no other field; skip what a newer one adds.
+			m := protowire.ConsumeFieldValue(num, typ, b[n:])
+			if m < 0 {
+				return nil, protowire.ParseError(m)
+			}
+			b = b[n+m:]
+			continue
+		}
+		op, m := protowire.ConsumeBytes(b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		name, err := opName(op)
+		if err != nil {
+			return nil, err
+		}
+		x.raw[name] = op
+		b = b[n+m:]
+	}
+	return x, nil
+}
+
+// opName is the name (field 1) of the encoded OpDef b; the last one
+// given, as proto.Unmarshal keeps.
+func opName(b []byte) (string, error) {
+	var name []byte
+	found := false
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return "", protowire.ParseError(n)
+		}
+		if num == 1 && typ == protowire.BytesType {
+			v, m := protowire.ConsumeBytes(b[n:])
+			if m < 0 {
+				return "", protowire.ParseError(m)
+			}
+			name, found = v, true
+			b = b[n+m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return "", protowire.ParseError(m)
+		}
+		b = b[n+m:]
+	}
+	if !found {
+		return "", errors.New("an OpDef without a name")
+	}
+	return string(name), nil
+}
+
+// Len is the number of ops indexed; a nil Index has none.
+func (x *Index) Len() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.raw)
+}
+
+// Has reports whether op is indexed, without decoding it.
+func (x *Index) Has(op string) bool {
+	if x == nil {
+		return false
+	}
+	_, ok := x.raw[op]
+	return ok
+}
+
+// Lookup is op's OpDef, nil when op is not indexed.
+func (x *Index) Lookup(op string) (*opdefpb.OpDef, error) {
+	if x == nil {
+		return nil, nil
+	}
+	if d, ok := x.defs.Load(op); ok {
+		return d.(*opdefpb.OpDef), nil
+	}
+	raw, ok := x.raw[op]
+	if !ok {
+		return nil, nil
+	}
+	d := &opdefpb.OpDef{}
+	if err := proto.Unmarshal(raw, d); err != nil {
+		return nil, fmt.Errorf("OpDef %s: %w", op, err)
+	}
+	got, _ := x.defs.LoadOrStore(op, d)
+	return got.(*opdefpb.OpDef), nil
+}
+
+// unzipped is the embedded OpList's encoding.
+func unzipped() ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(opsPbGz))
+	if err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("embedded opdefs: %w", err)
+	}
+	return raw, nil
+}

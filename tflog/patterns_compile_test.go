@@ -1,0 +1,15 @@
+package tflog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/internal/lazyre"
+)
+
+// Every pattern compiles: they compile on first use (lazyre), so that a
+// command that reads no log does not pay for them.
+func TestPatternsCompile(t *testing.T) {
+	require.NoError(t, lazyre.CompileAll())
+}
