@@ -84,7 +84,7 @@ fuzz-short:
 # The node-heavy rows run in processes of their own (bench-nodes): the
 # benchmark model the others keep in memory would pace their collections.
 bench:
-	$(GO) test -run='^$$' -bench=. -skip='NodeHeavy' -benchmem -timeout=0 ./graph/ ./savedmodel/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/ ./reports/jsonout/
+	$(GO) test -run='^$$' -bench=. -skip='NodeHeavy' -benchmem -timeout=0 ./graph/ ./graph/opdefs/ ./savedmodel/ ./cmd/tfscan/ ./cmd/tfscan/internal/scan/ ./coverage/ ./coverage/placement/ ./kernels/ ./executor/ ./tflog/ ./reports/jsonout/
 	$(MAKE) --no-print-directory bench-nodes
 
 # The executor against TensorFlow's CPU runtime on a zoo's models (single-
