@@ -6,22 +6,20 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 )
 
-// readPacksAhead starts decoding, on a goroutine of its own, the built-in
-// packs a scan with opts reads besides its targets' (packsAhead), which
-// coverage.BuiltinPack then keeps. The scan resolves its targets and loads
-// its first model meanwhile, which read none of them; a fresh process
-// would otherwise decode them one after the other before it places
-// anything.
+// readPacksAhead starts decoding, each on a goroutine of its own, the
+// built-in packs a scan with opts reads besides its targets'
+// (packsAhead), which coverage.BuiltinPack then keeps. The scan resolves
+// its targets and loads its first model meanwhile, which read none of
+// them; a fresh process would otherwise decode them one after the other
+// before it places anything.
 func readPacksAhead(opts Options) {
 	names := packsAhead(opts)
 	if len(names) == 0 {
 		return
 	}
-	go func() {
-		for _, name := range names {
-			_, _ = coverage.BuiltinPack(name) // an error shows where the pack is read
-		}
-	}()
+	for _, name := range names {
+		go func() { _, _ = coverage.BuiltinPack(name) }() // an error shows where the pack is read
+	}
 }
 
 // packsAhead are the built-in packs a scan with opts reads besides its
