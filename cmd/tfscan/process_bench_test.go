@@ -76,7 +76,7 @@ func buildTfscan(b *testing.B) string {
 // before it reads its model is most of it: `tfscan inspect` and the
 // default scan (`tfscan scan --target musa`, which reads the cuda, musa
 // and CPU packs) against starting the binary (`tfscan version`), in
-// whole processes. Goal: inspect at most 2x starting (docs/performance.md).
+// whole processes (docs/performance.md).
 // Run: go test -bench ProcessSmall -run '^$' ./cmd/tfscan/
 func BenchmarkProcessSmall(b *testing.B) {
 	bin := buildTfscan(b)
