@@ -109,8 +109,34 @@ func TestNilIndex(t *testing.T) {
 	assert.Nil(t, d)
 }
 
+// FuzzNewIndex: the index never panics, and where proto.Unmarshal reads
+// the bytes as an OpList too, each name's OpDef is the list's last of that
+// name.
+func FuzzNewIndex(f *testing.F) {
+	f.Add(encode(f, &opdefpb.OpDef{Name: "A", Summary: "s"}, &opdefpb.OpDef{Name: "B"}))
+	f.Add(encode(f, &opdefpb.OpDef{Name: "A", Summary: "first"}, &opdefpb.OpDef{Name: "A", Summary: "last"}))
+	f.Add([]byte{0x0a, 0x02, 0x0a, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := NewIndex(b)
+		list := &opdefpb.OpList{}
+		if err != nil || proto.Unmarshal(b, list) != nil {
+			return
+		}
+		last := map[string]*opdefpb.OpDef{}
+		for _, op := range list.Op {
+			last[op.Name] = op
+		}
+		require.Equal(t, len(last), x.Len())
+		for name, want := range last {
+			got, err := x.Lookup(name)
+			require.NoError(t, err, name)
+			require.True(t, proto.Equal(want, got), name)
+		}
+	})
+}
+
 // encode is the OpList of ops, encoded.
-func encode(t *testing.T, ops ...*opdefpb.OpDef) []byte {
+func encode(t testing.TB, ops ...*opdefpb.OpDef) []byte {
 	t.Helper()
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&opdefpb.OpList{Op: ops})
 	require.NoError(t, err)
