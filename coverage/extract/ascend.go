@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tfscan/tfscan/internal/lazyre"
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // Huawei Ascend runs no TensorFlow kernels: the adapter (Ascend/tensorflow,

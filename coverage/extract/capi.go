@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tfscan/tfscan/internal/lazyre"
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/internal/lazyre"
 )
 
 // C API kernels (tensorflow/c/kernels.h) register with plain function calls
