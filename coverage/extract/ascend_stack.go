@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -130,16 +129,9 @@ func readSrc(root, rel string) (*srcFile, error) {
 	return &srcFile{rel: rel, lines: strings.Split(string(data), "\n")}, nil
 }
 
-// matcher is a pattern, compiled (*regexp.Regexp) or on first use
-// (*lazyre.Regexp).
-type matcher interface {
-	MatchString(string) bool
-	String() string
-}
-
 // find returns the 1-based line of the first line matching re at or after
 // line from, or 0.
-func (f *srcFile) find(re matcher, from int) int {
+func (f *srcFile) find(re *lazyre.Regexp, from int) int {
 	for i := max(from-1, 0); i < len(f.lines); i++ {
 		if re.MatchString(f.lines[i]) {
 			return i + 1
@@ -151,7 +143,7 @@ func (f *srcFile) find(re matcher, from int) int {
 func (f *srcFile) at(line int) string { return fmt.Sprintf("%s:%d", f.rel, line) }
 
 // mustFind is find that fails with the pattern and file named.
-func (f *srcFile) mustFind(re matcher, from int) (int, error) {
+func (f *srcFile) mustFind(re *lazyre.Regexp, from int) (int, error) {
 	if l := f.find(re, from); l > 0 {
 		return l, nil
 	}
@@ -167,6 +159,7 @@ var (
 	mixExecRE       = lazyre.New(`SetExecutionType\(NpuConcreteGraph::ExecutionType::MIX\)`)
 	geFailedRE      = lazyre.New(`errors::Internal\("(Graph engine process graph failed:)`)
 	loadOpsRE       = lazyre.New(`NpuDevice::LoadSupportedOps\(`)
+	markPartitionRE = lazyre.New(`^Status MarkForPartition\(`)
 )
 
 // readAscendStack reads the precision modes, partitioning options and the
@@ -238,7 +231,7 @@ func readAscendStack(root string, in StackInputs, tfToIR map[string][]string) (*
 	if err != nil {
 		return nil, err
 	}
-	partLine, err := files[inPartition].mustFind(regexp.MustCompile(`^Status MarkForPartition\(`), 1)
+	partLine, err := files[inPartition].mustFind(markPartitionRE, 1)
 	if err != nil {
 		return nil, err
 	}

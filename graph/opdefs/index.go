@@ -42,30 +42,15 @@ var Embedded = sync.OnceValues(func() (*Index, error) {
 // reads the wire format only as far as each OpDef's name.
 func NewIndex(b []byte) (*Index, error) {
 	x := &Index{raw: map[string][]byte{}}
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		if num != 1 || typ != protowire.BytesType {
-			// OpList has no other field; skip what a newer one adds.
-			m := protowire.ConsumeFieldValue(num, typ, b[n:])
-			if m < 0 {
-				return nil, protowire.ParseError(m)
-			}
-			b = b[n+m:]
-			continue
-		}
-		op, m := protowire.ConsumeBytes(b[n:])
-		if m < 0 {
-			return nil, protowire.ParseError(m)
-		}
+	err := eachBytes(b, 1, func(op []byte) error {
 		name, err := opName(op)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			x.raw[name] = op
 		}
-		x.raw[name] = op
-		b = b[n+m:]
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return x, nil
 }
@@ -75,30 +60,43 @@ func NewIndex(b []byte) (*Index, error) {
 func opName(b []byte) (string, error) {
 	var name []byte
 	found := false
+	err := eachBytes(b, 1, func(v []byte) error {
+		name, found = v, true
+		return nil
+	})
+	if err == nil && !found {
+		err = errors.New("an OpDef without a name")
+	}
+	return string(name), err
+}
+
+// eachBytes calls fn with each length-delimited field num of the message
+// b, in order, and skips every other field (OpList and OpDef may gain
+// fields).
+func eachBytes(b []byte, num protowire.Number, fn func([]byte) error) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return "", protowire.ParseError(n)
+		n, typ, m := protowire.ConsumeTag(b)
+		if m < 0 {
+			return protowire.ParseError(m)
 		}
-		if num == 1 && typ == protowire.BytesType {
-			v, m := protowire.ConsumeBytes(b[n:])
-			if m < 0 {
-				return "", protowire.ParseError(m)
+		b = b[m:]
+		if n != num || typ != protowire.BytesType {
+			if m = protowire.ConsumeFieldValue(n, typ, b); m < 0 {
+				return protowire.ParseError(m)
 			}
-			name, found = v, true
-			b = b[n+m:]
+			b = b[m:]
 			continue
 		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		v, m := protowire.ConsumeBytes(b)
 		if m < 0 {
-			return "", protowire.ParseError(m)
+			return protowire.ParseError(m)
 		}
-		b = b[n+m:]
+		if err := fn(v); err != nil {
+			return err
+		}
+		b = b[m:]
 	}
-	if !found {
-		return "", errors.New("an OpDef without a name")
-	}
-	return string(name), nil
+	return nil
 }
 
 // Len is the number of ops indexed; a nil Index has none.

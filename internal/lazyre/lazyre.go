@@ -43,7 +43,6 @@ func CompileAll() error {
 		if _, err := regexp.Compile(r.expr); err != nil {
 			return fmt.Errorf("lazyre: %w", err)
 		}
-		r.re()
 	}
 	return nil
 }
