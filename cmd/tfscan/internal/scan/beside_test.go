@@ -8,30 +8,37 @@ import (
 	"github.com/tfscan/tfscan/internal/testutil"
 )
 
-// A scan of one target places the --from source beside it, on a goroutine
-// of its own, and reports byte for byte what placing one after the other
+// A scan makes what its placements share ahead, on goroutines of its own,
+// and with one target places the --from source beside it; it reports byte
+// for byte what making each step when needed, one after the other,
 // reports, on the whole corpus, with auto mixed precision, cleared devices
-// and hard placement. make test runs it under the race detector too.
-func TestBesideReportsAsOneAtATime(t *testing.T) {
+// and hard placement, against one target and several, the source among
+// them or not. make test runs it under the race detector too.
+func TestAheadReportsAsOneAtATime(t *testing.T) {
 	corpus := testutil.Corpus(t)
 	for _, c := range []struct {
-		name, target, from string
-		placement          PlacementOptions
+		name, from string
+		targets    []string
+		placement  PlacementOptions
+		beside     bool
 	}{
-		{"musa", "musa", "cuda", PlacementOptions{}},
-		{"ascend-cleared", "ascend", "cuda", PlacementOptions{ClearDevices: true}},
-		{"rocm-amp-hard", "rocm", "intel-xpu", PlacementOptions{Precision: "mixed_float16", NoSoftPlacement: true}},
+		{"musa", "cuda", []string{"musa"}, PlacementOptions{}, true},
+		{"ascend-cleared", "cuda", []string{"ascend"}, PlacementOptions{ClearDevices: true}, true},
+		{"rocm-amp-hard", "intel-xpu", []string{"rocm"}, PlacementOptions{Precision: "mixed_float16", NoSoftPlacement: true}, true},
+		{"several", "cuda", []string{"ascend", "musa", "rocm"}, PlacementOptions{}, false},
+		{"source-among-targets", "cuda", []string{"musa", "cuda"}, PlacementOptions{ClearDevices: true}, false},
+		{"no-source", "none", []string{"intel-xpu", "directml"}, PlacementOptions{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			opts := Options{Paths: []string{corpus}, Targets: []string{c.target}, From: c.from, Version: "test", Placement: c.placement}
+			opts := Options{Paths: []string{corpus}, Targets: c.targets, From: c.from, Version: "test", Placement: c.placement}
 			ts, err := ResolveTargets(opts.Targets, nil)
 			require.NoError(t, err)
 			require.NoError(t, ts.SetFrom(c.from))
-			require.True(t, placesBeside(ts, ts.fromTarget(), opts), "the case places side by side")
-			_, beside := runJSON(t, opts)
+			require.Equal(t, c.beside, placesBeside(ts, ts.fromTarget(), opts), "the case places side by side")
+			_, ahead := runJSON(t, opts)
 			opts.oneAtATime = true
 			_, one := runJSON(t, opts)
-			require.Equal(t, string(one), string(beside))
+			require.Equal(t, string(one), string(ahead))
 		})
 	}
 }

@@ -82,7 +82,7 @@ type Nodes struct {
 	ahead *aheadShapes
 	// scratch is the memory each placement of the model passes on to the
 	// next (placement.Scratch): PrepareNodes makes it, or a scan hands
-	// over the one it flattens the graph in meanwhile (flattenBeside).
+	// over the one it flattens the graph in meanwhile (sharedAhead).
 	scratch *placement.Scratch
 	// placedDev and placedReq are the arrays of the last placement read
 	// (placeNodes), lent to the next.

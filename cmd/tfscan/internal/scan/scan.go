@@ -109,11 +109,12 @@ type Options struct {
 	// source's comparison reads of it.
 	devicesOnly bool
 	// beside is what a placement running at the same time as another
-	// uses instead of the model's own (sideBySide); nil for none.
+	// uses instead of the model's own (sharedAhead); nil for none.
 	beside *besideState
-	// oneAtATime places the source and the target one after the other
-	// where they would be placed side by side (placesBeside; tests
-	// compare the two).
+	// oneAtATime makes each step of a scan's placements when it is
+	// needed, one after the other: nothing shared is made ahead
+	// (sharedAhead), and the source is not placed beside the target
+	// where it would be (placesBeside); tests compare the two.
 	oneAtATime bool
 }
 
@@ -638,14 +639,21 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	listed := !opts.AllNodes && !opts.listEvery
 	fromIdx := ts.fromTarget()
 	var ahead *aheadShapes
-	var side *sideBySide
+	// shared is what every placement shares, made ahead: the flattened
+	// graph while the nodes are keyed, the CPU's lookups while the phases
+	// and parts are worked out. beside: the source is placed beside the
+	// target.
+	var shared *sharedAhead
+	var first Target
+	beside := false
 	if !opts.Placement.Disabled {
 		ahead = inferAhead(g, opts)
-		// The source placed beside the target: the graph both placements
-		// share is flattened while the nodes are keyed, and the CPU's
-		// lookups made while the phases and parts are worked out.
-		if listed && placesBeside(ts, fromIdx, opts) {
-			side = flattenBeside(g, ts.List[0], opts, fetches)
+		if listed && !opts.oneAtATime {
+			beside = placesBeside(ts, fromIdx, opts)
+			var ok bool
+			if first, ok = firstPlaced(ts, fromIdx, beside); ok {
+				shared = flattenAhead(g, first, opts, fetches)
+			}
 		}
 	}
 	for _, f := range security.Scan(g) {
@@ -655,8 +663,8 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	}
 	nodes := PrepareNodes(g, scope, ts.withFrom())
 	nodes.ahead = ahead
-	if side != nil {
-		side.prepare(g, nodes, ts.List[0], ts, opts, fetches)
+	if shared != nil {
+		shared.prepare(g, nodes, first, ts, opts, fetches)
 	}
 	nodes.WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
 	// The source comes first, since every target's delta reads it; what
@@ -682,9 +690,9 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			sopts.devicesOnly = true
 			var res *placement.Result
 			var err error
-			if side != nil {
-				res, placed, err = side.place(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
-			} else {
+			if beside {
+				res, placed, err = shared.placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
+			} else if err = shared.wait(); err == nil {
 				res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true)
 			}
 			if err != nil {
@@ -709,8 +717,11 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		if listed {
 			res := placed
 			if res == nil {
-				var err error
-				if res, err = place(g, nodes, t, ts, opts, fetches, false); err != nil {
+				err := shared.wait()
+				if err == nil {
+					res, err = place(g, nodes, t, ts, opts, fetches, false)
+				}
+				if err != nil {
 					return nil, &ModelError{Path: path, Err: err}
 				}
 			}

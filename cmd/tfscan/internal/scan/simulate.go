@@ -89,7 +89,7 @@ func place(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetch
 // placementFor are the matchers and options of t's placement, but for
 // what it counts (Options.Count, which the phases tell) and the shapes,
 // which place adds: what the flattened graph and the CPU's lookups are
-// prepared with (flattenBeside, sideBySide.prepare) reads neither.
+// prepared with (sharedAhead) reads neither.
 func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor, noWishlist bool) (target, cpu coverage.Matcher, popts placement.Options, err error) {
 	popts = placementOptions(t, opts, fetches, noWishlist)
 	cpuIndex, err := ts.CPUFor(t)
@@ -109,7 +109,7 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 
 // placementOptions are the options of t's placement that need neither
 // the nodes nor the CPU's and the source's packs: all that flattening the
-// graph reads (flattenBeside).
+// graph reads (flattenAhead).
 func placementOptions(t Target, opts Options, fetches []graph.Tensor, noWishlist bool) placement.Options {
 	popts := shapeOptions(opts)
 	popts.NoSoftPlacement = opts.Placement.NoSoftPlacement
@@ -146,7 +146,7 @@ func readPlacementLog(path string) (*tflog.Log, error) {
 // PrepareNodes built, so that the placement, which looks up every node on
 // the target and the CPU, builds no key of its own. mu, when not nil, is
 // held while ns is read and its matches are filled in: the matchers of
-// placements running at the same time share it (sideBySide).
+// placements running at the same time share it (placeBeside).
 func (ns *Nodes) keyed(g *graph.Graph, ix *coverage.Index, mu *sync.Mutex) coverage.Matcher {
 	return &keyedMatcher{Index: ix, g: g, ns: ns, covers: map[string]bool{}, mu: mu}
 }

@@ -1,0 +1,85 @@
+package scan
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
+)
+
+// sharedAhead is what every placement of a model shares, made on a
+// goroutine of its own (started) while the scan prepares its nodes: the
+// flattened graph (placement.Scratch.Flatten), from the start of the
+// scan, while the scan keys the nodes, which flattening does not read;
+// then the CPU's lookups of its nodes (placement.Scratch.Prepare), which
+// read the keys, while the scan works out the phases and the training
+// parts. The first placement, made with the same options, finds both
+// made; a scan that places its targets one after the other starts the
+// first when the model's walks are done, not after them, and a scan that
+// places the source beside its target (placeBeside) starts both.
+type sharedAhead struct {
+	// mu locks the nodes' matches while the lookups are made beside the
+	// scan's work, and for two placements side by side.
+	mu       *sync.Mutex
+	scratch  *placement.Scratch
+	prepared func() // started's wait
+	err      error
+}
+
+// flattenAhead starts flattening g for a placement of target t with opts,
+// the first a scan makes (firstPlaced).
+func flattenAhead(g *graph.Graph, t Target, opts Options, fetches []graph.Tensor) *sharedAhead {
+	sh := &sharedAhead{mu: new(sync.Mutex), scratch: new(placement.Scratch)}
+	popts := placementOptions(t, opts, fetches, false)
+	sh.prepared = started(func() {
+		if err := sh.scratch.Flatten(g, t.Index, popts); err != nil {
+			sh.err = fmt.Errorf("placement for %s: %w", t.Name, err)
+		}
+	})
+	return sh
+}
+
+// prepare hands ns the Scratch the graph is flattened in, and starts the
+// CPU's lookups of ns's keyed nodes for target t once it is flattened.
+func (sh *sharedAhead) prepare(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) {
+	ns.scratch = sh.scratch
+	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}
+	flattened := sh.prepared
+	sh.prepared = started(func() {
+		if flattened(); sh.err != nil {
+			return
+		}
+		target, cpu, popts, err := placementFor(g, ns, t, ts, opts, fetches, false)
+		if err == nil {
+			if err = ns.scratch.Prepare(g, target, cpu, popts); err != nil {
+				err = fmt.Errorf("placement for %s: %w", t.Name, err)
+			}
+		}
+		sh.err = err
+	})
+}
+
+// wait returns once what is shared is made, with the error that stopped
+// it; nil at once for a nil sh (nothing was made ahead).
+func (sh *sharedAhead) wait() error {
+	if sh == nil {
+		return nil
+	}
+	sh.prepared()
+	return sh.err
+}
+
+// firstPlaced is the target a scan's placements flatten the graph for:
+// the --from source when it is placed first, on its own (it is none of the
+// targets, and not placed beside one), else the first target computed
+// (targetOrder); false when the scan places nothing.
+func firstPlaced(ts *Targets, fromIdx int, beside bool) (Target, bool) {
+	if fromIdx < 0 && ts.From != nil && !beside {
+		return *ts.From, true
+	}
+	if len(ts.List) == 0 {
+		return Target{}, false
+	}
+	return ts.List[targetOrder(len(ts.List), fromIdx)[0]], true
+}
