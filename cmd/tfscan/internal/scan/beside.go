@@ -30,8 +30,12 @@ func placesBeside(ts *Targets, fromIdx int, opts Options) bool {
 // opts) at the same time, the source on a goroutine of its own with a
 // Scratch of its own and the target on the scan's, each as place would
 // alone, once what they share is prepared (sharedAhead, for t) and the
-// shapes, which both read, are inferred.
-func (sh *sharedAhead) placeBeside(g *graph.Graph, ns *Nodes, src, t Target, ts *Targets, sopts, opts Options, fetches []graph.Tensor) (srcRes, tRes *placement.Result, err error) {
+// shapes, which both read, are inferred. The source's goroutine then
+// reads its placement for the comparison (sourceFrom) while the target's
+// may still run: under the lock of the nodes' matches, which it fills in
+// too, and before the target's is read into the nodes' arrays
+// (placeNodes), which it reads first.
+func (sh *sharedAhead) placeBeside(g *graph.Graph, ns *Nodes, src, t Target, ts *Targets, sopts, opts Options, fetches []graph.Tensor) (from *source, tRes *placement.Result, err error) {
 	if err := sh.wait(); err != nil {
 		return nil, nil, err
 	}
@@ -39,11 +43,19 @@ func (sh *sharedAhead) placeBeside(g *graph.Graph, ns *Nodes, src, t Target, ts 
 	sopts.beside = &besideState{scratch: ns.scratch.Beside(), mu: sh.mu}
 	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}
 	var srcErr error
-	wait := started(func() { srcRes, srcErr = place(g, ns, src, ts, sopts, fetches, true) })
+	wait := started(func() {
+		var res *placement.Result
+		if res, srcErr = place(g, ns, src, ts, sopts, fetches, true); srcErr != nil {
+			return
+		}
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		from = sourceFrom(ns, src, placeNodes(ns, res))
+	})
 	tRes, err = place(g, ns, t, ts, opts, fetches, false)
 	wait()
 	if srcErr != nil {
 		return nil, nil, srcErr
 	}
-	return srcRes, tRes, err
+	return from, tRes, err
 }

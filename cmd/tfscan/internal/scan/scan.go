@@ -688,17 +688,18 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		if listed {
 			sopts := opts
 			sopts.devicesOnly = true
-			var res *placement.Result
 			var err error
 			if beside {
-				res, placed, err = shared.placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
+				src, placed, err = shared.placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
 			} else if err = shared.wait(); err == nil {
-				res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true)
+				var res *placement.Result
+				if res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true); err == nil {
+					src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
+				}
 			}
 			if err != nil {
 				return nil, &ModelError{Path: path, Err: err}
 			}
-			src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
 		} else {
 			st, sat := coverageInto(nodes, *ts.From, nil, nil)
 			if err := simulateSource(st, sat, g, nodes, *ts.From, ts, opts, fetches); err != nil {
