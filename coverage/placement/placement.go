@@ -191,6 +191,34 @@ type Result struct {
 	all       func() []NodeResult
 	deviceOf  func(id int) (device, requested string, ok bool)
 	devicesAt func(at, dev, req []int32) []string
+	// own is Own's work, nil when the simulation borrowed nothing its
+	// nodes read; release is Release's, set by Own.
+	own     func() (release func())
+	release func()
+}
+
+// Own keeps for r the arrays of its Scratch that its lazy nodes read
+// (Options.LazyNodes), so that r can be read while the Scratch is lent to
+// the next simulation: that one is lent other arrays, those a Result gave
+// back (Release) or new ones. A caller that reads one result while the
+// next simulation runs thus holds two sets of them, about 12 bytes a
+// node. Own and Release, like a simulation lent the Scratch, are called
+// by one goroutine at a time.
+func (r *Result) Own() {
+	if r.own != nil {
+		r.release = r.own()
+		r.own = nil
+	}
+}
+
+// Release gives the arrays Own kept back to the Scratch, for a later
+// simulation; r's lazy nodes are not read after it. Without Own it does
+// nothing.
+func (r *Result) Release() {
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
 }
 
 // Materialize fills Nodes when Options.LazyNodes left it nil, for a caller
@@ -199,7 +227,7 @@ type Result struct {
 func (r *Result) Materialize() {
 	if r.all != nil {
 		r.Nodes = r.all()
-		r.nodeOf, r.all, r.deviceOf, r.devicesAt = nil, nil, nil, nil
+		r.nodeOf, r.all, r.deviceOf, r.devicesAt, r.own = nil, nil, nil, nil, nil
 	}
 }
 

@@ -168,6 +168,11 @@ func (s *sim) result() *Result {
 	}
 	if !s.opts.LazyNodes {
 		r.Materialize()
+	} else if sc := s.opts.Scratch; sc != nil {
+		r.own = func() func() {
+			sc.keepNodeArrays()
+			return func() { sc.giveNodeArrays(s.dev, s.reasons) }
+		}
 	}
 	s.countPins(r, counts)
 	if !s.opts.DevicesOnly {

@@ -24,6 +24,11 @@ type Scratch struct {
 	ints       [lentInts][]int
 	int32s     [lentInt32s][]int32
 	groupNodes members
+	// spareDev and spareReasons are the arrays a lazy Result reads,
+	// given back by a Result that kept them (Result.Own), lent again
+	// once the next Result keeps its own.
+	spareDev     []int
+	spareReasons []int32
 }
 
 // The arrays a simulation makes of its own, by use. A simulation of a
@@ -135,4 +140,18 @@ func (sc *Scratch) members(n int, each func(add func(int, int32))) members {
 	}
 	sc.groupNodes = csr.BuildReusing(sc.groupNodes, n, each)
 	return sc.groupNodes
+}
+
+// keepNodeArrays leaves the arrays the last simulation's lazy Result reads
+// (its devices and reasons) to that Result: the next simulation is lent
+// the spare ones, if any were given back, else new ones.
+func (sc *Scratch) keepNodeArrays() {
+	sc.ints[lentDev], sc.spareDev = sc.spareDev, nil
+	sc.int32s[lentReasons], sc.spareReasons = sc.spareReasons, nil
+}
+
+// giveNodeArrays takes back the arrays keepNodeArrays left to a Result,
+// as the spare ones.
+func (sc *Scratch) giveNodeArrays(dev []int, reasons []int32) {
+	sc.spareDev, sc.spareReasons = dev[:0], reasons[:0]
 }

@@ -177,3 +177,45 @@ func TestScratchLendsArrays(t *testing.T) {
 	perNode := float64(allocated()) / float64(len(g.Nodes))
 	assert.Less(t, perNode, 200.0, "bytes allocated a node")
 }
+
+// A lazy Result that keeps its arrays (Own) is read whole, as a fresh
+// simulation's, after the next simulations were lent its Scratch; the
+// arrays it gives back (Release) serve a later one, which gives its own
+// Result too. Every result is read after the next simulation ran, as a
+// scan that reads one target's while placing the next does.
+func TestOwnedResultOutlivesTheScratch(t *testing.T) {
+	index := func(name string) *coverage.Index { return builtinIndex(t, name) }
+	cpu := index("cpu")
+	g := testmodel.Graph(t, filepath.Join(corpusDir(t), "tfjs/centernet"))
+	var sc placement.Scratch
+	var prev *placement.Result
+	var prevWant []placement.NodeResult
+	for _, target := range []string{"ascend", "musa", "cpu", "intel-xpu", "ascend"} {
+		tg := index(target)
+		opts := placement.Options{Stack: tg.Stack()}
+		want, err := placement.Simulate(g, tg, cpu, opts)
+		require.NoError(t, err)
+		opts.Scratch, opts.LazyNodes = &sc, true
+		got, err := placement.Simulate(g, tg, cpu, opts)
+		require.NoError(t, err)
+		if prev != nil {
+			// The previous result, read after this simulation ran.
+			assert.Equal(t, prevWant, allNodes(g, prev), "the result before %s", target)
+			prev.Release()
+		}
+		got.Own()
+		prev, prevWant = got, want.Nodes
+	}
+	assert.Equal(t, prevWant, allNodes(g, prev), "the last result")
+}
+
+// allNodes is every node's result of a lazy Result, in the graph's order.
+func allNodes(g *graph.Graph, r *placement.Result) []placement.NodeResult {
+	var out []placement.NodeResult
+	for _, n := range g.Nodes {
+		if nr, ok := r.NodeOf(n.ID); ok {
+			out = append(out, nr)
+		}
+	}
+	return out
+}

@@ -9,9 +9,9 @@ import (
 )
 
 // A scan makes what its placements share ahead, on goroutines of its own,
-// and with one target places the --from source beside it; it reports byte
-// for byte what making each step when needed, one after the other,
-// reports, on the whole corpus, with auto mixed precision, cleared devices
+// with one target places the --from source beside it, and with more reads
+// each placement behind the next; it reports byte for byte what making
+// each step when needed, one after the other, reports, on the whole corpus, with auto mixed precision, cleared devices
 // and hard placement, against one target and several, the source among
 // them or not. make test runs it under the race detector too.
 func TestAheadReportsAsOneAtATime(t *testing.T) {
@@ -26,6 +26,7 @@ func TestAheadReportsAsOneAtATime(t *testing.T) {
 		{"ascend-cleared", "cuda", []string{"ascend"}, PlacementOptions{ClearDevices: true}, true},
 		{"rocm-amp-hard", "intel-xpu", []string{"rocm"}, PlacementOptions{Precision: "mixed_float16", NoSoftPlacement: true}, true},
 		{"several", "cuda", []string{"ascend", "musa", "rocm"}, PlacementOptions{}, false},
+		{"several-amp", "cuda", []string{"musa", "ascend", "intel-xpu"}, PlacementOptions{Precision: "mixed_bfloat16"}, false},
 		{"source-among-targets", "cuda", []string{"musa", "cuda"}, PlacementOptions{ClearDevices: true}, false},
 		{"no-source", "none", []string{"intel-xpu", "directml"}, PlacementOptions{}, false},
 	} {
@@ -35,6 +36,7 @@ func TestAheadReportsAsOneAtATime(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, ts.SetFrom(c.from))
 			require.Equal(t, c.beside, placesBeside(ts, ts.fromTarget(), opts), "the case places side by side")
+			require.Equal(t, !c.beside, readsBehind(ts, ts.fromTarget(), c.beside, true, opts), "the case reads each placement behind the next")
 			_, ahead := runJSON(t, opts)
 			opts.oneAtATime = true
 			_, one := runJSON(t, opts)

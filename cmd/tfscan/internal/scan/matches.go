@@ -41,14 +41,7 @@ func (ns *Nodes) match(ix *coverage.Index, i int) *coverage.Match {
 // km's, false for a node matched by itself rather than its key (match):
 // nodes of one slot match alike.
 func (ns *Nodes) slot(ix *coverage.Index, i int) (km *keyMatches, slot int, ok bool) {
-	km = ns.matched[ix]
-	if km == nil {
-		if ns.matched == nil {
-			ns.matched = map[*coverage.Index]*keyMatches{}
-		}
-		km = &keyMatches{lowers: lowers(ix), m: make([]*coverage.Match, 2*len(ns.keys))}
-		ns.matched[ix] = km
-	}
+	km = ns.keyMatches(ix)
 	if ns.nodeBits()[i]&bitKernel == 0 {
 		return km, 0, false
 	}
@@ -57,6 +50,61 @@ func (ns *Nodes) slot(ix *coverage.Index, i int) (km *keyMatches, slot int, ok b
 		slot++
 	}
 	return km, slot, true
+}
+
+// keyMatches are ix's matches by key, made empty on the first call.
+func (ns *Nodes) keyMatches(ix *coverage.Index) *keyMatches {
+	km := ns.matched[ix]
+	if km == nil {
+		if ns.matched == nil {
+			ns.matched = map[*coverage.Index]*keyMatches{}
+		}
+		km = &keyMatches{lowers: lowers(ix), m: make([]*coverage.Match, 2*len(ns.keys))}
+		ns.matched[ix] = km
+	}
+	return km
+}
+
+// settle makes every match of the prepared nodes against each of ixs that
+// a placement or a coverage can ask for, and tells every node float32 or
+// not where one of ixs lowers them, so that from then on the nodes'
+// matches are only read (readBehind reads one target's while the next is
+// placed). A key's match is made from its first node, as from any: nodes
+// of one slot match alike.
+func (ns *Nodes) settle(ixs []*coverage.Index) {
+	bits := ns.nodeBits()
+	split := false
+	for _, ix := range ixs {
+		split = split || lowers(ix)
+	}
+	// The first node of each slot a lowering index has; every node told
+	// float32 or not, the kernels for their slots and the others for the
+	// classes (classesFor).
+	first := make([]int32, 2*len(ns.keys))
+	for k := range first {
+		first[k] = -1
+	}
+	for i := range ns.list {
+		f32 := split && ns.float32(i)
+		if bits[i]&bitKernel == 0 {
+			continue
+		}
+		slot := 2 * int(ns.key[i])
+		if f32 {
+			slot++
+		}
+		if first[slot] < 0 {
+			first[slot] = int32(i)
+		}
+	}
+	for _, ix := range ixs {
+		ns.keyMatches(ix)
+		for _, i := range first {
+			if i >= 0 {
+				ns.match(ix, int(i))
+			}
+		}
+	}
 }
 
 // lowers tells whether ix's precision mode matches float32 nodes apart

@@ -684,6 +684,26 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// placed is the placement of the first target, made beside the
 	// source's (placesBeside); nil for none.
 	var placed *placement.Result
+	// rb reads each placement behind the next one (readsBehind); nil
+	// reads it at once.
+	var rb *readBehind
+	if readsBehind(ts, fromIdx, beside, listed, opts) {
+		// What is shared is prepared first: its lookups fill the
+		// nodes' matches in too.
+		if err := shared.wait(); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
+		if ixs, ok := placedIndexes(ts); ok {
+			nodes.settle(ixs)
+			rb = &readBehind{}
+		}
+	}
+	// failed is err as the scan returns it, once the reading in flight,
+	// if any, is done.
+	failed := func(err error) error {
+		_ = rb.done()
+		return &ModelError{Path: path, Err: err}
+	}
 	if fromIdx < 0 && ts.From != nil {
 		if listed {
 			sopts := opts
@@ -694,11 +714,14 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			} else if err = shared.wait(); err == nil {
 				var res *placement.Result
 				if res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true); err == nil {
-					src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
+					err = rb.read(res, func() error {
+						src = sourceFrom(nodes, *ts.From, placeNodes(nodes, res))
+						return nil
+					})
 				}
 			}
 			if err != nil {
-				return nil, &ModelError{Path: path, Err: err}
+				return nil, failed(err)
 			}
 		} else {
 			st, sat := coverageInto(nodes, *ts.From, nil, nil)
@@ -710,44 +733,16 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			clear(st.Nodes)
 		}
 	}
-	rm.Targets = make([]*reports.Target, len(ts.List))
-	for _, i := range targetOrder(len(ts.List), fromIdx) {
+	// finish adds to target i's report rt, whose nodes are those at
+	// positions at of nodes, what every target's has besides its coverage
+	// and placement, and keeps it; it returns the array of rt's whole
+	// list when rt keeps only part of it.
+	finish := func(i int, rt *reports.Target, at []int32) ([]reports.NodeResult, error) {
 		t := ts.List[i]
-		var rt *reports.Target
-		var at []int32
-		if listed {
-			res := placed
-			if res == nil {
-				err := shared.wait()
-				if err == nil {
-					res, err = place(g, nodes, t, ts, opts, fetches, false)
-				}
-				if err != nil {
-					return nil, &ModelError{Path: path, Err: err}
-				}
-			}
-			placed = nil
-			pl := placeNodes(nodes, res)
-			if i == fromIdx {
-				src = sourceFrom(nodes, t, pl)
-			}
-			rt, at = coverageInto(nodes, t, nil, attentionKeep(nodes, t, pl, src, rm.Findings))
-			applyPlacementAt(rt, pl, nodes, at)
-			compareLog(rt, res, log)
-		} else {
-			rt, at = coverageInto(nodes, t, spare, nil)
-			spare = nil
-			if err := simulate(rt, at, g, nodes, t, ts, opts, fetches, log); err != nil {
-				return nil, &ModelError{Path: path, Err: err}
-			}
-			if i == fromIdx {
-				src = sourceOf(nodes, rt, at)
-			}
-		}
 		if opts.RewritePreview && !opts.Placement.Disabled {
 			n, err := rewritePreview(context.Background(), m, g, ts, t, counted, opts)
 			if err != nil {
-				return nil, &ModelError{Path: path, Err: fmt.Errorf("rewrite preview for %s: %w", t.Name, err)}
+				return nil, fmt.Errorf("rewrite preview for %s: %w", t.Name, err)
 			}
 			rt.RewriteRemovesFallback = &n
 		}
@@ -757,12 +752,61 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		applyTraining(rt, t, nodes, at)
 		applyCollectives(rt, t, g, nodes)
 		if err := applyXLA(rt, t, g, nodes); err != nil {
-			return nil, &ModelError{Path: path, Err: err}
+			return nil, err
 		}
+		var whole []reports.NodeResult
 		if !opts.AllNodes {
-			spare = rt.KeepAttention(rm.Findings)
+			whole = rt.KeepAttention(rm.Findings)
 		}
 		rm.Targets[i] = rt
+		return whole, nil
+	}
+	rm.Targets = make([]*reports.Target, len(ts.List))
+	for _, i := range targetOrder(len(ts.List), fromIdx) {
+		t := ts.List[i]
+		if listed {
+			res := placed
+			if res == nil {
+				err := shared.wait()
+				if err == nil {
+					res, err = place(g, nodes, t, ts, opts, fetches, false)
+				}
+				if err != nil {
+					return nil, failed(err)
+				}
+			}
+			placed = nil
+			err := rb.read(res, func() error {
+				pl := placeNodes(nodes, res)
+				if i == fromIdx {
+					src = sourceFrom(nodes, t, pl)
+				}
+				rt, at := coverageInto(nodes, t, nil, attentionKeep(nodes, t, pl, src, rm.Findings))
+				applyPlacementAt(rt, pl, nodes, at)
+				compareLog(rt, res, log)
+				_, err := finish(i, rt, at)
+				return err
+			})
+			if err != nil {
+				return nil, failed(err)
+			}
+			continue
+		}
+		rt, at := coverageInto(nodes, t, spare, nil)
+		spare = nil
+		if err := simulate(rt, at, g, nodes, t, ts, opts, fetches, log); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
+		if i == fromIdx {
+			src = sourceOf(nodes, rt, at)
+		}
+		var err error
+		if spare, err = finish(i, rt, at); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
+	}
+	if err := rb.done(); err != nil {
+		return nil, &ModelError{Path: path, Err: err}
 	}
 	return rm, nil
 }
