@@ -12,7 +12,8 @@ build:
 # The kernels and the executor run again in a purego build, on the
 # portable loops that other CPUs run, held to the same TensorFlow goldens.
 # The tests of what a scan runs on goroutines of their own (packs decoded
-# and shapes inferred ahead, a source placed beside its target), of the
+# and shapes inferred ahead, a source placed beside its target, each
+# target's placement read while the next is made), of the
 # embedded OpDefs decoded as they are looked up, and of the collector's
 # pacing, which a finalizer ends, run again under the race
 # detector, which needs cgo (and gcc, which the conformance
@@ -20,7 +21,7 @@ build:
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(GO) test -tags purego ./kernels ./executor
-	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
+	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|Owned|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update
