@@ -21,7 +21,7 @@ build:
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(GO) test -tags purego ./kernels ./executor
-	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|Owned|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
+	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|Behind|Owned|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update
