@@ -11,9 +11,10 @@ import (
 // A scan makes what its placements share ahead, on goroutines of its own,
 // with one target places the --from source beside it, and with more reads
 // each placement behind the next; it reports byte for byte what making
-// each step when needed, one after the other, reports, on the whole corpus, with auto mixed precision, cleared devices
-// and hard placement, against one target and several, the source among
-// them or not. make test runs it under the race detector too.
+// each step when needed, one after the other, reports, on the whole
+// corpus, with auto mixed precision, cleared devices and hard placement,
+// against one target and several, the source among them or not. make
+// test runs it under the race detector too.
 func TestAheadReportsAsOneAtATime(t *testing.T) {
 	corpus := testutil.Corpus(t)
 	for _, c := range []struct {

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"slices"
+
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/lastfew"
@@ -80,10 +82,7 @@ func (ns *Nodes) settle(ixs []*coverage.Index) {
 	// The first node of each slot a lowering index has; every node told
 	// float32 or not, the kernels for their slots and the others for the
 	// classes (classesFor).
-	first := make([]int32, 2*len(ns.keys))
-	for k := range first {
-		first[k] = -1
-	}
+	first := slices.Repeat([]int32{-1}, 2*len(ns.keys))
 	for i := range ns.list {
 		f32 := split && ns.float32(i)
 		if bits[i]&bitKernel == 0 {

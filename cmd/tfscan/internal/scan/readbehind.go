@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"slices"
+
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 )
@@ -68,19 +70,26 @@ func readsBehind(ts *Targets, fromIdx int, beside, listed bool, opts Options) bo
 }
 
 // placedIndexes are the indexes a scan's placements and coverages match
-// the nodes against: each target's, its CPU's and the source's; false
-// when a CPU cannot be had (the placement then says why).
+// the nodes against, each once: each target's, its CPU's (most targets
+// share one) and the source's; false when a CPU cannot be had (the
+// placement then says why).
 func placedIndexes(ts *Targets) ([]*coverage.Index, bool) {
 	var ixs []*coverage.Index
+	add := func(ix *coverage.Index) {
+		if !slices.Contains(ixs, ix) {
+			ixs = append(ixs, ix)
+		}
+	}
 	if ts.From != nil {
-		ixs = append(ixs, ts.From.Index)
+		add(ts.From.Index)
 	}
 	for _, t := range ts.List {
 		cpu, err := ts.CPUFor(t)
 		if err != nil {
 			return nil, false
 		}
-		ixs = append(ixs, t.Index, cpu)
+		add(t.Index)
+		add(cpu)
 	}
 	return ixs, true
 }

@@ -14,10 +14,10 @@ import (
 // scan, while the scan keys the nodes, which flattening does not read;
 // then the CPU's lookups of its nodes (placement.Scratch.Prepare), which
 // read the keys, while the scan works out the phases and the training
-// parts. The first placement, made with the same options, finds both
-// made; a scan that places its targets one after the other starts the
-// first when the model's walks are done, not after them, and a scan that
-// places the source beside its target (placeBeside) starts both.
+// parts. The first placement (firstPlaced), made with the same options,
+// finds both made, and so starts once the scan's own walks are done rather
+// than making them after; a scan that places the source beside its target
+// (placeBeside) starts both placements then.
 type sharedAhead struct {
 	// mu locks the nodes' matches while the lookups are made beside the
 	// scan's work, and for two placements side by side.
