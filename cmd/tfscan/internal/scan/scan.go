@@ -640,20 +640,22 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	fromIdx := ts.fromTarget()
 	var ahead *aheadShapes
 	// shared is what every placement shares, made ahead: the flattened
-	// graph while the nodes are keyed, the CPU's lookups while the phases
-	// and parts are worked out. beside: the source is placed beside the
-	// target.
+	// graph while the nodes are keyed, the CPU's lookups and the training
+	// parts while the shapes and phases are worked out. beside: the source
+	// is placed beside the target.
 	var shared *sharedAhead
 	var first Target
 	beside := false
 	if !opts.Placement.Disabled {
-		ahead = inferAhead(g, opts)
 		if listed && !opts.oneAtATime {
 			beside = placesBeside(ts, fromIdx, opts)
 			var ok bool
 			if first, ok = firstPlaced(ts, fromIdx, beside); ok {
 				shared = flattenAhead(g, first, opts, fetches)
 			}
+		}
+		if shared == nil {
+			ahead = inferAhead(g, opts)
 		}
 	}
 	for _, f := range security.Scan(g) {
@@ -664,9 +666,19 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	nodes := PrepareNodes(g, scope, ts.withFrom())
 	nodes.ahead = ahead
 	if shared != nil {
+		// The shapes here, the parts on shared's goroutine (sharedAhead).
 		shared.prepare(g, nodes, first, ts, opts, fetches)
+		nodes.shapesFor(g, shapeOptions(opts))
 	}
-	nodes.WithPhases(g.Phases(opts.Signature), counted).WithParts(training.Parts(g))
+	nodes.WithPhases(g.Phases(opts.Signature), counted)
+	if shared == nil {
+		nodes.WithParts(training.Parts(g))
+	} else {
+		if err := shared.wait(); err != nil {
+			return nil, &ModelError{Path: path, Err: err}
+		}
+		nodes.WithParts(shared.parts)
+	}
 	// The source comes first, since every target's delta reads it; what
 	// the deltas need of it is taken (a source), and each target is
 	// finished (its delta, the nodes it lists) before the next is

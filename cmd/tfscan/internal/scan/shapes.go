@@ -16,7 +16,9 @@ func shapeOptions(opts Options) placement.Options {
 // their own while the scan prepares its nodes, phases and training parts,
 // which read the graph as inference does and need no shapes: the first
 // placement is the first to need them. Where a core is free the scan then
-// takes less time; its CPU is the same.
+// takes less time; its CPU is the same. A scan that makes its placements'
+// shared part ahead (sharedAhead) infers them on its own goroutine
+// instead, beside that part's.
 type aheadShapes struct {
 	shapes *shape.Shapes
 	done   func() // started's wait

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/training"
 )
 
 // sharedAhead is what every placement of a model shares, made on a
@@ -13,11 +14,14 @@ import (
 // flattened graph (placement.Scratch.Flatten), from the start of the
 // scan, while the scan keys the nodes, which flattening does not read;
 // then the CPU's lookups of its nodes (placement.Scratch.Prepare), which
-// read the keys, while the scan works out the phases and the training
-// parts. The first placement (firstPlaced), made with the same options,
-// finds both made, and so starts once the scan's own walks are done rather
-// than making them after; a scan that places the source beside its target
-// (placeBeside) starts both placements then.
+// read the keys, and the model's training parts (training.Parts), which
+// only the reading of the placements needs. The scan's goroutine infers
+// the shapes and works out the phases meanwhile, so that two goroutines
+// share two cores and the flattening, the longest of these steps, has a
+// core to itself. The first placement (firstPlaced), made with the same
+// options, finds the shared part made, and so starts once the scan's own
+// walks are done rather than making it after; a scan that places the
+// source beside its target (placeBeside) starts both placements then.
 type sharedAhead struct {
 	// mu locks the nodes' matches while the lookups are made beside the
 	// scan's work, and for two placements side by side.
@@ -25,6 +29,8 @@ type sharedAhead struct {
 	scratch  *placement.Scratch
 	prepared func() // started's wait
 	err      error
+	// parts are the model's training parts, made last.
+	parts []training.Part
 }
 
 // flattenAhead starts flattening g for a placement of target t with opts,
@@ -41,12 +47,14 @@ func flattenAhead(g *graph.Graph, t Target, opts Options, fetches []graph.Tensor
 }
 
 // prepare hands ns the Scratch the graph is flattened in, and starts the
-// CPU's lookups of ns's keyed nodes for target t once it is flattened.
+// CPU's lookups of ns's keyed nodes for target t once it is flattened,
+// then g's training parts.
 func (sh *sharedAhead) prepare(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options, fetches []graph.Tensor) {
 	ns.scratch = sh.scratch
 	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}
 	flattened := sh.prepared
 	sh.prepared = started(func() {
+		defer func() { sh.parts = training.Parts(g) }()
 		if flattened(); sh.err != nil {
 			return
 		}
