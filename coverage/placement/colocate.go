@@ -110,8 +110,9 @@ func (s *sim) assignedSpec(g *group) devSpec {
 func (s *sim) lookupKernels() {
 	n := len(s.nodes)
 	nd := len(s.devs)
-	s.sups = s.opts.Scratch.lentInt(lentSups, n*nd)
-	s.midx = s.opts.Scratch.lentInt32(lentMidx, n*nd)
+	s.rowOf = s.opts.Scratch.lentInt32(lentRows, n)
+	var rt rowTable
+	rt.nd = nd
 	var mt matchTable
 	shared := s.cpuLookups()
 	var fromShared []int32 // index in s.mtab of each shared CPU match, -1 before its first use
@@ -139,14 +140,14 @@ func (s *sim) lookupKernels() {
 	// simulation has no nodes of its own, its flags and class tell the
 	// rest.
 	fl := s.flat.opFlags()
+	ghost := rt.intern(rowKey{-1, -1}, [maxDevs]int{})
 	for i, p := range s.nodes {
 		if fl[i]&flagGhost != 0 {
-			for d := 0; d < nd; d++ {
-				s.midx[i*nd+d] = -1
-			}
+			s.rowOf[i] = ghost
 			continue
 		}
-		sup := s.supRow(i)
+		var key rowKey
+		var sup [maxDevs]int
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
@@ -161,12 +162,12 @@ func (s *sim) lookupKernels() {
 			if c >= 0 && safe[d] {
 				slot = int(c)*nd + d
 				if k := byClass[slot]; k >= 0 {
-					s.midx[i*nd+d], sup[d] = k, classSup[slot]
+					key[d], sup[d] = k, classSup[slot]
 					continue
 				}
 			}
 			var k int32
-			key, keyed := 0, false
+			lk, keyed := 0, false
 			if d == s.cpu && ci >= 0 {
 				if fromShared[ci] < 0 {
 					fromShared[ci] = mt.add(&shared.tab[ci])
@@ -174,25 +175,68 @@ func (s *sim) lookupKernels() {
 				k = fromShared[ci]
 			} else {
 				if keyers[d] != nil && s.flags(i)&flagSystem == 0 {
-					key, keyed = keyers[d].LookupKey(p.look)
+					lk, keyed = keyers[d].LookupKey(p.look)
 				}
-				if kk, ok := byKey[d][key]; keyed && ok {
+				if kk, ok := byKey[d][lk]; keyed && ok {
 					k = kk
 				} else {
 					m := s.lookupOn(p, p.look, d, s.matchers[d])
 					k = mt.add(&m)
 					if keyed {
-						byKey[d][key] = k
+						byKey[d][lk] = k
 					}
 				}
 			}
-			s.midx[i*nd+d], sup[d] = k, s.priority(d, &mt.tab[k])
+			key[d], sup[d] = k, s.priority(d, &mt.tab[k])
 			if slot >= 0 {
 				byClass[slot], classSup[slot] = k, sup[d]
 			}
 		}
+		s.rowOf[i] = rt.intern(key, sup)
 	}
 	s.mtab = mt.tab
+	s.sups, s.rowMidx = rt.sups, rt.midx
+}
+
+// maxDevs is the most devices a simulation has: its target's and the
+// CPU (newSim).
+const maxDevs = 2
+
+// rowKey is a row's kernel lookups, an index in sim.mtab a device (-1:
+// none, a ghost's).
+type rowKey [maxDevs]int32
+
+// rowTable holds the rows of kernel lookups and priorities
+// lookupKernels finds, each once: the nodes of a layer, and most nodes of
+// one op, look up alike, so that a node holds the index of its row
+// rather than a row of its own (sim.rowOf).
+type rowTable struct {
+	nd      int
+	sups    []int
+	midx    []int32
+	byKey   map[rowKey]int32
+	lastKey rowKey
+	last    int32
+}
+
+// intern is the index of the row with lookups key and priorities sup,
+// added when new. The priorities follow from the lookups.
+func (t *rowTable) intern(key rowKey, sup [maxDevs]int) int32 {
+	if t.byKey != nil && key == t.lastKey {
+		return t.last
+	}
+	r, ok := t.byKey[key]
+	if !ok {
+		if t.byKey == nil {
+			t.byKey = map[rowKey]int32{}
+		}
+		r = int32(len(t.midx) / t.nd)
+		t.sups = append(t.sups, sup[:t.nd]...)
+		t.midx = append(t.midx, key[:t.nd]...)
+		t.byKey[key] = r
+	}
+	t.lastKey, t.last = key, r
+	return r
 }
 
 // sup is node i's kernel priority on each device (-1: unsupported), nil
@@ -207,7 +251,19 @@ func (s *sim) sup(i int) []int {
 // supRow is node i's row of sups, read without the node.
 func (s *sim) supRow(i int) []int {
 	nd := len(s.devs)
-	return s.sups[i*nd : (i+1)*nd : (i+1)*nd]
+	r := int(s.rowOf[i])
+	return s.sups[r*nd : (r+1)*nd : (r+1)*nd]
+}
+
+// ownRow gives node i a row of its own, a copy of the one it shares, for
+// a what-if to write its priorities in (whatIf): writing the shared row
+// would change every node that holds it.
+func (s *sim) ownRow(i int) {
+	nd := len(s.devs)
+	r := int(s.rowOf[i])
+	s.sups = append(s.sups, s.sups[r*nd:(r+1)*nd]...)
+	s.rowMidx = append(s.rowMidx, s.rowMidx[r*nd:(r+1)*nd]...)
+	s.rowOf[i] = int32(len(s.rowMidx)/nd - 1)
 }
 
 // prio is g's device priorities, len(devs) of them: its root node's sup
@@ -303,7 +359,8 @@ func idOf(m *coverage.Match) matchID {
 // match is node i's kernel lookup on device d, as lookupKernels found it
 // (nil for a node that has none: an inlined call or lowered op).
 func (s *sim) match(i, d int) *coverage.Match {
-	k := s.midx[i*len(s.devs)+d]
+	nd := len(s.devs)
+	k := s.rowMidx[int(s.rowOf[i])*nd+d]
 	if k < 0 {
 		return nil
 	}

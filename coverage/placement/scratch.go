@@ -39,13 +39,12 @@ type Scratch struct {
 // of a simulation reads some of them (Options.LazyNodes): it must be done
 // with before the Scratch is lent to another simulation.
 const (
-	lentSups = iota // sim.sups
-	lentDev         // sim.dev
+	lentDev = iota // sim.dev
 	lentInts
 )
 
 const (
-	lentMidx       = iota // sim.midx
+	lentRows       = iota // sim.rowOf
 	lentParent            // sim.parent
 	lentReasons           // sim.reasons
 	lentGenerators        // assignNodes' generators, by capacity

@@ -50,14 +50,16 @@ type sim struct {
 	firstOf []int32
 
 	// per node
-	// sups are every node's kernel priority on each device (-1:
-	// unsupported), len(devs) a node; see sup.
-	sups []int
-	// mtab holds the distinct kernel lookups; midx is node i's on
-	// device d at i*len(devs)+d (-1: none), see match.
-	mtab []coverage.Match
-	midx []int32
-	dev  []int
+	// rowOf is node i's row of kernel lookups and priorities (rowTable):
+	// sups holds each row's kernel priority on each device (-1:
+	// unsupported), len(devs) a row, see sup; mtab the distinct kernel
+	// lookups and rowMidx each row's on device d at r*len(devs)+d (-1:
+	// none), see match.
+	rowOf   []int32
+	sups    []int
+	mtab    []coverage.Match
+	rowMidx []int32
+	dev     []int
 	// reasons are node i's reasons: reasonLists[reasons[i]], the first
 	// list nil (see reasonsOf). Most nodes give one reason many give alike.
 	reasons     []int32

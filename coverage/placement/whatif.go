@@ -272,7 +272,10 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	// save
 	oldDev := make(map[int]int, len(idx))
 	oldReasons := make(map[int]int32, len(idx))
-	oldSup := map[int][]int{}
+	// The region's nodes get rows of their own to write (ownRow), the
+	// rows they held kept to go back to.
+	oldRow := map[int]int32{}
+	kept := len(s.rowMidx)
 	roots := map[int]group{}
 	for _, i := range idx {
 		oldDev[i] = s.dev[i]
@@ -292,7 +295,10 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		if g := s.group(i); g != nil && g.prio >= 0 {
 			s.ownPrio(g)
 		}
-		oldSup[i] = slices.Clone(s.sup(i))
+		if _, ok := oldRow[i]; !ok {
+			oldRow[i] = s.rowOf[i]
+		}
+		s.ownRow(i)
 		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look, override)
 		copy(s.sup(i), sup)
 		s.whatIf[i] = ms
@@ -334,9 +340,10 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		s.dev[i] = d
 		s.reasons[i] = oldReasons[i]
 	}
-	for i, sup := range oldSup {
-		copy(s.sup(i), sup)
+	for i, r := range oldRow {
+		s.rowOf[i] = r
 	}
+	s.sups, s.rowMidx = s.sups[:kept], s.rowMidx[:kept]
 	for r, g := range roots {
 		s.gslab[r] = g
 	}
