@@ -169,7 +169,7 @@ func (s *sim) placeBy(i, d int, reason string, placer bool) {
 		s.prependReason(i, reason)
 	}
 	if g := s.group(s.find(i)); g != nil && placer && !g.failed && g.pinned < 0 {
-		g.pinned = int32(d)
+		g.pinned = int16(d)
 	}
 }
 
@@ -311,7 +311,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 // device; ok marks a key in use.
 type candKey struct {
 	prio [2]int
-	dflt int32
+	dflt int16
 	ok   bool
 }
 

@@ -23,17 +23,19 @@ type group struct {
 	rq, res int32
 	// prio is the group's device priorities (sim.prio): node prio's sup
 	// while prio ≥ 0, else the group's own, sim.ownPrios[-prio-1].
-	prio     int32
-	cands    int32 // the candidates (candLists) once candsOK
-	assigned int32 // pre-assigned device, -1
-	dflt     int32
-	pinned   int32 // device once a member was placed, -1
+	prio  int32
+	cands int32 // the candidates (candLists) once candsOK
 	// lacks is a member without a target kernel (for reasons), -1.
 	lacks int32
+	// The devices are indexes in sim.devs, at most maxDevs of them.
+	assigned int16 // pre-assigned device, -1
+	dflt     int16
+	pinned   int16 // device once a member was placed, -1
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
-	// device names in TF's merge errors.
-	rank int32
+	// device names in TF's merge errors. A rank is at most log2 of the
+	// nodes.
+	rank uint8
 	// live: the group is a root's (sim.group).
 	live     bool
 	hostOnly bool
@@ -470,14 +472,14 @@ func (s *sim) colocate() {
 			continue
 		}
 		g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int32(s.device(int(p.dflt))), int32(i), -1, true
+		g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(int(p.dflt))), int32(i), -1, true
 		if s.sup(i)[s.tgt] < 0 {
 			g.lacks = int32(i)
 		}
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
-			g.assigned = int32(s.device(int(p.assigned)))
+			g.assigned = int16(s.device(int(p.assigned)))
 			g.rq = s.specID(localSpec(s.types[g.assigned]))
 			continue
 		}
