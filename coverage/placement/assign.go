@@ -58,6 +58,12 @@ func between(lo, hi int) iter.Seq[int] {
 // region of a what-if); all other nodes keep their devices.
 func (s *sim) assignNodes(idx iter.Seq[int]) {
 	second := s.opts.Scratch.spareInt32(lentGenerators) // the generators, placed after the others
+	if n := s.flat.generatorCount(); cap(second) < n {
+		// Made to size: grown by append, a graph whose generators are a
+		// good part of its nodes (its constants) would copy them a few
+		// times over.
+		second = make([]int32, 0, n)
+	}
 	for i := range idx {
 		p := s.nodes[i]
 		if p.ghost {

@@ -120,8 +120,10 @@ type flattened struct {
 	// withClass are the nodes whose graph node has a _class attr, made
 	// once (classed).
 	withClass []int32
-	// flags are each node's opFlags, made once.
-	flags []uint8
+	// flags are each node's opFlags, made once; generators counts the
+	// nodes flagged flagGenerator.
+	flags      []uint8
+	generators int
 	// special are the nodes some walks act on (sim.special), found once,
 	// with flags and withClass (walk).
 	special *special
@@ -147,6 +149,12 @@ const (
 func (f *flattened) opFlags() []uint8 {
 	f.walk()
 	return f.flags
+}
+
+// generatorCount is how many nodes opFlags flags flagGenerator.
+func (f *flattened) generatorCount() int {
+	f.walk()
+	return f.generators
 }
 
 // opFlagsOf are node p's opFlags.

@@ -135,6 +135,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 			fl := nodeFlagsOf(p)
 			if k&classOneOut != 0 && p.in.n == 0 {
 				fl |= flagGenerator
+				f.generators++
 			}
 			if k&classMetadata != 0 {
 				fl |= flagMetadata
