@@ -127,9 +127,14 @@ func (s *sim) lookupKernels() {
 	}
 	s.classSafe = safe
 	// Each class's match index and priority on each device, -1 before
-	// its first lookup.
+	// its first lookup; where every device answers by class, its row.
 	byClass := filled(s.flat.classes*nd, -1)
 	classSup := make([]int, s.flat.classes*nd)
+	allSafe := !slices.Contains(safe, false)
+	var classRow []int32
+	if allSafe {
+		classRow = filled(s.flat.classes, -1)
+	}
 	// The nodes in no class, by their matcher's key (KeyedMatcher).
 	keyers := make([]KeyedMatcher, nd)
 	byKey := make([]map[int]int32, nd)
@@ -158,6 +163,10 @@ func (s *sim) lookupKernels() {
 			if shared != nil {
 				ci = shared.idx[i]
 			}
+		}
+		if c >= 0 && allSafe && classRow[c] >= 0 {
+			s.rowOf[i] = classRow[c]
+			continue
 		}
 		for d := 0; d < nd; d++ {
 			slot := -1
@@ -195,6 +204,9 @@ func (s *sim) lookupKernels() {
 			}
 		}
 		s.rowOf[i] = rt.intern(key, sup)
+		if c >= 0 && allSafe {
+			classRow[c] = s.rowOf[i]
+		}
 	}
 	s.mtab = mt.tab
 	s.sups, s.rowMidx = rt.sups, rt.midx
