@@ -500,7 +500,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	g := s.group(s.find(i))
 	own := s.sup(i)
 	if d == s.tgt && s.tgt != s.cpu {
-		m := *s.match(i, d)
+		m := s.match(i, d)
 		switch m.Reason {
 		case coverage.ReasonCoveredDefault:
 			return dn + ": DEFAULT kernel on " + s.types[d] + " (op_kernel.cc:1419-1452)"

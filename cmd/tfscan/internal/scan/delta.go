@@ -163,8 +163,9 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 		if byClass == nil {
 			byClass = make([]last, len(ns.cls))
 		}
+		// Field by field, the reason last: a struct's == is a call.
 		b := &byClass[k.class]
-		if b.ok && b.k == k {
+		if bk := &b.k; b.ok && bk.dev == k.dev && bk.req == k.req && bk.leaves == k.leaves && bk.covered == k.covered && bk.reason == k.reason {
 			return b.v
 		}
 		if v, ok := told[k]; ok {
