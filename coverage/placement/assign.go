@@ -64,18 +64,22 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		// times over.
 		second = make([]int32, 0, n)
 	}
+	kinds := s.placeKinds()
 	for i := range idx {
-		p := s.nodes[i]
-		if p.ghost {
-			continue
-		}
-		if p.host || p.ghostOf >= 0 || p.assigned == -2 {
-			s.assignSingle(i)
-			continue
-		}
-		if p.assigned >= 0 {
-			s.place(i, s.device(int(p.assigned)), s.pinnedReason(p))
-			continue
+		// A plain node (placeKinds) is none of the first three cases.
+		if kinds == nil || kinds[i]&kindPlain == 0 {
+			p := s.nodes[i]
+			if p.ghost {
+				continue
+			}
+			if p.host || p.ghostOf >= 0 || p.assigned == -2 {
+				s.assignSingle(i)
+				continue
+			}
+			if p.assigned >= 0 {
+				s.place(i, s.device(int(p.assigned)), s.pinnedReason(p))
+				continue
+			}
 		}
 		fl := s.flags(i)
 		if fl&flagGenerator != 0 {
@@ -84,13 +88,14 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
-		if fl&flagMetadata != 0 && p.in.n > 0 && s.inputs(p)[0].n >= 0 {
+		if p := s.nodes[i]; fl&flagMetadata != 0 && p.in.n > 0 && s.inputs(p)[0].n >= 0 {
 			src := s.inputs(p)[0].n
 			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
 				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
 			}
 		}
-		s.place(i, d, s.describe(i, d, cands, why))
+		// Neither in a host nor in a single-device body: the placer's (place).
+		s.placeBy(i, d, s.describe(i, d, cands, why), true)
 	}
 	outs := s.outEdges()
 	for _, i32 := range second {
@@ -498,7 +503,6 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 		return s.says(d, why)
 	}
 	g := s.group(s.find(i))
-	own := s.sup(i)
 	if d == s.tgt && s.tgt != s.cpu {
 		m := s.match(i, d)
 		switch m.Reason {
@@ -519,7 +523,7 @@ func (s *sim) describe(i, d int, cands []int, why string) string {
 	// CPU while a target exists.
 	tm := *s.match(i, s.tgt)
 	switch {
-	case own[s.tgt] < 0:
+	case s.sup(i)[s.tgt] < 0:
 		return s.says(d, missingWhy(tm, s.types[s.tgt]))
 	case g.hostOnly:
 		return s.says(d, "group limited to CPU (host-only variant)")

@@ -471,8 +471,19 @@ func (s *sim) colocate() {
 	s.specTab, s.specIDs, s.ownPrios = []devSpec{{}}, nil, nil
 	s.mergeNote = map[int]string{}
 	s.reasons, s.reasonLists = s.opts.Scratch.lentInt32(lentReasons, n), [][]string{nil}
+	kinds := s.placeKinds()
 	for i, p := range s.nodes {
 		s.parent[i] = int32(i)
+		if kinds != nil && kinds[i]&kindPlain != 0 && !allNeg(s.supRow(i)) {
+			// A plain node with a kernel somewhere: what the rest of the
+			// loop does of it, without reading it.
+			g := &s.gslab[i]
+			g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(plainRole(kinds[i]))), int32(i), -1, true
+			if s.supRow(i)[s.tgt] < 0 {
+				g.lacks = int32(i)
+			}
+			continue
+		}
 		// Single-device bodies run without a placer (function.cc:930-951).
 		noPlacer := p.host || p.ghostOf >= 0
 		if p.ghost {

@@ -121,9 +121,10 @@ type flattened struct {
 	// once (classed).
 	withClass []int32
 	// flags are each node's opFlags, made once; generators counts the
-	// nodes flagged flagGenerator.
+	// nodes flagged flagGenerator; kinds are their placeKindOf.
 	flags      []uint8
 	generators int
+	kinds      []uint8
 	// special are the nodes some walks act on (sim.special), found once,
 	// with flags and withClass (walk).
 	special *special
@@ -150,6 +151,39 @@ func (f *flattened) opFlags() []uint8 {
 	f.walk()
 	return f.flags
 }
+
+// A plain node is one the colocation and the placer need read nothing of
+// but its default device: no ghost, neither in a host nor in a
+// single-device body, not assigned, requesting no device, its device
+// field parsed. Most nodes are plain: their walks then read a byte a node
+// (placeKinds) rather than the node.
+const (
+	kindRole  = 3 // the default device's role plus one (0: none)
+	kindPlain = 4
+)
+
+// placeKindOf is node p's placeKinds entry: kindPlain with its default
+// device's role, or 0.
+func placeKindOf(p *pnode) uint8 {
+	if p.ghost || p.host || p.ghostOf >= 0 || p.badDevice || p.assigned != -1 || p.rq != nil && !p.rq.empty() || p.dflt < -1 || p.dflt > roleCPU {
+		return 0
+	}
+	return kindPlain | uint8(p.dflt+1)
+}
+
+// placeKinds are the nodes' placeKindOf, made once with opFlags; nil
+// where the simulation has nodes of its own (sim.own), whose placement
+// may differ from the shared node's.
+func (s *sim) placeKinds() []uint8 {
+	if s.ownNodes {
+		return nil
+	}
+	s.flat.walk()
+	return s.flat.kinds
+}
+
+// plainRole is the role of the default device of a node of kind k.
+func plainRole(k uint8) int { return int(k&kindRole) - 1 }
 
 // generatorCount is how many nodes opFlags flags flagGenerator.
 func (f *flattened) generatorCount() int {

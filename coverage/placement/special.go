@@ -81,6 +81,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 	}
 	if f != nil {
 		f.flags = make([]uint8, len(nodes))
+		f.kinds = make([]uint8, len(nodes))
 	}
 	kindOf := func(p *pnode) uint16 {
 		k := uint16(classKnown)
@@ -144,6 +145,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 				fl |= flagSystem
 			}
 			f.flags[i] = fl
+			f.kinds[i] = placeKindOf(p)
 		}
 		if p.fetch {
 			sp.fetch = append(sp.fetch, int32(i))
