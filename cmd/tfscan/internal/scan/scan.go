@@ -94,6 +94,8 @@ type Options struct {
 	// onScan, when set, is handed each model's graph once it is built,
 	// with the options its scan runs with (ScanModel).
 	onScan func(*graph.Graph, Options)
+	// decoded is the model Run decodes ahead (decodeAhead), nil for none.
+	decoded *decodedAhead
 	// listEvery makes a scan that lists the nodes needing attention list
 	// every node first and keep those after, as --nodes all lists them,
 	// instead of choosing them as it matches them (tests compare the
@@ -153,6 +155,8 @@ func (e *ModelError) Unwrap() error { return e.Err }
 // The error result is for what stops the whole run: a UsageError (before
 // any model is read) or the context's error.
 func Run(ctx context.Context, opts Options) (*reports.Report, error) {
+	opts.decoded = decodeAhead(opts)
+	defer opts.decoded.drop()
 	readPacksAhead(opts)
 	targets, err := ResolveTargets(opts.Targets, opts.Registries)
 	if err != nil {
@@ -553,6 +557,16 @@ func Load(path string, tags []string) (*savedmodel.Model, *graph.Graph, error) {
 // LoadWith is Load with extra OpDefs for ops that neither the model nor
 // tfscan's embedded registry knows (graph.BuildWith).
 func LoadWith(path string, tags []string, extra []*opdefpb.OpDef) (*savedmodel.Model, *graph.Graph, error) {
+	m, err := decodeModel(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return buildModel(path, m, tags, extra)
+}
+
+// decodeModel reads the model at path (LoadWith's first half), which
+// needs no target.
+func decodeModel(path string) (*savedmodel.Model, error) {
 	m, err := savedmodel.Load(path)
 	if errors.Is(err, savedmodel.ErrNoModel) {
 		// A directory holding one model file (a GraphDef, a .meta) is
@@ -564,8 +578,14 @@ func LoadWith(path string, tags []string, extra []*opdefpb.OpDef) (*savedmodel.M
 		}
 	}
 	if err != nil {
-		return nil, nil, &ModelError{Path: path, Err: err}
+		return nil, &ModelError{Path: path, Err: err}
 	}
+	return m, nil
+}
+
+// buildModel builds the graph of m's selected MetaGraph (LoadWith's second
+// half).
+func buildModel(path string, m *savedmodel.Model, tags []string, extra []*opdefpb.OpDef) (*savedmodel.Model, *graph.Graph, error) {
 	mg, err := graph.SelectMetaGraph(m, tags)
 	if err != nil {
 		return nil, nil, &ModelError{Path: path, Err: err}
@@ -593,9 +613,16 @@ func targetOrder(n, first int) []int {
 }
 
 func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tflog.Log) (*reports.Model, error) {
-	pace := paceModel(path)
+	m, pace, ok, err := opts.decoded.take(path)
+	if !ok {
+		pace = paceModel(path)
+		m, err = decodeModel(path)
+	}
 	defer pace.end()
-	m, g, err := LoadWith(path, opts.Tags, ts.OpDefs())
+	if err != nil {
+		return nil, err
+	}
+	m, g, err := buildModel(path, m, opts.Tags, ts.OpDefs())
 	if err != nil {
 		return nil, err
 	}
