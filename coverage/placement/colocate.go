@@ -11,6 +11,7 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/dtype"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // group is the state of a colocation group's root (colocation_graph.cc
@@ -225,19 +226,18 @@ type rowKey [maxDevs]int32
 // one op, look up alike, so that a node holds the index of its row
 // rather than a row of its own (sim.rowOf).
 type rowTable struct {
-	nd      int
-	sups    []int
-	midx    []int32
-	byKey   map[rowKey]int32
-	lastKey rowKey
-	last    int32
+	nd     int
+	sups   []int
+	midx   []int32
+	byKey  map[rowKey]int32
+	recent lastfew.Cache[rowKey, int32]
 }
 
 // intern is the index of the row with lookups key and priorities sup,
 // added when new. The priorities follow from the lookups.
 func (t *rowTable) intern(key rowKey, sup [maxDevs]int) int32 {
-	if t.byKey != nil && key == t.lastKey {
-		return t.last
+	if r, ok := t.recent.Get(key); ok {
+		return r
 	}
 	r, ok := t.byKey[key]
 	if !ok {
@@ -249,7 +249,7 @@ func (t *rowTable) intern(key rowKey, sup [maxDevs]int) int32 {
 		t.midx = append(t.midx, key[:t.nd]...)
 		t.byKey[key] = r
 	}
-	t.lastKey, t.last = key, r
+	t.recent.Put(key, r)
 	return r
 }
 
