@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tfscan/tfscan/coverage"
+	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
 // isGenerator: no data inputs, one non-ref output (placer.cc:115-118).
@@ -65,9 +66,13 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		second = make([]int32, 0, n)
 	}
 	kinds := s.placeKinds()
+	// The outcomes of the plain nodes alone in their groups (alone), by
+	// row of lookups and default device, which decide them.
+	var outcomes lastfew.Cache[aloneKey, aloneOutcome]
 	for i := range idx {
 		// A plain node (placeKinds) is none of the first three cases.
-		if kinds == nil || kinds[i]&kindPlain == 0 {
+		plain := kinds != nil && kinds[i]&kindPlain != 0
+		if !plain {
 			p := s.nodes[i]
 			if p.ghost {
 				continue
@@ -86,6 +91,17 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 			second = append(second, int32(i))
 			continue
 		}
+		alone := plain && fl&flagMetadata == 0 && s.alone(i)
+		var ak aloneKey
+		if alone {
+			ak = aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}
+			if o, ok := outcomes.Get(ak); ok {
+				g := &s.gslab[i]
+				s.dev[i], s.reasons[i] = int(o.dev), o.reasons
+				g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
+				continue
+			}
+		}
 		cands := s.candidatesOrFail(i)
 		d, why := cands[0], ""
 		if p := s.nodes[i]; fl&flagMetadata != 0 && p.in.n > 0 && s.inputs(p)[0].n >= 0 {
@@ -96,6 +112,9 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		// Neither in a host nor in a single-device body: the placer's (place).
 		s.placeBy(i, d, s.describe(i, d, cands, why), true)
+		if g := &s.gslab[i]; alone && g.candsOK && !g.failed {
+			outcomes.Put(ak, aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]})
+		}
 	}
 	outs := s.outEdges()
 	for _, i32 := range second {
@@ -123,6 +142,34 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		s.placeBy(i, d, s.describe(i, d, cands, why), true)
 	}
 	s.opts.Scratch.keepInt32(lentGenerators, second)
+}
+
+// alone tells that node i, a plain node, is its group's only member with
+// the group as colocate made it: its priorities its row's (a merge gives
+// the group its own), no device assigned, pinned or requested, no
+// failure, no reason yet. Its candidates, device and reasons then follow
+// from its row of lookups and its default device (aloneKey), as
+// candidates and describe work them out.
+func (s *sim) alone(i int) bool {
+	if int(s.parent[i]) != i {
+		return false
+	}
+	g := &s.gslab[i]
+	return g.live && g.prio == int32(i) && g.pinned < 0 && g.assigned < 0 && !g.failed && !g.hostOnly && g.rq == 0 && s.reasons[i] == 0
+}
+
+// aloneKey is what decides where a node alone in its group goes (alone).
+type aloneKey struct {
+	row  int32
+	dflt int16
+}
+
+// aloneOutcome is where a node alone in its group went: its device, its
+// group's candidates and its reasons.
+type aloneOutcome struct {
+	dev     int16
+	cands   int32
+	reasons int32
 }
 
 func contains(xs []int, x int) bool {

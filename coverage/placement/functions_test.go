@@ -210,3 +210,22 @@ func TestVariableThroughResourceArgIsSized(t *testing.T) {
 	assert.Equal(t, int64(256*128*4), value.Bytes)
 	assert.Equal(t, 0, r.UnknownBytes)
 }
+
+// Nodes of one kernel lookup alone in their groups go where their default
+// device says: an inlined body's MatMul prefers the call's device (the
+// target), a top-level one has no default, and the two, placed by one
+// walk, keep their own reasons.
+func TestAloneNodesKeepTheirDefaultDevice(t *testing.T) {
+	g := buildGraph(t, "graph_def { "+
+		placeholder("x", "DT_FLOAT", 2, 4)+
+		placeholder("w_top", "DT_FLOAT", 4, 3)+
+		nd("mm_top", "MatMul", in("x", "w_top"), ta("T", "DT_FLOAT"))+
+		nd("call", "StatefulPartitionedCall", in("x"), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", "mlp"))+
+		mlpLib+" }", "serving_default=x:0->call:0")
+	r := simulate(t, g, "GPU", cpuOps+mlpReg, Options{})
+	d := devices(r)
+	require.Equal(t, "GPU:0", d["mm_top"])
+	require.Equal(t, "GPU:0", d["mm"])
+	assert.Equal(t, "GPU:0: kernel on GPU", reasonsOf(r, "mm_top")[0])
+	assert.Equal(t, "GPU:0: kernel on GPU, the default device", reasonsOf(r, "mm")[0])
+}
