@@ -44,12 +44,16 @@ func (a *decodedAhead) take(path string) (m *savedmodel.Model, pace *modelPacing
 	return a.m, a.pace, true, a.err
 }
 
-// drop waits for a decoding that no scan took, and ends its pacing; Run
-// calls it once its scans are done.
+// drop ends the pacing of a decoding that no scan took once it is done,
+// without waiting for it: a scan that stops early (a target that does not
+// resolve) returns at once, whatever the size of its model. Run calls it
+// once its scans are done.
 func (a *decodedAhead) drop() {
 	if a == nil || a.taken {
 		return
 	}
-	a.done()
-	a.pace.end()
+	go func() {
+		a.done()
+		a.pace.end()
+	}()
 }
