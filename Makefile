@@ -11,8 +11,8 @@ build:
 # Chromium. The pinned TensorFlow is installed on first use (make tf).
 # The kernels and the executor run again in a purego build, on the
 # portable loops that other CPUs run, held to the same TensorFlow goldens.
-# The tests of what a scan runs on goroutines of their own (packs decoded
-# and shapes inferred ahead, a source placed beside its target, each
+# The tests of what a scan runs on goroutines of their own (its model and
+# packs decoded and shapes inferred ahead, a source placed beside its target, each
 # target's placement read while the next is made), of the
 # embedded OpDefs decoded as they are looked up, and of the collector's
 # pacing, which a finalizer ends, run again under the race

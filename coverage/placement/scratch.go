@@ -32,7 +32,7 @@ type Scratch struct {
 }
 
 // The arrays a simulation makes of its own, by use. A simulation of a
-// million nodes makes about 70 MB of them, garbage once its Result is read:
+// million nodes makes about 35 MB of them, garbage once its Result is read:
 // lent by a Scratch, the simulations of a scan's targets use one set
 // rather than leave one each for the collector (which would mark the
 // loaded model and everything the scan shares to free them). The Result
