@@ -477,11 +477,7 @@ func (s *sim) colocate() {
 		if kinds != nil && kinds[i]&kindPlain != 0 && !allNeg(s.supRow(i)) {
 			// A plain node with a kernel somewhere: what the rest of the
 			// loop does of it, without reading it.
-			g := &s.gslab[i]
-			g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(plainRole(kinds[i]))), int32(i), -1, true
-			if s.supRow(i)[s.tgt] < 0 {
-				g.lacks = int32(i)
-			}
+			s.newGroup(i, plainRole(kinds[i]))
 			continue
 		}
 		// Single-device bodies run without a placer (function.cc:930-951).
@@ -494,11 +490,7 @@ func (s *sim) colocate() {
 			}
 			continue
 		}
-		g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
-		g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(int(p.dflt))), int32(i), -1, true
-		if s.sup(i)[s.tgt] < 0 {
-			g.lacks = int32(i)
-		}
+		g := s.newGroup(i, int(p.dflt))
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
@@ -533,6 +525,17 @@ func (s *sim) colocate() {
 	s.colocateResourceEdges()
 	s.colocateClasses()
 	s.hostOnlyVariants()
+}
+
+// newGroup makes node i, no ghost, the root of a group of its own with
+// default device role dflt, its priorities its row's.
+func (s *sim) newGroup(i, dflt int) *group {
+	g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
+	g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(dflt)), int32(i), -1, true
+	if s.supRow(i)[s.tgt] < 0 {
+		g.lacks = int32(i)
+	}
+	return g
 }
 
 func allNeg(xs []int) bool {

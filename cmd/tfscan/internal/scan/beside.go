@@ -29,16 +29,13 @@ func placesBeside(ts *Targets, fromIdx int, opts Options) bool {
 // placeBeside places the source src (with sopts) and the target t (with
 // opts) at the same time, the source on a goroutine of its own with a
 // Scratch of its own and the target on the scan's, each as place would
-// alone, once what they share is prepared (sharedAhead, for t) and the
-// shapes, which both read, are inferred. The source's goroutine then
+// alone, once the shapes, which both read, are inferred; the caller has
+// waited for what they share (sharedAhead.wait, for t). The source's goroutine then
 // reads its placement for the comparison (sourceFrom) while the target's
 // may still run: under the lock of the nodes' matches, which it fills in
 // too, and before the target's is read into the nodes' arrays
 // (placeNodes), which it reads first.
 func (sh *sharedAhead) placeBeside(g *graph.Graph, ns *Nodes, src, t Target, ts *Targets, sopts, opts Options, fetches []graph.Tensor) (from *source, tRes *placement.Result, err error) {
-	if err := sh.wait(); err != nil {
-		return nil, nil, err
-	}
 	ns.shapesFor(g, shapeOptions(opts))
 	sopts.beside = &besideState{scratch: ns.scratch.Beside(), mu: sh.mu}
 	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}

@@ -698,12 +698,14 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		nodes.shapesFor(g, shapeOptions(opts))
 	}
 	nodes.WithPhases(g.Phases(opts.Signature), counted)
+	// What is shared is made before any placement, which reads it, and
+	// before any reading: its lookups fill the nodes' matches in too.
+	if err := shared.wait(); err != nil {
+		return nil, &ModelError{Path: path, Err: err}
+	}
 	if shared == nil {
 		nodes.WithParts(training.Parts(g))
 	} else {
-		if err := shared.wait(); err != nil {
-			return nil, &ModelError{Path: path, Err: err}
-		}
 		nodes.WithParts(shared.parts)
 	}
 	// The source comes first, since every target's delta reads it; what
@@ -727,11 +729,6 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// reads it at once.
 	var rb *readBehind
 	if readsBehind(ts, fromIdx, beside, listed, opts) {
-		// What is shared is prepared first: its lookups fill the
-		// nodes' matches in too.
-		if err := shared.wait(); err != nil {
-			return nil, &ModelError{Path: path, Err: err}
-		}
 		if ixs, ok := placedIndexes(ts); ok {
 			nodes.settle(ixs)
 			rb = &readBehind{}
@@ -750,7 +747,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 			var err error
 			if beside {
 				src, placed, err = shared.placeBeside(g, nodes, *ts.From, ts.List[0], ts, sopts, opts, fetches)
-			} else if err = shared.wait(); err == nil {
+			} else {
 				var res *placement.Result
 				if res, err = place(g, nodes, *ts.From, ts, sopts, fetches, true); err == nil {
 					err = rb.read(res, func() error {
@@ -806,11 +803,8 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		if listed {
 			res := placed
 			if res == nil {
-				err := shared.wait()
-				if err == nil {
-					res, err = place(g, nodes, t, ts, opts, fetches, false)
-				}
-				if err != nil {
+				var err error
+				if res, err = place(g, nodes, t, ts, opts, fetches, false); err != nil {
 					return nil, failed(err)
 				}
 			}
