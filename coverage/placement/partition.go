@@ -246,14 +246,14 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			}
 			return allHost[:len(p.inTypes()):len(p.inTypes())], allHost[:len(p.outTypes()):len(p.outTypes())]
 		}
-		if slot != nil && slot[i] > 0 {
-			m := &pairs[slot[i]-1]
-			return m[0], m[1]
-		}
-		if slot != nil && slot[i] < 0 {
-			return nil, nil
-		}
-		if m, ok := memo[i]; ok {
+		if slot != nil {
+			if k := slot[i]; k > 0 {
+				m := &pairs[k-1]
+				return m[0], m[1]
+			} else if k < 0 {
+				return nil, nil
+			}
+		} else if m, ok := memo[i]; ok {
 			return m[0], m[1]
 		}
 		if s.deviceMemoryOnly(i, d) {
@@ -362,9 +362,46 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			out[k] = x
 		}
 	}
+	// quiet tells, of node si on a device other than the CPU and not a
+	// feed, that it sends nothing: each consumer is on its device (a
+	// control edge there is no transfer) and neither side keeps a port in
+	// host memory. Most nodes of a model placed whole are such; quiet
+	// tells so in one pass over their edges, before visit's bookkeeping.
+	quiet := func(si int) bool {
+		sd := s.dev[si]
+		if sd == s.cpu || fl[si]&(flagIO|flagFed|flagGhost) != 0 || sd < 0 {
+			return false
+		}
+		srcMem := false
+		for _, e := range outs.Of(si) {
+			dd := s.dev[e.dst]
+			switch {
+			case dd < 0 || fl[e.dst]&flagGhost != 0:
+				continue // visit's too
+			case dd != sd:
+				return false
+			case e.ctrl:
+				continue
+			case fl[e.dst]&flagIO != 0:
+				return false // every port in host memory (mem)
+			}
+			if !srcMem {
+				if _, out := mem(si); out != nil {
+					return false
+				}
+				srcMem = true
+			}
+			if in, _ := mem(int(e.dst)); in != nil {
+				return false
+			}
+		}
+		return true
+	}
 	if srcs == nil {
 		for i := range s.nodes {
-			visit(i)
+			if !quiet(i) {
+				visit(i)
+			}
 		}
 	} else {
 		for i := range srcs {

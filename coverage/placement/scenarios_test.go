@@ -244,6 +244,28 @@ Placeholder DEFAULT
 	assert.Equal(t, []string{"same_device_h2d"}, kinds(r, false))
 }
 
+// S6, the other way: a producer whose every port is in device memory feeds
+// an input its consumer's kernel keeps in host memory, on the same device:
+// one same-device D2H, found however few of a graph's nodes need a copy.
+func TestS6SameDeviceCopyIntoHostInput(t *testing.T) {
+	g := buildGraph(t, graphText(
+		placeholder("p", "DT_FLOAT", 2, 3, 5),
+		nd("x", "Relu", in("p"), ta("T", "DT_FLOAT")),
+		nd("y", "Relu", in("x"), ta("T", "DT_FLOAT")),
+		nd("z", "Softplus", in("y"), ta("T", "DT_FLOAT")),
+	))
+	reg := cpuOps + `
+Relu GPU T=float32
+Softplus GPU T=float32 host=features
+Placeholder DEFAULT
+`
+	r := simulate(t, g, "GPU", reg, Options{})
+	assert.Equal(t, map[string]string{"p": "GPU:0", "x": "GPU:0", "y": "GPU:0", "z": "GPU:0"}, devices(r))
+	require.Equal(t, 1, r.Transfers)
+	assert.Equal(t, int64(120), r.TransferBytes)
+	assert.Equal(t, []string{"same_device_d2h"}, kinds(r, false))
+}
+
 // S7: a device-specific Unique kernel beats the DEFAULT host-memory one
 // (op_kernel.cc:1419-1422; unique_op_gpu_2.cu.cc:24-36): 0 transfers.
 // UniqueV2 is CPU only (unique_op.cc:253-262): 1 D2H in, 2 H2D out.
