@@ -117,31 +117,58 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 	}
 	outs := s.outEdges()
+	// The outcomes of the generators alone in their groups, by what
+	// decides them besides (generatorKey).
+	var followed lastfew.Cache[generatorKey, aloneOutcome]
+	fls := s.flat.opFlags()
 	for _, i32 := range second {
 		i := int(i32)
-		cands := s.candidatesOrFail(i)
-		d, why := cands[0], ""
+		od := -1 // the device of every consumer, when they have one
 		if es := outs.Of(i); len(es) > 0 {
-			od := s.consumerDevice(es[0])
-			ok := od >= 0
-			for _, e := range es {
+			od = s.consumerDevice(es[0])
+			for _, e := range es[1:] {
 				if s.consumerDevice(e) != od {
-					ok = false
-				}
-			}
-			if ok && contains(cands, od) {
-				d = od
-				// A generator its own device field pins had no choice:
-				// the pin is the reason.
-				if len(cands) > 1 || s.pinAt(i) == "" {
-					s.placeBy(i, d, s.generatorFollows(d), true)
-					continue
+					od = -1
+					break
 				}
 			}
 		}
-		s.placeBy(i, d, s.describe(i, d, cands, why), true)
+		alone := kinds != nil && kinds[i]&kindPlain != 0 && s.alone(i)
+		var gk generatorKey
+		if alone {
+			gk = generatorKey{aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}, int16(od), fls[i]&flagDevField != 0}
+			if o, ok := followed.Get(gk); ok {
+				g := &s.gslab[i]
+				s.dev[i], s.reasons[i] = int(o.dev), o.reasons
+				g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
+				continue
+			}
+		}
+		d := s.placeGenerator(i, od)
+		if g := &s.gslab[i]; alone && g.candsOK && !g.failed {
+			followed.Put(gk, aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]})
+		}
 	}
 	s.opts.Scratch.keepInt32(lentGenerators, second)
+}
+
+// placeGenerator places generator i, whose consumers are all on device od
+// (-1: none, or not all on one), and returns its device: od where its
+// group may go there (placer.cc:296-311), else the placer's choice.
+func (s *sim) placeGenerator(i, od int) int {
+	cands := s.candidatesOrFail(i)
+	d := cands[0]
+	if od >= 0 && contains(cands, od) {
+		d = od
+		// A generator its own device field pins had no choice: the pin
+		// is the reason.
+		if len(cands) > 1 || s.pinAt(i) == "" {
+			s.placeBy(i, d, s.generatorFollows(d), true)
+			return d
+		}
+	}
+	s.placeBy(i, d, s.describe(i, d, cands, ""), true)
+	return d
 }
 
 // alone tells that node i, a plain node, is its group's only member with
@@ -162,6 +189,16 @@ func (s *sim) alone(i int) bool {
 type aloneKey struct {
 	row  int32
 	dflt int16
+}
+
+// generatorKey is what decides where a generator alone in its group goes
+// (placeGenerator): what decides an alone node's place, the device all its
+// consumers are on (-1: none, or not one) and whether its own device
+// field may pin it (pinAt).
+type generatorKey struct {
+	aloneKey
+	consumers int16
+	devField  bool
 }
 
 // aloneOutcome is where a node alone in its group went: its device, its

@@ -52,6 +52,39 @@ Placeholder DEFAULT
 	assert.Contains(t, strings.Join(reasonsOf(r, "shape"), "\n"), "generator follows its consumers")
 }
 
+// Constants of one kernel lookup, each alone in its group, follow their
+// own consumers (placer.cc:296-311): to the GPU, to the CPU where the
+// consumer has no GPU kernel, and, with consumers on both, where the
+// placer puts the constant itself (the GPU).
+func TestGeneratorsFollowTheirOwnConsumers(t *testing.T) {
+	g := buildGraph(t, graphText(
+		placeholder("x", "DT_FLOAT", 2, 3),
+		constNode("c1", "DT_FLOAT", []int64{2, 3}),
+		nd("gpu1", "AddV2", in("x", "c1"), ta("T", "DT_FLOAT")),
+		constNode("c2", "DT_FLOAT", []int64{2, 3}),
+		nd("cpu2", "Relu", in("c2"), ta("T", "DT_FLOAT")),
+		constNode("c3", "DT_FLOAT", []int64{2, 3}),
+		nd("gpu3", "AddV2", in("x", "c3"), ta("T", "DT_FLOAT")),
+		nd("cpu3", "Relu", in("c3"), ta("T", "DT_FLOAT")),
+		constNode("c4", "DT_FLOAT", []int64{2, 3}),
+		nd("gpu4", "AddV2", in("x", "c4"), ta("T", "DT_FLOAT")),
+	))
+	reg := cpuOps + `
+AddV2 GPU T=float32
+Const GPU dtype=float32
+Placeholder DEFAULT
+`
+	r := simulate(t, g, "GPU", reg, Options{})
+	d := devices(r)
+	assert.Equal(t, []string{"GPU:0", "CPU:0", "GPU:0", "GPU:0"}, []string{d["c1"], d["c2"], d["c3"], d["c4"]})
+	assert.Equal(t, "CPU:0", d["cpu2"])
+	for _, c := range []string{"c1", "c2", "c4"} {
+		assert.Contains(t, reasonsOf(r, c)[0], "generator follows its consumers", c)
+	}
+	assert.NotContains(t, strings.Join(reasonsOf(r, "c3"), "\n"), "generator follows", "consumers on two devices")
+	assert.True(t, strings.HasPrefix(reasonsOf(r, "c2")[0], "CPU:0"), reasonsOf(r, "c2")[0])
+}
+
 // S2: kernel priority beats device priority. Iterator ops have CPU
 // Priority(2) and GPU Priority(1) (iterator_ops.cc:1092-1136), sorted by
 // kernel priority (op_kernel.cc:1586-1591) and colocated by the resource
