@@ -71,7 +71,7 @@ func (s *sim) fusions() []Fusion {
 		byClass = make([]head, s.flat.classes)
 	}
 	for _, i32 := range s.special().fusionHeads {
-		i, p := int(i32), s.nodes[i32]
+		i := int(i32)
 		if s.dev[i] != s.tgt {
 			continue
 		}
@@ -79,15 +79,21 @@ func (s *sim) fusions() []Fusion {
 		var chain [3]int
 		var n int
 		var h head
-		if byClass != nil && s.flat.classOf[i] >= 0 && p.src == p.look {
+		// A class's nodes are the flattened graph's, unless the
+		// simulation has its own: then only those whose lookup node is
+		// their graph node are surely alike.
+		if byClass != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].src == s.nodes[i].look) {
 			c := s.flat.classOf[i]
 			if !byClass[c].known {
+				p := s.nodes[i]
 				byClass[c] = head{known: true, op: p.op(), t: p.look.Attrs["T"].GetType()}
 			}
 			h = byClass[c]
 		} else {
+			p := s.nodes[i]
 			h = head{op: p.op(), t: p.look.Attrs["T"].GetType()}
 		}
+		p := s.nodes[i]
 		t := h.t
 		switch h.op {
 		case "Conv2D":
