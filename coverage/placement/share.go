@@ -226,10 +226,13 @@ func nodeFlagsOf(p *pnode) uint8 {
 	return b
 }
 
-// flags are node i's opFlags.
+// flags are node i's opFlags: the flattened graph's, unless the
+// simulation's own copy of the node looks another node up.
 func (s *sim) flags(i int) uint8 {
-	if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
-		return opFlagsOf(p)
+	if s.ownNodes {
+		if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
+			return opFlagsOf(p)
+		}
 	}
 	return s.flat.opFlags()[i]
 }
