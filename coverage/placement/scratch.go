@@ -29,6 +29,8 @@ type Scratch struct {
 	// once the next Result keeps its own.
 	spareDev     []int
 	spareReasons []int32
+	// beside is the Scratch Reserve made ready for Beside to give.
+	beside *Scratch
 }
 
 // The arrays a simulation makes of its own, by use. A simulation of a

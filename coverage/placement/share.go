@@ -393,8 +393,15 @@ func (noLookups) Match(*graph.Node) coverage.Match {
 // no simulation changes once Prepare has made them, and lends arrays of
 // its own. A simulation whose graph or options another flattened graph
 // serves builds that one in the new Scratch.
+// The first one given is the one Reserve made ready, if any.
 func (sc *Scratch) Beside() *Scratch {
-	return &Scratch{flat: sc.flat, cpu: sc.cpu}
+	b := sc.beside
+	if b == nil {
+		b = &Scratch{}
+	}
+	sc.beside = nil
+	b.flat, b.cpu = sc.flat, sc.cpu
+	return b
 }
 
 // lookupClasses groups the nodes whose kernel lookups a matcher over a

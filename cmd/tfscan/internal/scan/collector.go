@@ -122,6 +122,19 @@ func (p *modelPacing) loaded() {
 	}
 }
 
+// allow raises the deferral's goal by bytes the model's part allocates
+// while it loads besides what the load makes (reserveAhead).
+func (p *modelPacing) allow(bytes uint64) {
+	if !p.on {
+		return
+	}
+	pacing.Lock()
+	defer pacing.Unlock()
+	if pacing.deferred {
+		pacing.raiseGoal(pacing.goal + bytes)
+	}
+}
+
 // end ends the model's part; the last one restores the pacing found.
 func (p *modelPacing) end() {
 	if !p.on {

@@ -96,6 +96,9 @@ type Options struct {
 	onScan func(*graph.Graph, Options)
 	// decoded is the model Run decodes ahead (decodeAhead), nil for none.
 	decoded *decodedAhead
+	// reserved is the Scratch the scan of a model reserves while it builds
+	// the graph (reserveAhead), nil for none.
+	reserved *reservedScratch
 	// listEvery makes a scan that lists the nodes needing attention list
 	// every node first and keep those after, as --nodes all lists them,
 	// instead of choosing them as it matches them (tests compare the
@@ -622,6 +625,9 @@ func scanModel(path string, ts *Targets, counted PhaseSet, opts Options, log *tf
 	if err != nil {
 		return nil, err
 	}
+	if _, beside, ok := sharesAhead(ts, opts); ok {
+		opts.reserved = reserveAhead(m, beside, pace)
+	}
 	m, g, err := buildModel(path, m, opts.Tags, ts.OpDefs())
 	if err != nil {
 		return nil, err
@@ -671,19 +677,11 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// parts while the shapes and phases are worked out. beside: the source
 	// is placed beside the target.
 	var shared *sharedAhead
-	var first Target
-	beside := false
-	if !opts.Placement.Disabled {
-		if listed && !opts.oneAtATime {
-			beside = placesBeside(ts, fromIdx, opts)
-			var ok bool
-			if first, ok = firstPlaced(ts, fromIdx, beside); ok {
-				shared = flattenAhead(g, first, opts, fetches)
-			}
-		}
-		if shared == nil {
-			ahead = inferAhead(g, opts)
-		}
+	first, beside, sharing := sharesAhead(ts, opts)
+	if sharing {
+		shared = flattenAhead(g, first, opts, fetches)
+	} else if !opts.Placement.Disabled {
+		ahead = inferAhead(g, opts)
 	}
 	for _, f := range security.Scan(g) {
 		if scope == nil || scope[f.Node] {

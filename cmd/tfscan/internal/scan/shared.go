@@ -6,6 +6,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
 	"github.com/tfscan/tfscan/training"
 )
 
@@ -33,10 +34,69 @@ type sharedAhead struct {
 	parts []training.Part
 }
 
+// sharesAhead tells whether a scan with opts of targets ts makes what its
+// placements share ahead (sharedAhead), for which first target, and
+// whether it places the source beside the target (placesBeside): a scan
+// that places and lists only the nodes needing attention, as it matches
+// them.
+func sharesAhead(ts *Targets, opts Options) (first Target, beside, ok bool) {
+	if opts.Placement.Disabled || opts.AllNodes || opts.listEvery || opts.oneAtATime {
+		return Target{}, false, false
+	}
+	fromIdx := ts.fromTarget()
+	beside = placesBeside(ts, fromIdx, opts)
+	first, ok = firstPlaced(ts, fromIdx, beside)
+	return first, beside, ok
+}
+
+// reservedScratch is the Scratch of a scan's placements, reserved
+// (placement.Scratch.Reserve) on a goroutine of its own while the scan
+// builds the model's graph, which takes one core: sized by the nodes of
+// the decoded model.
+type reservedScratch struct {
+	sc   *placement.Scratch
+	done func() // started's wait
+}
+
+// reserveAhead starts reserving a Scratch for the placements of m, and
+// one for a placement beside them; the model's pacing allows for them, so
+// that they start no collection while the graph is built.
+func reserveAhead(m *savedmodel.Model, beside bool, pace *modelPacing) *reservedScratch {
+	r := &reservedScratch{sc: new(placement.Scratch)}
+	n := decodedNodes(m)
+	pace.allow(placement.ReserveSize(n, beside))
+	r.done = started(func() { r.sc.Reserve(n, beside) })
+	return r
+}
+
+// scratch is the reserved Scratch once reserved; a new one for a nil r.
+func (r *reservedScratch) scratch() *placement.Scratch {
+	if r == nil {
+		return new(placement.Scratch)
+	}
+	r.done()
+	return r.sc
+}
+
+// decodedNodes is the number of nodes of m's largest MetaGraph, its
+// functions' included: about as many as a placement flattens.
+func decodedNodes(m *savedmodel.Model) int {
+	n := 0
+	for _, mg := range m.MetaGraphs {
+		gd := mg.Def.GetGraphDef()
+		k := len(gd.GetNode())
+		for _, f := range gd.GetLibrary().GetFunction() {
+			k += len(f.GetNodeDef())
+		}
+		n = max(n, k)
+	}
+	return n
+}
+
 // flattenAhead starts flattening g for a placement of target t with opts,
 // the first a scan makes (firstPlaced).
 func flattenAhead(g *graph.Graph, t Target, opts Options, fetches []graph.Tensor) *sharedAhead {
-	sh := &sharedAhead{mu: new(sync.Mutex), scratch: new(placement.Scratch)}
+	sh := &sharedAhead{mu: new(sync.Mutex), scratch: opts.reserved.scratch()}
 	popts := placementOptions(t, opts, fetches, false)
 	sh.prepared = started(func() {
 		if err := sh.scratch.Flatten(g, t.Index, popts); err != nil {

@@ -1,0 +1,63 @@
+package scan
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/internal/testutil"
+)
+
+// A scan reserves its placements' Scratch when it makes what they share
+// ahead (sharesAhead), for as many nodes as the decoded model holds, its
+// functions' included: as many as the graph built from it. The pacing of
+// the load allows for what the reservation allocates.
+func TestScanReservesItsPlacements(t *testing.T) {
+	ts, err := ResolveTargets([]string{"musa"}, nil)
+	require.NoError(t, err)
+	require.NoError(t, ts.SetFrom("cuda"))
+	for _, c := range []struct {
+		name   string
+		opts   Options
+		shares bool
+	}{
+		{"default", Options{}, true},
+		{"no placement", Options{Placement: PlacementOptions{Disabled: true}}, false},
+		{"every node", Options{AllNodes: true}, false},
+		{"one at a time", Options{oneAtATime: true}, false},
+	} {
+		first, beside, ok := sharesAhead(ts, c.opts)
+		assert.Equal(t, c.shares, ok, c.name)
+		if ok {
+			// The source beside the target: the target first; alone,
+			// the source.
+			assert.Equal(t, placesBeside(ts, ts.fromTarget(), c.opts), beside, c.name)
+			assert.Equal(t, map[bool]string{true: "musa", false: "cuda"}[beside], first.Name, c.name)
+		}
+	}
+
+	root := testutil.RepoRoot()
+	for _, path := range []string{
+		filepath.Join(root, "testdata", "models", "convnet_frozen.pb"),
+		filepath.Join(root, "testdata", "models", "keras_saved_model"),
+		filepath.Join(testutil.Corpus(t), "tf", "sm_simple_while_loop"),
+	} {
+		m, g, err := Load(path, nil)
+		require.NoError(t, err)
+		assert.Equal(t, len(g.Nodes), decodedNodes(m), path)
+	}
+
+	t.Setenv("GOGC", "")
+	m, err := decodeModel(filepath.Join(root, "testdata", "models", "convnet_frozen.pb"))
+	require.NoError(t, err)
+	pace := paceModel("")
+	defer pace.end()
+	goal := pacing.goal
+	r := reserveAhead(m, true, pace)
+	assert.Equal(t, goal+placement.ReserveSize(decodedNodes(m), true), pacing.goal)
+	assert.NotNil(t, r.scratch().Beside())
+	assert.NotSame(t, r.scratch(), (*reservedScratch)(nil).scratch())
+}

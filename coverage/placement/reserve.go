@@ -1,0 +1,69 @@
+package placement
+
+import (
+	"os"
+	"unsafe"
+)
+
+// Reserve makes ready the arrays a simulation of a graph of about n
+// placement nodes is lent, and the slabs its flattening fills; with
+// beside, also those of the Scratch that Beside gives. Each page of them
+// is written once: the first write of a page the process has not touched
+// yet stops the writer for the kernel to map it (a few microseconds), and
+// the arrays of a graph of 200,000 nodes span about ten thousand pages.
+// A scan reserves them on a core that loading the model leaves idle
+// (the build is one goroutine), so that its flattening and simulations
+// find the pages mapped. A Scratch reserved for fewer nodes than a
+// simulation needs lends new arrays, as an empty one does.
+func (sc *Scratch) Reserve(n int, beside bool) {
+	for k := len(sc.slabs); k*pnodeSlab < n; k++ {
+		sc.slabs = append(sc.slabs, touched(make([]pnode, pnodeSlab)))
+	}
+	sc.reserveLent(n)
+	if beside {
+		sc.beside = &Scratch{}
+		sc.beside.reserveLent(n)
+	}
+}
+
+// ReserveSize is about the bytes Reserve(n, beside) allocates.
+func ReserveSize(n int, beside bool) uint64 {
+	lent := unsafe.Sizeof(group{}) + unsafe.Sizeof(int(0)) + uintptr(len(reservedInt32s))*unsafe.Sizeof(int32(0))
+	size := uint64(n) * uint64(unsafe.Sizeof(pnode{})+lent)
+	if beside {
+		size += uint64(n) * uint64(lent)
+	}
+	return size
+}
+
+// reservedInt32s are the int32 arrays Reserve makes ready.
+var reservedInt32s = [...]int{lentRows, lentParent, lentReasons, lentSlots, lentIslands}
+
+// reserveLent makes ready the arrays lent to a simulation of n nodes that
+// a simulation of any graph makes (colocate, assignAll, transfers).
+func (sc *Scratch) reserveLent(n int) {
+	if cap(sc.groups) < n {
+		sc.groups = touched(make([]group, n))
+	}
+	if cap(sc.ints[lentDev]) < n {
+		sc.ints[lentDev] = touched(make([]int, n))
+	}
+	for _, k := range reservedInt32s {
+		if cap(sc.int32s[k]) < n {
+			sc.int32s[k] = touched(make([]int32, n))
+		}
+	}
+}
+
+// pageSize is the size of the pages touched maps.
+var pageSize = os.Getpagesize()
+
+// touched writes one element of a in every page it spans, and returns a.
+func touched[T any](a []T) []T {
+	var zero T
+	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
+	for i := 0; i < len(a); i += step {
+		a[i] = zero
+	}
+	return a
+}

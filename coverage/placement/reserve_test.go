@@ -1,0 +1,81 @@
+package placement
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A Scratch reserved for a graph's nodes lends what it reserved: the
+// flattening fills its slabs, the simulation takes its groups and arrays,
+// and Beside gives the Scratch reserved beside it, once. The Results are
+// those of simulations lent nothing.
+func TestReservedArraysAreLent(t *testing.T) {
+	g := buildGraph(t, graphText(
+		placeholder("x", "DT_FLOAT", 2, 3),
+		constNode("c", "DT_FLOAT", []int64{2, 3}),
+		nd("a", "AddV2", in("x", "c"), ta("T", "DT_FLOAT")),
+		nd("r", "Relu", in("a"), ta("T", "DT_FLOAT")),
+		nd("s", "Softplus", in("r"), ta("T", "DT_FLOAT")),
+	))
+	reg := cpuOps + `
+AddV2 GPU T=float32
+Relu GPU T=float32
+Const GPU dtype=float32
+Placeholder DEFAULT
+`
+	tm, cm := matchers(t, "GPU", reg)
+	want, err := Simulate(g, tm, cm, Options{})
+	require.NoError(t, err)
+
+	var sc Scratch
+	sc.Reserve(2*len(g.Nodes), true)
+	slab, groups, parent := &sc.slabs[0][0], &sc.groups[0], &sc.int32s[lentParent][0]
+	reserved := sc.beside
+	require.NotNil(t, reserved)
+	besideGroups := &reserved.groups[0]
+
+	got, err := Simulate(g, tm, cm, Options{Scratch: &sc})
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Len(t, sc.slabs, 1)
+	assert.Same(t, slab, &sc.slabs[0][0], "the flattening's slab")
+	assert.Same(t, groups, &sc.groups[0], "the groups")
+	assert.Same(t, parent, &sc.int32s[lentParent][0], "an int32 array")
+
+	b := sc.Beside()
+	assert.Same(t, reserved, b)
+	assert.NotSame(t, b, sc.Beside(), "given once")
+	got, err = Simulate(g, tm, cm, Options{Scratch: b})
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Same(t, besideGroups, &b.groups[0])
+}
+
+// ReserveSize counts what Reserve allocates (the pacing of a scan's load
+// allows for it), up to a slab.
+func TestReserveSize(t *testing.T) {
+	pnodeSize, groupSize := uint64(unsafe.Sizeof(pnode{})), uint64(unsafe.Sizeof(group{}))
+	for _, beside := range []bool{false, true} {
+		var sc Scratch
+		sc.Reserve(5000, beside)
+		got := uint64(0)
+		for _, s := range sc.slabs {
+			got += uint64(len(s)) * pnodeSize
+		}
+		add := func(sc *Scratch) {
+			got += uint64(len(sc.groups))*groupSize + uint64(len(sc.ints[lentDev]))*8
+			for _, a := range sc.int32s {
+				got += uint64(len(a)) * 4
+			}
+		}
+		add(&sc)
+		if beside {
+			add(sc.beside)
+		}
+		want := ReserveSize(5000, beside)
+		assert.InDelta(t, float64(want), float64(got), float64(pnodeSlab*pnodeSize), "beside %v", beside)
+	}
+}
