@@ -9,6 +9,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // TestAlikeTakesOnlyTheSame: nodes of one op and one attr map take the
@@ -51,4 +52,25 @@ func TestAlikeTakesOnlyTheSame(t *testing.T) {
 	c2, _ := got.Output(casts[1], 0)
 	assert.Equal(t, tpb.DataType_DT_DOUBLE, c2.DType)
 	assert.Equal(t, []int64{3}, dims(t, got, casts[2]))
+}
+
+// Consts of one attr map are alike (one rule run for them all) unless the
+// model is a TF.js one, whose weights give each Const its value by name:
+// then each takes its own weight's shape.
+func TestAlikeConstsUnlessWeighted(t *testing.T) {
+	var gb g
+	shared := A{"dtype": ty(tpb.DataType_DT_FLOAT), "value": {Value: &attrpb.AttrValue_Tensor{Tensor: &tensorpb.TensorProto{Dtype: tpb.DataType_DT_FLOAT, TensorShape: shapeAttr(4).GetShape()}}}}
+	c1, c2 := gb.add("c1", "Const", shared, f32), gb.add("c2", "Const", shared, f32)
+	gr := gb.graph()
+	got := Infer(gr, Options{})
+	assert.Equal(t, []int64{4}, dims(t, got, c1))
+	assert.Equal(t, []int64{4}, dims(t, got, c2))
+
+	gr.Model = &savedmodel.Model{Weights: map[string]*savedmodel.Weight{
+		"c1": {Name: "c1", DType: tpb.DataType_DT_FLOAT, Shape: []int64{2, 3}},
+		"c2": {Name: "c2", DType: tpb.DataType_DT_FLOAT, Shape: []int64{5}},
+	}}
+	got = Infer(gr, Options{})
+	assert.Equal(t, []int64{2, 3}, dims(t, got, c1))
+	assert.Equal(t, []int64{5}, dims(t, got, c2))
 }

@@ -525,7 +525,7 @@ func (s *Shapes) node(n *graph.Node) {
 		s.outs[at+i] = s.pack(outs[i])
 	}
 	switch {
-	case !known && !alikeOp(n.Op):
+	case !known && !s.alikeOp(n.Op):
 		s.alike.Put(key, alikeAnswer{never: true})
 	case !a.never && len(n.Calls) == 0 && !slices.ContainsFunc(ins, hasHandle):
 		s.alike.Put(key, alikeAnswer{ins: slices.Clone(ins), outs: slices.Clone(s.outs[at : at+len(outs)])})
@@ -537,9 +537,13 @@ func (s *Shapes) node(n *graph.Node) {
 // alikeOp tells whether op's rule reads only the op, the node's attrs and
 // its input tensors (node remembers it only for inputs without handle
 // data, which resourceRule forwards): not the node's name, its inputs'
-// nodes or its calls, as the Const, Placeholder, checkpoint,
-// example-parsing and call rules do.
-func alikeOp(op string) bool {
+// nodes or its calls, as the Placeholder, checkpoint, example-parsing and
+// call rules do, and the Const rule where a TF.js model's weights give
+// the values by node name (tfjsWeight).
+func (s *Shapes) alikeOp(op string) bool {
+	if op == "Const" {
+		return s.g.Model == nil || s.g.Model.Weights == nil
+	}
 	return unaryOps[op] || binaryOps[op] || reduceOps[op] ||
 		op == "MatMul" || op == "_FusedMatMul" || op == "MatMulV2" ||
 		op == "BatchMatMul" || op == "BatchMatMulV2" || op == "BatchMatMulV3" ||
