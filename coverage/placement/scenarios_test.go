@@ -254,49 +254,49 @@ Placeholder DEFAULT
 	assert.Contains(t, strings.Join(reasonsOf(r, "shape"), "\n"), "metadata op follows its input")
 }
 
-// S6: Shape's output is HostMemory (shape_ops.cc:39-49) but the GPU Cast
-// has none (cast_op.cc:242-253): one same-device H2D of rank×4 bytes
-// (graph_partition.cc:126-145).
-func TestS6SameDeviceCopy(t *testing.T) {
-	g := buildGraph(t, graphText(
-		placeholder("p", "DT_FLOAT", 2, 3, 5),
-		nd("x", "Identity", in("p"), ta("T", "DT_FLOAT")),
-		nd("sh", "Shape", in("x"), ta("T", "DT_FLOAT"), ta("out_type", "DT_INT32")),
-		nd("c", "Cast", in("sh"), ta("SrcT", "DT_INT32"), ta("DstT", "DT_FLOAT")),
-	))
-	reg := cpuOps + `
+// S6: a same-device copy where one side of an edge keeps the tensor in
+// host memory and the other does not (graph_partition.cc:126-145): Shape's
+// output is HostMemory (shape_ops.cc:39-49) but the GPU Cast has none
+// (cast_op.cc:242-253), one H2D of rank×4 bytes; and the other way, a
+// producer whose every port is in device memory feeds an input its
+// consumer's kernel keeps in host memory, one D2H, found however few of a
+// graph's nodes need a copy.
+func TestS6SameDeviceCopies(t *testing.T) {
+	for _, c := range []struct {
+		name, kind string
+		nodes      []string
+		reg        string
+		bytes      int64
+	}{
+		{"from host memory", "same_device_h2d", []string{
+			nd("x", "Identity", in("p"), ta("T", "DT_FLOAT")),
+			nd("sh", "Shape", in("x"), ta("T", "DT_FLOAT"), ta("out_type", "DT_INT32")),
+			nd("c", "Cast", in("sh"), ta("SrcT", "DT_INT32"), ta("DstT", "DT_FLOAT")),
+		}, `
 Identity GPU T=float32
 Shape GPU T=float32 out_type=int32 host=output
 Cast GPU SrcT=int32|float32 DstT=float32|int32
-Placeholder DEFAULT
-`
-	r := simulate(t, g, "GPU", reg, Options{})
-	assert.Equal(t, map[string]string{"p": "GPU:0", "x": "GPU:0", "sh": "GPU:0", "c": "GPU:0"}, devices(r))
-	require.Equal(t, 1, r.Transfers)
-	assert.Equal(t, int64(12), r.TransferBytes)
-	assert.Equal(t, []string{"same_device_h2d"}, kinds(r, false))
-}
-
-// S6, the other way: a producer whose every port is in device memory feeds
-// an input its consumer's kernel keeps in host memory, on the same device:
-// one same-device D2H, found however few of a graph's nodes need a copy.
-func TestS6SameDeviceCopyIntoHostInput(t *testing.T) {
-	g := buildGraph(t, graphText(
-		placeholder("p", "DT_FLOAT", 2, 3, 5),
-		nd("x", "Relu", in("p"), ta("T", "DT_FLOAT")),
-		nd("y", "Relu", in("x"), ta("T", "DT_FLOAT")),
-		nd("z", "Softplus", in("y"), ta("T", "DT_FLOAT")),
-	))
-	reg := cpuOps + `
+`, 12},
+		{"into host memory", "same_device_d2h", []string{
+			nd("x", "Relu", in("p"), ta("T", "DT_FLOAT")),
+			nd("y", "Relu", in("x"), ta("T", "DT_FLOAT")),
+			nd("z", "Softplus", in("y"), ta("T", "DT_FLOAT")),
+		}, `
 Relu GPU T=float32
 Softplus GPU T=float32 host=features
-Placeholder DEFAULT
-`
-	r := simulate(t, g, "GPU", reg, Options{})
-	assert.Equal(t, map[string]string{"p": "GPU:0", "x": "GPU:0", "y": "GPU:0", "z": "GPU:0"}, devices(r))
-	require.Equal(t, 1, r.Transfers)
-	assert.Equal(t, int64(120), r.TransferBytes)
-	assert.Equal(t, []string{"same_device_d2h"}, kinds(r, false))
+`, 120},
+	} {
+		g := buildGraph(t, graphText(append([]string{placeholder("p", "DT_FLOAT", 2, 3, 5)}, c.nodes...)...))
+		r := simulate(t, g, "GPU", cpuOps+c.reg+"Placeholder DEFAULT\n", Options{})
+		d := devices(r)
+		assert.Len(t, d, 4, c.name)
+		for n, dev := range d {
+			assert.Equal(t, "GPU:0", dev, "%s: %s", c.name, n)
+		}
+		require.Equal(t, 1, r.Transfers, c.name)
+		assert.Equal(t, c.bytes, r.TransferBytes, c.name)
+		assert.Equal(t, []string{c.kind}, kinds(r, false), c.name)
+	}
 }
 
 // S7: a device-specific Unique kernel beats the DEFAULT host-memory one
