@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,7 +10,10 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
+	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/testmodel"
+	"github.com/tfscan/tfscan/internal/testutil"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // Two simulations at the same time, one lent a prepared Scratch and one its
@@ -72,4 +76,49 @@ func TestBesideChangesNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The arrays a Scratch reserved for a model's nodes (Reserve, as a scan
+// sizes it by the decoded model's nodes) are long enough for the nodes
+// its flattening makes, which adds each call's arguments and results and
+// a body's further instances: on every model of the corpus and the
+// project's, SavedModels with functions and TF1 loops among them.
+func TestReservedRoomHoldsTheFlattenedGraph(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{filepath.Join(corpusDir(t), "tf"), filepath.Join(corpusDir(t), "tfjs"), filepath.Join(testutil.RepoRoot(), "testdata", "models")} {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	musa := builtinIndex(t, "musa")
+	flattened := 0
+	for _, path := range paths {
+		g, err := tryGraph(path)
+		if err != nil {
+			continue // the corpus's malformed models
+		}
+		var sc placement.Scratch
+		require.NoError(t, sc.Flatten(g, musa, placement.Options{}), path)
+		n := placement.FlattenedNodes(&sc)
+		assert.LessOrEqual(t, n, placement.LentRoom(len(g.Nodes)), path)
+		if n > len(g.Nodes) {
+			flattened++
+		}
+	}
+	assert.GreaterOrEqual(t, flattened, 3, "models whose flattening adds nodes")
+}
+
+// tryGraph builds the graph of the model at path, or says why not.
+func tryGraph(path string) (*graph.Graph, error) {
+	m, err := savedmodel.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	mg, err := graph.SelectMetaGraph(m, nil)
+	if err != nil {
+		return nil, err
+	}
+	return graph.Build(m, mg)
 }

@@ -16,3 +16,14 @@ func CPULookups(sc *Scratch) any {
 	}
 	return sc.cpu
 }
+
+// FlattenedNodes is the number of nodes of the flattened graph sc holds.
+func FlattenedNodes(sc *Scratch) int {
+	if sc.flat == nil {
+		return 0
+	}
+	return len(sc.flat.nodes)
+}
+
+// LentRoom is lentRoom.
+var LentRoom = lentRoom

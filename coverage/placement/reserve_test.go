@@ -31,7 +31,7 @@ Placeholder DEFAULT
 	require.NoError(t, err)
 
 	var sc Scratch
-	sc.Reserve(2*len(g.Nodes), true)
+	sc.Reserve(len(g.Nodes), true)
 	slab, groups, parent := &sc.slabs[0][0], &sc.groups[0], &sc.int32s[lentParent][0]
 	reserved := sc.beside
 	require.NotNil(t, reserved)
