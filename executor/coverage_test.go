@@ -11,9 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tfscan/tfscan/executor"
-	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/kernels"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // TestCorpusOpCoverage lists every op of the corpus models (../shared/corpus
@@ -29,7 +28,7 @@ func TestCorpusOpCoverage(t *testing.T) {
 		ents, err := os.ReadDir(filepath.Join(dir, "corpus", sub))
 		require.NoError(t, err)
 		for _, e := range ents {
-			g, err := loadCorpusGraph(filepath.Join(dir, "corpus", sub, e.Name()))
+			g, err := testmodel.TryGraph(filepath.Join(dir, "corpus", sub, e.Name()))
 			if err != nil {
 				if !brokenCorpusModels[e.Name()] {
 					t.Errorf("%s/%s does not load: %v", sub, e.Name(), err)
@@ -79,23 +78,6 @@ func TestCorpusOpCoverage(t *testing.T) {
 		}
 	}
 	t.Logf("kernels registered: %d", len(kernels.RegisteredOps()))
-}
-
-// loadCorpusGraph loads a corpus entry: a model directory, or a directory
-// holding one GraphDef/MetaGraphDef file.
-func loadCorpusGraph(path string) (*graph.Graph, error) {
-	if ents, err := os.ReadDir(path); err == nil && len(ents) == 1 && !ents[0].IsDir() {
-		path = filepath.Join(path, ents[0].Name())
-	}
-	m, err := savedmodel.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	mg, err := graph.SelectMetaGraph(m, nil)
-	if err != nil {
-		return nil, err
-	}
-	return graph.Build(m, mg)
 }
 
 // brokenCorpusModels are the corpus's deliberately bad inputs

@@ -10,10 +10,8 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
-	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/testmodel"
 	"github.com/tfscan/tfscan/internal/testutil"
-	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // Two simulations at the same time, one lent a prepared Scratch and one its
@@ -95,7 +93,7 @@ func TestReservedRoomHoldsTheFlattenedGraph(t *testing.T) {
 	musa := builtinIndex(t, "musa")
 	flattened := 0
 	for _, path := range paths {
-		g, err := tryGraph(path)
+		g, err := testmodel.TryGraph(path)
 		if err != nil {
 			continue // the corpus's malformed models
 		}
@@ -108,17 +106,4 @@ func TestReservedRoomHoldsTheFlattenedGraph(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, flattened, 3, "models whose flattening adds nodes")
-}
-
-// tryGraph builds the graph of the model at path, or says why not.
-func tryGraph(path string) (*graph.Graph, error) {
-	m, err := savedmodel.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	mg, err := graph.SelectMetaGraph(m, nil)
-	if err != nil {
-		return nil, err
-	}
-	return graph.Build(m, mg)
 }

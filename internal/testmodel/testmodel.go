@@ -5,6 +5,8 @@
 package testmodel
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,6 +27,24 @@ func Load(t testing.TB, path string) (*savedmodel.Model, *graph.Graph) {
 	g, err := graph.Build(m, mg)
 	require.NoError(t, err)
 	return m, g
+}
+
+// TryGraph is the graph of the model at path, or why it cannot be built:
+// the corpus holds malformed models on purpose. A folder that holds one
+// file is read as that file (a corpus entry of one GraphDef).
+func TryGraph(path string) (*graph.Graph, error) {
+	if ents, err := os.ReadDir(path); err == nil && len(ents) == 1 && !ents[0].IsDir() {
+		path = filepath.Join(path, ents[0].Name())
+	}
+	m, err := savedmodel.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	mg, err := graph.SelectMetaGraph(m, nil)
+	if err != nil {
+		return nil, err
+	}
+	return graph.Build(m, mg)
 }
 
 // Graph is Load's graph alone.
