@@ -96,9 +96,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		if alone {
 			ak = aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}
 			if o, ok := outcomes.Get(ak); ok {
-				g := &s.gslab[i]
-				s.dev[i], s.reasons[i] = int(o.dev), o.reasons
-				g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
+				s.placeAsBefore(i, o)
 				continue
 			}
 		}
@@ -112,8 +110,10 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		}
 		// Neither in a host nor in a single-device body: the placer's (place).
 		s.placeBy(i, d, s.describe(i, d, cands, why), true)
-		if g := &s.gslab[i]; alone && g.candsOK && !g.failed {
-			outcomes.Put(ak, aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]})
+		if alone {
+			if o, ok := s.outcome(i, d); ok {
+				outcomes.Put(ak, o)
+			}
 		}
 	}
 	outs := s.outEdges()
@@ -138,18 +138,35 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		if alone {
 			gk = generatorKey{aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}, int16(od), fls[i]&flagDevField != 0}
 			if o, ok := followed.Get(gk); ok {
-				g := &s.gslab[i]
-				s.dev[i], s.reasons[i] = int(o.dev), o.reasons
-				g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
+				s.placeAsBefore(i, o)
 				continue
 			}
 		}
 		d := s.placeGenerator(i, od)
-		if g := &s.gslab[i]; alone && g.candsOK && !g.failed {
-			followed.Put(gk, aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]})
+		if alone {
+			if o, ok := s.outcome(i, d); ok {
+				followed.Put(gk, o)
+			}
 		}
 	}
 	s.opts.Scratch.keepInt32(lentGenerators, second)
+}
+
+// outcome is where node i, alone in its group, went (device d), for
+// nodes decided alike to take (placeAsBefore); false when its group has no
+// candidates to give or failed.
+func (s *sim) outcome(i, d int) (aloneOutcome, bool) {
+	g := &s.gslab[i]
+	return aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]}, g.candsOK && !g.failed
+}
+
+// placeAsBefore places node i, alone in its group, as o says an earlier
+// node decided alike went: its device, its group's candidates and its
+// reasons.
+func (s *sim) placeAsBefore(i int, o aloneOutcome) {
+	g := &s.gslab[i]
+	s.dev[i], s.reasons[i] = int(o.dev), o.reasons
+	g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
 }
 
 // placeGenerator places generator i, whose consumers are all on device od

@@ -71,7 +71,7 @@ func (s *sim) fusions() []Fusion {
 		byClass = make([]head, s.flat.classes)
 	}
 	for _, i32 := range s.special().fusionHeads {
-		i := int(i32)
+		i, p := int(i32), s.nodes[i32]
 		if s.dev[i] != s.tgt {
 			continue
 		}
@@ -82,18 +82,15 @@ func (s *sim) fusions() []Fusion {
 		// A class's nodes are the flattened graph's, unless the
 		// simulation has its own: then only those whose lookup node is
 		// their graph node are surely alike.
-		if byClass != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].src == s.nodes[i].look) {
+		if byClass != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || p.src == p.look) {
 			c := s.flat.classOf[i]
 			if !byClass[c].known {
-				p := s.nodes[i]
 				byClass[c] = head{known: true, op: p.op(), t: p.look.Attrs["T"].GetType()}
 			}
 			h = byClass[c]
 		} else {
-			p := s.nodes[i]
 			h = head{op: p.op(), t: p.look.Attrs["T"].GetType()}
 		}
-		p := s.nodes[i]
 		t := h.t
 		switch h.op {
 		case "Conv2D":

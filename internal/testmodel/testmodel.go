@@ -20,11 +20,7 @@ import (
 // t on any error.
 func Load(t testing.TB, path string) (*savedmodel.Model, *graph.Graph) {
 	t.Helper()
-	m, err := savedmodel.Load(path)
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
+	m, g, err := build(path)
 	require.NoError(t, err)
 	return m, g
 }
@@ -36,15 +32,23 @@ func TryGraph(path string) (*graph.Graph, error) {
 	if ents, err := os.ReadDir(path); err == nil && len(ents) == 1 && !ents[0].IsDir() {
 		path = filepath.Join(path, ents[0].Name())
 	}
+	_, g, err := build(path)
+	return g, err
+}
+
+// build reads the model at path and builds the graph of its default meta
+// graph.
+func build(path string) (*savedmodel.Model, *graph.Graph, error) {
 	m, err := savedmodel.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mg, err := graph.SelectMetaGraph(m, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return graph.Build(m, mg)
+	g, err := graph.Build(m, mg)
+	return m, g, err
 }
 
 // Graph is Load's graph alone.
