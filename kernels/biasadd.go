@@ -106,7 +106,14 @@ func addBiasInPlace[T nnFloat](x, bias []T, c int) {
 		return
 	}
 	rows := len(x) / c
+	x32, _ := any(x).([]float32)
+	b32, _ := any(bias).([]float32)
 	nnParallel(rows, c, func(r int) {
+		if vec32 != nil && x32 != nil {
+			row := x32[r*c : (r+1)*c]
+			vec32(vecAdd, row, row, b32[:c], true, true)
+			return
+		}
 		row := x[r*c : (r+1)*c]
 		bb := bias[:len(row)]
 		for j := range row {

@@ -160,23 +160,29 @@ func (p *bcastPlan) runs(lo, hi int, fn func(o int, offs []int, n int)) {
 		idx[d] = rem % p.dims[d]
 		rem /= p.dims[d]
 	}
+	for k, st := range p.strides {
+		for d, i := range idx {
+			offs[k] += i * st[d]
+		}
+	}
+	// The offsets follow the index: a run steps the innermost dim, and a
+	// carry steps the next one out and rewinds the one it leaves.
 	inner := p.dims[rank-1]
 	o := lo
 	for o < hi {
-		for k, st := range p.strides {
-			off := 0
-			for d, i := range idx {
-				off += i * st[d]
-			}
-			offs[k] = off
-		}
 		n := min(inner-idx[rank-1], hi-o)
 		fn(o, offs, n)
 		o += n
 		idx[rank-1] += n
+		for k, st := range p.strides {
+			offs[k] += n * st[rank-1]
+		}
 		for d := rank - 1; d > 0 && idx[d] >= p.dims[d]; d-- {
 			idx[d] = 0
 			idx[d-1]++
+			for k, st := range p.strides {
+				offs[k] += st[d-1] - p.dims[d]*st[d]
+			}
 		}
 	}
 }
@@ -303,11 +309,18 @@ const (
 func vecBroadcast[T number](p *bcastPlan, a, b, out []T, op int) {
 	_, steps := p.inner()
 	sa, sb := steps[0], steps[1]
+	// float32 runs go to vec32 where there is one (nil slices otherwise).
+	out32, _ := any(out).([]float32)
+	a32, _ := any(a).([]float32)
+	b32, _ := any(b).([]float32)
+	fast := vec32 != nil && out32 != nil && sa <= 1 && sb <= 1 && sa+sb > 0
 	parallelFor(p.n, 1, func(lo, hi int) {
 		p.runs(lo, hi, func(o int, offs []int, n int) {
 			dst := out[o : o+n]
 			ia, ib := offs[0], offs[1]
 			switch {
+			case fast:
+				vec32(op, out32[o:o+n], a32[ia:ia+max(n*sa, 1)], b32[ib:ib+max(n*sb, 1)], sa == 1, sb == 1)
 			case sa == 1 && sb == 1:
 				vecVV(op, dst, a[ia:ia+n], b[ib:ib+n])
 			case sa == 1 && sb == 0:
@@ -334,6 +347,12 @@ func vecApply[T number](op int, x, y T) T {
 	}
 	return x / y
 }
+
+// vec32 is vecVV, vecVS and vecSV on float32 in one, where the CPU has
+// vector instructions for them (binary_amd64.go; nil elsewhere), with the
+// Go loops' arithmetic: dst[i] = x[i] op y[i], where x and y hold len(dst)
+// values, or one repeated where xVec or yVec is false.
+var vec32 func(op int, dst, x, y []float32, xVec, yVec bool)
 
 func vecVV[T number](op int, dst, x, y []T) {
 	x, y = x[:len(dst)], y[:len(dst)]
