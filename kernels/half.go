@@ -12,7 +12,20 @@ import "math"
 // Float16FromFloat32 rounds f to the nearest binary16 value, ties to even.
 // Values too large for binary16 become ±Inf, tiny ones become subnormals or
 // ±0, and NaN becomes the quiet NaN 0x7e00 with f's sign (as Eigen does).
+// binary16's normals (float32 exponents 113 to 142), most of what a float16
+// tensor holds, are rounded in place (as RoundFloat16 does) and rebiased; a
+// carry past the largest exponent gives 0x7c00, Inf.
 func Float16FromFloat32(f float32) Float16 {
+	b := math.Float32bits(f)
+	if e := b >> 23 & 0xff; e-113 <= 142-113 {
+		r := b&0x7fffffff + 0xfff + b>>13&1
+		return Float16(uint16(b>>16)&0x8000 | uint16((r-112<<23)>>13))
+	}
+	return float16Of(f)
+}
+
+// float16Of is Float16FromFloat32 for every f, step by step.
+func float16Of(f float32) Float16 {
 	b := math.Float32bits(f)
 	sign := uint16(b>>16) & 0x8000
 	exp := int32(b>>23) & 0xff
@@ -64,8 +77,17 @@ func Float16FromFloat32(f float32) Float16 {
 }
 
 // Float32 returns h exactly as a float32 (every binary16 value is
-// representable).
+// representable): a normal (exponent field 1 to 30) rebiased, the rest by
+// float32Of.
 func (h Float16) Float32() float32 {
+	if e := h >> 10 & 0x1f; e-1 < 30 {
+		return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7fff)+112<<10)<<13)
+	}
+	return h.float32Of()
+}
+
+// float32Of is Float32 for every h, step by step.
+func (h Float16) float32Of() float32 {
 	sign := uint32(h&0x8000) << 16
 	exp := uint32(h>>10) & 0x1f
 	mant := uint32(h & 0x3ff)
@@ -124,8 +146,23 @@ func (b BFloat16) Float32() float32 { return math.Float32frombits(uint32(b) << 1
 func (b BFloat16) Float64() float64 { return float64(b.Float32()) }
 
 // RoundFloat16 rounds f to binary16 precision and back: the value a float32
-// takes after a round trip through DT_HALF storage.
-func RoundFloat16(f float32) float32 { return Float16FromFloat32(f).Float32() }
+// takes after a round trip through DT_HALF storage. A float16 kernel rounds
+// every product and partial sum so (matMulStorage), and most of them are
+// binary16 normals (float32 exponents 113 to 142), rounded here in place:
+// dropping the 13 mantissa bits binary16 lacks, ties to even, which a carry
+// past binary16's largest exponent makes Inf as the conversion does.
+func RoundFloat16(f float32) float32 {
+	b := math.Float32bits(f)
+	if e := b >> 23 & 0xff; e-113 <= 142-113 {
+		b += 0xfff + b>>13&1
+		b &^= 0x1fff
+		if b>>23&0xff > 142 {
+			b = b&0x80000000 | 0x7f800000
+		}
+		return math.Float32frombits(b)
+	}
+	return Float16FromFloat32(f).Float32()
+}
 
 // RoundBFloat16 rounds f to bfloat16 precision and back.
 func RoundBFloat16(f float32) float32 { return BFloat16FromFloat32(f).Float32() }

@@ -190,3 +190,36 @@ func FuzzFloat16(f *testing.F) {
 		}
 	})
 }
+
+// The in-place rounding of binary16's normals (Float16FromFloat32,
+// RoundFloat16) against the step-by-step conversion, on every exponent and
+// sign, every pattern of the bits the rounding reads (the 13 it drops and
+// the last one it keeps) and a few of the bits above them; and Float32's
+// rebiasing of normals on every binary16 value.
+func TestFloat16FastPathsMatch(t *testing.T) {
+	for h := 0; h < 1<<16; h++ {
+		got, want := Float16(h).Float32(), Float16(h).float32Of()
+		if math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("Float16(%#04x).Float32() = %#08x, want %#08x", h, math.Float32bits(got), math.Float32bits(want))
+		}
+	}
+	highs := []uint32{0, 0x1ff << 14, 0x155 << 14, 0xaa << 14, 0x1 << 14, 0x100 << 14}
+	for sign := uint32(0); sign < 2; sign++ {
+		for e := uint32(0); e < 256; e++ {
+			for _, hi := range highs {
+				for lo := uint32(0); lo < 1<<14; lo++ {
+					b := sign<<31 | e<<23 | hi | lo
+					f := math.Float32frombits(b)
+					want := float16Of(f)
+					if got := Float16FromFloat32(f); got != want {
+						t.Fatalf("Float16FromFloat32(%#08x = %g) = %#04x, want %#04x", b, f, got, want)
+					}
+					got, wantF := RoundFloat16(f), want.float32Of()
+					if math.Float32bits(got) != math.Float32bits(wantF) {
+						t.Fatalf("RoundFloat16(%#08x = %g) = %#08x, want %#08x", b, f, math.Float32bits(got), math.Float32bits(wantF))
+					}
+				}
+			}
+		}
+	}
+}
