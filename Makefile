@@ -103,7 +103,7 @@ bench-exec:
 # PROFILE_MODELS run by the executor alone (BenchmarkZooGo), split into the
 # columns of docs/performance.md's table by tools/execprofile. ZOO as for
 # bench-exec; the table's models are the full zoo's.
-PROFILE_MODELS ?= resnet50 inceptionv3 densenet121 mobilenetv2 mobilenetv3small
+PROFILE_MODELS ?= resnet50 inceptionv3 densenet121 efficientnetb0 mobilenetv2 mobilenetv3small
 .PHONY: profile-exec
 profile-exec:
 	@zoo=$${ZOO:-$$(tools/tfmodels/make.sh)}; hdr=-header; mkdir -p out/profile; \
