@@ -108,8 +108,9 @@ func addBiasInPlace[T nnFloat](x, bias []T, c int) {
 	rows := len(x) / c
 	x32, _ := any(x).([]float32)
 	b32, _ := any(bias).([]float32)
+	fast := vec32 != nil && x32 != nil
 	nnParallel(rows, c, func(r int) {
-		if vec32 != nil && x32 != nil {
+		if fast {
 			row := x32[r*c : (r+1)*c]
 			vec32(vecAdd, row, row, b32[:c], true, true)
 			return

@@ -12,16 +12,26 @@ import "math"
 // Float16FromFloat32 rounds f to the nearest binary16 value, ties to even.
 // Values too large for binary16 become ±Inf, tiny ones become subnormals or
 // ±0, and NaN becomes the quiet NaN 0x7e00 with f's sign (as Eigen does).
-// binary16's normals (float32 exponents 113 to 142), most of what a float16
-// tensor holds, are rounded in place (as RoundFloat16 does) and rebiased; a
-// carry past the largest exponent gives 0x7c00, Inf.
+// binary16's normals, most of what a float16 tensor holds, are rounded in
+// place (roundNormal16) and rebiased; a carry past the largest exponent gives
+// 0x7c00, Inf.
 func Float16FromFloat32(f float32) Float16 {
 	b := math.Float32bits(f)
-	if e := b >> 23 & 0xff; e-113 <= 142-113 {
-		r := b&0x7fffffff + 0xfff + b>>13&1
-		return Float16(uint16(b>>16)&0x8000 | uint16((r-112<<23)>>13))
+	if r, ok := roundNormal16(b); ok {
+		return Float16(uint16(b>>16)&0x8000 | uint16((r&0x7fffffff-112<<23)>>13))
 	}
 	return float16Of(f)
+}
+
+// roundNormal16 rounds the bits b of a float32 that is a binary16 normal
+// (float32 exponents 113 to 142) to binary16's 10 mantissa bits, ties to
+// even, the 13 it drops left 0; false for any other b. A carry past
+// binary16's largest exponent leaves exponent 143, which is Inf in binary16.
+func roundNormal16(b uint32) (uint32, bool) {
+	if e := b >> 23 & 0xff; e-113 > 142-113 {
+		return 0, false
+	}
+	return (b + 0xfff + b>>13&1) &^ 0x1fff, true
 }
 
 // float16Of is Float16FromFloat32 for every f, step by step.
@@ -148,18 +158,14 @@ func (b BFloat16) Float64() float64 { return float64(b.Float32()) }
 // RoundFloat16 rounds f to binary16 precision and back: the value a float32
 // takes after a round trip through DT_HALF storage. A float16 kernel rounds
 // every product and partial sum so (matMulStorage), and most of them are
-// binary16 normals (float32 exponents 113 to 142), rounded here in place:
-// dropping the 13 mantissa bits binary16 lacks, ties to even, which a carry
-// past binary16's largest exponent makes Inf as the conversion does.
+// binary16 normals, rounded here in place (roundNormal16) without the trip
+// through binary16; a carry past its largest exponent is Inf, as there.
 func RoundFloat16(f float32) float32 {
-	b := math.Float32bits(f)
-	if e := b >> 23 & 0xff; e-113 <= 142-113 {
-		b += 0xfff + b>>13&1
-		b &^= 0x1fff
-		if b>>23&0xff > 142 {
-			b = b&0x80000000 | 0x7f800000
+	if r, ok := roundNormal16(math.Float32bits(f)); ok {
+		if r>>23&0xff > 142 {
+			r = r&0x80000000 | 0x7f800000
 		}
-		return math.Float32frombits(b)
+		return math.Float32frombits(r)
 	}
 	return Float16FromFloat32(f).Float32()
 }
