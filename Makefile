@@ -11,17 +11,19 @@ build:
 # Chromium. The pinned TensorFlow is installed on first use (make tf).
 # The kernels and the executor run again in a purego build, on the
 # portable loops that other CPUs run, held to the same TensorFlow goldens.
-# The tests of what a scan runs on goroutines of their own (its model and
-# packs decoded and shapes inferred ahead, a source placed beside its target, each
-# target's placement read while the next is made), of the
-# embedded OpDefs decoded as they are looked up, and of the collector's
-# pacing, which a finalizer ends, run again under the race
-# detector, which needs cgo (and gcc, which the conformance
-# tests' fake device needs too).
+# A scan runs steps on goroutines of their own (its model and packs
+# decoded and shapes inferred ahead, a source placed beside its target,
+# each target's placement read while the next is made), so every test of
+# the scan runs again under the race detector; so do the tests of the
+# placements' shared parts, of the embedded OpDefs decoded as they are
+# looked up, and of the collector's pacing, which a finalizer ends. The
+# race detector needs cgo (and gcc, which the conformance tests' fake
+# device needs too).
 test:
 	TFSCAN_PYTHON=$$(tools/tf/ensure.sh) $(GO) test -timeout 40m ./...
 	$(GO) test -tags purego ./kernels ./executor
-	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|Behind|Owned|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement ./cmd/tfscan/internal/scan
+	CGO_ENABLED=1 $(GO) test -race -run 'Beside|Ahead|Behind|Owned|DecodeOnce|Pace' ./graph/opdefs ./coverage ./coverage/placement
+	CGO_ENABLED=1 $(GO) test -race ./cmd/tfscan/internal/scan
 	$(MAKE) html-check
 
 # Every golden file rewritten from what the code gives now: go test -update

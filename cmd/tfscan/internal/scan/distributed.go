@@ -105,6 +105,26 @@ func xlaIndex(name string) (*coverage.Index, error) {
 	return v.(*coverage.Index), nil
 }
 
+// xlaDeviceOf is the XLA device target t compiles functions for
+// (training.XLADeviceOf) and the index of its kernels; a nil index for a
+// target without one.
+func xlaDeviceOf(t Target) (training.XLADevice, *coverage.Index, error) {
+	p := t.Index.Pack()
+	mech := string(p.Mechanism)
+	if p.Derived != nil && p.Mechanism == coverage.MechanismDerived {
+		mech = string(p.Derived.BaseMechanism)
+	}
+	dev, ok := training.XLADeviceOf(p.Name, mech, p.Source)
+	switch {
+	case !ok:
+		return dev, nil, nil
+	case dev.Pack == p.Name:
+		return dev, t.Index, nil
+	}
+	ix, err := xlaIndex(dev.Pack)
+	return dev, ix, err
+}
+
 // applyXLA checks the functions g marks for XLA compilation on target t
 // (reports.XLA): against the kernels of the stack's XLA device where it
 // has one (training.XLADeviceOf), and otherwise says they run op by op.
@@ -113,24 +133,13 @@ func applyXLA(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) error {
 	if len(fns) == 0 {
 		return nil
 	}
-	p := ts.Index.Pack()
-	mech := string(p.Mechanism)
-	if p.Derived != nil && p.Mechanism == coverage.MechanismDerived {
-		mech = string(p.Derived.BaseMechanism)
-	}
-	dev, ok := training.XLADeviceOf(p.Name, mech, p.Source)
 	x := &reports.XLA{Source: training.NoXLASource, Functions: []reports.XLAFunction{}}
-	var ix *coverage.Index
-	if ok {
+	dev, ix, err := xlaDeviceOf(ts)
+	if err != nil {
+		return err
+	}
+	if ix != nil {
 		x.Device, x.Source = dev.Pack, dev.Source
-		if dev.Pack == p.Name {
-			ix = ts.Index
-		} else {
-			var err error
-			if ix, err = xlaIndex(dev.Pack); err != nil {
-				return err
-			}
-		}
 	}
 	for _, cf := range fns {
 		f := reports.XLAFunction{Function: cf.Fn.Name, Caller: cf.Caller.Path(), Compiled: ix != nil}

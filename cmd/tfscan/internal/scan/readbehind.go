@@ -71,9 +71,11 @@ func readsBehind(ts *Targets, fromIdx int, beside, listed bool, opts Options) bo
 
 // placedIndexes are the indexes a scan's placements and coverages match
 // the nodes against, each once: each target's, its CPU's (most targets
-// share one) and the source's; false when a CPU cannot be had (the
-// placement then says why).
-func placedIndexes(ts *Targets) ([]*coverage.Index, bool) {
+// share one) and the source's, and with xla (the model compiles functions
+// with XLA: applyXLA) each target's XLA device's; false when a CPU or an
+// XLA device's kernels cannot be had (the placement or applyXLA then says
+// why).
+func placedIndexes(ts *Targets, xla bool) ([]*coverage.Index, bool) {
 	var ixs []*coverage.Index
 	add := func(ix *coverage.Index) {
 		if !slices.Contains(ixs, ix) {
@@ -90,6 +92,15 @@ func placedIndexes(ts *Targets) ([]*coverage.Index, bool) {
 		}
 		add(t.Index)
 		add(cpu)
+		if xla {
+			_, ix, err := xlaDeviceOf(t)
+			if err != nil {
+				return nil, false
+			}
+			if ix != nil {
+				add(ix)
+			}
+		}
 	}
 	return ixs, true
 }

@@ -727,7 +727,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 	// reads it at once.
 	var rb *readBehind
 	if readsBehind(ts, fromIdx, beside, listed, opts) {
-		if ixs, ok := placedIndexes(ts); ok {
+		if ixs, ok := placedIndexes(ts, len(nodes.compiled(g)) > 0); ok {
 			nodes.settle(ixs)
 			rb = &readBehind{}
 		}
