@@ -254,6 +254,10 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 		b.funcInputs(f)
 	}
 	b.recursion()
+	g.ops = b.ops
+	if g.ops == nil {
+		g.ops = map[string]*opInfo{} // no node: none of any op
+	}
 	b.index()
 	b.paths()
 	b.cycles()
@@ -732,12 +736,13 @@ func (b *builder) funcInputs(f *Function) {
 		}
 		byName[n.Name] = n
 	}
-	// Reachability needs the return nodes after byName serves another body.
-	b.rets[f] = returnNodes(f, byName)
 	args := map[string]int{}
 	for i, a := range f.Def.GetSignature().GetInputArg() {
 		args[a.GetName()] = i
 	}
+	// Reachability needs the return nodes after byName serves another body.
+	b.rets[f] = returnNodes(f, byName)
+	f.Rets = b.funcRets(f, byName, args)
 	for _, n := range f.Nodes {
 		for i, s := range n.Def.GetInput() {
 			if name, ok := strings.CutPrefix(s, "^"); ok {
@@ -757,7 +762,11 @@ func (b *builder) funcInputs(f *Function) {
 			n.Inputs = b.resolveFuncRef(n.Inputs, f, byName, args, n, s)
 		}
 		b.checkInputCount(n)
+		if runsUnpruned(n) {
+			f.unpruned = append(f.unpruned, n)
+		}
 	}
+	f.pruneKnown = true
 }
 
 // resolveFuncRef resolves one FunctionDef tensor reference. "node:out_arg"
@@ -819,6 +828,60 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 		dst = append(dst, Input{Node: src, Output: start + i, Raw: s})
 	}
 	return dst
+}
+
+// funcRets resolves f's results (Function.Rets), once for every reader:
+// shape inference, placement and the phases each take a function's
+// results at every call of it.
+func (b *builder) funcRets(f *Function, byName map[string]*Node, args map[string]int) []Input {
+	oas := f.Def.GetSignature().GetOutputArg()
+	if len(oas) == 0 {
+		return nil
+	}
+	out := make([]Input, len(oas))
+	for i, oa := range oas {
+		s, ok := f.Def.GetRet()[oa.GetName()]
+		out[i] = Input{Arg: -1, Raw: s}
+		if ok {
+			out[i] = b.funcRet(byName, args, strings.TrimPrefix(s, "^"))
+		}
+	}
+	return out
+}
+
+// funcRet resolves one ret value, "arg", "node:index" or
+// "node:out_arg:index", as resolveFuncRef resolves a body's input, without
+// reporting what it cannot resolve (Arg -1): the body's inputs report
+// what the function lacks.
+func (b *builder) funcRet(byName map[string]*Node, args map[string]int, s string) Input {
+	none := Input{Arg: -1, Raw: s}
+	name, rest, colon := strings.Cut(s, ":")
+	if !colon {
+		if i, ok := args[s]; ok {
+			return Input{Arg: i, Raw: s}
+		}
+		return none
+	}
+	src := byName[name]
+	if src == nil {
+		return none
+	}
+	arg, index, three := strings.Cut(rest, ":")
+	idx := 0
+	if three {
+		v, err := strconv.Atoi(index)
+		if err != nil || v < 0 {
+			return none
+		}
+		idx = v
+	} else if v, err := strconv.Atoi(rest); err == nil && v >= 0 {
+		return Input{Node: src, Output: v, Raw: s}
+	}
+	start, _, ok := b.outputRange(src, arg)
+	if !ok {
+		return none
+	}
+	return Input{Node: src, Output: start + idx, Raw: s}
 }
 
 // notFound refuses a function body's data input that names no argument and

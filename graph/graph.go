@@ -37,6 +37,21 @@ type Graph struct {
 
 	edges csr.Groups[*Node] // consumers by producer (index)
 	topo  []*Node           // top-level topological order
+	// ops are the ops of the nodes, functions' included, as the build met
+	// them (HasOp); nil for a graph Build did not make.
+	ops map[string]*opInfo
+}
+
+// HasOp tells whether some node of the graph, a function's included, may
+// be of op: false only when Build met none, so that a walk looking for a
+// few ops skips a graph that has none of them. A Graph made otherwise may
+// hold any op.
+func (g *Graph) HasOp(op string) bool {
+	if g.ops == nil {
+		return true
+	}
+	_, ok := g.ops[op]
+	return ok
 }
 
 // Function is one FunctionDef of the library.
@@ -47,12 +62,22 @@ type Function struct {
 	// ArgTypes and RetTypes are the resolved dtypes of the signature's
 	// arguments and results (DT_INVALID where a polymorphic type is unbound).
 	ArgTypes, RetTypes []tpb.DataType
+	// Rets are the function's results in the signature's output_arg
+	// order, each the body's output or argument its ret names, resolved
+	// as a body node's input is: the node's output arg and index
+	// flattened over its outputs. A result whose ret names nothing the
+	// body has is Arg -1 (TensorFlow refuses to instantiate the function).
+	Rets []Input
 	// Callers are the nodes that call this function, in Node.ID order.
 	Callers []*Node
 	// Recursive is set when the function can reach itself through calls.
 	Recursive bool
 
 	topo []*Node
+	// unpruned are the body's nodes that run whatever its results need
+	// (runsUnpruned), listed by the build once pruneKnown.
+	unpruned   []*Node
+	pruneKnown bool
 	// caller is the node whose path prefixes this function's node paths
 	// (the first caller of the walk in paths.go); nil for a function
 	// nobody calls, whose nodes' paths start with its name. sig is the

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"slices"
-	"strings"
 
 	varpb "github.com/wamuir/graft/tensorflow/core/framework/variable_go_proto"
 	mgpb "github.com/wamuir/graft/tensorflow/core/protobuf/for_core_protos_go_proto"
@@ -309,46 +308,66 @@ func (w *phaseWalk) enter(f *Function, stack []*Node) []*Node {
 	for _, n := range retNodes(f) {
 		stack = append(stack, n)
 	}
-	for _, n := range f.Nodes {
-		if runsUnpruned(n) {
-			stack = append(stack, n)
-		}
-	}
-	return stack
+	return append(stack, f.unprunedNodes()...)
 }
 
-// retNodes are the nodes f's results and control results name, the last
-// node of a name where names repeat. A body has few results: they are
-// looked for among its nodes, without a map of every node's name, unless
-// there are many.
-func retNodes(f *Function) []*Node {
-	var names []string
-	for _, ref := range f.Def.GetRet() {
-		name, _, _ := strings.Cut(ref, ":")
-		names = append(names, name)
+// unprunedNodes are f's body nodes that run whatever its results need
+// (runsUnpruned): the build's list, else worked out.
+func (f *Function) unprunedNodes() []*Node {
+	if f.pruneKnown {
+		return f.unpruned
 	}
+	var out []*Node
+	for _, n := range f.Nodes {
+		if runsUnpruned(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// retNodes are the nodes f's results (Function.Rets) and control results
+// name, the last node of a name where names repeat. A body has few control
+// results: they are looked for among its nodes, without a map of every
+// node's name, unless there are many.
+func retNodes(f *Function) []*Node {
+	out := make([]*Node, 0, len(f.Rets))
+	for _, r := range f.Rets {
+		if r.Node != nil {
+			out = append(out, r.Node)
+		}
+	}
+	var names []string
 	for _, name := range f.Def.GetControlRet() {
 		names = append(names, name)
 	}
-	out := make([]*Node, len(names))
+	if len(names) == 0 {
+		return out
+	}
+	ctrl := make([]*Node, len(names))
 	if len(names) > 8 {
 		byName := make(map[string]*Node, len(f.Nodes))
 		for _, n := range f.Nodes {
 			byName[n.Name] = n
 		}
 		for k, name := range names {
-			out[k] = byName[name]
+			ctrl[k] = byName[name]
 		}
 	} else {
 		for i := len(f.Nodes) - 1; i >= 0; i-- {
 			for k, name := range names {
-				if out[k] == nil && f.Nodes[i].Name == name {
-					out[k] = f.Nodes[i]
+				if ctrl[k] == nil && f.Nodes[i].Name == name {
+					ctrl[k] = f.Nodes[i]
 				}
 			}
 		}
 	}
-	return slices.DeleteFunc(out, func(n *Node) bool { return n == nil })
+	for _, n := range ctrl {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // runsUnpruned tells the body nodes PruneFunctionBody keeps whatever the
@@ -422,25 +441,29 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 	// that each node is decided once.
 	flags := make([]uint8, g.TopLevel)
 	inits := make([]bool, g.TopLevel)
-	for _, n := range g.Topo() {
-		k := kind(n.Op)
-		f := k &^ initializes
-		for _, in := range n.Inputs {
-			if in.Node != nil && in.Node.ID < g.TopLevel {
-				f |= flags[in.Node.ID]
+	// Without any of these ops no node depends on one, and no NoOp
+	// groups only initializers.
+	if slices.ContainsFunc(restoreOps, g.HasOp) || slices.ContainsFunc(saveOps, g.HasOp) || slices.ContainsFunc(initOps, g.HasOp) {
+		for _, n := range g.Topo() {
+			k := kind(n.Op)
+			f := k &^ initializes
+			for _, in := range n.Inputs {
+				if in.Node != nil && in.Node.ID < g.TopLevel {
+					f |= flags[in.Node.ID]
+				}
 			}
-		}
-		for _, c := range n.ControlInputs {
-			if c.ID < g.TopLevel {
-				f |= flags[c.ID]
+			for _, c := range n.ControlInputs {
+				if c.ID < g.TopLevel {
+					f |= flags[c.ID]
+				}
 			}
-		}
-		flags[n.ID] = f
-		switch {
-		case k&initializes != 0:
-			inits[n.ID] = true
-		case n.Op == "NoOp" && len(n.ControlInputs) > 0 && len(n.Inputs) == 0:
-			inits[n.ID] = !slices.ContainsFunc(n.ControlInputs, func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })
+			flags[n.ID] = f
+			switch {
+			case k&initializes != 0:
+				inits[n.ID] = true
+			case n.Op == "NoOp" && len(n.ControlInputs) > 0 && len(n.Inputs) == 0:
+				inits[n.ID] = !slices.ContainsFunc(n.ControlInputs, func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })
+			}
 		}
 	}
 	for _, n := range g.Nodes[:g.TopLevel] {

@@ -191,10 +191,18 @@ func TestRetNodes(t *testing.T) {
 		for i := range 12 {
 			f.Nodes = append(f.Nodes, &Node{Name: fmt.Sprintf("n%d", i%10)}) // n0 and n1 twice
 		}
-		for k := range rets {
-			f.Def.Ret[fmt.Sprintf("r%d", k)] = fmt.Sprintf("n%d:out:%d", k%13, k)
+		last := map[string]*Node{}
+		for _, n := range f.Nodes {
+			last[n.Name] = n
 		}
-		f.Def.ControlRet["c"] = "n1"
+		// The results as the build resolves them (Function.Rets), and
+		// as many control results, looked for by name.
+		for k := range rets {
+			name := fmt.Sprintf("n%d", k%13)
+			f.Def.Ret[fmt.Sprintf("r%d", k)] = name + ":out:0"
+			f.Rets = append(f.Rets, Input{Node: last[name], Arg: -1})
+			f.Def.ControlRet[fmt.Sprintf("c%d", k)] = fmt.Sprintf("n%d", (k+1)%13)
+		}
 		fns = append(fns, f)
 	}
 	for _, model := range []string{"sm_simple_while_loop", "sm_static_hashtable", "sm_x_plus_y_debuginfo"} {

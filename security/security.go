@@ -49,6 +49,9 @@ var checkpointOps = map[string]bool{
 
 // Scan returns the unsafe-op findings of g in path order.
 func Scan(g *graph.Graph) []Finding {
+	if !mayHold(g) {
+		return nil
+	}
 	saver := saverNodes(g)
 	var out []Finding
 	// Whether an op can be unsafe is looked up in the maps only when it
@@ -77,6 +80,22 @@ func Scan(g *graph.Graph) []Finding {
 }
 
 // mayBeUnsafe tells whether a node of op can be a finding.
+// mayHold tells whether g may hold a node of an op Scan reports, so that
+// a graph without any is not walked.
+func mayHold(g *graph.Graph) bool {
+	for op := range unsafeOps {
+		if g.HasOp(op) {
+			return true
+		}
+	}
+	for op := range checkpointOps {
+		if g.HasOp(op) {
+			return true
+		}
+	}
+	return g.HasOp("PrintV2")
+}
+
 func mayBeUnsafe(op string) bool {
 	return unsafeOps[op] != "" || op == "PrintV2" || checkpointOps[op]
 }

@@ -3,8 +3,6 @@ package placement
 import (
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
@@ -273,8 +271,6 @@ type builder struct {
 	frames int
 	// cur is the top-level node being added, the root of what it expands to.
 	cur *graph.Node
-	// rets are the functions' results, parsed once (retInputs).
-	rets map[*graph.Function][]retInput
 	// lastDev is the last device string reqFor parsed, into lastSpec
 	// (lastBad when it did not parse): nodes one after the other often
 	// request the same device.
@@ -610,118 +606,20 @@ func lowerAsMultiDevice(gn *graph.Node) bool {
 	return ok && a.GetB()
 }
 
-// retRefs resolves the FunctionDef's ret map in output-arg order.
+// retRefs are f's results (graph.Function.Rets) as refs of instance c;
+// a result that names nothing is pn -2.
 func (b *builder) retRefs(c *instance, f *graph.Function) []ref {
-	rets := b.retInputs(f)
-	out := make([]ref, len(rets))
-	for i, r := range rets {
+	out := make([]ref, len(f.Rets))
+	for i, r := range f.Rets {
 		out[i] = ref{pn: -2}
-		if r.ok {
-			out[i] = ref{inst: c, in: r.in, pn: -1}
+		if r.Node != nil || r.Arg >= 0 {
+			out[i] = ref{inst: c, in: r, pn: -1}
 		}
 	}
 	return out
 }
 
-// retInput is a function result's graph input (ok: the result names one).
-type retInput struct {
-	in graph.Input
-	ok bool
-}
-
-// retInputs are f's results as graph inputs, parsed once per function:
-// a model inlines a function at every call.
-func (b *builder) retInputs(f *graph.Function) []retInput {
-	if r, ok := b.rets[f]; ok {
-		return r
-	}
-	sig := f.Def.GetSignature()
-	out := make([]retInput, len(sig.GetOutputArg()))
-	// Only the nodes the results name are looked up by name.
-	byName := map[string]*graph.Node{}
-	for _, r := range f.Def.GetRet() {
-		name, _, _ := strings.Cut(strings.TrimPrefix(r, "^"), ":")
-		byName[name] = nil
-	}
-	for _, n := range f.Nodes {
-		if _, ok := byName[n.Name]; ok {
-			byName[n.Name] = n
-		}
-	}
-	for i, oa := range sig.GetOutputArg() {
-		if s, ok := f.Def.GetRet()[oa.GetName()]; ok {
-			out[i].in, out[i].ok = parseFuncInput(f, byName, s)
-		}
-	}
-	if b.rets == nil {
-		b.rets = map[*graph.Function][]retInput{}
-	}
-	b.rets[f] = out
-	return out
-}
-
-// parseFuncInput parses a FunctionDef input string "node:out_arg:idx" or
-// "arg" into a graph.Input with a flattened output index.
-func parseFuncInput(f *graph.Function, byName map[string]*graph.Node, s string) (graph.Input, bool) {
-	s = strings.TrimPrefix(s, "^")
-	parts := strings.Split(s, ":")
-	if len(parts) == 1 {
-		for i, a := range f.Def.GetSignature().GetInputArg() {
-			if a.GetName() == s {
-				return graph.Input{Arg: i, Raw: s}, true
-			}
-		}
-		return graph.Input{}, false
-	}
-	n := byName[parts[0]]
-	if n == nil {
-		return graph.Input{}, false
-	}
-	idx := 0
-	if len(parts) >= 3 {
-		v, err := strconv.Atoi(parts[2])
-		if err != nil || v < 0 {
-			return graph.Input{}, false
-		}
-		idx = v
-	}
-	if len(parts) == 2 {
-		v, err := strconv.Atoi(parts[1])
-		if err == nil && v >= 0 {
-			return graph.Input{Node: n, Output: v, Raw: s}, true
-		}
-	}
-	off, ok := outputOffset(n, parts[1])
-	if !ok {
-		return graph.Input{}, false
-	}
-	return graph.Input{Node: n, Output: off + idx, Raw: s}, true
-}
-
-// outputOffset is the flattened index of the first port of output arg name.
-func outputOffset(n *graph.Node, name string) (int, bool) {
-	if n.OpDef == nil {
-		for _, f := range n.Calls {
-			if f.Name == n.Op {
-				for i, oa := range f.Def.GetSignature().GetOutputArg() {
-					if oa.GetName() == name {
-						return i, true
-					}
-				}
-			}
-		}
-		return 0, false
-	}
-	off := 0
-	for _, oa := range n.OpDef.GetOutputArg() {
-		if oa.GetName() == name {
-			return off, true
-		}
-		off += argSize(n.Attrs, oa.GetNumberAttr(), oa.GetTypeListAttr())
-	}
-	return 0, false
-}
-
+// argSize is the number of tensors of an arg whose length is an attr's.
 func argSize(attrs map[string]*attrpb.AttrValue, numberAttr, typeListAttr string) int {
 	switch {
 	case numberAttr != "":

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tspb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
@@ -301,105 +300,26 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, false)}
 }
 
-// leave takes f's results from its inferred body.
+// leave takes f's results (graph.Function.Rets) from its inferred body.
 func (s *Shapes) leave(f *graph.Function) {
 	delete(s.busy, f)
-	sig := f.Def.GetSignature()
 	in := s.args[f]
-	rets := make([]Tensor, len(sig.GetOutputArg()))
-	byName := retNodes(f)
-	for i, oa := range sig.GetOutputArg() {
+	rets := make([]Tensor, len(f.Rets))
+	for i, r := range f.Rets {
 		rets[i] = Tensor{Shape: unknownRank()}
 		if i < len(f.RetTypes) {
 			rets[i].DType = f.RetTypes[i]
 		}
-		r := f.Def.GetRet()[oa.GetName()]
-		parts := strings.Split(r, ":")
-		if len(parts) == 1 {
-			for k, a := range sig.GetInputArg() {
-				if a.GetName() == r {
-					rets[i] = in[k]
-				}
+		switch {
+		case r.Node != nil:
+			if t, ok := s.Output(r.Node, r.Output); ok {
+				rets[i] = t
 			}
-			continue
-		}
-		n := byName[parts[0]]
-		if n == nil {
-			continue
-		}
-		idx := 0
-		if len(parts) == 3 {
-			fmt.Sscanf(parts[2], "%d", &idx)
-			if off, ok := outputOffset(n, parts[1]); ok {
-				idx += off
-			}
-		} else {
-			fmt.Sscanf(parts[1], "%d", &idx)
-		}
-		if t, ok := s.Output(n, idx); ok {
-			rets[i] = t
+		case r.Arg >= 0 && r.Arg < len(in):
+			rets[i] = in[r.Arg]
 		}
 	}
 	s.rets[f] = rets
-}
-
-// retNodes are the nodes f's results name, by name. Only those are looked
-// up (a map of the whole body, made at every call, cost more than the
-// inference of small bodies), and a body of few results compares each
-// node's name with theirs rather than hash it.
-func retNodes(f *graph.Function) map[string]*graph.Node {
-	byName := map[string]*graph.Node{}
-	for _, r := range f.Def.GetRet() {
-		name, _, _ := strings.Cut(r, ":")
-		byName[name] = nil
-	}
-	if len(byName) > 4 {
-		for _, n := range f.Nodes {
-			if _, ok := byName[n.Name]; ok {
-				byName[n.Name] = n
-			}
-		}
-		return byName
-	}
-	var names [4]string
-	k := 0
-	for name := range byName {
-		names[k] = name
-		k++
-	}
-	for _, n := range f.Nodes {
-		for _, name := range names[:k] {
-			if n.Name == name {
-				byName[name] = n
-			}
-		}
-	}
-	return byName
-}
-
-func outputOffset(n *graph.Node, name string) (int, bool) {
-	if n.OpDef == nil {
-		return 0, false
-	}
-	off := 0
-	for _, oa := range n.OpDef.GetOutputArg() {
-		if oa.GetName() == name {
-			return off, true
-		}
-		switch {
-		case oa.GetNumberAttr() != "":
-			v := n.Attrs[oa.GetNumberAttr()].GetI()
-			if v < 0 || v > 1<<20 {
-				return 0, false
-			}
-			off += int(v)
-		case oa.GetTypeListAttr() != "":
-			off += len(n.Attrs[oa.GetTypeListAttr()].GetList().GetType())
-		default:
-			off++
-		}
-	}
-	return 0, false
 }
 
 // walkOrder is the order nodes are inferred in: topological over data edges

@@ -216,6 +216,7 @@ func TestFunctionArgsFromCaller(t *testing.T) {
 	relu := &graph.Node{ID: len(gb.nodes), Name: "relu", Op: "Relu", Func: f, Attrs: A{}, OutputTypes: f32,
 		Inputs: []graph.Input{{Arg: 0}}, InputTypes: f32}
 	f.Nodes = []*graph.Node{relu}
+	f.Rets = []graph.Input{{Node: relu, Raw: "relu:0"}} // as graph.Build resolves Ret
 	gr := gb.graph()
 	gr.Nodes = append(gr.Nodes, relu)
 	gr.Functions = []*graph.Function{f}

@@ -696,6 +696,7 @@ func scanLoaded(path string, m *savedmodel.Model, g *graph.Graph, ts *Targets, c
 		nodes.shapesFor(g, shapeOptions(opts))
 	}
 	nodes.WithPhases(g.Phases(opts.Signature), counted)
+	shared.partsOf(g)
 	// What is shared is made before any placement, which reads it, and
 	// before any reading: its lookups fill the nodes' matches in too.
 	if err := shared.wait(); err != nil {

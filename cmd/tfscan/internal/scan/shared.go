@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
@@ -15,11 +16,13 @@ import (
 // flattened graph (placement.Scratch.Flatten), from the start of the
 // scan, while the scan keys the nodes, which flattening does not read;
 // then the CPU's lookups of its nodes (placement.Scratch.Prepare), which
-// read the keys, and the model's training parts (training.Parts), which
-// only the reading of the placements needs. The scan's goroutine infers
-// the shapes and works out the phases meanwhile, so that two goroutines
-// share two cores and the flattening, the longest of these steps, has a
-// core to itself. The first placement (firstPlaced), made with the same
+// read the keys. The scan's goroutine infers the shapes and works out the
+// phases meanwhile, so that two goroutines share two cores and the
+// flattening, the longest of these steps, has a core to itself. The
+// model's training parts (training.Parts), which only the reading of the
+// placements needs, are made by whichever goroutine is done first
+// (partsClaim): on a flat graph the flattening takes longer than the
+// scan's steps, on a graph of many functions the shapes do. The first placement (firstPlaced), made with the same
 // options, finds the shared part made, and so starts once the scan's own
 // walks are done rather than making it after; a scan that places the
 // source beside its target (placeBeside) starts both placements then.
@@ -30,8 +33,22 @@ type sharedAhead struct {
 	scratch  *placement.Scratch
 	prepared func() // started's wait
 	err      error
-	// parts are the model's training parts, made last.
-	parts []training.Part
+	// parts are the model's training parts, made by the goroutine that
+	// claims them first (claimParts).
+	parts      []training.Part
+	partsClaim atomic.Bool
+}
+
+// claimParts tells whether the caller makes the training parts: true for
+// the first caller only.
+func (sh *sharedAhead) claimParts() bool { return sh.partsClaim.CompareAndSwap(false, true) }
+
+// partsOf makes g's training parts on the scan's goroutine unless the
+// shared goroutine has claimed them; nil sh does nothing.
+func (sh *sharedAhead) partsOf(g *graph.Graph) {
+	if sh != nil && sh.claimParts() {
+		sh.parts = training.Parts(g)
+	}
 }
 
 // sharesAhead tells whether a scan with opts of targets ts makes what its
@@ -114,7 +131,11 @@ func (sh *sharedAhead) prepare(g *graph.Graph, ns *Nodes, t Target, ts *Targets,
 	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}
 	flattened := sh.prepared
 	sh.prepared = started(func() {
-		defer func() { sh.parts = training.Parts(g) }()
+		defer func() {
+			if sh.claimParts() {
+				sh.parts = training.Parts(g)
+			}
+		}()
 		if flattened(); sh.err != nil {
 			return
 		}
