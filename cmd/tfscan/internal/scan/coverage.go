@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
@@ -30,9 +32,11 @@ const maxExamplePaths = 5
 // that a scan listing the few nodes needing attention sorts those alone.
 type Nodes struct {
 	list []*graph.Node
-	// paths are the nodes' Path() by position, rendered once for all
-	// targets.
-	paths []string
+	// paths are the nodes' paths, rendered as they are read or all at
+	// once (nodePaths).
+	paths *nodePaths
+	// byID: every node is prepared, each one's position its ID.
+	byID bool
 	// byPath are the positions in the order of their paths, made when a
 	// report first lists every node (pathOrdered).
 	byPath []int32
@@ -62,9 +66,6 @@ type Nodes struct {
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf).
 	at []int32
-	// pathByID are the paths by graph.Node.ID ("" out of scope), for the
-	// placement's results; made by the first placement (byIDPaths).
-	pathByID []string
 	// phases is each node's phase (by graph.Node.ID) and counted the
 	// phases the figures count; phases is nil when they were not computed
 	// (then every node counts and reports name no phase).
@@ -130,21 +131,15 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 // PrepareNodes selects the nodes of g (or of scope, when not nil) in the
 // graph's order, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
-	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: make([]string, 0, len(g.Nodes)), scratch: new(placement.Scratch)}
-	var pb pathBuilder
+	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: new(nodePaths), scratch: new(placement.Scratch)}
 	byID := scope == nil // every node, each one's ID its position
 	for _, n := range g.Nodes {
 		if scope == nil || scope[n] {
 			byID = byID && n.ID == len(ns.list)
 			ns.list = append(ns.list, n)
-			ns.paths = append(ns.paths, pb.path(n))
 		}
 	}
-	if byID {
-		// The paths are by ID as they are, and byIDPaths keeps them
-		// rather than making them again.
-		ns.pathByID = ns.paths
-	}
+	ns.byID = byID
 	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
@@ -273,15 +268,63 @@ func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
 	return int(ns.at[n.ID])
 }
 
-// path is the path of the node at position i.
-func (ns *Nodes) path(i int) string { return ns.paths[i] }
+// nodePaths are the prepared nodes' paths: by position, and by
+// graph.Node.ID ("" out of scope), rendered once for all targets and
+// placements when a step reads many (Nodes.allPaths; made tells). A scan
+// that lists only the nodes needing attention reads a few, each rendered
+// as it is read (Nodes.path): a function body's paths are strings of
+// their own, one allocation each.
+type nodePaths struct {
+	once        sync.Once
+	made        atomic.Bool
+	byPos, byID []string
+	// reads counts the paths rendered one by one: past a share of the
+	// nodes, every path is rendered.
+	reads atomic.Int64
+}
+
+// path is the path of the node at position i: rendered when read until
+// more than a sixteenth of the nodes' have been, then from allPaths.
+func (ns *Nodes) path(i int) string {
+	if ns.paths.made.Load() {
+		return ns.paths.byPos[i]
+	}
+	if ns.paths.reads.Add(1) > int64(len(ns.list)/16+64) {
+		return ns.allPaths()[i]
+	}
+	return ns.list[i].Path()
+}
+
+// allPaths are every node's path by position, rendered on the first call
+// (pathBuilder), with the paths by ID (byIDPaths).
+func (ns *Nodes) allPaths() []string {
+	p := ns.paths
+	p.once.Do(func() {
+		var pb pathBuilder
+		p.byPos = make([]string, len(ns.list))
+		for i, n := range ns.list {
+			p.byPos[i] = pb.path(n)
+		}
+		p.byID = p.byPos
+		if !ns.byID {
+			p.byID = make([]string, len(ns.at))
+			for id, i := range ns.at {
+				if i >= 0 {
+					p.byID[id] = p.byPos[i]
+				}
+			}
+		}
+		p.made.Store(true)
+	})
+	return p.byPos
+}
 
 // pathOrdered are every position in the order of the nodes' paths,
 // sorted once for all the targets that list every node. The caller does
 // not change them.
 func (ns *Nodes) pathOrdered() []int32 {
 	if ns.byPath == nil {
-		ns.byPath = pathOrder(ns.paths)
+		ns.byPath = pathOrder(ns.allPaths())
 	}
 	return ns.byPath
 }
@@ -290,7 +333,8 @@ func (ns *Nodes) pathOrdered() []int32 {
 // pathOrdered.
 func (ns *Nodes) pathIndex(p string) (int, bool) {
 	order := ns.pathOrdered()
-	k, ok := slices.BinarySearchFunc(order, p, func(i int32, p string) int { return strings.Compare(ns.paths[i], p) })
+	paths := ns.allPaths()
+	k, ok := slices.BinarySearchFunc(order, p, func(i int32, p string) int { return strings.Compare(paths[i], p) })
 	if !ok {
 		return -1, false
 	}
@@ -306,7 +350,7 @@ func (ns *Nodes) sortByPath(at []int32) {
 	}
 	paths := make([]string, len(at))
 	for k, i := range at {
-		paths[k] = ns.paths[i]
+		paths[k] = ns.path(int(i))
 	}
 	order := pathOrder(paths)
 	sorted := make([]int32, len(at))
@@ -316,18 +360,20 @@ func (ns *Nodes) sortByPath(at []int32) {
 	copy(at, sorted)
 }
 
-// byIDPaths are the prepared nodes' paths by graph.Node.ID, made once: a
-// scan without placement never needs them.
+// byIDPaths are the prepared nodes' paths by graph.Node.ID ("" out of
+// scope), rendered with every path (allPaths).
 func (ns *Nodes) byIDPaths() []string {
-	if ns.pathByID == nil {
-		ns.pathByID = make([]string, len(ns.at))
-		for id, i := range ns.at {
-			if i >= 0 {
-				ns.pathByID[id] = ns.path(int(i))
-			}
-		}
+	ns.allPaths()
+	return ns.paths.byID
+}
+
+// madeIDPaths are byIDPaths once every path is rendered, else nil: a
+// placement renders the paths of the few nodes it reads then.
+func (ns *Nodes) madeIDPaths() []string {
+	if !ns.paths.made.Load() {
+		return nil
 	}
-	return ns.pathByID
+	return ns.paths.byID
 }
 
 // dtypesOf is the dtype list of the node at position i.

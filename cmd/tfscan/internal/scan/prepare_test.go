@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,13 +21,13 @@ func TestSortByPath(t *testing.T) {
 	for _, size := range []int{0, 1, 2, 3, 10, 1000} {
 		for seed := range 5 {
 			r := rand.New(rand.NewPCG(uint64(size), uint64(seed)))
-			ns := &Nodes{}
+			ns := &Nodes{paths: new(nodePaths)}
+			var want []string
 			for _, k := range r.Perm(size) {
-				p := fmt.Sprintf("n%05d", k)
+				p := fmt.Sprintf("n%05d", k) // a top-level node's path is its name
 				ns.list = append(ns.list, &graph.Node{Name: p})
-				ns.paths = append(ns.paths, p)
+				want = append(want, p)
 			}
-			want := slices.Clone(ns.paths)
 			slices.Sort(want)
 			byPath := func(at []int32) []string {
 				var got []string
@@ -134,5 +135,47 @@ func TestPathsByID(t *testing.T) {
 			}
 			require.Equal(t, want, byID[n.ID], "%s: node %s", c.name, n.Name)
 		}
+	}
+}
+
+// TestPathsRenderedAsRead checks the prepared nodes' paths read one by
+// one before every path is rendered, by goroutines at once past the
+// share that renders them all, and the paths a placement is handed (none
+// until rendered), on a model whose nodes are mostly in function bodies.
+func TestPathsRenderedAsRead(t *testing.T) {
+	_, g, err := Load(filepath.Join(testutil.Corpus(t), "tf", "sm_simple_while_loop"), nil)
+	require.NoError(t, err)
+	ts, err := ResolveTargets([]string{"cuda"}, nil)
+	require.NoError(t, err)
+	require.Less(t, g.TopLevel, len(g.Nodes), "nodes in function bodies")
+	ns := PrepareNodes(g, nil, ts.List)
+	for i, n := range ns.list {
+		if i%2 == 0 {
+			require.Equal(t, n.Path(), ns.path(i))
+		}
+	}
+	require.False(t, ns.paths.made.Load(), "a few paths read")
+	require.Nil(t, ns.madeIDPaths())
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				for i, n := range ns.list {
+					if ns.path(i) != n.Path() {
+						t.Errorf("node %d: %q, want %q", i, ns.path(i), n.Path())
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.True(t, ns.paths.made.Load(), "many paths read")
+	byID := ns.madeIDPaths()
+	require.Len(t, byID, len(g.Nodes))
+	for _, n := range g.Nodes {
+		require.Equal(t, n.Path(), byID[n.ID])
 	}
 }
