@@ -555,10 +555,12 @@ func sortTransfers(xs []*xfer) {
 	})
 }
 
-// path is gn.Path(), from Options.Paths when the caller rendered it.
+// path is gn.Path(), from Options.PathOf when the caller renders it.
 func (s *sim) path(gn *graph.Node) string {
-	if gn.ID >= 0 && gn.ID < len(s.opts.Paths) && s.g.Nodes[gn.ID] == gn && s.opts.Paths[gn.ID] != "" {
-		return s.opts.Paths[gn.ID]
+	if s.opts.PathOf != nil && gn.ID >= 0 && gn.ID < len(s.g.Nodes) && s.g.Nodes[gn.ID] == gn {
+		if p := s.opts.PathOf(gn.ID); p != "" {
+			return p
+		}
 	}
 	return gn.Path()
 }

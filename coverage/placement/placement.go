@@ -95,10 +95,11 @@ type Options struct {
 	// simulation at a time may use it, and the graph must not change
 	// between them.
 	Scratch *Scratch
-	// Paths, when not nil, are the graph nodes' Path() by ID ("" where
-	// not rendered), rendered once for every target (a scan has them for
-	// its report).
-	Paths []string
+	// PathOf, when not nil, is the Path() of the graph node of an ID as
+	// the caller renders it ("" for one it does not), so that a scan
+	// renders the paths its placements and its report read once for
+	// every target.
+	PathOf func(id int) string
 	// LazyNodes leaves Result.Nodes nil: Result.NodeOf works each node's
 	// result out when asked, from the simulation, which the Result then
 	// keeps. A scan copies what it needs of every node into its report at

@@ -35,8 +35,6 @@ type Nodes struct {
 	// paths are the nodes' paths, rendered as they are read or all at
 	// once (nodePaths).
 	paths *nodePaths
-	// byID: every node is prepared, each one's position its ID.
-	byID bool
 	// byPath are the positions in the order of their paths, made when a
 	// report first lists every node (pathOrdered).
 	byPath []int32
@@ -132,14 +130,11 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 // graph's order, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
 	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: new(nodePaths), scratch: new(placement.Scratch)}
-	byID := scope == nil // every node, each one's ID its position
 	for _, n := range g.Nodes {
 		if scope == nil || scope[n] {
-			byID = byID && n.ID == len(ns.list)
 			ns.list = append(ns.list, n)
 		}
 	}
-	ns.byID = byID
 	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
@@ -268,16 +263,15 @@ func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
 	return int(ns.at[n.ID])
 }
 
-// nodePaths are the prepared nodes' paths: by position, and by
-// graph.Node.ID ("" out of scope), rendered once for all targets and
-// placements when a step reads many (Nodes.allPaths; made tells). A scan
-// that lists only the nodes needing attention reads a few, each rendered
-// as it is read (Nodes.path): a function body's paths are strings of
-// their own, one allocation each.
+// nodePaths are the prepared nodes' paths by position, rendered once for
+// all targets and placements when the steps read many (Nodes.allPaths;
+// made tells). A scan that lists only the nodes needing attention reads a
+// few, each rendered as it is read (Nodes.path): a function body's paths
+// are strings of their own, one allocation each.
 type nodePaths struct {
-	once        sync.Once
-	made        atomic.Bool
-	byPos, byID []string
+	once  sync.Once
+	made  atomic.Bool
+	byPos []string
 	// reads counts the paths rendered one by one: past a share of the
 	// nodes, every path is rendered.
 	reads atomic.Int64
@@ -296,7 +290,7 @@ func (ns *Nodes) path(i int) string {
 }
 
 // allPaths are every node's path by position, rendered on the first call
-// (pathBuilder), with the paths by ID (byIDPaths).
+// (pathBuilder).
 func (ns *Nodes) allPaths() []string {
 	p := ns.paths
 	p.once.Do(func() {
@@ -305,18 +299,19 @@ func (ns *Nodes) allPaths() []string {
 		for i, n := range ns.list {
 			p.byPos[i] = pb.path(n)
 		}
-		p.byID = p.byPos
-		if !ns.byID {
-			p.byID = make([]string, len(ns.at))
-			for id, i := range ns.at {
-				if i >= 0 {
-					p.byID[id] = p.byPos[i]
-				}
-			}
-		}
 		p.made.Store(true)
 	})
 	return p.byPos
+}
+
+// pathOfID is the path of the prepared node whose graph.Node.ID is id, as
+// path reads it, "" for one out of scope: a placement's results read them
+// (placement.Options.PathOf).
+func (ns *Nodes) pathOfID(id int) string {
+	if id < 0 || id >= len(ns.at) || ns.at[id] < 0 {
+		return ""
+	}
+	return ns.path(int(ns.at[id]))
 }
 
 // pathOrdered are every position in the order of the nodes' paths,
@@ -358,22 +353,6 @@ func (ns *Nodes) sortByPath(at []int32) {
 		sorted[k] = at[from]
 	}
 	copy(at, sorted)
-}
-
-// byIDPaths are the prepared nodes' paths by graph.Node.ID ("" out of
-// scope), rendered with every path (allPaths).
-func (ns *Nodes) byIDPaths() []string {
-	ns.allPaths()
-	return ns.paths.byID
-}
-
-// madeIDPaths are byIDPaths once every path is rendered, else nil: a
-// placement renders the paths of the few nodes it reads then.
-func (ns *Nodes) madeIDPaths() []string {
-	if !ns.paths.made.Load() {
-		return nil
-	}
-	return ns.paths.byID
 }
 
 // dtypesOf is the dtype list of the node at position i.

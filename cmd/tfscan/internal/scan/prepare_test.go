@@ -101,7 +101,7 @@ func TestPathOrder(t *testing.T) {
 }
 
 // TestPathsByID checks the paths the placements read by node ID
-// (byIDPaths) against each node's own path: every node of a built graph,
+// (pathOfID) against each node's own path: every node of a built graph,
 // a scope of some of them, and nodes whose IDs are not their positions
 // (a graph made by hand).
 func TestPathsByID(t *testing.T) {
@@ -126,22 +126,27 @@ func TestPathsByID(t *testing.T) {
 		scope map[*graph.Node]bool
 	}{{"all", g, nil}, {"scope", g, some}, {"ids not positions", &shuffled, nil}} {
 		ns := PrepareNodes(c.g, c.scope, ts.List)
-		byID := ns.byIDPaths()
-		require.Len(t, byID, len(c.g.Nodes), c.name)
-		for _, n := range c.g.Nodes {
-			want := ""
-			if c.scope == nil || c.scope[n] {
-				want = n.Path()
+		for _, made := range []bool{false, true} {
+			if made {
+				ns.allPaths()
 			}
-			require.Equal(t, want, byID[n.ID], "%s: node %s", c.name, n.Name)
+			for _, n := range c.g.Nodes {
+				want := ""
+				if c.scope == nil || c.scope[n] {
+					want = n.Path()
+				}
+				require.Equal(t, want, ns.pathOfID(n.ID), "%s: node %s", c.name, n.Name)
+			}
+			require.Empty(t, ns.pathOfID(-1))
+			require.Empty(t, ns.pathOfID(len(c.g.Nodes)))
 		}
 	}
 }
 
 // TestPathsRenderedAsRead checks the prepared nodes' paths read one by
 // one before every path is rendered, by goroutines at once past the
-// share that renders them all, and the paths a placement is handed (none
-// until rendered), on a model whose nodes are mostly in function bodies.
+// share that renders them all, and by node ID as a placement reads them,
+// on a model whose nodes are mostly in function bodies.
 func TestPathsRenderedAsRead(t *testing.T) {
 	_, g, err := Load(filepath.Join(testutil.Corpus(t), "tf", "sm_simple_while_loop"), nil)
 	require.NoError(t, err)
@@ -155,7 +160,6 @@ func TestPathsRenderedAsRead(t *testing.T) {
 		}
 	}
 	require.False(t, ns.paths.made.Load(), "a few paths read")
-	require.Nil(t, ns.madeIDPaths())
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -173,9 +177,7 @@ func TestPathsRenderedAsRead(t *testing.T) {
 	}
 	wg.Wait()
 	require.True(t, ns.paths.made.Load(), "many paths read")
-	byID := ns.madeIDPaths()
-	require.Len(t, byID, len(g.Nodes))
 	for _, n := range g.Nodes {
-		require.Equal(t, n.Path(), byID[n.ID])
+		require.Equal(t, n.Path(), ns.pathOfID(n.ID))
 	}
 }

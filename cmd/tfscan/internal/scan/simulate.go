@@ -99,7 +99,7 @@ func placementFor(g *graph.Graph, ns *Nodes, t Target, ts *Targets, opts Options
 	if popts.Source, err = ts.Source(); err != nil {
 		return nil, nil, popts, err
 	}
-	popts.Paths, popts.Scratch = ns.madeIDPaths(), ns.scratch
+	popts.PathOf, popts.Scratch = ns.pathOfID, ns.scratch
 	var mu *sync.Mutex
 	if b := opts.beside; b != nil {
 		popts.Scratch, mu = b.scratch, b.mu
