@@ -21,8 +21,7 @@ import (
 // flattening, the longest of these steps, has a core to itself. The
 // model's training parts (training.Parts), which only the reading of the
 // placements needs, are made by whichever goroutine is done first
-// (partsClaim): on a flat graph the flattening takes longer than the
-// scan's steps, on a graph of many functions the shapes do. The first placement (firstPlaced), made with the same
+// (partsClaim): which one that is depends on the model's shape. The first placement (firstPlaced), made with the same
 // options, finds the shared part made, and so starts once the scan's own
 // walks are done rather than making it after; a scan that places the
 // source beside its target (placeBeside) starts both placements then.
