@@ -79,7 +79,6 @@ func Scan(g *graph.Graph) []Finding {
 	return out
 }
 
-// mayBeUnsafe tells whether a node of op can be a finding.
 // mayHold tells whether g may hold a node of an op Scan reports, so that
 // a graph without any is not walked.
 func mayHold(g *graph.Graph) bool {
@@ -96,6 +95,7 @@ func mayHold(g *graph.Graph) bool {
 	return g.HasOp("PrintV2")
 }
 
+// mayBeUnsafe tells whether a node of op can be a finding.
 func mayBeUnsafe(op string) bool {
 	return unsafeOps[op] != "" || op == "PrintV2" || checkpointOps[op]
 }

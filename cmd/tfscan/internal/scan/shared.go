@@ -21,10 +21,11 @@ import (
 // flattening, the longest of these steps, has a core to itself. The
 // model's training parts (training.Parts), which only the reading of the
 // placements needs, are made by whichever goroutine is done first
-// (partsClaim): which one that is depends on the model's shape. The first placement (firstPlaced), made with the same
-// options, finds the shared part made, and so starts once the scan's own
-// walks are done rather than making it after; a scan that places the
-// source beside its target (placeBeside) starts both placements then.
+// (partsOf): which one that is depends on the model's shape. The first
+// placement (firstPlaced), made with the same options, finds the shared
+// part made, and so starts once the scan's own walks are done rather than
+// making it after; a scan that places the source beside its target
+// (placeBeside) starts both placements then.
 type sharedAhead struct {
 	// mu locks the nodes' matches while the lookups are made beside the
 	// scan's work, and for two placements side by side.
@@ -33,19 +34,15 @@ type sharedAhead struct {
 	prepared func() // started's wait
 	err      error
 	// parts are the model's training parts, made by the goroutine that
-	// claims them first (claimParts).
+	// claims them first (partsOf).
 	parts      []training.Part
 	partsClaim atomic.Bool
 }
 
-// claimParts tells whether the caller makes the training parts: true for
-// the first caller only.
-func (sh *sharedAhead) claimParts() bool { return sh.partsClaim.CompareAndSwap(false, true) }
-
-// partsOf makes g's training parts on the scan's goroutine unless the
-// shared goroutine has claimed them; nil sh does nothing.
+// partsOf makes g's training parts unless the other goroutine has claimed
+// them; a nil sh does nothing.
 func (sh *sharedAhead) partsOf(g *graph.Graph) {
-	if sh != nil && sh.claimParts() {
+	if sh != nil && sh.partsClaim.CompareAndSwap(false, true) {
 		sh.parts = training.Parts(g)
 	}
 }
@@ -130,11 +127,7 @@ func (sh *sharedAhead) prepare(g *graph.Graph, ns *Nodes, t Target, ts *Targets,
 	opts.beside = &besideState{scratch: ns.scratch, mu: sh.mu}
 	flattened := sh.prepared
 	sh.prepared = started(func() {
-		defer func() {
-			if sh.claimParts() {
-				sh.parts = training.Parts(g)
-			}
-		}()
+		defer sh.partsOf(g)
 		if flattened(); sh.err != nil {
 			return
 		}
