@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,7 +105,9 @@ func FuzzBuild(f *testing.F) {
 		// Without signatures the step comes from the sinks.
 		bare := &savedmodel.MetaGraph{Def: def}
 		if g, err := Build(&savedmodel.Model{File: "fuzz.pb", MetaGraphs: []*savedmodel.MetaGraph{bare}}, bare); err == nil {
-			_ = g.Phases("")
+			if ph := g.Phases(""); !slices.Equal(ph, phasesWalked(g, "")) {
+				t.Fatalf("phases from the build's reachability differ from the walk's")
+			}
 		}
 		// Build's shortcuts give what a plain build gives, also with attrs
 		// shared as the binary decoder shares them.

@@ -40,6 +40,8 @@ type Graph struct {
 	// ops are the ops of the nodes, functions' included, as the build met
 	// them (HasOp); nil for a graph Build did not make.
 	ops map[string]*opInfo
+	// reached tells that Build set every node's Reachable (reachability).
+	reached bool
 }
 
 // HasOp tells whether some node of the graph, a function's included, may

@@ -109,8 +109,34 @@ var (
 // tensorflow/core/common_runtime/function.cc:899-927). Functions nobody calls
 // that the object graph names are entered the same way. Walks run in the
 // order step, load, save, and a node keeps the first phase that reaches it.
+// Where the step's walk is the build's reachability (stepIsReachable) the
+// phases are read from Node.Reachable instead.
 func (g *Graph) Phases(signature string) []Phase {
-	w := &phaseWalk{g: g, phase: make([]Phase, len(g.Nodes)), entered: map[*Function]bool{}}
+	r := g.phaseRoots(signature)
+	phase := make([]Phase, len(g.Nodes))
+	if g.stepIsReachable(r) {
+		for i, n := range g.Nodes {
+			if n.Reachable {
+				phase[i] = PhaseStep
+			}
+		}
+		return phase
+	}
+	w := &phaseWalk{g: g, phase: phase, entered: map[*Function]bool{}}
+	w.walk(PhaseStep, r.step, nil)
+	w.walk(PhaseLoad, r.load, r.loadFns)
+	w.walk(PhaseSave, r.save, r.saveFns)
+	return w.phase
+}
+
+// phaseRoots are where each phase's walk starts.
+type phaseRoots struct {
+	step, load, save []*Node
+	loadFns, saveFns []*Function
+}
+
+// phaseRoots finds the roots of each phase (Phases).
+func (g *Graph) phaseRoots(signature string) phaseRoots {
 	// The roots are named by tensor: the names are gathered first and
 	// found in one pass over the top-level nodes (topNodes), without an
 	// index of every node's name.
@@ -186,10 +212,18 @@ func (g *Graph) Phases(signature string) []Phase {
 		step, moreLoad, moreSave = g.sinkSteps(load, save)
 		load, save = append(load, moreLoad...), append(save, moreSave...)
 	}
-	w.walk(PhaseStep, step, nil)
-	w.walk(PhaseLoad, load, loadFns)
-	w.walk(PhaseSave, save, saveFns)
-	return w.phase
+	return phaseRoots{step: step, load: load, save: save, loadFns: loadFns, saveFns: saveFns}
+}
+
+// stepIsReachable tells that the step's walk would reach what the build's
+// reachability did and no other walk has roots: a graph Build made without
+// signatures or functions, whose sinks are all step roots (no load or
+// save work among them). Both walks then start at the top-level sinks and
+// follow the same edges, so that a model's phases need no walk of their
+// own.
+func (g *Graph) stepIsReachable(r phaseRoots) bool {
+	return g.reached && len(g.Signatures) == 0 && len(g.Functions) == 0 &&
+		len(r.load) == 0 && len(r.save) == 0 && len(r.loadFns) == 0 && len(r.saveFns) == 0
 }
 
 // topNodes maps the node name of every tensor name in lists to the first

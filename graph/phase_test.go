@@ -214,3 +214,60 @@ func TestRetNodes(t *testing.T) {
 		assert.Equal(t, want, count(retNodes(f)), "%s: %d results", f.Name, len(f.Def.GetRet()))
 	}
 }
+
+// phasesWalked is g.Phases(signature) as the phase walks give it, without
+// taking the step from the build's reachability (stepIsReachable).
+func phasesWalked(g *Graph, signature string) []Phase {
+	walked := *g
+	walked.reached = false
+	return walked.Phases(signature)
+}
+
+// A graph without signatures, functions, load or save work takes its step
+// from the build's reachability: the same phases as the walk, nodes no
+// sink needs (a loop feeding nothing) unreachable; a graph with save work,
+// functions or signatures walks.
+func TestPhasesFromReachability(t *testing.T) {
+	const loop = `
+  node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 int_val: 0 } } } }
+  node { name: "enter" op: "Enter" input: "c" attr { key: "T" value { type: DT_INT32 } } attr { key: "frame_name" value { s: "l" } } }
+  node { name: "merge" op: "Merge" input: "enter" input: "next" attr { key: "T" value { type: DT_INT32 } } attr { key: "N" value { i: 2 } } }
+  node { name: "next" op: "NextIteration" input: "merge" attr { key: "T" value { type: DT_INT32 } } }`
+	const flat = `
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "k" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 1 } } } }
+  node { name: "y" op: "Mul" input: "x" input: "k" input: "^k" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "z" op: "Relu" input: "y" attr { key: "T" value { type: DT_FLOAT } } }`
+	for _, tc := range []struct {
+		name, text string
+		fromReach  bool
+		want       map[string]string
+	}{
+		{"flat", "graph_def {" + flat + "}", true, map[string]string{"x": "step", "k": "step", "y": "step", "z": "step"}},
+		{"loop feeding nothing", "graph_def {" + flat + loop + "}", true, map[string]string{"z": "step", "merge": "unreachable", "next": "unreachable", "c": "unreachable"}},
+		{"save work", "graph_def {" + flat + `
+  node { name: "s" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING string_val: "ckpt" } } } }
+  node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "k" } } } }
+  node { name: "save" op: "SaveV2" input: "s" input: "n" input: "n" input: "k" attr { key: "dtypes" value { list { type: DT_FLOAT } } } }
+}`, false, map[string]string{"z": "step", "save": "save", "s": "save"}},
+		{"function", "graph_def {" + flat + `
+  node { name: "p" op: "PartitionedCall" input: "z"
+    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "f" } } } }
+  library { function {
+    signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
+    node_def { name: "r" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "r" value: "r:output:0" } } }
+}`, false, map[string]string{"z": "step", "p": "step", "p/f/r": "step"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := build(t, tc.text)
+			require.Equal(t, tc.fromReach, g.stepIsReachable(g.phaseRoots("")))
+			ph := g.Phases("")
+			assert.Equal(t, phasesWalked(g, ""), ph)
+			for path, want := range tc.want {
+				assert.Equal(t, want, phaseOf(t, g, ph, path), path)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import "strings"
 // no signature output needs are counted but stay unreachable.
 func (b *builder) reachability() {
 	g := b.g
+	defer func() { g.reached = true }()
 	var roots []*Node
 	if len(g.Signatures) > 0 {
 		for _, sig := range g.Signatures {

@@ -19,12 +19,12 @@ import (
 // Scratch does.
 func (sc *Scratch) Reserve(n int, beside bool) {
 	for k := len(sc.slabs); k*pnodeSlab < n; k++ {
-		sc.slabs = append(sc.slabs, touched(make([]pnode, pnodeSlab)))
+		sc.slabs = append(sc.slabs, touched(make([]pnode, pnodeSlab), pnodeSlab))
 	}
-	sc.reserveLent(lentRoom(n))
+	sc.reserveLent(n)
 	if beside {
 		sc.beside = &Scratch{}
-		sc.beside.reserveLent(lentRoom(n))
+		sc.beside.reserveLent(n)
 	}
 }
 
@@ -34,7 +34,8 @@ func (sc *Scratch) Reserve(n int, beside bool) {
 // the corpus's larger models and a few dozen on its small ones
 // (TestReservedRoomHoldsTheFlattenedGraph), and an array shorter than a
 // simulation's nodes is not lent at all; so the arrays take an eighth and
-// 64 more.
+// 64 more. Only the first n elements are touched: the room beyond is
+// mapped by the simulation that uses it, if one does.
 func lentRoom(n int) int { return n + n/8 + 64 }
 
 // ReserveSize is about the bytes Reserve(n, beside) allocates.
@@ -50,18 +51,20 @@ func ReserveSize(n int, beside bool) uint64 {
 // reservedInt32s are the int32 arrays Reserve makes ready.
 var reservedInt32s = [...]int{lentRows, lentParent, lentReasons, lentSlots, lentIslands}
 
-// reserveLent makes ready the arrays lent to a simulation of n nodes that
-// a simulation of any graph makes (colocate, assignAll, transfers).
+// reserveLent makes ready the arrays lent to a simulation of about n
+// nodes that a simulation of any graph makes (colocate, assignAll,
+// transfers), with lentRoom's room.
 func (sc *Scratch) reserveLent(n int) {
-	if cap(sc.groups) < n {
-		sc.groups = touched(make([]group, n))
+	room := lentRoom(n)
+	if cap(sc.groups) < room {
+		sc.groups = touched(make([]group, room), n)
 	}
-	if cap(sc.ints[lentDev]) < n {
-		sc.ints[lentDev] = touched(make([]int, n))
+	if cap(sc.ints[lentDev]) < room {
+		sc.ints[lentDev] = touched(make([]int, room), n)
 	}
 	for _, k := range reservedInt32s {
-		if cap(sc.int32s[k]) < n {
-			sc.int32s[k] = touched(make([]int32, n))
+		if cap(sc.int32s[k]) < room {
+			sc.int32s[k] = touched(make([]int32, room), n)
 		}
 	}
 }
@@ -69,11 +72,12 @@ func (sc *Scratch) reserveLent(n int) {
 // pageSize is the size of the pages touched maps.
 var pageSize = os.Getpagesize()
 
-// touched writes one element of a in every page it spans, and returns a.
-func touched[T any](a []T) []T {
+// touched writes one element of a in every page its first n elements
+// span, and returns a.
+func touched[T any](a []T, n int) []T {
 	var zero T
 	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
-	for i := 0; i < len(a); i += step {
+	for i := 0; i < min(n, len(a)); i += step {
 		a[i] = zero
 	}
 	return a
