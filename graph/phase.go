@@ -473,11 +473,12 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 	// flags tell what each node depends on; inits mark initializer ops
 	// and NoOps grouping only initializers. Both in topological order, so
 	// that each node is decided once.
-	flags := make([]uint8, g.TopLevel)
-	inits := make([]bool, g.TopLevel)
 	// Without any of these ops no node depends on one, and no NoOp
-	// groups only initializers.
+	// groups only initializers: both stay nil.
+	var flags []uint8
+	var inits []bool
 	if slices.ContainsFunc(restoreOps, g.HasOp) || slices.ContainsFunc(saveOps, g.HasOp) || slices.ContainsFunc(initOps, g.HasOp) {
+		flags, inits = make([]uint8, g.TopLevel), make([]bool, g.TopLevel)
 		for _, n := range g.Topo() {
 			k := kind(n.Op)
 			f := k &^ initializes
@@ -505,6 +506,8 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 			continue
 		}
 		switch {
+		case flags == nil:
+			step = append(step, n)
 		case flags[n.ID]&restores != 0:
 			moreLoad = append(moreLoad, n)
 		case flags[n.ID]&saves != 0:

@@ -12,6 +12,8 @@
 package placement
 
 import (
+	"iter"
+
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
@@ -246,7 +248,8 @@ func (r *Result) DeviceOf(id int) (device, requested string, ok bool) {
 // DevicesAt is DeviceOf of every graph node at once, as a scan reads
 // each target's: for each ID id with at[id] >= 0 whose node was placed,
 // dev[at[id]] and req[at[id]] become the indexes in the names returned
-// of its device and of the device it requests. names[0] is "" (none
+// of its device and of the device it requests; a nil at puts each ID
+// below len(dev) at its own position. names[0] is "" (none
 // requested) and holds no name twice; a node not placed is left as it
 // is. A lazy result reads the simulation's arrays, with no string per
 // node.
@@ -255,7 +258,7 @@ func (r *Result) DevicesAt(at, dev, req []int32) (names []string) {
 		return r.devicesAt(at, dev, req)
 	}
 	nm := deviceNames{""}
-	for id, k := range at {
+	for id, k := range positions(at, len(dev)) {
 		if k < 0 {
 			continue
 		}
@@ -264,6 +267,23 @@ func (r *Result) DevicesAt(at, dev, req []int32) (names []string) {
 		}
 	}
 	return nm
+}
+
+// positions are DevicesAt's graph node IDs and their positions: at's,
+// or with a nil at every ID below n at its own.
+func positions(at []int32, n int) iter.Seq2[int, int32] {
+	return func(yield func(int, int32) bool) {
+		if at == nil {
+			for id := 0; id < n && yield(id, int32(id)); id++ {
+			}
+			return
+		}
+		for id, k := range at {
+			if !yield(id, k) {
+				return
+			}
+		}
+	}
 }
 
 // deviceNames are names each kept once: a placement names few devices,

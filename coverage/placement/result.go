@@ -153,8 +153,8 @@ func (s *sim) result() *Result {
 		for d, name := range s.devs {
 			byDev[d] = nm.index(name)
 		}
-		for id, k := range at[:min(len(at), len(s.g.Nodes))] {
-			if k < 0 {
+		for id, k := range positions(at, len(dev)) {
+			if k < 0 || id >= len(s.g.Nodes) {
 				continue
 			}
 			if i, ok := s.placedAt(id); ok {

@@ -416,7 +416,7 @@ func lookupClasses(nodes []*pnode) ([]int32, int) {
 	// The first node of each attr map, and of each op of a map that
 	// other ops share; a layer's few maps come together, and the last few
 	// are tried before the map.
-	first := make(map[uintptr]int32, len(nodes)/4)
+	first := map[uintptr]int32{} // grown as maps are met: most graphs' nodes share a few
 	var recent lastfew.Cache[uintptr, int32]
 	type mapOp struct {
 		attrs uintptr

@@ -102,21 +102,28 @@ func TestWhatIfLeavesThePlacementAsItWas(t *testing.T) {
 }
 
 // assertDevicesAt checks r.DevicesAt of every node of g, each asked at
-// its ID's mirror position, against the nodes placed (by ID).
+// its ID's mirror position and, with a nil at, at its ID, against the
+// nodes placed (by ID).
 func assertDevicesAt(t *testing.T, r *placement.Result, g *graph.Graph, placed map[int]placement.NodeResult) {
 	t.Helper()
 	n := len(g.Nodes)
-	at, dev, req := make([]int32, n), make([]int32, n), make([]int32, n)
-	for id := range at {
-		at[id] = int32(n - 1 - id)
+	mirror := make([]int32, n)
+	for id := range mirror {
+		mirror[id] = int32(n - 1 - id)
 	}
-	names := r.DevicesAt(at, dev, req)
-	require.Equal(t, "", names[0])
-	require.Len(t, names, len(slices.Compact(slices.Sorted(slices.Values(names)))), "a name twice: %q", names)
-	for _, gn := range g.Nodes {
-		k := at[gn.ID]
-		want := placed[gn.ID]
-		require.Equal(t, [2]string{want.Device, want.RequestedDevice}, [2]string{names[dev[k]], names[req[k]]}, "DevicesAt(%s)", gn.Name)
+	for _, at := range [][]int32{mirror, nil} {
+		dev, req := make([]int32, n), make([]int32, n)
+		names := r.DevicesAt(at, dev, req)
+		require.Equal(t, "", names[0])
+		require.Len(t, names, len(slices.Compact(slices.Sorted(slices.Values(names)))), "a name twice: %q", names)
+		for _, gn := range g.Nodes {
+			k := int32(gn.ID)
+			if at != nil {
+				k = at[gn.ID]
+			}
+			want := placed[gn.ID]
+			require.Equal(t, [2]string{want.Device, want.RequestedDevice}, [2]string{names[dev[k]], names[req[k]]}, "DevicesAt(%s), at %v", gn.Name, at != nil)
+		}
 	}
 }
 

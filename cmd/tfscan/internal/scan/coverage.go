@@ -62,7 +62,8 @@ type Nodes struct {
 	// bits are each node's bits by position (nodeBits).
 	bits []uint8
 	// at is each node's position in list by graph.Node.ID (-1 out of
-	// scope), for the placement's lookups (keyOf).
+	// scope), for the placement's lookups (keyOf); nil where every node
+	// of the graph is at its ID (posOfID).
 	at []int32
 	// phases is each node's phase (by graph.Node.ID) and counted the
 	// phases the figures count; phases is nil when they were not computed
@@ -129,19 +130,23 @@ func (ns *Nodes) phaseName(n *graph.Node) string {
 // PrepareNodes selects the nodes of g (or of scope, when not nil) in the
 // graph's order, and keys each for matching against every target in ts.
 func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Nodes {
-	ns := &Nodes{list: make([]*graph.Node, 0, len(g.Nodes)), paths: new(nodePaths), scratch: new(placement.Scratch)}
-	for _, n := range g.Nodes {
-		if scope == nil || scope[n] {
-			ns.list = append(ns.list, n)
+	ns := &Nodes{paths: new(nodePaths), scratch: new(placement.Scratch)}
+	if scope == nil {
+		// Every node: the graph's own list, which an append would
+		// copy; at stays nil while each node's ID is its position.
+		ns.list = g.Nodes[:len(g.Nodes):len(g.Nodes)]
+	} else {
+		ns.list = make([]*graph.Node, 0, len(scope))
+		for _, n := range g.Nodes {
+			if scope[n] {
+				ns.list = append(ns.list, n)
+			}
 		}
+		ns.at = positionsUpTo(len(g.Nodes), 0)
 	}
 	ns.dtypes = make([]int32, len(ns.list))
 	ns.key = make([]int32, len(ns.list))
 	ns.bits = make([]uint8, len(ns.list))
-	ns.at = make([]int32, len(g.Nodes))
-	for i := range ns.at {
-		ns.at[i] = -1
-	}
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
 	// A model's nodes have few distinct dtype lists and keys: each is
@@ -167,7 +172,10 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	// with its key when a target's precision mode asks (lowers).
 	f32 := slices.ContainsFunc(ts, func(t Target) bool { return lowers(t.Index) })
 	for i, n := range ns.list {
-		if n.ID >= 0 && n.ID < len(ns.at) {
+		if ns.at == nil && n.ID != i {
+			ns.at = positionsUpTo(len(g.Nodes), i)
+		}
+		if ns.at != nil && n.ID >= 0 && n.ID < len(ns.at) {
 			ns.at[n.ID] = int32(i)
 		}
 		ns.bits[i] = bitsOf(n)
@@ -224,6 +232,19 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	return ns
 }
 
+// positionsUpTo is Nodes.at for n graph nodes of which the first k are at
+// their IDs' positions, the others not yet placed (-1).
+func positionsUpTo(n, k int) []int32 {
+	at := make([]int32, n)
+	for i := range at {
+		at[i] = -1
+		if i < k {
+			at[i] = int32(i)
+		}
+	}
+	return at
+}
+
 // pathBuilder renders the paths of a model's nodes into shared chunks: a
 // path is a substring of its chunk, not a string of its own (a model's
 // 200,000 paths are as many allocations otherwise, and their garbage).
@@ -257,10 +278,25 @@ func (b *pathBuilder) path(n *graph.Node) string {
 // posOf is the position of n, a node of g, among the prepared nodes; -1
 // when n is not one of them (out of scope, synthetic, or a copy).
 func (ns *Nodes) posOf(g *graph.Graph, n *graph.Node) int {
-	if n.ID < 0 || n.ID >= len(ns.at) || ns.at[n.ID] < 0 || g.Nodes[n.ID] != n {
+	if n.ID < 0 || n.ID >= len(g.Nodes) || g.Nodes[n.ID] != n {
 		return -1
 	}
-	return int(ns.at[n.ID])
+	return ns.posOfID(n.ID)
+}
+
+// posOfID is the position of the node of g whose ID is id among the
+// prepared nodes, -1 when it is not one of them.
+func (ns *Nodes) posOfID(id int) int {
+	if ns.at == nil {
+		if id < 0 || id >= len(ns.list) || ns.list[id].ID != id {
+			return -1
+		}
+		return id
+	}
+	if id < 0 || id >= len(ns.at) {
+		return -1
+	}
+	return int(ns.at[id])
 }
 
 // nodePaths are the prepared nodes' paths by position, rendered once for
@@ -308,10 +344,11 @@ func (ns *Nodes) allPaths() []string {
 // path reads it, "" for one out of scope: a placement's results read them
 // (placement.Options.PathOf).
 func (ns *Nodes) pathOfID(id int) string {
-	if id < 0 || id >= len(ns.at) || ns.at[id] < 0 {
+	i := ns.posOfID(id)
+	if i < 0 {
 		return ""
 	}
-	return ns.path(int(ns.at[id]))
+	return ns.path(i)
 }
 
 // pathOrdered are every position in the order of the nodes' paths,
