@@ -401,6 +401,19 @@ func (s *Shapes) node(n *graph.Node) {
 	if n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != pending || len(n.OutputTypes) != s.outputs(n.ID) {
 		return
 	}
+	// A layer's nodes repeat: a node of an op whose rule reads nothing but
+	// the op, the attrs and the inputs takes the outputs of the last node
+	// of its op and attr map (one of the last few such pairs) when its
+	// inputs are the same, compared where they are kept (sameInputs).
+	at := int(s.start[n.ID])
+	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
+	a, known := s.alike.Get(key)
+	alike := known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID)
+	if alike && s.sameInputs(n, a.ins) {
+		copy(s.outs[at:], a.outs)
+		s.state[n.ID] = inferred
+		return
+	}
 	s.state[n.ID] = inferring
 	mark := len(s.ins)
 	ins := s.takeIns(len(n.Inputs))
@@ -411,14 +424,7 @@ func (s *Shapes) node(n *graph.Node) {
 	}
 	// The rule writes whole Tensors on top of s.ins; they are packed into
 	// s.outs once final.
-	// A layer's nodes repeat: a node of an op whose rule reads nothing but
-	// the op, the attrs and the inputs takes the outputs of the last node
-	// of its op and attr map (one of the last few such pairs) when its
-	// inputs were the same.
-	at := int(s.start[n.ID])
-	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
-	a, known := s.alike.Get(key)
-	if known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID) && sameTensors(a.ins, ins) {
+	if alike && sameTensors(a.ins, ins) {
 		copy(s.outs[at:], a.outs)
 		s.state[n.ID] = inferred
 		s.ins = s.ins[:mark]
@@ -485,6 +491,39 @@ func sameTensors(a, b []Tensor) bool {
 		if x.DType != y.DType || x.Assumed != y.Assumed || x.Shape.UnknownRank != y.Shape.UnknownRank ||
 			y.Handle != nil || (x.Shape.Dims == nil) != (y.Shape.Dims == nil) || !slices.Equal(x.Shape.Dims, y.Shape.Dims) ||
 			(x.Value == nil) != (y.Value == nil) || !slices.Equal(x.Value, y.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameInputs is sameTensors(want, the inputs of n) for a node whose
+// inputs are all inferred outputs of other nodes, read where they are
+// kept rather than unpacked; false otherwise, where the inputs are
+// unpacked and compared (node).
+func (s *Shapes) sameInputs(n *graph.Node, want []Tensor) bool {
+	if len(want) != len(n.Inputs) {
+		return false
+	}
+	for i, in := range n.Inputs {
+		m := in.Node
+		if m == nil || m.ID < 0 || m.ID >= len(s.state) || s.state[m.ID] != inferred || in.Output < 0 || in.Output >= s.outputs(m.ID) {
+			return false
+		}
+		p, x := &s.outs[int(s.start[m.ID])+in.Output], &want[i]
+		if p.dtype != x.DType || (p.bits&packedAssumed != 0) != x.Assumed || (p.bits&packedUnknownRank != 0) != x.Shape.UnknownRank ||
+			(p.dims == nil) != (x.Shape.Dims == nil) || !slices.Equal(p.dims, x.Shape.Dims) {
+			return false
+		}
+		var value []int64
+		if k := p.bits >> packedShift; k > 0 {
+			e := &s.extra[k-1]
+			if e.handle != nil {
+				return false
+			}
+			value = e.value
+		}
+		if (value == nil) != (x.Value == nil) || !slices.Equal(value, x.Value) {
 			return false
 		}
 	}
