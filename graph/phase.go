@@ -501,8 +501,10 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 			}
 		}
 	}
-	for _, n := range g.Nodes[:g.TopLevel] {
-		if len(g.Consumers(n)) > 0 || known[n] {
+	// A consumed node is told by the consumer index alone, without
+	// reading the node: Build numbers the nodes by position.
+	for i, n := range g.Nodes[:g.TopLevel] {
+		if i < g.edges.Keys() && len(g.edges.Of(i)) > 0 || known[n] {
 			continue
 		}
 		switch {

@@ -54,6 +54,9 @@ type Compiled struct {
 // _XlaMustCompile (tf.function(jit_compile=True); compilability_check_util.cc:627),
 // in node order, each once.
 func CompiledFunctions(g *graph.Graph) []Compiled {
+	if len(g.Functions) == 0 {
+		return nil // no node calls a function: none to walk
+	}
 	var out []Compiled
 	seen := map[*graph.Function]bool{}
 	for _, n := range g.Nodes {

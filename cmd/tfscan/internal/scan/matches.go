@@ -244,8 +244,12 @@ func bitsOf(n *graph.Node) uint8 {
 }
 
 // phasesByPosition are the nodes' phases by position, from the phases by
-// graph.Node.ID: a walk of the IDs in order.
+// graph.Node.ID: a walk of the IDs in order, or those phases where every
+// node is at its ID. The caller does not change them.
 func (ns *Nodes) phasesByPosition() []graph.Phase {
+	if ns.at == nil && len(ns.phases) == len(ns.list) {
+		return ns.phases // every node at its ID
+	}
 	out := make([]graph.Phase, len(ns.list))
 	if len(ns.at) == 0 {
 		for i, n := range ns.list {
