@@ -368,6 +368,11 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
+	if p.src != nil && (p.x == nil || p.x.rin == nil) {
+		s.inputsMet += len(p.src.Inputs)
+	} else if p.x != nil {
+		s.inputsMet += len(p.x.rin)
+	}
 	if p.src != nil {
 		// The first placement node of a graph node speaks for it
 		// (placedAt); its ID is read here, where the node was just read.
@@ -890,17 +895,12 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 // resolveAll turns every node's inputs into pins: a model node's from its
 // graph node, the others' from their refs.
 func (s *sim) resolveAll() {
-	// The inputs are counted first: the array of them is made to size.
+	// The array of inputs is made to the size newNode counted.
 	fromGraph := func(p *pnode) bool { return p.src != nil && (p.x == nil || p.x.rin == nil) }
-	n := 0
-	for _, p := range s.nodes {
-		if fromGraph(p) {
-			n += len(p.src.Inputs)
-		} else if p.x != nil {
-			n += len(p.x.rin)
-		}
-	}
-	s.links = links{pins: make([]pin, 0, n)}
+	// The out edges each node will have (outEdges) are counted as the
+	// inputs are resolved.
+	s.links = links{pins: make([]pin, 0, s.inputsMet)}
+	outs := make([]int32, len(s.nodes)+1)
 	var buf []int
 	for _, p := range s.nodes {
 		p.in.off = int32(len(s.pins))
@@ -909,6 +909,9 @@ func (s *sim) resolveAll() {
 			for i, in := range gn.Inputs {
 				q, via := s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
 				s.pins = append(s.pins, q)
+				if q.n >= 0 {
+					outs[q.n+1]++
+				}
 				s.noteCrossing(p, i, via)
 			}
 			if len(gn.ControlInputs) > 0 {
@@ -921,18 +924,23 @@ func (s *sim) resolveAll() {
 				p.ctrl = span{int32(len(s.ctrls)), int32(len(buf))}
 				for _, c := range buf {
 					s.ctrls = append(s.ctrls, int32(c))
+					outs[c+1]++
 				}
 			}
 		} else if p.x != nil {
 			for i, r := range p.x.rin {
 				q, via := s.resolveVia(r)
 				s.pins = append(s.pins, q)
+				if q.n >= 0 {
+					outs[q.n+1]++
+				}
 				s.noteCrossing(p, i, via)
 			}
 			p.x.rin = nil
 		}
 		p.in.n = int32(len(s.pins)) - p.in.off
 	}
+	s.outCounts = outs
 }
 
 // resolveCtrl appends what a control input from c (a node of inst) makes

@@ -37,6 +37,12 @@ type sim struct {
 	// hasEnter: the build added an Enter or RefEnter node that is no
 	// ghost (computeFrames).
 	hasEnter bool
+	// inputsMet counts the inputs of the nodes the build added, which
+	// resolveAll turns into pins; outCounts are the out edges of each
+	// node (by index plus one) it counted as it did, which outEdges
+	// groups them by.
+	inputsMet int
+	outCounts []int32
 	// ownSpecial are the special nodes of a simulation whose nodes' types
 	// differ from the flattened graph's (sim.special).
 	ownSpecial *special
@@ -758,7 +764,7 @@ func (s *sim) outEdges() edges {
 	if s.outs.Keys() > 0 || len(s.nodes) == 0 {
 		return s.outs
 	}
-	s.outs = csr.Build(len(s.nodes), func(add func(int, outEdge)) {
+	each := func(add func(int, outEdge)) {
 		for i, p := range s.nodes {
 			for j, q := range s.inputs(p) {
 				if q.n >= 0 {
@@ -769,6 +775,12 @@ func (s *sim) outEdges() edges {
 				add(int(c), outEdge{dst: int32(i), ctrl: true})
 			}
 		}
-	})
+	}
+	if c := s.outCounts; len(c) == len(s.nodes)+1 {
+		s.outs = csr.BuildCounted(c, each) // counted by resolveAll
+	} else {
+		s.outs = csr.Build(len(s.nodes), each)
+	}
+	s.outCounts = nil
 	return s.outs
 }

@@ -33,6 +33,20 @@ func BuildReusing[T any](old Groups[T], n int, each func(add func(key int, v T))
 		start = make([]int32, n+1)
 	}
 	each(func(k int, _ T) { start[k+1]++ })
+	return fill(old, start, each)
+}
+
+// BuildCounted is Build where the caller has counted the values: counts
+// has n+1 elements, counts[k+1] the number of values of key k (counts[0]
+// is 0), and each is called once, to fill. The groups keep counts.
+func BuildCounted[T any](counts []int32, each func(add func(key int, v T))) Groups[T] {
+	return fill(Groups[T]{}, counts, each)
+}
+
+// fill makes the groups of the values each adds, counted in start (key
+// k's at start[k+1]), into old's items where they are large enough.
+func fill[T any](old Groups[T], start []int32, each func(add func(key int, v T))) Groups[T] {
+	n := len(start) - 1
 	for k := 0; k < n; k++ {
 		start[k+1] += start[k]
 	}

@@ -69,3 +69,30 @@ func TestBuildReusingGroupsAsBuild(t *testing.T) {
 		}
 	}
 }
+
+// With the values counted by the caller, the groups are those Build makes,
+// each added once.
+func TestBuildCountedGroupsAsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 100; round++ {
+		n, adds := randomAdds(rng, 30, 90)
+		calls := 0
+		each := func(add func(int, int)) {
+			calls++
+			for _, a := range adds {
+				add(a.k, a.v)
+			}
+		}
+		counts := make([]int32, n+1)
+		for _, a := range adds {
+			counts[a.k+1]++
+		}
+		got := BuildCounted(counts, each)
+		require.Equal(t, 1, calls, "each is called once")
+		want := Build(n, each)
+		require.Equal(t, want.Keys(), got.Keys())
+		for k := range n {
+			require.Equal(t, want.Of(k), got.Of(k), "round %d key %d", round, k)
+		}
+	}
+}
