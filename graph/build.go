@@ -132,12 +132,10 @@ func buildGraph(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.
 type builder struct {
 	g *Graph
 	// topByName indexes the top-level nodes; funcNodes indexes the body
-	// funcInputs is resolving (one map, cleared for each body), and rets
-	// holds each body's returnNodes.
+	// funcInputs is resolving (one map, cleared for each body).
 	topByName    *nameIndex
 	funcNodes    map[string]*Node
 	funcNodesMax int
-	rets         map[*Function][]*Node
 	ops          map[string]*opInfo
 	// slab and inputSlab hold the dtypes and Inputs of many nodes.
 	slab      []tpb.DataType
@@ -709,9 +707,6 @@ func (b *builder) checkInputCount(n *Node) {
 // syntax (tensorflow/core/framework/function.proto): "arg" for a function
 // argument, "node:out_arg:index" for a node output, "^node" for control.
 func (b *builder) funcInputs(f *Function) {
-	if b.rets == nil {
-		b.rets = make(map[*Function][]*Node, len(b.g.Functions))
-	}
 	// Clearing costs the map's size: a body much smaller than the largest
 	// so far gets a map of its own size.
 	if b.funcNodes == nil || b.funcNodesMax > 4*len(f.Nodes)+256 {
@@ -741,7 +736,7 @@ func (b *builder) funcInputs(f *Function) {
 		args[a.GetName()] = i
 	}
 	// Reachability needs the return nodes after byName serves another body.
-	b.rets[f] = returnNodes(f, byName)
+	f.returns = returnNodes(f, byName)
 	f.Rets = b.funcRets(f, byName, args)
 	for _, n := range f.Nodes {
 		for i, s := range n.Def.GetInput() {

@@ -66,6 +66,9 @@ func TestCorpusCounts(t *testing.T) {
 				return out
 			}
 			assert.Equal(t, outputs(graph.WithoutIndex(g)), outputs(g), "possible outputs")
+			// The phases, from the build's reachability where it walked
+			// the step, are the walks'.
+			assert.Equal(t, graph.PhasesWalked(g, ""), g.Phases(""), "phases")
 			assert.Equal(t, tt.functions, fnNodes, "function nodes")
 			assert.Len(t, g.Nodes, tt.graph+tt.functions)
 

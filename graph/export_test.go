@@ -9,3 +9,6 @@ func WithoutIndex(g *Graph) *Graph {
 	bare.edges = csr.Groups[*Node]{}
 	return &bare
 }
+
+// PhasesWalked is phasesWalked: g.Phases(signature) as the walks give it.
+func PhasesWalked(g *Graph, signature string) []Phase { return phasesWalked(g, signature) }

@@ -40,8 +40,10 @@ type Graph struct {
 	// ops are the ops of the nodes, functions' included, as the build met
 	// them (HasOp); nil for a graph Build did not make.
 	ops map[string]*opInfo
-	// reached tells that Build set every node's Reachable (reachability).
-	reached bool
+	// reached tells that Build set every node's Reachable (reachability),
+	// walking from reachRoots.
+	reached    bool
+	reachRoots []*Node
 }
 
 // HasOp tells whether some node of the graph, a function's included, may
@@ -80,6 +82,9 @@ type Function struct {
 	// (runsUnpruned), listed by the build once pruneKnown.
 	unpruned   []*Node
 	pruneKnown bool
+	// returns are the body nodes its ret and control_ret name, which the
+	// build's reachability follows from a call (returnNodes).
+	returns []*Node
 	// caller is the node whose path prefixes this function's node paths
 	// (the first caller of the walk in paths.go); nil for a function
 	// nobody calls, whose nodes' paths start with its name. sig is the

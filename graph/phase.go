@@ -216,14 +216,37 @@ func (g *Graph) phaseRoots(signature string) phaseRoots {
 }
 
 // stepIsReachable tells that the step's walk would reach what the build's
-// reachability did and no other walk has roots: a graph Build made without
-// signatures or functions, whose sinks are all step roots (no load or
-// save work among them). Both walks then start at the top-level sinks and
-// follow the same edges, so that a model's phases need no walk of their
-// own.
+// reachability did and no other walk has roots: the step starts where
+// reachability started, no load or save work has roots, and each
+// function's body runs only what its results need (no stateful or
+// control-flow node PruneFunctionBody keeps), which both walks find
+// alike. Both walks then follow the same edges from the same nodes, so
+// that a model's phases need no walk of their own.
 func (g *Graph) stepIsReachable(r phaseRoots) bool {
-	return g.reached && len(g.Signatures) == 0 && len(g.Functions) == 0 &&
-		len(r.load) == 0 && len(r.save) == 0 && len(r.loadFns) == 0 && len(r.saveFns) == 0
+	if !g.reached || len(r.load) > 0 || len(r.save) > 0 || len(r.loadFns) > 0 || len(r.saveFns) > 0 ||
+		!sameNodes(r.step, g.reachRoots) {
+		return false
+	}
+	for _, f := range g.Functions {
+		if !f.pruneKnown || len(f.unpruned) > 0 || !sameNodes(retNodes(f), f.returns) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameNodes tells whether a and b hold the same nodes, in any order and
+// number.
+func sameNodes(a, b []*Node) bool {
+	ids := func(ns []*Node) []int {
+		out := make([]int, len(ns))
+		for i, n := range ns {
+			out[i] = n.ID
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(ids(a), ids(b))
 }
 
 // topNodes maps the node name of every tensor name in lists to the first

@@ -223,10 +223,12 @@ func phasesWalked(g *Graph, signature string) []Phase {
 	return walked.Phases(signature)
 }
 
-// A graph without signatures, functions, load or save work takes its step
-// from the build's reachability: the same phases as the walk, nodes no
-// sink needs (a loop feeding nothing) unreachable; a graph with save work,
-// functions or signatures walks.
+// A graph whose step starts where the build's reachability did, without
+// load or save work, whose functions' bodies run only what their results
+// need, takes its step from the build's reachability: the same phases as
+// the walk, nodes no root needs (a loop feeding nothing, an unused
+// output) unreachable. A graph with save work, a stateful body or a step
+// of one signature among several walks.
 func TestPhasesFromReachability(t *testing.T) {
 	const loop = `
   node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 int_val: 0 } } } }
@@ -238,33 +240,45 @@ func TestPhasesFromReachability(t *testing.T) {
   node { name: "k" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 1 } } } }
   node { name: "y" op: "Mul" input: "x" input: "k" input: "^k" attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "z" op: "Relu" input: "y" attr { key: "T" value { type: DT_FLOAT } } }`
+	const call = `
+  node { name: "p" op: "PartitionedCall" input: "z"
+    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "f" } } } }`
+	const body = `
+    signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
+    node_def { name: "r" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "dead" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "r" value: "r:output:0" }`
 	for _, tc := range []struct {
 		name, text string
+		sigs       []string
+		signature  string
 		fromReach  bool
 		want       map[string]string
 	}{
-		{"flat", "graph_def {" + flat + "}", true, map[string]string{"x": "step", "k": "step", "y": "step", "z": "step"}},
-		{"loop feeding nothing", "graph_def {" + flat + loop + "}", true, map[string]string{"z": "step", "merge": "unreachable", "next": "unreachable", "c": "unreachable"}},
+		{"flat", "graph_def {" + flat + "}", nil, "", true, map[string]string{"x": "step", "k": "step", "y": "step", "z": "step"}},
+		{"loop feeding nothing", "graph_def {" + flat + loop + "}", nil, "", true, map[string]string{"z": "step", "merge": "unreachable", "next": "unreachable", "c": "unreachable"}},
 		{"save work", "graph_def {" + flat + `
   node { name: "s" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING string_val: "ckpt" } } } }
   node { name: "n" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "k" } } } }
   node { name: "save" op: "SaveV2" input: "s" input: "n" input: "n" input: "k" attr { key: "dtypes" value { list { type: DT_FLOAT } } } }
-}`, false, map[string]string{"z": "step", "save": "save", "s": "save"}},
-		{"function", "graph_def {" + flat + `
-  node { name: "p" op: "PartitionedCall" input: "z"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }
-  library { function {
-    signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
-    node_def { name: "r" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
-    ret { key: "r" value: "r:output:0" } } }
-}`, false, map[string]string{"z": "step", "p": "step", "p/f/r": "step"}},
+}`, nil, "", false, map[string]string{"z": "step", "save": "save", "s": "save"}},
+		{"function", "graph_def {" + flat + call + "library { function {" + body + "} } }", nil, "", true,
+			map[string]string{"z": "step", "p": "step", "p/f/r": "step", "p/f/dead": "unreachable"}},
+		{"stateful body", "graph_def {" + flat + call + "library { function {" + body + `
+    node_def { name: "print" op: "PrintV2" input: "msg:output:0" }
+    node_def { name: "msg" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING string_val: "hi" } } } }
+} } }`, nil, "", false, map[string]string{"p/f/r": "step", "p/f/print": "step", "p/f/dead": "unreachable"}},
+		{"served", "graph_def {" + flat + call + "library { function {" + body + "} } }", []string{"serving_default=p:0"}, "", true,
+			map[string]string{"z": "step", "serving_default/p/f/r": "step", "serving_default/p/f/dead": "unreachable"}},
+		{"one of two served", "graph_def {" + flat + call + "library { function {" + body + "} } }", []string{"a=p:0", "b=y:0"}, "b", false,
+			map[string]string{"y": "step", "z": "unreachable", "a/p/f/r": "unreachable"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := build(t, tc.text)
-			require.Equal(t, tc.fromReach, g.stepIsReachable(g.phaseRoots("")))
-			ph := g.Phases("")
-			assert.Equal(t, phasesWalked(g, ""), ph)
+			g := build(t, tc.text, tc.sigs...)
+			require.Equal(t, tc.fromReach, g.stepIsReachable(g.phaseRoots(tc.signature)))
+			ph := g.Phases(tc.signature)
+			assert.Equal(t, phasesWalked(g, tc.signature), ph)
 			for path, want := range tc.want {
 				assert.Equal(t, want, phaseOf(t, g, ph, path), path)
 			}

@@ -1,6 +1,9 @@
 package graph
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // reachability sets Node.Reachable.
 //
@@ -28,8 +31,9 @@ func (b *builder) reachability() {
 			}
 		}
 	}
+	g.reachRoots = roots
 	entered := make(map[*Function]bool)
-	stack := roots
+	stack := slices.Clone(roots)
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -52,7 +56,7 @@ func (b *builder) reachability() {
 				continue // also what stops recursion
 			}
 			entered[f] = true
-			stack = append(stack, b.rets[f]...)
+			stack = append(stack, f.returns...)
 		}
 	}
 }
