@@ -74,6 +74,15 @@ func funcNames(fs []*Function) []string {
 	return out
 }
 
+// callNode is a top-level PartitionedCall node, name, calling fn on in
+// (one float in, one out).
+func callNode(name, in, fn string) string {
+	return `
+  node { name: "` + name + `" op: "PartitionedCall" input: "` + in + `"
+    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "` + fn + `" } } } }`
+}
+
 // A function body that returns its argument doubled: "x" → "mul:z:0".
 func fnDef(name string, extra string) string {
 	return `function {
@@ -86,10 +95,7 @@ func fnDef(name string, extra string) string {
 
 func TestBuildCallsThroughEveryFuncAttr(t *testing.T) {
 	g := build(t, `graph_def {
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "p" op: "PartitionedCall" input: "x"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f_call" } } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }`+callNode("p", "x", "f_call")+`
   node { name: "pred" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
   node { name: "if" op: "If" input: "pred" input: "x"
     attr { key: "Tcond" value { type: DT_BOOL } } attr { key: "Tin" value { list { type: DT_FLOAT } } }
@@ -171,10 +177,7 @@ func TestBuildCallsThroughEveryFuncAttr(t *testing.T) {
 // cannot order the library.
 func TestBuildRecursion(t *testing.T) {
 	g, err := buildErr(t, `graph_def {
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "call" op: "PartitionedCall" input: "x"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "ping" } } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }`+callNode("call", "x", "ping")+`
   library {
     `+fnDef("ping", `node_def { name: "again" op: "pong" input: "mul:z:0" }`)+`
     `+fnDef("pong", `node_def { name: "back" op: "ping" input: "mul:z:0" }`)+`

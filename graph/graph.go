@@ -38,7 +38,7 @@ type Graph struct {
 	edges csr.Groups[*Node] // consumers by producer (index)
 	topo  []*Node           // top-level topological order
 	// ops are the ops of the nodes, functions' included, as the build met
-	// them (HasOp); nil for a graph Build did not make.
+	// them (HasOp, HasAnyOp); nil for a graph Build did not make.
 	ops map[string]*opInfo
 	// reached tells that Build set every node's Reachable (reachability),
 	// walking from reachRoots.
@@ -56,6 +56,20 @@ func (g *Graph) HasOp(op string) bool {
 	}
 	_, ok := g.ops[op]
 	return ok
+}
+
+// HasAnyOp tells whether some node of the graph may be of an op match
+// accepts: HasOp for a set of ops told by a predicate rather than listed.
+func (g *Graph) HasAnyOp(match func(op string) bool) bool {
+	if g.ops == nil {
+		return true
+	}
+	for op := range g.ops {
+		if match(op) {
+			return true
+		}
+	}
+	return false
 }
 
 // Function is one FunctionDef of the library.

@@ -30,10 +30,7 @@ func TestPathsStayUnique(t *testing.T) {
 // fails validation for it).
 func collidingPaths(t *testing.T) (*Graph, error) {
 	return buildErr(t, `graph_def {
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "call" op: "PartitionedCall" input: "x"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }`+callNode("call", "x", "f")+`
   node { name: "s/call/f/mul#2" op: "NoOp" }
   node { name: "s/call/f/mul" op: "NoOp" }
   library {

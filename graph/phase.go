@@ -500,7 +500,7 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 	// groups only initializers: both stay nil.
 	var flags []uint8
 	var inits []bool
-	if slices.ContainsFunc(restoreOps, g.HasOp) || slices.ContainsFunc(saveOps, g.HasOp) || slices.ContainsFunc(initOps, g.HasOp) {
+	if g.HasAnyOp(func(op string) bool { return kind(op) != 0 }) {
 		flags, inits = make([]uint8, g.TopLevel), make([]bool, g.TopLevel)
 		for _, n := range g.Topo() {
 			k := kind(n.Op)

@@ -120,10 +120,7 @@ func TestPhasesWithoutMetadata(t *testing.T) {
   node { name: "w/init" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 1 } } } }
   node { name: "w/Assign" op: "Assign" input: "w" input: "w/init" attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "init" op: "NoOp" input: "^w/Assign" }
-  node { name: "y" op: "Mul" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "p" op: "PartitionedCall" input: "y"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }
+  node { name: "y" op: "Mul" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }`+callNode("p", "y", "f")+`
   node { name: "save/Const" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING string_val: "ckpt" } } } }
   node { name: "save/names" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "w" } } } }
   node { name: "save/slices" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "" } } } }
@@ -240,10 +237,7 @@ func TestPhasesFromReachability(t *testing.T) {
   node { name: "k" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 1 } } } }
   node { name: "y" op: "Mul" input: "x" input: "k" input: "^k" attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "z" op: "Relu" input: "y" attr { key: "T" value { type: DT_FLOAT } } }`
-	const call = `
-  node { name: "p" op: "PartitionedCall" input: "z"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }`
+	call := callNode("p", "z", "f")
 	const body = `
     signature { name: "f" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } }
     node_def { name: "r" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }

@@ -18,7 +18,6 @@ import (
 // no signature output needs are counted but stay unreachable.
 func (b *builder) reachability() {
 	g := b.g
-	defer func() { g.reached = true }()
 	var roots []*Node
 	if len(g.Signatures) > 0 {
 		for _, sig := range g.Signatures {
@@ -31,7 +30,7 @@ func (b *builder) reachability() {
 			}
 		}
 	}
-	g.reachRoots = roots
+	g.reachRoots, g.reached = roots, true
 	entered := make(map[*Function]bool)
 	stack := slices.Clone(roots)
 	for len(stack) > 0 {

@@ -143,10 +143,7 @@ func TestPathsUniqueSeesCollisions(t *testing.T) {
 		want        []string
 	}{
 		{"top-level name", `graph_def {
-  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "call" op: "PartitionedCall" input: "x"
-    attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_FLOAT } } }
-    attr { key: "f" value { func { name: "f" } } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }` + callNode("call", "x", "f") + `
   node { name: "s/call/f/mul" op: "NoOp" }
   library { ` + fnDef("f", "") + ` }
 }`, []string{"x", "call", "s/call/f/mul", "s/call/f/mul#2"}},

@@ -49,8 +49,8 @@ var checkpointOps = map[string]bool{
 
 // Scan returns the unsafe-op findings of g in path order.
 func Scan(g *graph.Graph) []Finding {
-	if !mayHold(g) {
-		return nil
+	if !g.HasAnyOp(mayBeUnsafe) {
+		return nil // a graph without any such op is not walked
 	}
 	saver := saverNodes(g)
 	var out []Finding
@@ -77,22 +77,6 @@ func Scan(g *graph.Graph) []Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
-}
-
-// mayHold tells whether g may hold a node of an op Scan reports, so that
-// a graph without any is not walked.
-func mayHold(g *graph.Graph) bool {
-	for op := range unsafeOps {
-		if g.HasOp(op) {
-			return true
-		}
-	}
-	for op := range checkpointOps {
-		if g.HasOp(op) {
-			return true
-		}
-	}
-	return g.HasOp("PrintV2")
 }
 
 // mayBeUnsafe tells whether a node of op can be a finding.

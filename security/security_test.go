@@ -60,7 +60,7 @@ func TestScanWithoutSaverReportsCheckpointOps(t *testing.T) {
 }
 
 // TestScanBuiltGraph checks Scan on graphs Build made, which tell the ops
-// they hold (graph.Graph.HasOp): an unsafe op in a function body is found,
+// they hold (graph.Graph.HasAnyOp): an unsafe op in a function body is found,
 // and a graph without any is not walked for them.
 func TestScanBuiltGraph(t *testing.T) {
 	scan := func(text string) []string {

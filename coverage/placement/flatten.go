@@ -368,7 +368,7 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 		p.x.root = b.cur
 	}
 	s.nodes = append(s.nodes, p)
-	if p.src != nil && (p.x == nil || p.x.rin == nil) {
+	if p.inputsFromGraph() {
 		s.inputsMet += len(p.src.Inputs)
 	} else if p.x != nil {
 		s.inputsMet += len(p.x.rin)
@@ -892,11 +892,14 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 	return noPin, via
 }
 
+// inputsFromGraph tells a node whose inputs are its graph node's, not
+// refs of its own (pextra.rin).
+func (p *pnode) inputsFromGraph() bool { return p.src != nil && (p.x == nil || p.x.rin == nil) }
+
 // resolveAll turns every node's inputs into pins: a model node's from its
 // graph node, the others' from their refs.
 func (s *sim) resolveAll() {
 	// The array of inputs is made to the size newNode counted.
-	fromGraph := func(p *pnode) bool { return p.src != nil && (p.x == nil || p.x.rin == nil) }
 	// The out edges each node will have (outEdges) are counted as the
 	// inputs are resolved.
 	s.links = links{pins: make([]pin, 0, s.inputsMet)}
@@ -904,7 +907,7 @@ func (s *sim) resolveAll() {
 	var buf []int
 	for _, p := range s.nodes {
 		p.in.off = int32(len(s.pins))
-		if fromGraph(p) {
+		if p.inputsFromGraph() {
 			gn := p.src
 			for i, in := range gn.Inputs {
 				q, via := s.resolveVia(ref{inst: p.inst, in: in, pn: -1})

@@ -480,50 +480,41 @@ func (s *Shapes) alikeOp(op string) bool {
 func hasHandle(t Tensor) bool { return t.Handle != nil }
 
 // sameTensors tells whether a and b are the same tensors as inference
-// knows them. Handle data is never compared: no input of a remembered
-// inference has any.
+// knows them (sameTensor).
 func sameTensors(a, b []Tensor) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.DType != y.DType || x.Assumed != y.Assumed || x.Shape.UnknownRank != y.Shape.UnknownRank ||
-			y.Handle != nil || (x.Shape.Dims == nil) != (y.Shape.Dims == nil) || !slices.Equal(x.Shape.Dims, y.Shape.Dims) ||
-			(x.Value == nil) != (y.Value == nil) || !slices.Equal(x.Value, y.Value) {
+		if !sameTensor(&a[i], &b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
+// sameTensor tells whether x, a remembered inference's input, and y are
+// the same tensor as inference knows it. Handle data is never compared: no
+// input of a remembered inference has any.
+func sameTensor(x, y *Tensor) bool {
+	return x.DType == y.DType && x.Assumed == y.Assumed && x.Shape.UnknownRank == y.Shape.UnknownRank &&
+		y.Handle == nil && (x.Shape.Dims == nil) == (y.Shape.Dims == nil) && slices.Equal(x.Shape.Dims, y.Shape.Dims) &&
+		(x.Value == nil) == (y.Value == nil) && slices.Equal(x.Value, y.Value)
+}
+
 // sameInputs is sameTensors(want, the inputs of n) for a node whose
-// inputs are all inferred outputs of other nodes, read where they are
-// kept rather than unpacked; false otherwise, where the inputs are
-// unpacked and compared (node).
+// inputs are all inferred outputs of other nodes, each read where it is
+// kept (Output) rather than taken into s.ins; false otherwise, where node
+// takes and compares the inputs.
 func (s *Shapes) sameInputs(n *graph.Node, want []Tensor) bool {
 	if len(want) != len(n.Inputs) {
 		return false
 	}
 	for i, in := range n.Inputs {
-		m := in.Node
-		if m == nil || m.ID < 0 || m.ID >= len(s.state) || s.state[m.ID] != inferred || in.Output < 0 || in.Output >= s.outputs(m.ID) {
+		if in.Node == nil {
 			return false
 		}
-		p, x := &s.outs[int(s.start[m.ID])+in.Output], &want[i]
-		if p.dtype != x.DType || (p.bits&packedAssumed != 0) != x.Assumed || (p.bits&packedUnknownRank != 0) != x.Shape.UnknownRank ||
-			(p.dims == nil) != (x.Shape.Dims == nil) || !slices.Equal(p.dims, x.Shape.Dims) {
-			return false
-		}
-		var value []int64
-		if k := p.bits >> packedShift; k > 0 {
-			e := &s.extra[k-1]
-			if e.handle != nil {
-				return false
-			}
-			value = e.value
-		}
-		if (value == nil) != (x.Value == nil) || !slices.Equal(value, x.Value) {
+		if t, ok := s.Output(in.Node, in.Output); !ok || !sameTensor(&want[i], &t) {
 			return false
 		}
 	}

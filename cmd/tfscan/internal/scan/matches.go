@@ -247,16 +247,10 @@ func bitsOf(n *graph.Node) uint8 {
 // graph.Node.ID: a walk of the IDs in order, or those phases where every
 // node is at its ID. The caller does not change them.
 func (ns *Nodes) phasesByPosition() []graph.Phase {
-	if ns.at == nil && len(ns.phases) == len(ns.list) {
+	if ns.at == nil {
 		return ns.phases // every node at its ID
 	}
 	out := make([]graph.Phase, len(ns.list))
-	if len(ns.at) == 0 {
-		for i, n := range ns.list {
-			out[i] = ns.phases[n.ID]
-		}
-		return out
-	}
 	for id, i := range ns.at {
 		if i >= 0 {
 			out[i] = ns.phases[id]
