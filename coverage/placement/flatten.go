@@ -271,6 +271,10 @@ type builder struct {
 	frames int
 	// cur is the top-level node being added, the root of what it expands to.
 	cur *graph.Node
+	// placeholders are the top-level Placeholder nodes added, which a
+	// graph without a signature feeds (markFeeds): noted while each node
+	// is at hand rather than found in another walk of every node.
+	placeholders []*graph.Node
 	// lastDev is the last device string reqFor parsed, into lastSpec
 	// (lastBad when it did not parse): nodes one after the other often
 	// request the same device.
@@ -328,6 +332,9 @@ func calledFn(n *graph.Node) *graph.Function {
 // lowerable tells a functional If, Case or While that TensorFlow lowers
 // to Switch and Merge. The ops are told apart without hashing every
 // node's op (ifOps, caseOps, whileOps).
+// isPlaceholder tells the ops of a graph's feeds without a signature.
+func isPlaceholder(op string) bool { return op == "Placeholder" || op == "PlaceholderV2" }
+
 func lowerable(n *graph.Node) bool {
 	switch n.Op {
 	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
@@ -547,6 +554,9 @@ func (b *builder) inputRefs(inst *instance, gn *graph.Node) []ref {
 func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	if inst.fn == nil {
 		b.cur = gn
+		if isPlaceholder(gn.Op) {
+			b.placeholders = append(b.placeholders, gn)
+		}
 	}
 	req, bad := b.reqFor(inst, gn)
 	// Field by field into the slab's zeroed node: a whole-struct copy

@@ -57,14 +57,14 @@ var reservedInt32s = [...]int{lentRows, lentParent, lentReasons, lentSlots, lent
 func (sc *Scratch) reserveLent(n int) {
 	room := lentRoom(n)
 	if cap(sc.groups) < room {
-		sc.groups = touched(make([]group, room), n)
+		sc.groups, sc.fresh.groups = touched(make([]group, room), n), true
 	}
 	if cap(sc.ints[lentDev]) < room {
-		sc.ints[lentDev] = touched(make([]int, room), n)
+		sc.ints[lentDev], sc.fresh.ints[lentDev] = touched(make([]int, room), n), true
 	}
 	for _, k := range reservedInt32s {
 		if cap(sc.int32s[k]) < room {
-			sc.int32s[k] = touched(make([]int32, room), n)
+			sc.int32s[k], sc.fresh.int32s[k] = touched(make([]int32, room), n), true
 		}
 	}
 }

@@ -218,7 +218,7 @@ func (s *sim) build() error {
 		inst := &instance{dflt: -1, unit: 0, single: -1}
 		b.addInstance(inst, top, s.g.TopoKeepsOrder())
 		b.drain()
-		s.markFeeds(top)
+		s.markFeeds(top, b.placeholders)
 	}
 	// Functions not instantiated from the top level: bodies of non-lowered
 	// control flow and XLA units run single-device under their op; dataset
@@ -511,9 +511,9 @@ func tensorName(name string) (string, int) {
 
 // markFeeds marks fed Placeholders and records the fetches of the chosen
 // signature for the top-level unit (or Options.Fetches); without signatures
-// Placeholders are fed and the outputs summarize_graph would take are
-// fetched.
-func (s *sim) markFeeds(top []*graph.Node) {
+// the Placeholders (the top-level ones the flattening added) are fed and
+// the outputs summarize_graph would take are fetched.
+func (s *sim) markFeeds(top, placeholders []*graph.Node) {
 	sig := s.signature()
 	fetches := s.opts.Fetches
 	if fetches == nil && sig == nil {
@@ -527,11 +527,9 @@ func (s *sim) markFeeds(top []*graph.Node) {
 		s.topFetches = append(s.topFetches, fetchRef{ref: ref{inst: nil, pn: s.firstOf2(t.Node), port: t.Output}, name: t.Name()})
 	}
 	if sig == nil {
-		for _, n := range top {
-			if n.Op == "Placeholder" || n.Op == "PlaceholderV2" {
-				if pi := s.firstOf2(n); pi >= 0 {
-					s.nodes[pi].fed = true
-				}
+		for _, n := range placeholders {
+			if pi := s.firstOf2(n); pi >= 0 {
+				s.nodes[pi].fed = true
 			}
 		}
 		return
