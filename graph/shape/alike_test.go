@@ -15,8 +15,8 @@ import (
 // TestAlikeTakesOnlyTheSame: nodes of one op and one attr map take the
 // outputs of an earlier one only where their inputs are the same tensors:
 // inputs that differ in value alone, in an assumed dimension alone, in
-// dtype, in rank or in number each give their own outputs, as every rule
-// run does.
+// dtype, in rank, in a dimension alone or in number each give their own
+// outputs, as every rule run does.
 func TestAlikeTakesOnlyTheSame(t *testing.T) {
 	var gb g
 	id, sum := A{}, A{"keep_dims": b(false)}
@@ -31,6 +31,8 @@ func TestAlikeTakesOnlyTheSame(t *testing.T) {
 	casts := []*graph.Node{gb.add("c1", "Relu", id, f32, gb.cf("d1", 1, 3)), gb.add("c2", "Relu", id, f64,
 		gb.add("d2", "Const", A{"dtype": ty(tpb.DataType_DT_DOUBLE), "value": {Value: &attrpb.AttrValue_Tensor{Tensor: &tensorpb.TensorProto{Dtype: tpb.DataType_DT_DOUBLE, TensorShape: shapeAttr(1, 3).GetShape()}}}}, f64)),
 		gb.add("c3", "Relu", id, f32, gb.cf("d3", 3))}
+	// Dimensions alone.
+	sized := []*graph.Node{gb.add("e1", "Relu", id, f32, gb.cf("f1", 2, 3)), gb.add("e2", "Relu", id, f32, gb.cf("f2", 4, 3))}
 	// A malformed node with fewer inputs than the one before.
 	gb.add("none", "Relu", id, f32)
 	gr := gb.graph()
@@ -52,6 +54,8 @@ func TestAlikeTakesOnlyTheSame(t *testing.T) {
 	c2, _ := got.Output(casts[1], 0)
 	assert.Equal(t, tpb.DataType_DT_DOUBLE, c2.DType)
 	assert.Equal(t, []int64{3}, dims(t, got, casts[2]))
+	assert.Equal(t, []int64{2, 3}, dims(t, got, sized[0]))
+	assert.Equal(t, []int64{4, 3}, dims(t, got, sized[1]))
 }
 
 // Consts of one attr map are alike (one rule run for them all) unless the

@@ -17,17 +17,19 @@ import (
 
 // Shapes holds the inferred output of every node and function argument.
 type Shapes struct {
-	// outs are every node's output tensors, in one array: node n's are
-	// outs[start[n.ID]:start[n.ID+1]], one per output type, read once its
-	// state is inferred. They are kept packed (a graph has one per output,
-	// and most have neither values nor handle data).
+	// outs are every inferred node's output tensors, in one array, in the
+	// order the nodes were inferred: node n's are its len(n.OutputTypes)
+	// from outs[at[n.ID]-1] on. They are kept packed (a graph has one per
+	// output, and most have neither values nor handle data).
 	outs  []packed
 	extra []packedExtra
-	start []int32
-	state []nodeState // by graph.Node.ID
-	args  map[*graph.Function][]Tensor
-	rets  map[*graph.Function][]Tensor
-	busy  map[*graph.Function]bool
+	// at is each node's state by graph.Node.ID: pending (0), inferring,
+	// else where its outputs start in outs, plus one. Appending the
+	// outputs as nodes are inferred needs no walk to count them first.
+	at   []int32
+	args map[*graph.Function][]Tensor
+	rets map[*graph.Function][]Tensor
+	busy map[*graph.Function]bool
 	// AssumedDims lists every assumption made, e.g.
 	// "x: dim 0 = 1 (default batch)", sorted.
 	AssumedDims []string
@@ -68,8 +70,11 @@ type alikeKey struct {
 }
 
 type alikeAnswer struct {
-	ins  []Tensor
-	outs []packed
+	ins []Tensor
+	// packed are ins as outs would keep them, for the inputs without a
+	// value or handle data, which sameInputs compares where they are kept.
+	packed []packed
+	outs   []packed
 	// never: the op's rule reads more than the op, attrs and inputs
 	// (alikeOp is false), told once while the key is held.
 	never bool
@@ -92,13 +97,10 @@ func (s *Shapes) outputShapesOf(attrs map[string]*attrpb.AttrValue) []*tspb.Tens
 	return l
 }
 
-// nodeState is how far inference of a node is.
-type nodeState uint8
-
+// The states of a node before it is inferred (Shapes.at).
 const (
-	pending nodeState = iota
-	inferring
-	inferred
+	pending   = 0
+	inferring = -1
 )
 
 // Options are what inference knows besides the graph.
@@ -141,19 +143,11 @@ func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node
 // node's rule: the plain inference that scopeOrder's choice and the alike
 // shortcut are tested against.
 func infer(g *graph.Graph, o Options, reference bool) *Shapes {
-	start := make([]int32, len(g.Nodes)+1)
-	for _, n := range g.Nodes {
-		if n.ID >= 0 && n.ID < len(g.Nodes) {
-			start[n.ID+1] = int32(len(n.OutputTypes))
-		}
-	}
-	for i := range g.Nodes {
-		start[i+1] += start[i]
-	}
 	s := &Shapes{
-		outs:      make([]packed, start[len(g.Nodes)]),
-		start:     start,
-		state:     make([]nodeState, len(g.Nodes)),
+		// Most nodes have one output: room for a few more, whose pages
+		// stay untouched when the nodes have fewer.
+		outs:      make([]packed, 0, len(g.Nodes)+len(g.Nodes)/4+16),
+		at:        make([]int32, len(g.Nodes)),
 		args:      map[*graph.Function][]Tensor{},
 		rets:      map[*graph.Function][]Tensor{},
 		busy:      map[*graph.Function]bool{},
@@ -178,17 +172,34 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	return s
 }
 
-// outputs is how many outputs node id has room for.
-func (s *Shapes) outputs(id int) int {
-	return int(s.start[id+1] - s.start[id])
+// state is node n's entry in at; inferring, which never ends, for a node
+// of no graph.
+func (s *Shapes) state(n *graph.Node) int32 {
+	if n.ID < 0 || n.ID >= len(s.at) {
+		return inferring
+	}
+	return s.at[n.ID]
+}
+
+// packedOutput is output i of n as outs keeps it, once n is inferred.
+func (s *Shapes) packedOutput(n *graph.Node, i int) (*packed, bool) {
+	if s == nil || n == nil || i < 0 || i >= len(n.OutputTypes) {
+		return nil, false
+	}
+	k := int(s.state(n)) - 1 + i
+	if k < i || k >= len(s.outs) {
+		return nil, false
+	}
+	return &s.outs[k], true
 }
 
 // Output returns what is known about output i of n.
 func (s *Shapes) Output(n *graph.Node, i int) (Tensor, bool) {
-	if s == nil || n == nil || n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != inferred || i < 0 || i >= s.outputs(n.ID) {
+	p, ok := s.packedOutput(n, i)
+	if !ok {
 		return Tensor{}, false
 	}
-	return s.unpack(s.outs[int(s.start[n.ID])+i]), true
+	return s.unpack(*p), true
 }
 
 // Bytes is the size of output i of n, when known.
@@ -398,23 +409,21 @@ func (s *Shapes) input(n *graph.Node, i int) Tensor {
 }
 
 func (s *Shapes) node(n *graph.Node) {
-	if n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != pending || len(n.OutputTypes) != s.outputs(n.ID) {
+	if n.ID < 0 || n.ID >= len(s.at) || s.at[n.ID] != pending {
 		return
 	}
 	// A layer's nodes repeat: a node of an op whose rule reads nothing but
 	// the op, the attrs and the inputs takes the outputs of the last node
 	// of its op and attr map (one of the last few such pairs) when its
 	// inputs are the same, compared where they are kept (sameInputs).
-	at := int(s.start[n.ID])
 	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
 	a, known := s.alike.Get(key)
-	alike := known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == s.outputs(n.ID)
-	if alike && s.sameInputs(n, a.ins) {
-		copy(s.outs[at:], a.outs)
-		s.state[n.ID] = inferred
+	alike := known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == len(n.OutputTypes)
+	if alike && s.sameInputs(n, a) {
+		s.inferred(n, a.outs)
 		return
 	}
-	s.state[n.ID] = inferring
+	s.at[n.ID] = inferring
 	mark := len(s.ins)
 	ins := s.takeIns(len(n.Inputs))
 	assumed := false
@@ -425,12 +434,11 @@ func (s *Shapes) node(n *graph.Node) {
 	// The rule writes whole Tensors on top of s.ins; they are packed into
 	// s.outs once final.
 	if alike && sameTensors(a.ins, ins) {
-		copy(s.outs[at:], a.outs)
-		s.state[n.ID] = inferred
+		s.inferred(n, a.outs)
 		s.ins = s.ins[:mark]
 		return
 	}
-	outs := s.takeIns(s.outputs(n.ID))
+	outs := s.takeIns(len(n.OutputTypes))
 	for i := range outs {
 		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
 	}
@@ -443,21 +451,38 @@ func (s *Shapes) node(n *graph.Node) {
 			}
 		}
 	}
+	at := len(s.outs)
 	for i := range outs {
 		outs[i].Assumed = outs[i].Assumed || assumed
 		if len(outs[i].Value) > maxValue {
 			outs[i].Value = nil
 		}
-		s.outs[at+i] = s.pack(outs[i])
+		s.outs = append(s.outs, s.pack(outs[i]))
 	}
 	switch {
 	case !known && !s.alikeOp(n.Op):
 		s.alike.Put(key, alikeAnswer{never: true})
 	case !a.never && len(n.Calls) == 0 && !slices.ContainsFunc(ins, hasHandle):
-		s.alike.Put(key, alikeAnswer{ins: slices.Clone(ins), outs: slices.Clone(s.outs[at : at+len(outs)])})
+		s.alike.Put(key, s.answer(ins, s.outs[at:]))
 	}
-	s.state[n.ID] = inferred
+	s.at[n.ID] = int32(at + 1)
 	s.ins = s.ins[:mark]
+}
+
+// answer is what the alike cache keeps of a node inferred from ins to
+// outs.
+func (s *Shapes) answer(ins []Tensor, outs []packed) alikeAnswer {
+	a := alikeAnswer{ins: slices.Clone(ins), packed: make([]packed, len(ins)), outs: slices.Clone(outs)}
+	for i, t := range ins {
+		a.packed[i] = packPlain(t)
+	}
+	return a
+}
+
+// inferred gives n the outputs outs, at the end of s.outs.
+func (s *Shapes) inferred(n *graph.Node, outs []packed) {
+	s.at[n.ID] = int32(len(s.outs) + 1)
+	s.outs = append(s.outs, outs...)
 }
 
 // alikeOp tells whether op's rule reads only the op, the node's attrs and
@@ -506,15 +531,23 @@ func sameTensor(x, y *Tensor) bool {
 // inputs are all inferred outputs of other nodes, each read where it is
 // kept (Output) rather than taken into s.ins; false otherwise, where node
 // takes and compares the inputs.
-func (s *Shapes) sameInputs(n *graph.Node, want []Tensor) bool {
-	if len(want) != len(n.Inputs) {
+func (s *Shapes) sameInputs(n *graph.Node, a alikeAnswer) bool {
+	if len(a.ins) != len(n.Inputs) {
 		return false
 	}
 	for i, in := range n.Inputs {
 		if in.Node == nil {
 			return false
 		}
-		if t, ok := s.Output(in.Node, in.Output); !ok || !sameTensor(&want[i], &t) {
+		p, ok := s.packedOutput(in.Node, in.Output)
+		switch {
+		case !ok:
+			return false
+		case !p.plain() || !a.packed[i].plain():
+			if t := s.unpack(*p); !sameTensor(&a.ins[i], &t) {
+				return false
+			}
+		case !p.same(&a.packed[i]):
 			return false
 		}
 	}

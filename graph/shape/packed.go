@@ -1,6 +1,8 @@
 package shape
 
 import (
+	"slices"
+
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
@@ -41,6 +43,34 @@ func (s *Shapes) pack(t Tensor) packed {
 		p.bits |= uint32(len(s.extra)) << packedShift
 	}
 	return p
+}
+
+// notPlain marks a packed tensor with a value or handle data that
+// packPlain left out.
+const notPlain = 1 << packedShift
+
+// packPlain is t packed without its value and handle data, which it
+// marks as there (plain is false) rather than keeping.
+func packPlain(t Tensor) packed {
+	p := packed{dims: t.Shape.Dims, dtype: t.DType}
+	if t.Shape.UnknownRank {
+		p.bits |= packedUnknownRank
+	}
+	if t.Assumed {
+		p.bits |= packedAssumed
+	}
+	if t.Value != nil || t.Handle != nil {
+		p.bits |= notPlain
+	}
+	return p
+}
+
+// plain tells a packed tensor without a value or handle data.
+func (p *packed) plain() bool { return p.bits>>packedShift == 0 }
+
+// same tells two plain packed tensors alike, as sameTensor tells them.
+func (p *packed) same(q *packed) bool {
+	return p.dtype == q.dtype && p.bits == q.bits && (p.dims == nil) == (q.dims == nil) && slices.Equal(p.dims, q.dims)
 }
 
 // unpack is the Tensor p keeps.

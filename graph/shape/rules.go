@@ -1161,7 +1161,7 @@ func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 // yet (nor being inferred, as under recursion), with its arguments; f is
 // nil when there is none.
 func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
-	if n.ID < 0 || n.ID >= len(s.state) || s.state[n.ID] != pending || len(n.Calls) == 0 {
+	if len(n.Calls) == 0 || s.state(n) != pending {
 		return nil, nil
 	}
 	ins := make([]Tensor, len(n.Inputs))
