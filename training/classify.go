@@ -182,48 +182,62 @@ func (m *scopeMemo) funcOrScopePart(n *graph.Node) (Part, bool) {
 // own scope, and what is left there is the scaling of loss and gradients
 // and the scale's update.
 func scopePart(dir string) (Part, bool) {
-	// The scopes are walked in place rather than split: a scan asks this
-	// of every node of every graph.
-	if anyScope(dir, isGradientScope) {
-		return Backward, true
-	}
+	// The scopes are walked in place rather than split, once: a scan asks
+	// this of every node of every graph. A loss scale's scope decides
+	// unless an optimizer's follows it.
+	part, decided, lossScale := Forward, false, false
 	for rest := dir; ; {
 		s, after, more := strings.Cut(rest, "/")
-		base := trimIndex(s)
-		switch {
-		case slices.Contains(lossScaleScopes, base):
-			if more && anyScope(after, func(s string) bool { return slices.Contains(optimizerScopes, trimIndex(s)) }) {
-				return Optimizer, true
+		switch scopeKindOf(s) {
+		case gradientScope:
+			return Backward, true
+		case lossScaleScope:
+			if !decided {
+				part, decided, lossScale = LossScale, true, true
 			}
-			return LossScale, true
-		case slices.Contains(optimizerScopes, base):
-			return Optimizer, true
+		case optimizerScope:
+			if !decided || lossScale {
+				part, decided, lossScale = Optimizer, true, false
+			}
 		}
 		if !more {
-			return Forward, false
+			return part, decided
 		}
 		rest = after
 	}
 }
 
-// anyScope tells whether f holds for one of the "/"-separated scopes of dir.
-func anyScope(dir string, f func(string) bool) bool {
-	for {
-		s, after, more := strings.Cut(dir, "/")
-		if f(s) {
-			return true
-		}
-		if !more {
-			return false
-		}
-		dir = after
-	}
-}
+// scopeKind is what one scope of a name tells of its nodes' part.
+type scopeKind uint8
 
-// isGradientScope tells the scopes TensorFlow builds gradients in.
-func isGradientScope(s string) bool {
+const (
+	plainScope scopeKind = iota
+	gradientScope
+	lossScaleScope
+	optimizerScope
+)
+
+// scopeKinds are the scopes lossScaleScopes and optimizerScopes list, by
+// the name their index is trimmed to.
+var scopeKinds = func() map[string]scopeKind {
+	m := map[string]scopeKind{}
+	for _, s := range lossScaleScopes {
+		m[s] = lossScaleScope
+	}
+	for _, s := range optimizerScopes {
+		m[s] = optimizerScope
+	}
+	return m
+}()
+
+// scopeKindOf is what scope s tells: the scopes TensorFlow builds
+// gradients in, those of a loss scale and of an optimizer, or none.
+func scopeKindOf(s string) scopeKind {
 	base := trimIndex(s)
-	return base == "gradients" || base == "gradient_tape" || strings.HasSuffix(s, "_grad")
+	if base == "gradients" || base == "gradient_tape" || strings.HasSuffix(s, "_grad") {
+		return gradientScope
+	}
+	return scopeKinds[base]
 }
 
 // trimIndex drops the "_<n>" TensorFlow appends to make a scope unique
