@@ -44,6 +44,8 @@ type Graph struct {
 	// walking from reachRoots.
 	reached    bool
 	reachRoots []*Node
+	// reachable counts the nodes reachability marked Reachable.
+	reachable int
 }
 
 // HasOp tells whether some node of the graph, a function's included, may

@@ -110,11 +110,19 @@ var (
 // that the object graph names are entered the same way. Walks run in the
 // order step, load, save, and a node keeps the first phase that reaches it.
 // Where the step's walk is the build's reachability (stepIsReachable) the
-// phases are read from Node.Reachable instead.
+// phases are read from Node.Reachable instead, or, where it reached every
+// node, need no node read.
 func (g *Graph) Phases(signature string) []Phase {
 	r := g.phaseRoots(signature)
 	phase := make([]Phase, len(g.Nodes))
 	if g.stepIsReachable(r) {
+		if g.reachable == len(g.Nodes) {
+			// Every node (a frozen graph's, as a rule): none read.
+			for i := range phase {
+				phase[i] = PhaseStep
+			}
+			return phase
+		}
 		for i, n := range g.Nodes {
 			if n.Reachable {
 				phase[i] = PhaseStep

@@ -33,6 +33,7 @@ func (b *builder) reachability() {
 	g.reachRoots, g.reached = roots, true
 	entered := make(map[*Function]bool)
 	stack := slices.Clone(roots)
+	reached := 0
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -40,6 +41,7 @@ func (b *builder) reachability() {
 			continue
 		}
 		n.Reachable = true
+		reached++
 		for _, in := range n.Inputs {
 			if in.Node != nil && !in.Node.Reachable {
 				stack = append(stack, in.Node)
@@ -58,6 +60,7 @@ func (b *builder) reachability() {
 			stack = append(stack, f.returns...)
 		}
 	}
+	g.reachable = reached
 }
 
 // returnNodes are the body nodes a function's ret and control_ret name,
