@@ -7,7 +7,9 @@ import (
 
 // Reserve makes ready the arrays a simulation of a graph of about n
 // placement nodes is lent, and the slabs its flattening fills; with
-// beside, also those of the Scratch that Beside gives. Each page of them
+// beside, also those of the Scratch that Beside gives, but for the
+// islands' array: a scan places beside its target the --from source,
+// which lists no islands (Options.DevicesOnly). Each page of them
 // is written once: the first write of a page the process has not touched
 // yet stops the writer for the kernel to map it (a few microseconds), and
 // the arrays of a graph of 200,000 nodes span about ten thousand pages.
@@ -21,10 +23,10 @@ func (sc *Scratch) Reserve(n int, beside bool) {
 	for k := len(sc.slabs); k*pnodeSlab < n; k++ {
 		sc.slabs = append(sc.slabs, touched(make([]pnode, pnodeSlab), pnodeSlab))
 	}
-	sc.reserveLent(n)
+	sc.reserveLent(n, reservedInt32s[:])
 	if beside {
 		sc.beside = &Scratch{}
-		sc.beside.reserveLent(n)
+		sc.beside.reserveLent(n, reservedBeside[:])
 	}
 }
 
@@ -40,21 +42,27 @@ func lentRoom(n int) int { return n + n/8 + 64 }
 
 // ReserveSize is about the bytes Reserve(n, beside) allocates.
 func ReserveSize(n int, beside bool) uint64 {
-	lent := uint64(unsafe.Sizeof(group{}) + unsafe.Sizeof(int(0)) + uintptr(len(reservedInt32s))*unsafe.Sizeof(int32(0)))
-	size := uint64(n)*uint64(unsafe.Sizeof(pnode{})) + uint64(lentRoom(n))*lent
+	lent := func(int32s int) uint64 {
+		return uint64(lentRoom(n)) * uint64(unsafe.Sizeof(group{})+unsafe.Sizeof(int(0))+uintptr(int32s)*unsafe.Sizeof(int32(0)))
+	}
+	size := uint64(n)*uint64(unsafe.Sizeof(pnode{})) + lent(len(reservedInt32s))
 	if beside {
-		size += uint64(lentRoom(n)) * lent
+		size += lent(len(reservedBeside))
 	}
 	return size
 }
 
-// reservedInt32s are the int32 arrays Reserve makes ready.
-var reservedInt32s = [...]int{lentRows, lentParent, lentReasons, lentSlots, lentIslands}
+// reservedInt32s are the int32 arrays Reserve makes ready, reservedBeside
+// those it makes ready beside.
+var (
+	reservedInt32s = [...]int{lentRows, lentParent, lentReasons, lentSlots, lentIslands}
+	reservedBeside = [...]int{lentRows, lentParent, lentReasons, lentSlots}
+)
 
 // reserveLent makes ready the arrays lent to a simulation of about n
 // nodes that a simulation of any graph makes (colocate, assignAll,
 // transfers), with lentRoom's room.
-func (sc *Scratch) reserveLent(n int) {
+func (sc *Scratch) reserveLent(n int, int32s []int) {
 	room := lentRoom(n)
 	if cap(sc.groups) < room {
 		sc.groups, sc.fresh.groups = touched(make([]group, room), n), true
@@ -62,7 +70,7 @@ func (sc *Scratch) reserveLent(n int) {
 	if cap(sc.ints[lentDev]) < room {
 		sc.ints[lentDev], sc.fresh.ints[lentDev] = touched(make([]int, room), n), true
 	}
-	for _, k := range reservedInt32s {
+	for _, k := range int32s {
 		if cap(sc.int32s[k]) < room {
 			sc.int32s[k], sc.fresh.int32s[k] = touched(make([]int32, room), n), true
 		}
