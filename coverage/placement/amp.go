@@ -140,7 +140,7 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 	}
 	outputs := func(i int, f func(int)) {
 		for _, e := range outs.Of(i) {
-			if !e.ctrl {
+			if !e.isCtrl() {
 				f(int(e.dst))
 			}
 		}

@@ -676,7 +676,7 @@ func (s *sim) fixControlFlow() {
 			}
 		case "Enter", "NextIteration":
 			for _, e := range outs.Of(i) {
-				if !e.ctrl {
+				if !e.isCtrl() {
 					nd = s.dev[e.dst]
 					break
 				}

@@ -31,7 +31,7 @@ func (s *sim) fusions() []Fusion {
 	single := func(i int) int {
 		var dst = -1
 		for _, e := range outs.Of(i) {
-			if e.ctrl {
+			if e.isCtrl() {
 				return -1
 			}
 			if e.port == 0 {

@@ -285,10 +285,10 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		srcMem := false
 		for _, e := range outs.Of(si) {
 			dd := s.dev[e.dst]
-			if dd < 0 || !e.ctrl && sd == dd && dd == s.cpu || fl[e.dst]&flagGhost != 0 {
+			if dd < 0 || !e.isCtrl() && sd == dd && dd == s.cpu || fl[e.dst]&flagGhost != 0 {
 				continue // unplaced, a ghost, or from the CPU to itself: no transfer
 			}
-			if e.ctrl {
+			if e.isCtrl() {
 				if sd == dd {
 					continue
 				}
@@ -380,7 +380,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				continue // visit's too
 			case dd != sd:
 				return false
-			case e.ctrl:
+			case e.isCtrl():
 				continue
 			case fl[e.dst]&flagIO != 0:
 				return false // every port in host memory (mem)

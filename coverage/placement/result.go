@@ -349,7 +349,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 			// destination island: any consumer of that port on CPU
 			seen := map[int]bool{}
 			for _, e := range outs.Of(src) {
-				if c := comp[int(e.dst)]; c >= 0 && !seen[int(c)] && (x.key.port == -1) == e.ctrl && (e.ctrl || int(e.port) == x.key.port) {
+				if c := comp[int(e.dst)]; c >= 0 && !seen[int(c)] && (x.key.port == -1) == e.isCtrl() && (e.isCtrl() || int(e.port) == x.key.port) {
 					seen[int(c)] = true
 					count[c]++
 					bytes[c] = satAdd(bytes[c], x.Bytes)

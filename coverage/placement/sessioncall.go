@@ -45,7 +45,7 @@ func (s *sim) crossedCall(dst, in int32) (int, bool) {
 // body node reading a resource through a session-graph call stands behind
 // the call node, which the placer places on its own.
 func (s *sim) consumerDevice(e outEdge) int {
-	if !e.ctrl {
+	if !e.isCtrl() {
 		if call, ok := s.crossedCall(e.dst, e.dstIn); ok {
 			return s.callDevice(call)
 		}

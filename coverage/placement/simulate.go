@@ -724,7 +724,7 @@ func (s *sim) topo() []int {
 		order = append(order, i)
 		if s.nodes[i].isNextIteration() {
 			for _, e := range outs.Of(i) {
-				if e.ctrl {
+				if e.isCtrl() {
 					indeg[e.dst]--
 					if indeg[e.dst] == 0 {
 						h.push(int(e.dst))
@@ -748,11 +748,14 @@ func (s *sim) topo() []int {
 	return order
 }
 
-// outEdge is one consumer of a node: data (port → dst input) or control.
+// outEdge is one consumer of a node: data (port → dst input dstIn) or
+// control (dstIn -1). Twelve bytes: a graph has an edge or two a node.
 type outEdge struct {
 	port, dst, dstIn int32
-	ctrl             bool
 }
+
+// isCtrl tells a control edge.
+func (e outEdge) isCtrl() bool { return e.dstIn < 0 }
 
 // edges are every node's consumers, by node, in the order the nodes'
 // inputs give them.
@@ -770,7 +773,7 @@ func (s *sim) outEdges() edges {
 				}
 			}
 			for _, c := range s.waits(p) {
-				add(int(c), outEdge{dst: int32(i), ctrl: true})
+				add(int(c), outEdge{dst: int32(i), dstIn: -1})
 			}
 		}
 	}
