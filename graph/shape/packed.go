@@ -29,18 +29,13 @@ const (
 	packedShift = iota
 )
 
-// pack is t as s.outs keeps it.
+// pack is t as s.outs keeps it: packPlain's, its value and handle data
+// in s.extra.
 func (s *Shapes) pack(t Tensor) packed {
-	p := packed{dims: t.Shape.Dims, dtype: t.DType}
-	if t.Shape.UnknownRank {
-		p.bits |= packedUnknownRank
-	}
-	if t.Assumed {
-		p.bits |= packedAssumed
-	}
-	if t.Value != nil || t.Handle != nil {
+	p := packPlain(t)
+	if !p.plain() {
 		s.extra = append(s.extra, packedExtra{value: t.Value, handle: t.Handle})
-		p.bits |= uint32(len(s.extra)) << packedShift
+		p.bits = p.bits&^notPlain | uint32(len(s.extra))<<packedShift
 	}
 	return p
 }
