@@ -332,9 +332,6 @@ func calledFn(n *graph.Node) *graph.Function {
 // lowerable tells a functional If, Case or While that TensorFlow lowers
 // to Switch and Merge. The ops are told apart without hashing every
 // node's op (ifOps, caseOps, whileOps).
-// isPlaceholder tells the ops of a graph's feeds without a signature.
-func isPlaceholder(op string) bool { return op == "Placeholder" || op == "PlaceholderV2" }
-
 func lowerable(n *graph.Node) bool {
 	switch n.Op {
 	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
@@ -344,6 +341,9 @@ func lowerable(n *graph.Node) bool {
 	a, ok := n.Attrs["_lower_using_switch_merge"]
 	return ok && a.GetB() && !isXLAMarked(n)
 }
+
+// isPlaceholder tells the ops of a graph's feeds without a signature.
+func isPlaceholder(op string) bool { return op == "Placeholder" || op == "PlaceholderV2" }
 
 func onStack(st []*graph.Function, f *graph.Function) bool {
 	for _, x := range st {

@@ -527,10 +527,11 @@ func sameTensor(x, y *Tensor) bool {
 		(x.Value == nil) == (y.Value == nil) && slices.Equal(x.Value, y.Value)
 }
 
-// sameInputs is sameTensors(want, the inputs of n) for a node whose
+// sameInputs is sameTensors(a.ins, the inputs of n) for a node whose
 // inputs are all inferred outputs of other nodes, each read where it is
-// kept (Output) rather than taken into s.ins; false otherwise, where node
-// takes and compares the inputs.
+// kept (packedOutput) rather than taken into s.ins, and compared packed
+// where neither side has a value or handle data (a.packed); false
+// otherwise, where node takes and compares the inputs.
 func (s *Shapes) sameInputs(n *graph.Node, a alikeAnswer) bool {
 	if len(a.ins) != len(n.Inputs) {
 		return false
