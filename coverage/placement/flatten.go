@@ -912,8 +912,8 @@ func (s *sim) resolveAll() {
 	// The array of inputs is made to the size newNode counted.
 	// The out edges each node will have (outEdges) are counted as the
 	// inputs are resolved.
-	s.links = links{pins: make([]pin, 0, s.inputsMet)}
-	outs := make([]int32, len(s.nodes)+1)
+	s.links = links{pins: flatArray[pin](s.opts.Scratch, s.inputsMet)[:0]}
+	outs := flatArray[int32](s.opts.Scratch, len(s.nodes)+1)
 	var buf []int
 	for _, p := range s.nodes {
 		p.in.off = int32(len(s.pins))

@@ -3,25 +3,36 @@ package placement
 import (
 	"os"
 	"unsafe"
+
+	"github.com/tfscan/tfscan/internal/hugepage"
 )
 
 // Reserve makes ready the arrays a simulation of a graph of about n
-// placement nodes is lent, and the slabs its flattening fills; with
-// beside, also those of the Scratch that Beside gives, but for the
-// islands' array: a scan places beside its target the --from source,
-// which lists no islands (Options.DevicesOnly). Each page of them
-// is written once: the first write of a page the process has not touched
-// yet stops the writer for the kernel to map it (a few microseconds), and
-// the arrays of a graph of 200,000 nodes span about ten thousand pages.
-// A scan reserves them on a core that loading the model leaves idle
-// (the build is one goroutine), so that its flattening and simulations
-// find the pages mapped. A flattening that makes more nodes than reserved
-// makes slabs of its own for the rest, and a simulation of more nodes
-// than the reserved arrays hold (lentRoom) lends new ones, as an empty
-// Scratch does.
-func (sc *Scratch) Reserve(n int, beside bool) {
-	for k := len(sc.slabs); k*pnodeSlab < n; k++ {
-		sc.slabs = append(sc.slabs, touched(make([]pnode, pnodeSlab), pnodeSlab))
+// placement nodes and inputs inputs is lent, and the slabs and arrays its
+// flattening fills; with beside, also those of the Scratch that Beside
+// gives, but for the islands' array: a scan places beside its target the
+// --from source, which lists no islands (Options.DevicesOnly). Each page
+// of them is written once: the first write of a page the process has not
+// touched yet stops the writer for the kernel to map it (a few
+// microseconds, or a few hundred for a huge page, which the arrays are
+// backed by where the system has them), and the arrays of a graph of
+// 200,000 nodes span about ten thousand pages. A scan reserves them on a
+// core that loading the model leaves idle (the build is one goroutine),
+// so that its flattening and simulations find the pages mapped. A
+// flattening that makes more nodes than reserved makes slabs of its own
+// for the rest, and arrays of its own where its graph's are longer than
+// reserved, and a simulation of more nodes than the reserved arrays hold
+// (lentRoom) lends new ones, as an empty Scratch does.
+func (sc *Scratch) Reserve(n, inputs int, beside bool) {
+	if k := len(sc.slabs); k*pnodeSlab < n {
+		// The slabs are cut from one array, which huge pages can back.
+		all := touched(make([]pnode, (n+pnodeSlab-1)/pnodeSlab*pnodeSlab-k*pnodeSlab), n-k*pnodeSlab)
+		for ; len(all) > 0; all = all[pnodeSlab:] {
+			sc.slabs = append(sc.slabs, all[:pnodeSlab:pnodeSlab])
+		}
+	}
+	if w := flatWords(n, inputs); len(sc.flatArrays.free) < w {
+		sc.flatArrays = newBlock(w)
 	}
 	sc.reserveLent(n, reservedInt32s[:])
 	if beside {
@@ -30,22 +41,40 @@ func (sc *Scratch) Reserve(n int, beside bool) {
 	}
 }
 
+// flatWords is the words of the arrays a flattening of about n nodes and
+// inputs inputs fills (flatArray): the first placement node of each graph
+// node (sim.firstOf), the out edges' counts and each node's lookup class
+// (lentRoom's nodes each, and one more), the class sizes lookupClasses
+// counts, the pins of every input and the out edges of every node.
+func flatWords(n, inputs int) int {
+	return words[int32](n) + 3*words[int32](lentRoom(n)+1) + words[pin](inputs) + words[outEdge](inputs)
+}
+
+// flatArray is n zeroed elements of T, a type without pointers, for the
+// flattened graph: cut from the arrays Reserve made ready while they have
+// room, else a new array. They live as long as the flattened graph.
+func flatArray[T any](sc *Scratch, n int) []T {
+	if sc == nil || len(sc.flatArrays.free) < words[T](n) {
+		return make([]T, n)
+	}
+	return carve[T](&sc.flatArrays, n)
+}
+
 // lentRoom is the length of the arrays Reserve makes ready for a graph of
 // n nodes: a flattening adds nodes of its own (a call's arguments and
 // results, a body's instances beyond its first), a few percent more on
 // the corpus's larger models and a few dozen on its small ones
 // (TestReservedRoomHoldsTheFlattenedGraph), and an array shorter than a
 // simulation's nodes is not lent at all; so the arrays take an eighth and
-// 64 more. Only the first n elements are touched: the room beyond is
-// mapped by the simulation that uses it, if one does.
+// 64 more.
 func lentRoom(n int) int { return n + n/8 + 64 }
 
-// ReserveSize is about the bytes Reserve(n, beside) allocates.
-func ReserveSize(n int, beside bool) uint64 {
+// ReserveSize is about the bytes Reserve(n, inputs, beside) allocates.
+func ReserveSize(n, inputs int, beside bool) uint64 {
 	lent := func(int32s int) uint64 {
 		return uint64(lentRoom(n)) * uint64(unsafe.Sizeof(group{})+unsafe.Sizeof(int(0))+uintptr(int32s)*unsafe.Sizeof(int32(0)))
 	}
-	size := uint64(n)*uint64(unsafe.Sizeof(pnode{})) + lent(len(reservedInt32s))
+	size := uint64(n)*uint64(unsafe.Sizeof(pnode{})) + lent(len(reservedInt32s)) + 8*uint64(flatWords(n, inputs))
 	if beside {
 		size += lent(len(reservedBeside))
 	}
@@ -61,28 +90,69 @@ var (
 
 // reserveLent makes ready the arrays lent to a simulation of about n
 // nodes that a simulation of any graph makes (colocate, assignAll,
-// transfers), with lentRoom's room.
+// transfers), with lentRoom's room. They are cut from one block, which
+// huge pages back (touched): apart, each array but the groups of a graph
+// of 200,000 nodes is under the 2 MiB of one huge page.
 func (sc *Scratch) reserveLent(n int, int32s []int) {
-	room := lentRoom(n)
+	room, w := lentRoom(n), 0
 	if cap(sc.groups) < room {
-		sc.groups, sc.fresh.groups = touched(make([]group, room), n), true
+		w += words[group](room)
 	}
 	if cap(sc.ints[lentDev]) < room {
-		sc.ints[lentDev], sc.fresh.ints[lentDev] = touched(make([]int, room), n), true
+		w += words[int](room)
 	}
 	for _, k := range int32s {
 		if cap(sc.int32s[k]) < room {
-			sc.int32s[k], sc.fresh.int32s[k] = touched(make([]int32, room), n), true
+			w += words[int32](room)
 		}
 	}
+	if w == 0 {
+		return
+	}
+	b := newBlock(w)
+	if cap(sc.groups) < room {
+		sc.groups, sc.fresh.groups = carve[group](&b, room), true
+	}
+	if cap(sc.ints[lentDev]) < room {
+		sc.ints[lentDev], sc.fresh.ints[lentDev] = carve[int](&b, room), true
+	}
+	for _, k := range int32s {
+		if cap(sc.int32s[k]) < room {
+			sc.int32s[k], sc.fresh.int32s[k] = carve[int32](&b, room), true
+		}
+	}
+}
+
+// block is one allocation that arrays of types without pointers are cut
+// from (carve): the collector keeps it whole while any of them is in use,
+// and scans none of it.
+type block struct{ free []uint64 } // what is left to cut
+
+// newBlock is a block of w words, each of its pages written once.
+func newBlock(w int) block { return block{free: touched(make([]uint64, w), w)} }
+
+// words is how many 8-byte words n elements of T take.
+func words[T any](n int) int {
+	var zero T
+	return (n*int(unsafe.Sizeof(zero)) + 7) / 8
+}
+
+// carve cuts n elements of T, a type without pointers whose alignment is
+// at most 8, from b; its capacity is n, so that an append copies out.
+func carve[T any](b *block, n int) []T {
+	w := words[T](n)
+	a := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b.free))), n)
+	b.free = b.free[w:]
+	return a[:n:n]
 }
 
 // pageSize is the size of the pages touched maps.
 var pageSize = os.Getpagesize()
 
 // touched writes one element of a in every page its first n elements
-// span, and returns a.
+// span, backed by huge pages where the system has them, and returns a.
 func touched[T any](a []T, n int) []T {
+	hugepage.Advise(a)
 	var zero T
 	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
 	for i := 0; i < min(n, len(a)); i += step {

@@ -9,7 +9,8 @@ import (
 )
 
 // A Scratch reserved for a graph's nodes lends what it reserved: the
-// flattening fills its slabs, the simulation takes its groups and arrays,
+// flattening fills its slabs and cuts its arrays from the reserved
+// block, the simulation takes its groups and arrays,
 // and Beside gives the Scratch reserved beside it, once. The Results are
 // those of simulations lent nothing.
 func TestReservedArraysAreLent(t *testing.T) {
@@ -31,8 +32,9 @@ Placeholder DEFAULT
 	require.NoError(t, err)
 
 	var sc Scratch
-	sc.Reserve(len(g.Nodes), true)
+	sc.Reserve(len(g.Nodes), 2*len(g.Nodes), true)
 	slab, groups, parent := &sc.slabs[0][0], &sc.groups[0], &sc.int32s[lentParent][0]
+	flat := sc.flatArrays.free
 	reserved := sc.beside
 	require.NotNil(t, reserved)
 	besideGroups := &reserved.groups[0]
@@ -44,6 +46,9 @@ Placeholder DEFAULT
 	assert.Same(t, slab, &sc.slabs[0][0], "the flattening's slab")
 	assert.Same(t, groups, &sc.groups[0], "the groups")
 	assert.Same(t, parent, &sc.int32s[lentParent][0], "an int32 array")
+	require.NotNil(t, sc.flat)
+	assert.Same(t, (*int32)(unsafe.Pointer(&flat[0])), &sc.flat.firstOf[0], "the flattening's first array")
+	assert.Less(t, len(sc.flatArrays.free), len(flat)-words[int32](len(g.Nodes)), "more than one array cut")
 
 	b := sc.Beside()
 	assert.Same(t, reserved, b)
@@ -60,7 +65,7 @@ func TestReserveSize(t *testing.T) {
 	pnodeSize, groupSize := uint64(unsafe.Sizeof(pnode{})), uint64(unsafe.Sizeof(group{}))
 	for _, beside := range []bool{false, true} {
 		var sc Scratch
-		sc.Reserve(5000, beside)
+		sc.Reserve(5000, 9000, beside)
 		got := uint64(0)
 		for _, s := range sc.slabs {
 			got += uint64(len(s)) * pnodeSize
@@ -72,10 +77,11 @@ func TestReserveSize(t *testing.T) {
 			}
 		}
 		add(&sc)
+		got += 8 * uint64(len(sc.flatArrays.free))
 		if beside {
 			add(sc.beside)
 		}
-		want := ReserveSize(5000, beside)
+		want := ReserveSize(5000, 9000, beside)
 		assert.InDelta(t, float64(want), float64(got), float64(pnodeSlab*pnodeSize), "beside %v", beside)
 	}
 }

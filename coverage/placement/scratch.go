@@ -13,6 +13,9 @@ import "github.com/tfscan/tfscan/internal/csr"
 type Scratch struct {
 	slabs  [][]pnode
 	groups []group
+	// flatArrays are the arrays Reserve made ready for a flattening
+	// (flatArray).
+	flatArrays block
 	// flat is the flattened graph of the last simulation that built one
 	// (share.go), in slabs.
 	flat *flattened

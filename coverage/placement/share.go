@@ -293,7 +293,7 @@ func (s *sim) shared() (*flattened, error) {
 	f := &flattened{g: s.g, key: key, nodes: s.nodes, links: s.links, units: s.units, firstOf: s.firstOf,
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
 		crossings: s.crossings, crossAt: s.crossAt}
-	f.classOf, f.classes = lookupClasses(f.nodes)
+	f.classOf, f.classes = lookupClasses(sc, f.nodes)
 	if sc != nil {
 		sc.flat = f
 	}
@@ -411,8 +411,8 @@ func (sc *Scratch) Beside() *Scratch {
 // functions are alike. A node alone in its group is in none (-1), and so
 // are inlined calls and lowered ops (no lookup) and _Arg and _Retval
 // (system kernels).
-func lookupClasses(nodes []*pnode) ([]int32, int) {
-	classOf := make([]int32, len(nodes))
+func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
+	classOf := flatArray[int32](sc, len(nodes))
 	// The first node of each attr map, and of each op of a map that
 	// other ops share; a layer's few maps come together, and the last few
 	// are tried before the map.
@@ -426,7 +426,7 @@ func lookupClasses(nodes []*pnode) ([]int32, int) {
 	alike := func(a, b *graph.Node) bool {
 		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls) > 0) == (len(b.Calls) > 0)
 	}
-	size := make([]int32, len(nodes))
+	size := flatArray[int32](sc, len(nodes))
 	for i, p := range nodes {
 		classOf[i] = -1
 		if p.ghost || p.look == nil || p.look.Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {

@@ -202,7 +202,7 @@ func (s *sim) opDef(op string) *opdefpb.OpDef {
 // build flattens the graph into placement units, with devices as roles
 // (share.go).
 func (s *sim) build() error {
-	s.firstOf = make([]int32, len(s.g.Nodes))
+	s.firstOf = flatArray[int32](s.opts.Scratch, len(s.g.Nodes))
 	for i := range s.firstOf {
 		s.firstOf[i] = -1
 	}
@@ -778,7 +778,12 @@ func (s *sim) outEdges() edges {
 		}
 	}
 	if c := s.outCounts; len(c) == len(s.nodes)+1 {
-		s.outs = csr.BuildCounted(c, each) // counted by resolveAll
+		// counted by resolveAll
+		total := 0
+		for _, k := range c {
+			total += int(k)
+		}
+		s.outs = csr.BuildCounted(c, flatArray[outEdge](s.opts.Scratch, total), each)
 	} else {
 		s.outs = csr.Build(len(s.nodes), each)
 	}

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"fmt"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"reflect"
 	"slices"
 	"sort"
@@ -143,10 +144,13 @@ func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node
 // node's rule: the plain inference that scopeOrder's choice and the alike
 // shortcut are tested against.
 func infer(g *graph.Graph, o Options, reference bool) *Shapes {
+	// Most nodes have one output: room for a few more, whose pages stay
+	// untouched when the nodes have fewer. Filled in one pass, the array
+	// is backed by huge pages where it spans them.
+	outs := make([]packed, 0, len(g.Nodes)+len(g.Nodes)/4+16)
+	hugepage.Advise(outs)
 	s := &Shapes{
-		// Most nodes have one output: room for a few more, whose pages
-		// stay untouched when the nodes have fewer.
-		outs:      make([]packed, 0, len(g.Nodes)+len(g.Nodes)/4+16),
+		outs:      outs,
 		at:        make([]int32, len(g.Nodes)),
 		args:      map[*graph.Function][]Tensor{},
 		rets:      map[*graph.Function][]Tensor{},

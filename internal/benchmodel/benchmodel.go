@@ -23,6 +23,8 @@ import (
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
 	shapepb "github.com/wamuir/graft/tensorflow/core/framework/tensor_shape_go_proto"
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
+
+	"github.com/tfscan/tfscan/internal/hugepage"
 )
 
 // Size of the generated model: top-level nodes, functions and nodes per
@@ -174,7 +176,8 @@ func ReportPeakHeap(b *testing.B) func() {
 }
 
 // sampleHeap collects garbage and returns the freed memory to the
-// operating system, then samples the heap every millisecond until the
+// operating system, takes back the huge pages earlier steps asked for
+// (hugepage.Forget), then samples the heap every millisecond until the
 // returned function is called; that returns the most heap held above what
 // was held at the start.
 //
@@ -192,6 +195,7 @@ func sampleHeap() func() uint64 {
 		return sample[0].Value.Uint64(), true
 	}
 	debug.FreeOSMemory()
+	hugepage.Forget()
 	base, _ := read()
 	stop := samplePeak(read)
 	return func() uint64 { return max(stop(), base) - base }

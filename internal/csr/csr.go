@@ -5,6 +5,8 @@
 // slice headers.
 package csr
 
+import "github.com/tfscan/tfscan/internal/hugepage"
+
 // Groups are values grouped by a key in [0, Keys()): key k's lie in the
 // order they were added. The zero value has no keys.
 type Groups[T any] struct {
@@ -31,6 +33,7 @@ func BuildReusing[T any](old Groups[T], n int, each func(add func(key int, v T))
 		clear(start)
 	} else {
 		start = make([]int32, n+1)
+		hugepage.Advise(start)
 	}
 	each(func(k int, _ T) { start[k+1]++ })
 	return fill(old, start, each)
@@ -38,9 +41,11 @@ func BuildReusing[T any](old Groups[T], n int, each func(add func(key int, v T))
 
 // BuildCounted is Build where the caller has counted the values: counts
 // has n+1 elements, counts[k+1] the number of values of key k (counts[0]
-// is 0), and each is called once, to fill. The groups keep counts.
-func BuildCounted[T any](counts []int32, each func(add func(key int, v T))) Groups[T] {
-	return fill(Groups[T]{}, counts, each)
+// is 0), and each is called once, to fill. The groups keep counts, and
+// the values are kept in items where its capacity holds them all (nil:
+// a new array).
+func BuildCounted[T any](counts []int32, items []T, each func(add func(key int, v T))) Groups[T] {
+	return fill(Groups[T]{items: items}, counts, each)
 }
 
 // fill makes the groups of the values each adds, counted in start (key
@@ -55,6 +60,7 @@ func fill[T any](old Groups[T], start []int32, each func(add func(key int, v T))
 		items = old.items[:start[n]] // every element is set below
 	} else {
 		items = make([]T, start[n])
+		hugepage.Advise(items)
 	}
 	// During the fill start[k] is key k's next free slot; after it, the
 	// start of key k+1: shifted back into place below.

@@ -87,8 +87,27 @@ func TestBuildCountedGroupsAsBuild(t *testing.T) {
 		for _, a := range adds {
 			counts[a.k+1]++
 		}
-		got := BuildCounted(counts, each)
+		// Into a new array, an array with room (kept) and one without.
+		kind := round % 3
+		if len(adds) == 0 {
+			kind = 0
+		}
+		var items []int
+		switch kind {
+		case 1:
+			items = make([]int, len(adds)+round%5)
+		case 2:
+			items = make([]int, max(0, len(adds)-1))
+		}
+		got := BuildCounted(counts, items, each)
 		require.Equal(t, 1, calls, "each is called once")
+		if kind == 1 {
+			k := 0
+			for len(got.Of(k)) == 0 {
+				k++
+			}
+			require.Same(t, &items[0], &got.Of(k)[0], "the values are kept in items")
+		}
 		want := Build(n, each)
 		require.Equal(t, want.Keys(), got.Keys())
 		for k := range n {

@@ -13,7 +13,8 @@ import (
 
 // A scan reserves its placements' Scratch when it makes what they share
 // ahead (sharesAhead), for as many nodes as the decoded model holds, its
-// functions' included: as many as the graph built from it. The pacing of
+// functions' included: as many as the graph built from it, and as many
+// inputs as their nodes have, data and control. The pacing of
 // the load allows for what the reservation allocates.
 func TestScanReservesItsPlacements(t *testing.T) {
 	ts, err := ResolveTargets([]string{"musa"}, nil)
@@ -47,7 +48,13 @@ func TestScanReservesItsPlacements(t *testing.T) {
 	} {
 		m, g, err := Load(path, nil)
 		require.NoError(t, err)
-		assert.Equal(t, len(g.Nodes), decodedNodes(m), path)
+		nodes, inputs := decodedNodes(m)
+		assert.Equal(t, len(g.Nodes), nodes, path)
+		want := 0
+		for _, n := range g.Nodes {
+			want += len(n.Inputs) + len(n.ControlInputs)
+		}
+		assert.Equal(t, want, inputs, path)
 	}
 
 	t.Setenv("GOGC", "")
@@ -57,7 +64,8 @@ func TestScanReservesItsPlacements(t *testing.T) {
 	defer pace.end()
 	goal := pacing.goal
 	r := reserveAhead(m, true, pace)
-	assert.Equal(t, goal+placement.ReserveSize(decodedNodes(m), true), pacing.goal)
+	nodes, inputs := decodedNodes(m)
+	assert.Equal(t, goal+placement.ReserveSize(nodes, inputs, true), pacing.goal)
 	assert.NotNil(t, r.scratch().Beside())
 	assert.NotSame(t, r.scratch(), (*reservedScratch)(nil).scratch())
 }

@@ -76,9 +76,9 @@ type reservedScratch struct {
 // that they start no collection while the graph is built.
 func reserveAhead(m *savedmodel.Model, beside bool, pace *modelPacing) *reservedScratch {
 	r := &reservedScratch{sc: new(placement.Scratch)}
-	n := decodedNodes(m)
-	pace.allow(placement.ReserveSize(n, beside))
-	r.done = started(func() { r.sc.Reserve(n, beside) })
+	n, inputs := decodedNodes(m)
+	pace.allow(placement.ReserveSize(n, inputs, beside))
+	r.done = started(func() { r.sc.Reserve(n, inputs, beside) })
 	return r
 }
 
@@ -92,18 +92,26 @@ func (r *reservedScratch) scratch() *placement.Scratch {
 }
 
 // decodedNodes is the number of nodes of m's largest MetaGraph, its
-// functions' included: about as many as a placement flattens.
-func decodedNodes(m *savedmodel.Model) int {
-	n := 0
+// functions' included, about as many as a placement flattens, and the
+// number of their inputs, data and control.
+func decodedNodes(m *savedmodel.Model) (nodes, inputs int) {
 	for _, mg := range m.MetaGraphs {
 		gd := mg.Def.GetGraphDef()
-		k := len(gd.GetNode())
-		for _, f := range gd.GetLibrary().GetFunction() {
-			k += len(f.GetNodeDef())
+		n, in := len(gd.GetNode()), 0
+		for _, nd := range gd.GetNode() {
+			in += len(nd.GetInput())
 		}
-		n = max(n, k)
+		for _, f := range gd.GetLibrary().GetFunction() {
+			n += len(f.GetNodeDef())
+			for _, nd := range f.GetNodeDef() {
+				in += len(nd.GetInput())
+			}
+		}
+		if n > nodes {
+			nodes, inputs = n, in
+		}
 	}
-	return n
+	return nodes, inputs
 }
 
 // flattenAhead starts flattening g for a placement of target t with opts,
