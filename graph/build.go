@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"reflect"
 	"sort"
 	"strconv"
@@ -212,8 +213,10 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 		total += len(f.Def.GetNodeDef())
 	}
 	g.Nodes = make([]*Node, 0, total)
-	// One backing array for all nodes: 200k nodes are one allocation.
+	// One backing array for all nodes: 200k nodes are one allocation,
+	// written front to back, which huge pages back where it spans them.
 	store := make([]Node, total)
+	hugepage.Advise(store)
 
 	b.topByName = newNameIndex(store, len(top))
 	var dups map[int]*Node
