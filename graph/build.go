@@ -3,7 +3,6 @@ package graph
 import (
 	"errors"
 	"fmt"
-	"github.com/tfscan/tfscan/internal/hugepage"
 	"reflect"
 	"sort"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/dtype"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"github.com/tfscan/tfscan/internal/slab"
 	"github.com/tfscan/tfscan/savedmodel"
 )

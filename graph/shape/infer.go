@@ -2,7 +2,6 @@ package shape
 
 import (
 	"fmt"
-	"github.com/tfscan/tfscan/internal/hugepage"
 	"reflect"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/csr"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"github.com/tfscan/tfscan/internal/lastfew"
 	"github.com/tfscan/tfscan/savedmodel/bundle"
 )
