@@ -155,3 +155,13 @@ func TestCLIImportsNoDomainPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpersImportNoDomain: the small helpers every layer uses (chunked
+// arrays, grouping by key, the last few keys, lazy patterns, huge pages)
+// import nothing of tfscan but the huge pages, which the grouping asks
+// for.
+func TestHelpersImportNoDomain(t *testing.T) {
+	helpers := []string{"internal/slab", "internal/csr", "internal/lastfew", "internal/lazyre", "internal/hugepage"}
+	forbid(t, deps(t), func(p string) bool { return slices.Contains(helpers, p) },
+		func(d string) bool { return d != "internal/hugepage" })
+}
