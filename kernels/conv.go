@@ -372,6 +372,19 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 					d[0], d[1], d[2], d[3], d[4], d[5] = s0[j], s1[j], s2[j], s3[j], s4[j], s5[j]
 					d[6], d[7], d[8], d[9], d[10], d[11] = s6[j], s7[j], s8[j], s9[j], s10[j], s11[j]
 				}
+			} else if mr == 6 {
+				// The AVX2 GEMM's panels, as the 12-row loop fills
+				// its own.
+				j0 := 0
+				if f32 {
+					j0 = panel6Vec(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)),
+						(*[16][]float32)(unsafe.Pointer(&src)), seg)
+				}
+				s0, s1, s2, s3, s4, s5 := src[0][:seg], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
+				for j := j0; j < seg; j++ {
+					d := dst[j*6 : j*6+6 : j*6+6]
+					d[0], d[1], d[2], d[3], d[4], d[5] = s0[j], s1[j], s2[j], s3[j], s4[j], s5[j]
+				}
 			} else {
 				for i, s := range src[:mr] {
 					for j, v := range s {

@@ -100,3 +100,69 @@ ploop:
 pdone:
 	VZEROUPPER
 	RET
+
+// func panel6F32(dst *float32, src *[6]*float32, blocks int)
+// Writes blocks×8 k-steps of a 6-row GEMM panel (dst[k*6+i] = src[i][k]),
+// eight channels at a time: rows 0-3 as a 4×8 transpose, rows 4-5 as
+// interleaved pairs. Data movement only.
+TEXT ·panel6F32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	XORQ DX, DX
+
+sloop:
+	TESTQ CX, CX
+	JE sdone
+	MOVQ 0(SI), AX
+	VMOVUPS (AX)(DX*1), Y0
+	MOVQ 8(SI), AX
+	VMOVUPS (AX)(DX*1), Y1
+	MOVQ 16(SI), AX
+	VMOVUPS (AX)(DX*1), Y2
+	MOVQ 24(SI), AX
+	VMOVUPS (AX)(DX*1), Y3
+	MOVQ 32(SI), AX
+	VMOVUPS (AX)(DX*1), Y4
+	MOVQ 40(SI), AX
+	VMOVUPS (AX)(DX*1), Y5
+	VUNPCKLPS Y1, Y0, Y6
+	VUNPCKHPS Y1, Y0, Y7
+	VUNPCKLPS Y3, Y2, Y8
+	VUNPCKHPS Y3, Y2, Y9
+	VSHUFPS $0x44, Y8, Y6, Y10 // k0 | k4
+	VSHUFPS $0xEE, Y8, Y6, Y11 // k1 | k5
+	VSHUFPS $0x44, Y9, Y7, Y12 // k2 | k6
+	VSHUFPS $0xEE, Y9, Y7, Y13 // k3 | k7
+	VUNPCKLPS Y5, Y4, Y14      // k0 k1 | k4 k5, rows 4-5 side by side
+	VUNPCKHPS Y5, Y4, Y15      // k2 k3 | k6 k7
+	VMOVUPS X10, 0(DI)
+	VMOVUPS X11, 24(DI)
+	VMOVUPS X12, 48(DI)
+	VMOVUPS X13, 72(DI)
+	VMOVLPS X14, 16(DI)
+	VMOVHPS X14, 40(DI)
+	VMOVLPS X15, 64(DI)
+	VMOVHPS X15, 88(DI)
+	VEXTRACTF128 $1, Y10, X10
+	VEXTRACTF128 $1, Y11, X11
+	VEXTRACTF128 $1, Y12, X12
+	VEXTRACTF128 $1, Y13, X13
+	VEXTRACTF128 $1, Y14, X14
+	VEXTRACTF128 $1, Y15, X15
+	VMOVUPS X10, 96(DI)
+	VMOVUPS X11, 120(DI)
+	VMOVUPS X12, 144(DI)
+	VMOVUPS X13, 168(DI)
+	VMOVLPS X14, 112(DI)
+	VMOVHPS X14, 136(DI)
+	VMOVLPS X15, 160(DI)
+	VMOVHPS X15, 184(DI)
+	ADDQ $32, DX
+	ADDQ $192, DI
+	DECQ CX
+	JMP sloop
+
+sdone:
+	VZEROUPPER
+	RET

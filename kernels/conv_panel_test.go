@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -68,21 +69,26 @@ func TestConvPanelFillMatchesRows(t *testing.T) {
 }
 
 // BenchmarkConvPanelFill packs the patches of a 3×3 SAME convolution of a
-// 56×56×128 input (densenet121's bottleneck output) into 12-row panels,
-// 256 deep, as the AVX-512 GEMM asks for them.
+// 56×56×128 input (densenet121's bottleneck output) into panels 256 deep,
+// of 12 rows as the AVX-512 GEMM asks for them and of 6 as the AVX2 GEMM
+// does.
 func BenchmarkConvPanelFill(b *testing.B) {
 	dim := windowDim{in: 56, k: 3, stride: 1, dil: 1, padBefore: 1, padAfter: 1, out: 56}
 	p := &convPlan{n: 1, c: 128, groups: 1, sp: [3]windowDim{{in: 1, k: 1, stride: 1, dil: 1, out: 1}, dim, dim}}
 	x := make([]float32, 56*56*128)
 	fill := convPanelFill(p, x, 0, 0, 128)
 	rows, kk := p.outRows(), 9*128
-	pan := make([]float32, 12*256)
-	b.SetBytes(int64(rows * kk * 4))
-	for i := 0; i < b.N; i++ {
-		for r := 0; r+12 <= rows; r += 12 {
-			for p0 := 0; p0 < kk; p0 += 256 {
-				fill(r, 12, p0, min(256, kk-p0), 12, pan)
+	for _, mr := range []int{12, 6} {
+		b.Run(fmt.Sprintf("rows%d", mr), func(b *testing.B) {
+			pan := make([]float32, mr*256)
+			b.SetBytes(int64(rows / mr * mr * kk * 4))
+			for i := 0; i < b.N; i++ {
+				for r := 0; r+mr <= rows; r += mr {
+					for p0 := 0; p0 < kk; p0 += 256 {
+						fill(r, mr, p0, min(256, kk-p0), mr, pan)
+					}
+				}
 			}
-		}
+		})
 	}
 }
