@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func panel12F32(dst *float32, src *[12]*float32, blocks int)
+// func panel12F32(dst *float32, src **float32, blocks int)
 // Writes blocks×8 k-steps of a 12-row GEMM panel: for each k, the k-th
 // float of each of the 12 rows side by side (dst[k*12+i] = src[i][k]),
 // eight channels at a time: rows 0-7 as an 8×8 transpose, rows 8-11 as a
@@ -101,7 +101,7 @@ pdone:
 	VZEROUPPER
 	RET
 
-// func panel6F32(dst *float32, src *[6]*float32, blocks int)
+// func panel6F32(dst *float32, src **float32, blocks int)
 // Writes blocks×8 k-steps of a 6-row GEMM panel (dst[k*6+i] = src[i][k]),
 // eight channels at a time: rows 0-3 as a 4×8 transpose, rows 4-5 as
 // interleaved pairs. Data movement only.
