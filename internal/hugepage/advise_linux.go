@@ -25,7 +25,7 @@ func advise(p unsafe.Pointer, n uintptr) {
 // given for are freed, and a step that reuses them would get huge pages
 // it did not ask for. Where the system backs every range with huge
 // pages, or none, the advice changes nothing and nothing is taken back;
-// on its default ("madvise"), a range marked not to be backed is backed
+// set to "madvise", a range marked not to be backed is backed
 // as one never marked.
 func Forget() {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// On Linux with transparent huge pages on their default ("madvise"), the
+// On Linux with transparent huge pages set to "madvise", the
 // kernel marks the whole huge pages of an advised array for them, and
 // Forget takes the mark back.
 func TestKernelTakesTheAdvice(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !strings.Contains(string(mode), "[madvise]") {
-		t.Skipf("transparent huge pages are not on their default: %q %v", mode, err)
+		t.Skipf("transparent huge pages are not set to madvise: %q %v", mode, err)
 	}
 	Forget()
 	a := make([]byte, 3*Size)
