@@ -358,13 +358,13 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 				}
 			}
 			dst := pan[o*mr : (o+seg)*mr]
+			j0 := 0
+			if f32 && (mr == 12 || mr == 6) {
+				// T is float32: the same memory seen as []float32.
+				j0 = panelVec(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)),
+					(*[16][]float32)(unsafe.Pointer(&src)), seg, mr)
+			}
 			if mr == 12 {
-				j0 := 0
-				if f32 {
-					// T is float32: the same memory seen as []float32.
-					j0 = panel12Vec(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)),
-						(*[16][]float32)(unsafe.Pointer(&src)), seg)
-				}
 				s0, s1, s2, s3, s4, s5 := src[0][:seg], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
 				s6, s7, s8, s9, s10, s11 := src[6][:seg], src[7][:seg], src[8][:seg], src[9][:seg], src[10][:seg], src[11][:seg]
 				for j := j0; j < seg; j++ {
@@ -375,11 +375,6 @@ func convPanelFill[T nnFloat](p *convPlan, x []T, r0, c0, cg int) func(i0, mm, p
 			} else if mr == 6 {
 				// The AVX2 GEMM's panels, as the 12-row loop fills
 				// its own.
-				j0 := 0
-				if f32 {
-					j0 = panel6Vec(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)),
-						(*[16][]float32)(unsafe.Pointer(&src)), seg)
-				}
 				s0, s1, s2, s3, s4, s5 := src[0][:seg], src[1][:seg], src[2][:seg], src[3][:seg], src[4][:seg], src[5][:seg]
 				for j := j0; j < seg; j++ {
 					d := dst[j*6 : j*6+6 : j*6+6]

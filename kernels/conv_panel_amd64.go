@@ -11,21 +11,11 @@ func panel12F32(dst *float32, src **float32, blocks int)
 //go:noescape
 func panel6F32(dst *float32, src **float32, blocks int)
 
-// panel12Vec writes the first seg/8*8 k-steps of a 12-row float32 panel
-// from its rows' sources (the mr == 12 loop of convPanelFill, eight
+// panelVec writes the first seg/8*8 k-steps of a float32 panel of rows
+// rows, 12 or 6, from its rows' sources (convPanelFill's loops, eight
 // channels at a time) and returns how many it wrote: none without AVX2.
-func panel12Vec(dst []float32, src *[16][]float32, seg int) int {
-	return panelVec(dst, src, seg, 12)
-}
-
-// panel6Vec is panel12Vec for a 6-row panel, the AVX2 GEMM's.
-func panel6Vec(dst []float32, src *[16][]float32, seg int) int {
-	return panelVec(dst, src, seg, 6)
-}
-
-// panelVec checks the bounds that the assembly for a panel of rows rows
-// (12 or 6) writes and reads unchecked, and calls it: directly, so that
-// the row pointers stay on the stack.
+// It checks the bounds the assembly writes and reads unchecked, and calls
+// it directly, so that the row pointers stay on the stack.
 func panelVec(dst []float32, src *[16][]float32, seg, rows int) int {
 	blocks := seg / 8
 	if !useAVX2 || blocks == 0 {

@@ -185,7 +185,7 @@ func scopePart(dir string) (Part, bool) {
 	// The scopes are walked in place rather than split, once: a scan asks
 	// this of every node of every graph. A loss scale's scope decides
 	// unless an optimizer's follows it.
-	part, decided, lossScale := Forward, false, false
+	part, decided := Forward, false
 	for rest := dir; ; {
 		s, after, more := strings.Cut(rest, "/")
 		switch scopeKindOf(s) {
@@ -193,11 +193,11 @@ func scopePart(dir string) (Part, bool) {
 			return Backward, true
 		case lossScaleScope:
 			if !decided {
-				part, decided, lossScale = LossScale, true, true
+				part, decided = LossScale, true
 			}
 		case optimizerScope:
-			if !decided || lossScale {
-				part, decided, lossScale = Optimizer, true, false
+			if !decided || part == LossScale {
+				part, decided = Optimizer, true
 			}
 		}
 		if !more {

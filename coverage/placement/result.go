@@ -303,7 +303,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 	onCPU := func(i int) bool {
 		return s.dev[i] == s.cpu && fl[i]&(flagGhost|flagIO|flagFed) == 0 && s.counted(i)
 	}
-	if !slices.ContainsFunc(s.dev, func(d int) bool { return d == s.cpu }) {
+	if !slices.Contains(s.dev, s.cpu) {
 		return nil // no node on the CPU (most of a well-covered model's): no island
 	}
 	comp, sizes := s.components(s.opts.Scratch.lentInt32(lentIslands, len(s.nodes)), func(_, k int) bool { return onCPU(k) })

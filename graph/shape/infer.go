@@ -413,7 +413,7 @@ func (s *Shapes) input(n *graph.Node, i int) Tensor {
 }
 
 func (s *Shapes) node(n *graph.Node) {
-	if n.ID < 0 || n.ID >= len(s.at) || s.at[n.ID] != pending {
+	if s.state(n) != pending {
 		return
 	}
 	// A layer's nodes repeat: a node of an op whose rule reads nothing but
