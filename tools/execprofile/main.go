@@ -52,7 +52,7 @@ func (c column) matches(name, file string) bool {
 // executor's pool.
 var columns = []column{
 	{"GEMM micro-kernel and its loops (Conv2D, MatMul)", regexp.MustCompile(`^kernels\.(sgemmKernel|dgemmKernel|gemmKernelGo|fmaAccF32|gemmBlock|gemm32AVX)`), nil},
-	{"GEMM packing and im2col", regexp.MustCompile(`\.(sgemmPackB16|packA|packA6|packA12|packB|packBRows|packedB|convPatchFill|convPanelFill|panel12F32|panel12Vec|adjacentTaps|im2col|gemmGetBuf|gemmPutBuf)(\[|$|\.)`), nil},
+	{"GEMM packing and im2col", regexp.MustCompile(`\.(sgemmPackB16|packA|packA6|packA12|packB|packBRows|packedB|convPatchFill|convPanelFill|panel12F32|panel6F32|panelVec|adjacentTaps|im2col|gemmGetBuf|gemmPutBuf)(\[|$|\.)`), nil},
 	{"depthwise", regexp.MustCompile(`^kernels\.(depthwise|dwPixelF32|convDepthwiseGrouped)`), regexp.MustCompile(`^conv_depthwise`)},
 	{"batch norm, bias, activations", regexp.MustCompile(`^kernels\.(batchNorm|bnRows|biasAdd|addBiasInPlace|activat|relu|clamp|sigmoid|softplus|softsign|prelu|applyPrelu|affine)`), nil},
 	{"other elementwise", regexp.MustCompile(`^kernels\.(runBinary|binTyped|binaryOut|binaryBroadcast|\(\*bcastPlan\)|vec|runUnary|mapUnary|unaryApply|addT|subT|mulT|divT|maxT|minT|sqDiffT|addN|f32\b|erf|madd32|widen|narrow|softmax)`), nil},
