@@ -26,18 +26,32 @@ import (
 func (sc *Scratch) Reserve(n, inputs int, beside bool) {
 	if k := len(sc.slabs); k*pnodeSlab < n {
 		// The slabs are cut from one array, which huge pages can back.
-		all := touched(make([]pnode, (n+pnodeSlab-1)/pnodeSlab*pnodeSlab-k*pnodeSlab), n-k*pnodeSlab)
+		all := touched(hugepage.Make[pnode]((n+pnodeSlab-1)/pnodeSlab*pnodeSlab-k*pnodeSlab), n-k*pnodeSlab)
 		for ; len(all) > 0; all = all[pnodeSlab:] {
 			sc.slabs = append(sc.slabs, all[:pnodeSlab:pnodeSlab])
 		}
 	}
-	if w := flatWords(n, inputs); len(sc.flatArrays.free) < w {
-		sc.flatArrays = newBlock(w)
+	// The arrays without pointers are cut from one block: the flattening's,
+	// then those lent to the simulations.
+	flat := flatWords(n, inputs)
+	if sc.flatArrays.Free() >= flat {
+		flat = 0
 	}
-	sc.reserveLent(n, reservedInt32s[:])
+	w := flat + sc.lentWords(n, reservedInt32s[:])
 	if beside {
 		sc.beside = &Scratch{}
-		sc.beside.reserveLent(n, reservedBeside[:])
+		w += sc.beside.lentWords(n, reservedBeside[:])
+	}
+	if w == 0 {
+		return
+	}
+	b := newBlock(w)
+	if flat > 0 {
+		sc.flatArrays = b.Split(flat)
+	}
+	sc.reserveLent(&b, n, reservedInt32s[:])
+	if beside {
+		sc.beside.reserveLent(&b, n, reservedBeside[:])
 	}
 }
 
@@ -47,17 +61,17 @@ func (sc *Scratch) Reserve(n, inputs int, beside bool) {
 // (lentRoom's nodes each, and one more), the class sizes lookupClasses
 // counts, the pins of every input and the out edges of every node.
 func flatWords(n, inputs int) int {
-	return words[int32](n) + 3*words[int32](lentRoom(n)+1) + words[pin](inputs) + words[outEdge](inputs)
+	return hugepage.Words[int32](n) + 3*hugepage.Words[int32](lentRoom(n)+1) + hugepage.Words[pin](inputs) + hugepage.Words[outEdge](inputs)
 }
 
 // flatArray is n zeroed elements of T, a type without pointers, for the
 // flattened graph: cut from the arrays Reserve made ready while they have
 // room, else a new array. They live as long as the flattened graph.
 func flatArray[T any](sc *Scratch, n int) []T {
-	if sc == nil || len(sc.flatArrays.free) < words[T](n) {
+	if sc == nil || sc.flatArrays.Free() < hugepage.Words[T](n) {
 		return make([]T, n)
 	}
-	return carve[T](&sc.flatArrays, n)
+	return hugepage.Cut[T](&sc.flatArrays, n)
 }
 
 // lentRoom is the length of the arrays Reserve makes ready for a graph of
@@ -69,16 +83,17 @@ func flatArray[T any](sc *Scratch, n int) []T {
 // 64 more.
 func lentRoom(n int) int { return n + n/8 + 64 }
 
-// ReserveSize is about the bytes Reserve(n, inputs, beside) allocates.
+// ReserveSize is about the bytes Reserve(n, inputs, beside) allocates, the
+// huge-page alignment's pads included.
 func ReserveSize(n, inputs int, beside bool) uint64 {
 	lent := func(int32s int) uint64 {
 		return uint64(lentRoom(n)) * uint64(unsafe.Sizeof(group{})+unsafe.Sizeof(int(0))+uintptr(int32s)*unsafe.Sizeof(int32(0)))
 	}
-	size := uint64(n)*uint64(unsafe.Sizeof(pnode{})) + lent(len(reservedInt32s)) + 8*uint64(flatWords(n, inputs))
+	block := lent(len(reservedInt32s)) + 8*uint64(flatWords(n, inputs))
 	if beside {
-		size += lent(len(reservedBeside))
+		block += lent(len(reservedBeside))
 	}
-	return size
+	return hugepage.MakeBytes(uint64(n)*uint64(unsafe.Sizeof(pnode{}))) + hugepage.MakeBytes(block)
 }
 
 // reservedInt32s are the int32 arrays Reserve makes ready, reservedBeside
@@ -88,62 +103,49 @@ var (
 	reservedBeside = [...]int{lentRows, lentParent, lentReasons, lentSlots}
 )
 
-// reserveLent makes ready the arrays lent to a simulation of about n
-// nodes that a simulation of any graph makes (colocate, assignAll,
-// transfers), with lentRoom's room. They are cut from one block, which
-// huge pages back (touched): apart, each array but the groups of a graph
-// of 200,000 nodes is under the 2 MiB of one huge page.
-func (sc *Scratch) reserveLent(n int, int32s []int) {
+// lentWords is the words of the arrays reserveLent cuts for a simulation
+// of about n nodes: those of lentRoom's room the Scratch lacks.
+func (sc *Scratch) lentWords(n int, int32s []int) int {
 	room, w := lentRoom(n), 0
 	if cap(sc.groups) < room {
-		w += words[group](room)
+		w += hugepage.Words[group](room)
 	}
 	if cap(sc.ints[lentDev]) < room {
-		w += words[int](room)
+		w += hugepage.Words[int](room)
 	}
 	for _, k := range int32s {
 		if cap(sc.int32s[k]) < room {
-			w += words[int32](room)
+			w += hugepage.Words[int32](room)
 		}
 	}
-	if w == 0 {
-		return
-	}
-	b := newBlock(w)
+	return w
+}
+
+// reserveLent cuts from b (lentWords long at least) the arrays lent to a
+// simulation of about n nodes that a simulation of any graph makes
+// (colocate, assignAll, transfers), with lentRoom's room, where the
+// Scratch has none yet. Apart, each array but the groups of a graph of
+// 200,000 nodes would be under the 2 MiB of one huge page.
+func (sc *Scratch) reserveLent(b *hugepage.Block, n int, int32s []int) {
+	room := lentRoom(n)
 	if cap(sc.groups) < room {
-		sc.groups, sc.fresh.groups = carve[group](&b, room), true
+		sc.groups, sc.fresh.groups = hugepage.Cut[group](b, room), true
 	}
 	if cap(sc.ints[lentDev]) < room {
-		sc.ints[lentDev], sc.fresh.ints[lentDev] = carve[int](&b, room), true
+		sc.ints[lentDev], sc.fresh.ints[lentDev] = hugepage.Cut[int](b, room), true
 	}
 	for _, k := range int32s {
 		if cap(sc.int32s[k]) < room {
-			sc.int32s[k], sc.fresh.int32s[k] = carve[int32](&b, room), true
+			sc.int32s[k], sc.fresh.int32s[k] = hugepage.Cut[int32](b, room), true
 		}
 	}
 }
-
-// block is one allocation that arrays of types without pointers are cut
-// from (carve): the collector keeps it whole while any of them is in use,
-// and scans none of it.
-type block struct{ free []uint64 } // what is left to cut
 
 // newBlock is a block of w words, each of its pages written once.
-func newBlock(w int) block { return block{free: touched(make([]uint64, w), w)} }
-
-// words is how many 8-byte words n elements of T take.
-func words[T any](n int) int {
-	var zero T
-	return (n*int(unsafe.Sizeof(zero)) + 7) / 8
-}
-
-// carve cuts n elements of T, a type without pointers whose alignment is
-// at most 8, from b; its capacity is n, so that an append copies out.
-func carve[T any](b *block, n int) []T {
-	w := words[T](n)
-	a := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b.free))), n)
-	b.free = b.free[w:]
-	return a[:n:n]
+func newBlock(w int) hugepage.Block {
+	b := hugepage.NewBlock(w)
+	touched(b.Rest(), w)
+	return b
 }
 
 // pageSize is the size of the pages touched maps.
@@ -152,7 +154,6 @@ var pageSize = os.Getpagesize()
 // touched writes one element of a in every page its first n elements
 // span, backed by huge pages where the system has them, and returns a.
 func touched[T any](a []T, n int) []T {
-	hugepage.Advise(a)
 	var zero T
 	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
 	for i := 0; i < min(n, len(a)); i += step {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tfscan/tfscan/internal/hugepage"
 )
 
 // A Scratch reserved for a graph's nodes lends what it reserved: the
@@ -34,7 +36,7 @@ Placeholder DEFAULT
 	var sc Scratch
 	sc.Reserve(len(g.Nodes), 2*len(g.Nodes), true)
 	slab, groups, parent := &sc.slabs[0][0], &sc.groups[0], &sc.int32s[lentParent][0]
-	flat := sc.flatArrays.free
+	flat := sc.flatArrays.Rest()
 	reserved := sc.beside
 	require.NotNil(t, reserved)
 	besideGroups := &reserved.groups[0]
@@ -48,7 +50,7 @@ Placeholder DEFAULT
 	assert.Same(t, parent, &sc.int32s[lentParent][0], "an int32 array")
 	require.NotNil(t, sc.flat)
 	assert.Same(t, (*int32)(unsafe.Pointer(&flat[0])), &sc.flat.firstOf[0], "the flattening's first array")
-	assert.Less(t, len(sc.flatArrays.free), len(flat)-words[int32](len(g.Nodes)), "more than one array cut")
+	assert.Less(t, sc.flatArrays.Free(), len(flat)-hugepage.Words[int32](len(g.Nodes)), "more than one array cut")
 
 	b := sc.Beside()
 	assert.Same(t, reserved, b)
@@ -77,7 +79,7 @@ func TestReserveSize(t *testing.T) {
 			}
 		}
 		add(&sc)
-		got += 8 * uint64(len(sc.flatArrays.free))
+		got += 8 * uint64(sc.flatArrays.Free())
 		if beside {
 			add(sc.beside)
 		}

@@ -1,6 +1,9 @@
 package placement
 
-import "github.com/tfscan/tfscan/internal/csr"
+import (
+	"github.com/tfscan/tfscan/internal/csr"
+	"github.com/tfscan/tfscan/internal/hugepage"
+)
 
 // Scratch is what simulations pass on to the next (Options.Scratch): the
 // flattened graph of the last simulation that built one (in its slabs of
@@ -15,7 +18,7 @@ type Scratch struct {
 	groups []group
 	// flatArrays are the arrays Reserve made ready for a flattening
 	// (flatArray).
-	flatArrays block
+	flatArrays hugepage.Block
 	// flat is the flattened graph of the last simulation that built one
 	// (share.go), in slabs.
 	flat *flattened

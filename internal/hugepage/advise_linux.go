@@ -80,3 +80,6 @@ func hasFlag(flags, flag string) bool {
 	}
 	return false
 }
+
+// aligns: Make aligns its arrays to huge pages (Linux has them to ask for).
+const aligns = true

@@ -35,3 +35,37 @@ func TestKernelTakesTheAdvice(t *testing.T) {
 	Forget()
 	assert.False(t, marked(), "forgotten")
 }
+
+// Make's arrays of a huge page or more start within one element of a
+// huge-page boundary, their capacity ends on one, and the kernel marks
+// the huge page they start in for huge pages; they are zeroed, and
+// smaller ones are plain arrays of their length.
+func TestMakeAligns(t *testing.T) {
+	type triple struct{ a, b, c uint32 } // 12 bytes: no power of two
+	for _, n := range []int{Size/12 + 1, 3*Size/12 + 7} {
+		a := Make[triple](n)
+		require.Len(t, a, n)
+		start := uintptr(unsafe.Pointer(&a[0]))
+		boundary := start &^ (Size - 1)
+		assert.Less(t, start-boundary, uintptr(12), "n=%d: starts past the element at the boundary", n)
+		end := start + uintptr(cap(a))*12
+		assert.Less(t, (end+Size-1)&^(Size-1)-end, uintptr(12), "n=%d: capacity ends short of a huge page's end", n)
+		for i, v := range a {
+			if v != (triple{}) {
+				t.Fatalf("n=%d: element %d not zero", n, i)
+			}
+		}
+		if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err == nil && strings.Contains(string(mode), "[madvise]") {
+			marked := false
+			for _, r := range advised() {
+				marked = marked || r[0] <= boundary && boundary < r[1]
+			}
+			assert.True(t, marked, "n=%d: first huge page not advised", n)
+		}
+	}
+	small := Make[uint64](Size/8 - 1)
+	assert.Len(t, small, Size/8-1)
+	assert.Equal(t, cap(small), len(small))
+	assert.Empty(t, Make[uint64](0))
+	assert.Len(t, Make[struct{}](5), 5)
+}

@@ -10,3 +10,6 @@ func advise(unsafe.Pointer, uintptr) {}
 
 // Forget has nothing to take back where Advise asks for nothing.
 func Forget() {}
+
+// aligns: Make leaves its arrays where the allocator puts them.
+const aligns = false

@@ -39,3 +39,43 @@ func Advise[T any](a []T) {
 func wholePages(start, size uintptr) (first, end uintptr) {
 	return (start + Size - 1) &^ (Size - 1), (start + size) &^ (Size - 1)
 }
+
+// Make is n zeroed elements of T for an array a program fills soon after:
+// when they span a huge page or more, they start and end on huge-page
+// boundaries, inside a larger allocation, and are advised (Advise), so
+// that every page they span can be a huge one. An array left where the
+// allocator puts it starts and ends inside huge pages it does not wholly
+// span, which Advise leaves alone: up to 4 MiB of it, about a thousand
+// 4 KiB pages, would be mapped one by one. The allocation is up to twice
+// Size longer than the array; the part before the array is never
+// written, so the system maps none of it, and the array's capacity runs
+// to the end of its last huge page. Where the system has no huge pages
+// to ask for, or T has no size, it is make([]T, n).
+func Make[T any](n int) []T {
+	var zero T
+	es := unsafe.Sizeof(zero)
+	if !aligns || es == 0 || n <= 0 || uintptr(n)*es < Size {
+		return make([]T, n)
+	}
+	pad := int((Size + es - 1) / es)
+	a := make([]T, n+2*pad)
+	base := uintptr(unsafe.Pointer(&a[0]))
+	// The array's first element is the first one from the first huge-page
+	// boundary on, and its last huge page ends within the tail pad.
+	first := (base + Size - 1) &^ (Size - 1)
+	off := int((first - base + es - 1) / es)
+	start := base + uintptr(off)*es
+	end := (start + uintptr(n)*es + Size - 1) &^ (Size - 1)
+	advise(unsafe.Add(unsafe.Pointer(&a[0]), first-base), end-first)
+	return a[off : off+n : off+int((end-start)/es)]
+}
+
+// MakeBytes is about the bytes Make allocates for an array of size bytes:
+// its pads included, which the heap counts though the system maps none of
+// the first and at most a huge page's part of the last.
+func MakeBytes(size uint64) uint64 {
+	if !aligns || size < Size {
+		return size
+	}
+	return size + 2*Size
+}

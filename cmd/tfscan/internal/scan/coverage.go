@@ -14,6 +14,7 @@ import (
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/graph/shape"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"github.com/tfscan/tfscan/internal/lastfew"
 	"github.com/tfscan/tfscan/reports"
 	"github.com/tfscan/tfscan/training"
@@ -61,6 +62,12 @@ type Nodes struct {
 	splitF32 bool
 	// bits are each node's bits by position (nodeBits).
 	bits []uint8
+	// arrays is where the arrays above of one element a node are cut
+	// from (nodeArray), and sourceRoom, the array of a source's nodes
+	// (sourceNodes): apart, each of a graph of 200,000 nodes is under a
+	// huge page, and would be mapped 4 KiB at a time.
+	arrays     hugepage.Block
+	sourceRoom []sourceNode
 	// at is each node's position in list by graph.Node.ID (-1 out of
 	// scope), for the placement's lookups (keyOf); nil where every node
 	// of the graph is at its ID (posOfID).
@@ -144,9 +151,12 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		}
 		ns.at = positionsUpTo(len(g.Nodes), 0)
 	}
-	ns.dtypes = make([]int32, len(ns.list))
-	ns.key = make([]int32, len(ns.list))
-	ns.bits = make([]uint8, len(ns.list))
+	n := len(ns.list)
+	ns.arrays = hugepage.NewBlock(3*hugepage.Words[int32](n) + hugepage.Words[uint8](n) + hugepage.Words[sourceNode](n))
+	ns.dtypes = nodeArray[int32](ns, n)
+	ns.key = nodeArray[int32](ns, n)
+	ns.bits = nodeArray[uint8](ns, n)
+	ns.sourceRoom = nodeArray[sourceNode](ns, n)
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
 	// A model's nodes have few distinct dtype lists and keys: each is
@@ -813,4 +823,25 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	}
 	rt.SortUncovered()
 	return rt, at
+}
+
+// nodeArray is n zeroed elements of T, a type without pointers, cut from
+// the arrays PrepareNodes made room for while they have it, else a new
+// array.
+func nodeArray[T any](ns *Nodes, n int) []T {
+	if ns.arrays.Free() < hugepage.Words[T](n) {
+		return make([]T, n)
+	}
+	return hugepage.Cut[T](&ns.arrays, n)
+}
+
+// sourceNodes is the array of a source's nodes, one a node: the one
+// PrepareNodes cut (taken once, by the goroutine that reads the source),
+// else a new one.
+func (ns *Nodes) sourceNodes() []sourceNode {
+	if a := ns.sourceRoom; len(a) == len(ns.list) {
+		ns.sourceRoom = nil
+		return a
+	}
+	return make([]sourceNode, len(ns.list))
 }

@@ -43,7 +43,7 @@ func (s *source) deviceIndex(dev string) int32 {
 // sourceOf takes what applyDelta needs of the source's target, whose
 // node list is every node of ns, src.Nodes[k] the node at position at[k].
 func sourceOf(ns *Nodes, src *reports.Target, at []int32) *source {
-	s := &source{name: src.Target, ns: ns, nodes: make([]sourceNode, len(ns.list))}
+	s := &source{name: src.Target, ns: ns, nodes: ns.sourceNodes()}
 	if src.Placement != nil {
 		s.placed, s.transferBytes = true, src.Placement.TransferBytes
 		s.transferBytesPartial = src.Placement.TransferBytesPartial()
@@ -61,7 +61,7 @@ func sourceOf(ns *Nodes, src *reports.Target, at []int32) *source {
 func sourceFrom(ns *Nodes, t Target, pl *placed) *source {
 	// The devices are the placement's names, a node's its index there
 	// (none: names[0], "").
-	s := &source{name: t.Name, ns: ns, nodes: make([]sourceNode, len(ns.list)), devices: []string{""}}
+	s := &source{name: t.Name, ns: ns, nodes: ns.sourceNodes(), devices: []string{""}}
 	probe := probeTarget(t, pl)
 	if pl != nil {
 		s.placed, s.transferBytes = true, probe.Placement.TransferBytes

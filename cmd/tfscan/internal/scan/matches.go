@@ -172,7 +172,7 @@ func (ns *Nodes) classes() []nodeClass {
 		phase   uint8
 		reached bool
 	}
-	ns.class = make([]int32, len(ns.list))
+	ns.class = nodeArray[int32](ns, len(ns.list))
 	index := map[classKey]int32{}
 	// What a node's key holds beside its match key is read from arrays by
 	// position (a graph node is 216 bytes, they hold a byte or four), and the
