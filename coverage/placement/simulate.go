@@ -211,7 +211,9 @@ func (s *sim) build() error {
 		budget = 1_000_000
 	}
 	b := &builder{s: s, budget: budget}
-	s.nodes = make([]*pnode, 0, len(s.g.Nodes)) // every node of the model, most once
+	// Every node of the model, most once, and the nodes the flattening
+	// adds (a call's arguments and results), with lentRoom's room for them.
+	s.nodes = make([]*pnode, 0, lentRoom(len(s.g.Nodes)))
 	top := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))]
 	if len(top) > 0 {
 		s.units = append(s.units, &unit{kind: unitTopLevel, first: 0})

@@ -152,8 +152,8 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	s := &Shapes{
 		outs:      outs,
 		at:        make([]int32, len(g.Nodes)),
-		args:      map[*graph.Function][]Tensor{},
-		rets:      map[*graph.Function][]Tensor{},
+		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
+		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		busy:      map[*graph.Function]bool{},
 		g:         g,
 		inputs:    o.Inputs,

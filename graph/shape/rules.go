@@ -2,6 +2,7 @@ package shape
 
 import (
 	"encoding/binary"
+	"slices"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	tensorpb "github.com/wamuir/graft/tensorflow/core/framework/tensor_go_proto"
@@ -1161,7 +1162,9 @@ func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 // yet (nor being inferred, as under recursion), with its arguments; f is
 // nil when there is none.
 func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
-	if len(n.Calls) == 0 || s.state(n) != pending {
+	if len(n.Calls) == 0 || s.state(n) != pending || !slices.ContainsFunc(n.Calls, s.uninferred) {
+		// The calls' callees are among n.Calls: none is left to enter
+		// when none of those is (the visit after the callee's body).
 		return nil, nil
 	}
 	ins := make([]Tensor, len(n.Inputs))
@@ -1170,11 +1173,18 @@ func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
 	}
 	cs, _, _ := calls(n, ins)
 	for _, c := range cs {
-		if _, ok := s.rets[c.f]; !ok && !s.busy[c.f] {
+		if s.uninferred(c.f) {
 			return c.f, c.args
 		}
 	}
 	return nil, nil
+}
+
+// uninferred tells a function whose body is neither inferred nor being
+// inferred.
+func (s *Shapes) uninferred(f *graph.Function) bool {
+	_, ok := s.rets[f]
+	return !ok && !s.busy[f]
 }
 
 // callRule takes the outputs of function calls from the callee's body,
