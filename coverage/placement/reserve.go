@@ -152,7 +152,7 @@ func newBlock(w int) hugepage.Block {
 var pageSize = os.Getpagesize()
 
 // touched writes one element of a in every page its first n elements
-// span, backed by huge pages where the system has them, and returns a.
+// span (a huge page where hugepage.Make asked for them), and returns a.
 func touched[T any](a []T, n int) []T {
 	var zero T
 	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))

@@ -62,8 +62,8 @@ type Nodes struct {
 	splitF32 bool
 	// bits are each node's bits by position (nodeBits).
 	bits []uint8
-	// arrays is where the arrays above of one element a node are cut
-	// from (nodeArray), and sourceRoom, the array of a source's nodes
+	// arrays is where dtypes, key, bits and class are cut from
+	// (nodeArray), and sourceRoom, the array of a source's nodes
 	// (sourceNodes): apart, each of a graph of 200,000 nodes is under a
 	// huge page, and would be mapped 4 KiB at a time.
 	arrays     hugepage.Block
