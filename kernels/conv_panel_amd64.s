@@ -2,6 +2,25 @@
 
 #include "textflag.h"
 
+// LOADROW loads eight floats from row n of src (SI, an array of row
+// pointers) at byte offset DX into reg.
+#define LOADROW(n, reg) \
+	MOVQ (n*8)(SI), AX; \
+	VMOVUPS (AX)(DX*1), reg
+
+// TRANSPOSE4 transposes rows r0-r3 of eight floats into o0-o3 through
+// t0-t3: o0 holds k-steps 0 and 4 of the four rows (k0 | k4), o1 k1 | k5,
+// o2 k2 | k6, o3 k3 | k7.
+#define TRANSPOSE4(r0, r1, r2, r3, t0, t1, t2, t3, o0, o1, o2, o3) \
+	VUNPCKLPS r1, r0, t0; \
+	VUNPCKHPS r1, r0, t1; \
+	VUNPCKLPS r3, r2, t2; \
+	VUNPCKHPS r3, r2, t3; \
+	VSHUFPS $0x44, t2, t0, o0; \
+	VSHUFPS $0xEE, t2, t0, o1; \
+	VSHUFPS $0x44, t3, t1, o2; \
+	VSHUFPS $0xEE, t3, t1, o3
+
 // func panel12F32(dst *float32, src **float32, blocks int)
 // Writes blocks×8 k-steps of a 12-row GEMM panel: for each k, the k-th
 // float of each of the 12 rows side by side (dst[k*12+i] = src[i][k]),
@@ -16,38 +35,16 @@ TEXT ·panel12F32(SB), NOSPLIT, $0-24
 ploop:
 	TESTQ CX, CX
 	JE pdone
-	MOVQ 0(SI), AX
-	VMOVUPS (AX)(DX*1), Y0
-	MOVQ 8(SI), AX
-	VMOVUPS (AX)(DX*1), Y1
-	MOVQ 16(SI), AX
-	VMOVUPS (AX)(DX*1), Y2
-	MOVQ 24(SI), AX
-	VMOVUPS (AX)(DX*1), Y3
-	MOVQ 32(SI), AX
-	VMOVUPS (AX)(DX*1), Y4
-	MOVQ 40(SI), AX
-	VMOVUPS (AX)(DX*1), Y5
-	MOVQ 48(SI), AX
-	VMOVUPS (AX)(DX*1), Y6
-	MOVQ 56(SI), AX
-	VMOVUPS (AX)(DX*1), Y7
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y14
-	VUNPCKHPS Y7, Y6, Y15
-	VSHUFPS $0x44, Y10, Y8, Y0
-	VSHUFPS $0xEE, Y10, Y8, Y1
-	VSHUFPS $0x44, Y11, Y9, Y2
-	VSHUFPS $0xEE, Y11, Y9, Y3
-	VSHUFPS $0x44, Y14, Y12, Y4
-	VSHUFPS $0xEE, Y14, Y12, Y5
-	VSHUFPS $0x44, Y15, Y13, Y6
-	VSHUFPS $0xEE, Y15, Y13, Y7
+	LOADROW(0, Y0)
+	LOADROW(1, Y1)
+	LOADROW(2, Y2)
+	LOADROW(3, Y3)
+	LOADROW(4, Y4)
+	LOADROW(5, Y5)
+	LOADROW(6, Y6)
+	LOADROW(7, Y7)
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y8, Y9, Y10, Y11, Y0, Y1, Y2, Y3)
+	TRANSPOSE4(Y4, Y5, Y6, Y7, Y12, Y13, Y14, Y15, Y4, Y5, Y6, Y7)
 	VPERM2F128 $0x20, Y4, Y0, Y8
 	VPERM2F128 $0x20, Y5, Y1, Y9
 	VPERM2F128 $0x20, Y6, Y2, Y10
@@ -64,22 +61,11 @@ ploop:
 	VMOVUPS Y13, 240(DI)
 	VMOVUPS Y14, 288(DI)
 	VMOVUPS Y15, 336(DI)
-	MOVQ 64(SI), AX
-	VMOVUPS (AX)(DX*1), Y0
-	MOVQ 72(SI), AX
-	VMOVUPS (AX)(DX*1), Y1
-	MOVQ 80(SI), AX
-	VMOVUPS (AX)(DX*1), Y2
-	MOVQ 88(SI), AX
-	VMOVUPS (AX)(DX*1), Y3
-	VUNPCKLPS Y1, Y0, Y4
-	VUNPCKHPS Y1, Y0, Y5
-	VUNPCKLPS Y3, Y2, Y6
-	VUNPCKHPS Y3, Y2, Y7
-	VSHUFPS $0x44, Y6, Y4, Y8  // k0 | k4
-	VSHUFPS $0xEE, Y6, Y4, Y9  // k1 | k5
-	VSHUFPS $0x44, Y7, Y5, Y10 // k2 | k6
-	VSHUFPS $0xEE, Y7, Y5, Y11 // k3 | k7
+	LOADROW(8, Y0)
+	LOADROW(9, Y1)
+	LOADROW(10, Y2)
+	LOADROW(11, Y3)
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11)
 	VMOVUPS X8, 32(DI)
 	VMOVUPS X9, 80(DI)
 	VMOVUPS X10, 128(DI)
@@ -114,26 +100,13 @@ TEXT ·panel6F32(SB), NOSPLIT, $0-24
 sloop:
 	TESTQ CX, CX
 	JE sdone
-	MOVQ 0(SI), AX
-	VMOVUPS (AX)(DX*1), Y0
-	MOVQ 8(SI), AX
-	VMOVUPS (AX)(DX*1), Y1
-	MOVQ 16(SI), AX
-	VMOVUPS (AX)(DX*1), Y2
-	MOVQ 24(SI), AX
-	VMOVUPS (AX)(DX*1), Y3
-	MOVQ 32(SI), AX
-	VMOVUPS (AX)(DX*1), Y4
-	MOVQ 40(SI), AX
-	VMOVUPS (AX)(DX*1), Y5
-	VUNPCKLPS Y1, Y0, Y6
-	VUNPCKHPS Y1, Y0, Y7
-	VUNPCKLPS Y3, Y2, Y8
-	VUNPCKHPS Y3, Y2, Y9
-	VSHUFPS $0x44, Y8, Y6, Y10 // k0 | k4
-	VSHUFPS $0xEE, Y8, Y6, Y11 // k1 | k5
-	VSHUFPS $0x44, Y9, Y7, Y12 // k2 | k6
-	VSHUFPS $0xEE, Y9, Y7, Y13 // k3 | k7
+	LOADROW(0, Y0)
+	LOADROW(1, Y1)
+	LOADROW(2, Y2)
+	LOADROW(3, Y3)
+	LOADROW(4, Y4)
+	LOADROW(5, Y5)
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13)
 	VUNPCKLPS Y5, Y4, Y14      // k0 k1 | k4 k5, rows 4-5 side by side
 	VUNPCKHPS Y5, Y4, Y15      // k2 k3 | k6 k7
 	VMOVUPS X10, 0(DI)

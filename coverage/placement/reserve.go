@@ -68,7 +68,7 @@ func flatWords(n, inputs int) int {
 // flattened graph: cut from the arrays Reserve made ready while they have
 // room, else a new array. They live as long as the flattened graph.
 func flatArray[T any](sc *Scratch, n int) []T {
-	if sc == nil || sc.flatArrays.Free() < hugepage.Words[T](n) {
+	if sc == nil {
 		return make([]T, n)
 	}
 	return hugepage.Cut[T](&sc.flatArrays, n)

@@ -781,11 +781,7 @@ func (s *sim) outEdges() edges {
 	}
 	if c := s.outCounts; len(c) == len(s.nodes)+1 {
 		// counted by resolveAll
-		total := 0
-		for _, k := range c {
-			total += int(k)
-		}
-		s.outs = csr.BuildCounted(c, flatArray[outEdge](s.opts.Scratch, total), each)
+		s.outs = csr.BuildCounted(c, func(total int) []outEdge { return flatArray[outEdge](s.opts.Scratch, total) }, each)
 	} else {
 		s.outs = csr.Build(len(s.nodes), each)
 	}

@@ -36,28 +36,32 @@ func BuildReusing[T any](old Groups[T], n int, each func(add func(key int, v T))
 		hugepage.Advise(start)
 	}
 	each(func(k int, _ T) { start[k+1]++ })
-	return fill(old, start, each)
+	return fill(start, func(int) []T { return old.items }, each)
 }
 
 // BuildCounted is Build where the caller has counted the values: counts
 // has n+1 elements, counts[k+1] the number of values of key k (counts[0]
 // is 0), and each is called once, to fill. The groups keep counts, and
-// the values are kept in items where its capacity holds them all (nil:
-// a new array).
-func BuildCounted[T any](counts []int32, items []T, each func(add func(key int, v T))) Groups[T] {
-	return fill(Groups[T]{items: items}, counts, each)
+// the values are kept in the array items gives for their number, the
+// counts' sum, where its capacity holds them all (nil: a new array).
+func BuildCounted[T any](counts []int32, items func(total int) []T, each func(add func(key int, v T))) Groups[T] {
+	return fill(counts, items, each)
 }
 
 // fill makes the groups of the values each adds, counted in start (key
-// k's at start[k+1]), into old's items where they are large enough.
-func fill[T any](old Groups[T], start []int32, each func(add func(key int, v T))) Groups[T] {
+// k's at start[k+1]), into the array room gives for their number where it
+// is large enough (nil room: a new array).
+func fill[T any](start []int32, room func(total int) []T, each func(add func(key int, v T))) Groups[T] {
 	n := len(start) - 1
 	for k := 0; k < n; k++ {
 		start[k+1] += start[k]
 	}
 	var items []T
-	if cap(old.items) >= int(start[n]) {
-		items = old.items[:start[n]] // every element is set below
+	if room != nil {
+		items = room(int(start[n]))
+	}
+	if cap(items) >= int(start[n]) {
+		items = items[:start[n]] // every element is set below
 	} else {
 		items = make([]T, start[n])
 		hugepage.Advise(items)

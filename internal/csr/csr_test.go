@@ -99,7 +99,10 @@ func TestBuildCountedGroupsAsBuild(t *testing.T) {
 		case 2:
 			items = make([]int, max(0, len(adds)-1))
 		}
-		got := BuildCounted(counts, items, each)
+		got := BuildCounted(counts, func(total int) []int {
+			require.Equal(t, len(adds), total, "the counts' sum")
+			return items
+		}, each)
 		require.Equal(t, 1, calls, "each is called once")
 		if kind == 1 {
 			k := 0

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -28,8 +29,7 @@ func advise(p unsafe.Pointer, n uintptr) {
 // set to "madvise", a range marked not to be backed is backed
 // as one never marked.
 func Forget() {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+	if !madviseMode() {
 		return
 	}
 	for _, r := range advised() {
@@ -52,7 +52,7 @@ func advised() [][2]uintptr {
 	for sc.Scan() {
 		line := sc.Text()
 		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-			if end > start && hasFlag(flags, "hg") {
+			if end > start && slices.Contains(strings.Fields(flags), "hg") {
 				out = append(out, [2]uintptr{uintptr(start), uintptr(end)})
 			}
 			continue
@@ -71,14 +71,11 @@ func advised() [][2]uintptr {
 	return out
 }
 
-// hasFlag reports whether the space-separated flags hold flag.
-func hasFlag(flags, flag string) bool {
-	for _, f := range strings.Fields(flags) {
-		if f == flag {
-			return true
-		}
-	}
-	return false
+// madviseMode tells whether the system's transparent huge pages are set to
+// "madvise": only the ranges advised for them are backed by them.
+func madviseMode() bool {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && bytes.Contains(mode, []byte("[madvise]"))
 }
 
 // aligns: Make aligns its arrays to huge pages (Linux has them to ask for).

@@ -1,8 +1,6 @@
 package hugepage
 
 import (
-	"os"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -14,9 +12,8 @@ import (
 // kernel marks the whole huge pages of an advised array for them, and
 // Forget takes the mark back.
 func TestKernelTakesTheAdvice(t *testing.T) {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || !strings.Contains(string(mode), "[madvise]") {
-		t.Skipf("transparent huge pages are not set to madvise: %q %v", mode, err)
+	if !madviseMode() {
+		t.Skip("transparent huge pages are not set to madvise")
 	}
 	Forget()
 	a := make([]byte, 3*Size)
@@ -55,7 +52,7 @@ func TestMakeAligns(t *testing.T) {
 				t.Fatalf("n=%d: element %d not zero", n, i)
 			}
 		}
-		if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err == nil && strings.Contains(string(mode), "[madvise]") {
+		if madviseMode() {
 			marked := false
 			for _, r := range advised() {
 				marked = marked || r[0] <= boundary && boundary < r[1]

@@ -28,9 +28,9 @@ func (b *Block) Free() int { return len(b.free) }
 // before they are cut).
 func (b *Block) Rest() []uint64 { return b.free }
 
-// Cut cuts n elements of T, a type without pointers whose alignment is at
-// most 8, from b, which has Words[T](n) free at least; the array's
-// capacity is n, so that an append copies out.
+// Cut cuts n zeroed elements of T, a type without pointers whose
+// alignment is at most 8, from b while it has room for them, else makes a
+// new array; the array's capacity is n, so that an append copies out.
 func Cut[T any](b *Block, n int) []T {
 	if t := reflect.TypeFor[T](); holdsPointers(t) {
 		// The collector scans none of a Block: a pointer kept there
@@ -38,6 +38,9 @@ func Cut[T any](b *Block, n int) []T {
 		panic("hugepage.Cut: " + t.String() + " holds pointers")
 	}
 	w := Words[T](n)
+	if len(b.free) < w {
+		return make([]T, n)
+	}
 	a := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b.free))), n)
 	b.free = b.free[w:]
 	return a[:n:n]

@@ -30,6 +30,9 @@ func TestBlockCuts(t *testing.T) {
 	e[3] = 7
 	assert.Equal(t, 0, sub.Free())
 	assert.Zero(t, d[0], "a split Block's array ends before the next cut")
+	more := Cut[int32](&b, 3)
+	assert.Equal(t, []int32{0, 0, 0}, more, "a new array once the Block has no room")
+	assert.Equal(t, 3, cap(more))
 }
 
 // A type that holds a pointer is refused: the collector would not see it.

@@ -49,8 +49,8 @@ func wholePages(start, size uintptr) (first, end uintptr) {
 // 4 KiB pages, would be mapped one by one. The allocation is up to twice
 // Size longer than the array; the part before the array is never
 // written, so the system maps none of it, and the array's capacity runs
-// to the end of its last huge page. Where the system has no huge pages
-// to ask for, or T has no size, it is make([]T, n).
+// to the end of its last huge page. Off Linux, for an array under a huge
+// page, or where T has no size, it is make([]T, n).
 func Make[T any](n int) []T {
 	var zero T
 	es := unsafe.Sizeof(zero)

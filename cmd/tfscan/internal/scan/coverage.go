@@ -63,7 +63,7 @@ type Nodes struct {
 	// bits are each node's bits by position (nodeBits).
 	bits []uint8
 	// arrays is where dtypes, key, bits and class are cut from
-	// (nodeArray), and sourceRoom, the array of a source's nodes
+	// (hugepage.Cut, a new array once it has no room), and sourceRoom, the array of a source's nodes
 	// (sourceNodes): apart, each of a graph of 200,000 nodes is under a
 	// huge page, and would be mapped 4 KiB at a time.
 	arrays     hugepage.Block
@@ -153,10 +153,10 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 	}
 	n := len(ns.list)
 	ns.arrays = hugepage.NewBlock(3*hugepage.Words[int32](n) + hugepage.Words[uint8](n) + hugepage.Words[sourceNode](n))
-	ns.dtypes = nodeArray[int32](ns, n)
-	ns.key = nodeArray[int32](ns, n)
-	ns.bits = nodeArray[uint8](ns, n)
-	ns.sourceRoom = nodeArray[sourceNode](ns, n)
+	ns.dtypes = hugepage.Cut[int32](&ns.arrays, n)
+	ns.key = hugepage.Cut[int32](&ns.arrays, n)
+	ns.bits = hugepage.Cut[uint8](&ns.arrays, n)
+	ns.sourceRoom = hugepage.Cut[sourceNode](&ns.arrays, n)
 	attrs := map[string][]string{} // op → attrs constrained on any target
 	ns.attrs = attrs
 	// A model's nodes have few distinct dtype lists and keys: each is
@@ -823,16 +823,6 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	}
 	rt.SortUncovered()
 	return rt, at
-}
-
-// nodeArray is n zeroed elements of T, a type without pointers, cut from
-// the arrays PrepareNodes made room for while they have it, else a new
-// array.
-func nodeArray[T any](ns *Nodes, n int) []T {
-	if ns.arrays.Free() < hugepage.Words[T](n) {
-		return make([]T, n)
-	}
-	return hugepage.Cut[T](&ns.arrays, n)
 }
 
 // sourceNodes is the array of a source's nodes, one a node: the one

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/hugepage"
 	"github.com/tfscan/tfscan/internal/lastfew"
 )
 
@@ -172,7 +173,7 @@ func (ns *Nodes) classes() []nodeClass {
 		phase   uint8
 		reached bool
 	}
-	ns.class = nodeArray[int32](ns, len(ns.list))
+	ns.class = hugepage.Cut[int32](&ns.arrays, len(ns.list))
 	index := map[classKey]int32{}
 	// What a node's key holds beside its match key is read from arrays by
 	// position (a graph node is 216 bytes, they hold a byte or four), and the
