@@ -1,9 +1,7 @@
 package coverage
 
 import (
-	"bytes"
 	"embed"
-	"encoding/binary"
 	"fmt"
 	"path"
 	"slices"
@@ -36,24 +34,32 @@ var builtinNames = sync.OnceValues(func() ([]string, error) {
 	return names, nil
 })
 
-// builtinDecoded holds, by name, each embedded pack's decode, run once:
-// packs of different names decode at the same time (a scan decodes the
-// packs it reads later on a goroutine of its own while it resolves its
-// targets), and a second caller of one name waits for the first.
+// builtinDecoded holds, by name, each embedded pack's decode, run once.
 var builtinDecoded sync.Map // string → func() (*Pack, error)
 
 // loadBuiltin decodes one embedded pack, once.
-func loadBuiltin(name string) (*Pack, error) {
-	f, ok := builtinDecoded.Load(name)
+func loadBuiltin(name string) (*Pack, error) { return readOnce(&builtinDecoded, name, decodeBuiltin) }
+
+// readOnce is read(name), read once in m: packs of different names are
+// read at the same time (a scan reads the packs it needs later on
+// goroutines of their own while it resolves its targets), and a second
+// caller of one name waits for the first.
+func readOnce(m *sync.Map, name string, read func(string) (*Pack, error)) (*Pack, error) {
+	f, ok := m.Load(name)
 	if !ok {
-		f, _ = builtinDecoded.LoadOrStore(name, sync.OnceValues(func() (*Pack, error) { return decodeBuiltin(name) }))
+		f, _ = m.LoadOrStore(name, sync.OnceValues(func() (*Pack, error) { return read(name) }))
 	}
 	return f.(func() (*Pack, error))()
 }
 
+// builtinFile is the embedded pack file of name.
+func builtinFile(name string) ([]byte, error) {
+	return builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+}
+
 // decodeBuiltin decodes the embedded pack name.
 func decodeBuiltin(name string) (*Pack, error) {
-	gz, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+	gz, err := builtinFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -67,15 +73,10 @@ func decodeBuiltin(name string) (*Pack, error) {
 	return p, nil
 }
 
-// readBuiltin decodes an embedded pack file as ReadPack does, read into one
-// buffer of the size its gzip trailer records (the size modulo 4 GiB, as
-// RFC 1952 has it; the packs are a few MiB).
+// readBuiltin decodes an embedded pack file as ReadPack does
+// (unzipBuiltin).
 func readBuiltin(gz []byte) (*Pack, error) {
-	size := 0
-	if len(gz) >= 4 {
-		size = int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
-	}
-	data, err := readAllMaybeGzip(bytes.NewReader(gz), size)
+	data, err := unzipBuiltin(gz)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +103,22 @@ func BuiltinPacks() ([]*Pack, error) {
 
 // BuiltinPack returns the embedded pack called name.
 func BuiltinPack(name string) (*Pack, error) {
-	names, err := builtinNames()
-	if err != nil {
+	if err := checkBuiltin(name); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(names, name) {
-		return nil, fmt.Errorf("no built-in pack %q (have %s)", name, strings.Join(names, ", "))
-	}
 	return loadBuiltin(name)
+}
+
+// checkBuiltin tells whether name is an embedded pack's.
+func checkBuiltin(name string) error {
+	names, err := builtinNames()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("no built-in pack %q (have %s)", name, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // DefaultPackName is the built-in pack of TensorFlow's DEVICE_DEFAULT

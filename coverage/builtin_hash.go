@@ -3,7 +3,6 @@ package coverage
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"path"
 )
 
 // BuiltinHashes maps each built-in pack's name to the SHA-256 of its
@@ -16,7 +15,7 @@ func BuiltinHashes() (map[string]string, error) {
 	}
 	out := make(map[string]string, len(names))
 	for _, name := range names {
-		data, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+		data, err := builtinFile(name)
 		if err != nil {
 			return nil, err
 		}

@@ -234,6 +234,7 @@ func MergeLearned(base *Pack, learned []*Pack, defaults *Pack) *Pack {
 	if len(replace) == 0 {
 		return base
 	}
+	base = base.complete()
 	kernels := base.Kernels
 	needDefaults := false
 	for key := range replace {
@@ -243,7 +244,7 @@ func MergeLearned(base *Pack, learned []*Pack, defaults *Pack) *Pack {
 	}
 	if needDefaults && !base.HasDefaultKernels() && defaults != nil {
 		kernels = slices.Clone(kernels)
-		for _, k := range defaults.Kernels {
+		for _, k := range defaults.complete().Kernels {
 			if k.GetDeviceType() == DeviceDefault {
 				kernels = append(kernels, k)
 			}

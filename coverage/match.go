@@ -57,9 +57,15 @@ type Matcher interface {
 // Index is a Pack prepared for lookups: kernels grouped by op for the
 // pack's device type, and the DEFAULT kernels that back them up.
 type Index struct {
-	pack     *Pack
-	byOp     map[string][]*kdpb.KernelDef
-	defaults map[string][]*kdpb.KernelDef
+	pack *Pack
+	// ops are the kernels of each op (opKernels): all of them made by
+	// NewIndex, or, for a built-in pack read lazily (BuiltinPackLazy), each
+	// op's the first time it is asked for (lazyOps), with the DEFAULT
+	// kernels of the defaults pack where it has none of its own
+	// (lazyDefaults).
+	ops          map[string]*opKernels
+	lazyOps      sync.Map // string → *opKernels
+	lazyDefaults *Pack
 	// noDefaults: symbolic devices (XLA JIT types) get no DEFAULT
 	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621). A
 	// graph-offload stack (Ascend) keeps TensorFlow's own DEFAULT ops —
@@ -67,10 +73,7 @@ type Index struct {
 	// subgraphs, so they count as covered_default there rather than as
 	// missing accelerator kernels.
 	noDefaults bool
-	// constrained lists, per op, the attrs some kernel constrains: the
-	// only attrs a match depends on, so the memo keys on them.
-	constrained map[string][]string
-	unresolved  map[string]bool
+	unresolved map[string]bool
 	// stack, when set, applies the pack's precision mode (SetStack).
 	stack *StackConfig
 	// newer are ops whose OpDef postdates the stack's TensorFlow.
@@ -79,68 +82,205 @@ type Index struct {
 	memo   map[string]Match
 }
 
+// opKernels are an op's kernels for the pack's device type and the DEFAULT
+// kernels that back them up, in pack order, and the attrs some of them
+// constrain, sorted: the only attrs a match depends on, so the memo keys
+// on them.
+type opKernels struct {
+	own, dflt   []*kdpb.KernelDef
+	constrained []string
+}
+
+// noKernels are the kernels of an op the pack has none of.
+var noKernels = &opKernels{}
+
 // NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
 // carries any (a live dump does), otherwise from defaults (the built-in
 // `default` pack); defaults may be nil.
 func NewIndex(p *Pack, defaults *Pack) *Index {
 	ix := &Index{
 		pack:       p,
-		byOp:       map[string][]*kdpb.KernelDef{},
-		defaults:   map[string][]*kdpb.KernelDef{},
 		noDefaults: p.RunsAs() == MechanismXLACluster,
 		newer:      map[string]bool{},
+		unresolved: map[string]bool{},
+		memo:       map[string]Match{},
 	}
 	for _, op := range p.NewerThanStack {
 		ix.newer[op] = true
 	}
-	ownDefaults := false
-	for _, k := range p.Kernels {
-		switch k.GetDeviceType() {
-		case p.DeviceType:
-			ix.byOp[k.GetOp()] = append(ix.byOp[k.GetOp()], k)
-		case DeviceDefault:
-			ix.defaults[k.GetOp()] = append(ix.defaults[k.GetOp()], k)
-			ownDefaults = true
-		}
-	}
-	if !ownDefaults && defaults != nil && p.DeviceType != DeviceDefault {
-		for _, k := range defaults.Kernels {
-			if k.GetDeviceType() == DeviceDefault {
-				ix.defaults[k.GetOp()] = append(ix.defaults[k.GetOp()], k)
-			}
-		}
-	}
-	ix.unresolved = map[string]bool{}
 	for _, op := range p.UnresolvedOps {
 		ix.unresolved[op] = true
 	}
-	ix.constrained = map[string][]string{}
-	ix.memo = map[string]Match{}
-	for _, byOp := range []map[string][]*kdpb.KernelDef{ix.byOp, ix.defaults} {
-		for op, ks := range byOp {
-			for _, k := range ks {
-				for _, c := range k.GetConstraint() {
-					if !slices.Contains(ix.constrained[op], c.GetName()) {
-						ix.constrained[op] = append(ix.constrained[op], c.GetName())
-					}
-				}
-			}
-		}
+	own, dflt := map[string][]*kdpb.KernelDef{}, map[string][]*kdpb.KernelDef{}
+	ownDefaults := false
+	if p.lazy != nil {
+		ownDefaults = p.DeviceType != DeviceDefault && p.lazy.hasDevice(DeviceDefault)
+	} else {
+		ownDefaults = groupByOp(p.Kernels, p.DeviceType, own, dflt)
 	}
-	for _, names := range ix.constrained {
-		slices.Sort(names)
+	borrows := !ownDefaults && defaults != nil && p.DeviceType != DeviceDefault
+	if p.lazy != nil {
+		if borrows {
+			ix.lazyDefaults = defaults
+		}
+		return ix
+	}
+	if borrows {
+		groupByOp(defaults.complete().Kernels, "", nil, dflt)
+	}
+	ix.ops = make(map[string]*opKernels, len(own)+len(dflt))
+	entries := make([]opKernels, 0, len(own)+len(dflt))
+	kept := map[string][]string{}
+	var buf constrainedBuf
+	for _, m := range []map[string][]*kdpb.KernelDef{own, dflt} {
+		for op := range m {
+			if _, done := ix.ops[op]; done {
+				continue
+			}
+			entries = append(entries, opKernels{own: own[op], dflt: dflt[op]})
+			e := &entries[len(entries)-1]
+			e.constrained = buf.of(e.own, e.dflt, kept)
+			ix.ops[op] = e
+		}
 	}
 	return ix
 }
 
-// Pack returns the indexed pack.
-func (ix *Index) Pack() *Pack { return ix.pack }
+// kernelsOf are op's kernels.
+func (ix *Index) kernelsOf(op string) *opKernels {
+	if ix.pack.lazy == nil {
+		if e := ix.ops[op]; e != nil {
+			return e
+		}
+		return noKernels
+	}
+	if e, ok := ix.lazyOps.Load(op); ok {
+		return e.(*opKernels)
+	}
+	e := &opKernels{}
+	p := ix.pack
+	for _, k := range p.lazy.kernels(op) {
+		switch k.GetDeviceType() {
+		case p.DeviceType:
+			e.own = append(e.own, k)
+		case DeviceDefault:
+			e.dflt = append(e.dflt, k)
+		}
+	}
+	if d := ix.lazyDefaults; d != nil {
+		e.dflt = defaultKernels(d, op)
+	}
+	var buf constrainedBuf
+	e.constrained = buf.of(e.own, e.dflt, nil)
+	got, _ := ix.lazyOps.LoadOrStore(op, e)
+	return got.(*opKernels)
+}
+
+// defaultKernels are op's DEFAULT kernels in pack d, in pack order.
+func defaultKernels(d *Pack, op string) []*kdpb.KernelDef {
+	var ks []*kdpb.KernelDef
+	if d.lazy != nil {
+		for _, k := range d.lazy.kernels(op) {
+			if k.GetDeviceType() == DeviceDefault {
+				ks = append(ks, k)
+			}
+		}
+		return ks
+	}
+	for _, k := range d.Kernels {
+		if k.GetOp() == op && k.GetDeviceType() == DeviceDefault {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// groupByOp adds to own the kernels of ks for device type dev (none for
+// ""), and to dflt its other DEFAULT kernels, by op, in pack order, and
+// tells whether it added any DEFAULT kernel. A pack lists the kernels of
+// an op and device type together (WritePack's order, and every dump's):
+// each such run is one slice of ks, made without a copy, whose capacity
+// ends with it, so that an op found again later is appended to a copy.
+func groupByOp(ks []*kdpb.KernelDef, dev string, own, dflt map[string][]*kdpb.KernelDef) (anyDefault bool) {
+	for i := 0; i < len(ks); {
+		op, dt := ks[i].GetOp(), ks[i].GetDeviceType()
+		j := i + 1
+		for j < len(ks) && ks[j].GetOp() == op && ks[j].GetDeviceType() == dt {
+			j++
+		}
+		var m map[string][]*kdpb.KernelDef
+		switch {
+		case dev != "" && dt == dev:
+			m = own
+		case dt == DeviceDefault:
+			m, anyDefault = dflt, true
+		}
+		if m != nil {
+			run := ks[i:j:j]
+			if had, ok := m[op]; ok {
+				run = append(had[:len(had):len(had)], run...)
+			}
+			m[op] = run
+		}
+		i = j
+	}
+	return anyDefault
+}
+
+// constrainedBuf is the memory constrainedBuf.of works in.
+type constrainedBuf struct {
+	names []string
+	key   []byte
+}
+
+// of lists the attrs some kernel of own or dflt constrains, sorted; nil
+// for none. Most ops constrain the same few attrs ("T"): with kept, each
+// list is made once.
+func (b *constrainedBuf) of(own, dflt []*kdpb.KernelDef, kept map[string][]string) []string {
+	b.names = b.names[:0]
+	for _, l := range [2][]*kdpb.KernelDef{own, dflt} {
+		for _, k := range l {
+			for _, c := range k.GetConstraint() {
+				if !slices.Contains(b.names, c.GetName()) {
+					b.names = append(b.names, c.GetName())
+				}
+			}
+		}
+	}
+	if len(b.names) == 0 {
+		return nil
+	}
+	slices.Sort(b.names)
+	if kept == nil {
+		return slices.Clone(b.names)
+	}
+	b.key = b.key[:0]
+	for _, n := range b.names {
+		b.key = append(append(b.key, n...), 0)
+	}
+	l, ok := kept[string(b.key)]
+	if !ok {
+		l = slices.Clone(b.names)
+		kept[string(b.key)] = l
+	}
+	return l
+}
+
+// Pack returns the indexed pack with its kernels: for a built-in pack read
+// lazily (BuiltinPackLazy), the one BuiltinPack decodes whole.
+func (ix *Index) Pack() *Pack { return ix.pack.complete() }
+
+// Info returns the indexed pack for what it says besides its kernels: its
+// provenance, stack and settings. Its Kernels are nil where the pack is
+// read lazily (BuiltinPackLazy): look kernels up through the Index, or
+// take Pack.
+func (ix *Index) Info() *Pack { return ix.pack }
 
 // DeviceType returns the device type the index answers for.
 func (ix *Index) DeviceType() string { return ix.pack.DeviceType }
 
 // HasOp reports whether the device registers any kernel for op.
-func (ix *Index) HasOp(op string) bool { return len(ix.byOp[op]) > 0 }
+func (ix *Index) HasOp(op string) bool { return len(ix.kernelsOf(op).own) > 0 }
 
 // Registered lists the kernels op has for this device type, then the DEFAULT
 // ones it falls back to (none on a symbolic device), in pack order: what a
@@ -148,9 +288,10 @@ func (ix *Index) HasOp(op string) bool { return len(ix.byOp[op]) > 0 }
 // error sections (KernelsRegisteredForOp, op_kernel.cc:1632-1649), save the
 // CPU kernels, which the CPU's Index lists.
 func (ix *Index) Registered(op string) []*kdpb.KernelDef {
-	out := append([]*kdpb.KernelDef(nil), ix.byOp[op]...)
+	e := ix.kernelsOf(op)
+	out := append([]*kdpb.KernelDef(nil), e.own...)
 	if !ix.noDefaults {
-		out = append(out, ix.defaults[op]...)
+		out = append(out, e.dflt...)
 	}
 	return out
 }
@@ -168,7 +309,7 @@ func (ix *Index) Match(n *graph.Node) Match {
 	if m, ok := notKernel(n); ok {
 		return m
 	}
-	return ix.MatchKeyed(n, MatchKey(n, ix.constrained[n.Op]))
+	return ix.MatchKeyed(n, MatchKey(n, ix.kernelsOf(n.Op).constrained))
 }
 
 // notKernel answers for nodes that no kernel lookup decides: custom ops in
@@ -185,7 +326,7 @@ func notKernel(n *graph.Node) (Match, bool) {
 
 // ConstrainedAttrs are the attrs some kernel of op constrains, sorted: the
 // only attrs a match of op depends on.
-func (ix *Index) ConstrainedAttrs(op string) []string { return ix.constrained[op] }
+func (ix *Index) ConstrainedAttrs(op string) []string { return ix.kernelsOf(op).constrained }
 
 // MatchKeyed is Match for a node whose MatchKey over (a superset of)
 // ConstrainedAttrs(n.Op) the caller computed: nodes of one op with the same
@@ -275,15 +416,16 @@ func (ix *Index) matchKernels(n *graph.Node) Match {
 		return Match{Reason: ReasonOpNewerThanStack}
 	}
 	label := string(n.Attrs["_kernel"].GetS())
-	if k := bestMatch(ix.byOp[n.Op], n.Attrs, label, true); k != nil {
+	e := ix.kernelsOf(n.Op)
+	if k := bestMatch(e.own, n.Attrs, label, true); k != nil {
 		return Match{Reason: ReasonCovered, Kernel: k, HostMemory: k.GetHostMemoryArg(), Unverified: ix.unresolved[n.Op]}
 	}
 	if !ix.noDefaults {
-		if k := bestMatch(ix.defaults[n.Op], n.Attrs, label, false); k != nil {
+		if k := bestMatch(e.dflt, n.Attrs, label, false); k != nil {
 			return Match{Reason: ReasonCoveredDefault, Kernel: k, HostMemory: k.GetHostMemoryArg()}
 		}
 	}
-	own := ix.byOp[n.Op]
+	own := e.own
 	if len(own) == 0 {
 		return Match{Reason: ReasonNoKernel}
 	}

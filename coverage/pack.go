@@ -129,6 +129,10 @@ type Pack struct {
 	// constraint messages that are written the same (packfast.go): clone a
 	// kernel (proto.Clone) before changing one of its constraints.
 	Kernels []*kdpb.KernelDef `json:"-"`
+
+	// lazy holds the kernels of a built-in pack read lazily
+	// (BuiltinPackLazy), whose Kernels are nil.
+	lazy *lazyKernels
 }
 
 // Reason is the one reason code each node gets against a target.

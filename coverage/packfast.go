@@ -3,6 +3,8 @@ package coverage
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 
 	avpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
@@ -32,20 +34,8 @@ import (
 // parsePackFast decodes data as parsePackProtojson does, or reports false.
 func parsePackFast(data []byte) (*Pack, bool) {
 	d := newKernelDecoder()
-	start, end, ok := d.document(data)
+	p, ok := d.pack(data)
 	if !ok {
-		return nil, false
-	}
-	header := make([]byte, 0, len(data)-(end-start)+2)
-	header = append(append(append(header, data[:start]...), "[]"...), data[end:]...)
-	var h packHeader
-	dec := json.NewDecoder(bytes.NewReader(header))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil || len(h.Kernels) != 0 {
-		return nil, false
-	}
-	p, err := h.pack()
-	if err != nil {
 		return nil, false
 	}
 	// As the plain decode has them: never nil, and no spare capacity (an
@@ -80,6 +70,36 @@ type kernelDecoder struct {
 	tmpCons  []*kdpb.KernelDef_AttrConstraint
 	tmpTypes []tpb.DataType
 	tmpArgs  []string
+	tmpBools []bool
+	tmpInts  []int64
+
+	// The last op and device type read: a pack lists an op's kernels
+	// together, all of one device type or two.
+	lastOp, lastDevice string
+
+	// index, when set, records where each kernel is instead of reading it
+	// (lazypack.go).
+	index *lazyKernels
+}
+
+// pack reads the document data: its kernels as the decoder reads them
+// (document), the rest as the plain decode does; the pack has no kernels
+// yet.
+func (d *kernelDecoder) pack(data []byte) (*Pack, bool) {
+	start, end, ok := d.document(data)
+	if !ok {
+		return nil, false
+	}
+	header := make([]byte, 0, len(data)-(end-start)+2)
+	header = append(append(append(header, data[:start]...), "[]"...), data[end:]...)
+	var h packHeader
+	dec := json.NewDecoder(bytes.NewReader(header))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil || len(h.Kernels) != 0 {
+		return nil, false
+	}
+	p, err := h.pack()
+	return p, err == nil
 }
 
 func newKernelDecoder() *kernelDecoder {
@@ -155,6 +175,9 @@ func (d *kernelDecoder) array(b []byte, i int) int {
 	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
 		return i + 1
 	}
+	if d.index != nil {
+		return d.index.array(d, b, i)
+	}
 	for {
 		k, e := d.kernel(b, i)
 		if k == nil {
@@ -210,9 +233,9 @@ func (d *kernelDecoder) kernel(b []byte, i int) (*kdpb.KernelDef, int) {
 		field = next + 1
 		switch next {
 		case 0:
-			k.Op, ok = d.str(c)
+			k.Op, ok = d.strLast(c, &d.lastOp)
 		case 1:
-			k.DeviceType, ok = d.str(c)
+			k.DeviceType, ok = d.strLast(c, &d.lastDevice)
 		case 2:
 			if ok = list(d, c, &d.tmpCons, (*kernelDecoder).constraint); ok {
 				k.Constraint = keep(&d.conPtrs, d.tmpCons)
@@ -260,9 +283,18 @@ func kernelFieldIndex(key []byte) int {
 
 // constraint reads one constraint. Kernels share the constraints whose text
 // is the same (the CPU pack's 13,311 constraints are 294 distinct ones, and
-// a constraint is most of a kernel's memory); Pack.Kernels says so.
+// a constraint is most of a kernel's memory); Pack.Kernels says so. A text
+// read before is not read again. Its allowed values are a list of dtypes,
+// of bools or of int64s (as protojson writes them, quoted); any other list
+// is left to protojson.
 func (d *kernelDecoder) constraint(c *cursor) (*kdpb.KernelDef_AttrConstraint, bool) {
 	start := c.i
+	if end := skipValue(c.b, start); end > start {
+		if con, ok := d.shared[string(c.b[start:end])]; ok {
+			c.i = end
+			return con, true
+		}
+	}
 	if !c.lit(`{"name":`) {
 		return nil, false
 	}
@@ -270,19 +302,31 @@ func (d *kernelDecoder) constraint(c *cursor) (*kdpb.KernelDef_AttrConstraint, b
 	if !ok {
 		return nil, false
 	}
-	types := c.lit(`,"allowed_values":{"list":{"type":`)
-	if types && (!list(d, c, &d.tmpTypes, (*kernelDecoder).dtype) || !c.lit("}}")) {
-		return nil, false
+	var l *avpb.AttrValue_ListValue
+	if c.lit(`,"allowed_values":{"list":{`) {
+		l = &avpb.AttrValue_ListValue{}
+		switch {
+		case c.lit(`"type":`):
+			ok = list(d, c, &d.tmpTypes, (*kernelDecoder).dtype)
+			l.Type = keep(&d.types, d.tmpTypes)
+		case c.lit(`"b":`):
+			ok = list(d, c, &d.tmpBools, (*kernelDecoder).bool)
+			l.B = slices.Clone(d.tmpBools)
+		case c.lit(`"i":`):
+			ok = list(d, c, &d.tmpInts, (*kernelDecoder).quotedInt64)
+			l.I = slices.Clone(d.tmpInts)
+		default:
+			ok = false
+		}
+		if !ok || !c.lit("}}") {
+			return nil, false
+		}
 	}
 	if !c.lit("}") {
 		return nil, false
 	}
-	if con, ok := d.shared[string(c.b[start:c.i])]; ok {
-		return con, true
-	}
 	con := &kdpb.KernelDef_AttrConstraint{Name: name}
-	if types {
-		l := &avpb.AttrValue_ListValue{Type: keep(&d.types, d.tmpTypes)}
+	if l != nil {
 		con.AllowedValues = &avpb.AttrValue{Value: &avpb.AttrValue_List{List: l}}
 	}
 	d.shared[string(c.b[start:c.i])] = con
@@ -331,6 +375,25 @@ func (d *kernelDecoder) str(c *cursor) (string, bool) {
 	return s, true
 }
 
+// strLast is str for a string that is often the last one read at its
+// place (*last), which it then returns without a lookup.
+func (d *kernelDecoder) strLast(c *cursor, last *string) (string, bool) {
+	b, ok := c.str()
+	if !ok {
+		return "", false
+	}
+	if string(b) == *last {
+		return *last, true
+	}
+	s, ok := d.strs[string(b)]
+	if !ok {
+		s = string(b)
+		d.strs[s] = s
+	}
+	*last = s
+	return s, true
+}
+
 // dtype reads a DataType by name.
 func (*kernelDecoder) dtype(c *cursor) (tpb.DataType, bool) {
 	s, ok := c.str()
@@ -373,6 +436,29 @@ func (c *cursor) str() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// bool reads true or false.
+func (*kernelDecoder) bool(c *cursor) (bool, bool) {
+	switch {
+	case c.lit("true"):
+		return true, true
+	case c.lit("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// quotedInt64 reads an int64 as protojson writes one, in quotes:
+// "-?(0|[1-9][0-9]*)" within int64's range; any other form is left to
+// protojson.
+func (*kernelDecoder) quotedInt64(c *cursor) (int64, bool) {
+	b, ok := c.str()
+	if !ok || len(b) == 0 || len(b) > 20 || b[0] == '+' || b[0] == '0' && len(b) > 1 || len(b) > 1 && b[0] == '-' && b[1] == '0' {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	return v, err == nil
 }
 
 // int32 reads -?(0|[1-9][0-9]*) within int32's range ("-0", exponents and

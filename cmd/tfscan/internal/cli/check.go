@@ -185,7 +185,7 @@ func checkConfidence(s *checkSetup) error {
 	}
 	var weak []string
 	for _, t := range ts.List {
-		p := t.Index.Pack()
+		p := t.Index.Info()
 		weak = s.appendWeak(weak, t.Name, p.ConfidenceLevel, string(p.Mechanism))
 	}
 	return s.refuseWeak(weak)

@@ -144,7 +144,7 @@ func learnRegistry(e *env, log *explain.Log, out, target string, registries []st
 		if err != nil {
 			return scanError(err)
 		}
-		p := ts.List[0].Index.Pack()
+		p := ts.List[0].Index.Info()
 		// A derived target runs its base's way; a learned pack has no
 		// derivation of its own (coverage.Pack.Validate).
 		devType, mech = p.DeviceType, p.RunsAs()

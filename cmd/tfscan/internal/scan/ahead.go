@@ -6,9 +6,9 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 )
 
-// readPacksAhead starts decoding, each on a goroutine of its own, the
+// readPacksAhead starts reading, each on a goroutine of its own, the
 // built-in packs a scan with opts reads besides its targets'
-// (packsAhead), which coverage.BuiltinPack then keeps. The scan resolves
+// (packsAhead), which coverage.BuiltinPackLazy then keeps. The scan resolves
 // its targets and loads its first model meanwhile, which read none of
 // them; a fresh process would otherwise decode them one after the other
 // before it places anything.
@@ -18,7 +18,7 @@ func readPacksAhead(opts Options) {
 		return
 	}
 	for _, name := range names {
-		go func() { _, _ = coverage.BuiltinPack(name) }() // an error shows where the pack is read
+		go func() { _, _ = coverage.BuiltinPackLazy(name) }() // an error shows where the pack is read
 	}
 }
 

@@ -643,7 +643,7 @@ func coverageInto(ns *Nodes, t Target, buf []reports.NodeResult, keep func(i int
 	if keep == nil && cap(buf) < len(ns.list) {
 		buf = make([]reports.NodeResult, 0, len(ns.list))
 	}
-	p := t.Index.Pack()
+	p := t.Index.Info()
 	rt := &reports.Target{
 		Target: t.Name,
 		Registry: reports.RegistryInfo{

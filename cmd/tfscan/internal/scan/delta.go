@@ -192,7 +192,7 @@ func attentionKeep(ns *Nodes, t Target, pl *placed, src *source, modelFindings [
 // leaves the device, or changes against a source, before t's report is
 // made.
 func probeTarget(t Target, pl *placed) *reports.Target {
-	rt := &reports.Target{Target: t.Name, Registry: reports.RegistryInfo{DeviceType: t.Index.Pack().DeviceType}}
+	rt := &reports.Target{Target: t.Name, Registry: reports.RegistryInfo{DeviceType: t.Index.Info().DeviceType}}
 	if pl != nil {
 		rt.Placement = placementOf(pl.res)
 	}

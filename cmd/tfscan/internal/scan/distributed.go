@@ -43,7 +43,7 @@ func applyCollectives(t *reports.Target, ts Target, g *graph.Graph, ns *Nodes) {
 		rc.Ops = append(rc.Ops, reports.CollectiveOp{Op: o.Op, Hint: o.Hint, Count: o.Count,
 			OnCPU: onCPU[training.CollectiveOp{Op: o.Op, Hint: o.Hint}]})
 	}
-	pack := ts.Index.Pack().Name
+	pack := ts.Index.Info().Name
 	lib, hasLib := training.LibraryOf(pack)
 	if hasLib {
 		rc.Library = &reports.CollectiveLibrary{Name: lib.Name, Via: lib.Via, Source: lib.Source}
@@ -95,7 +95,7 @@ func xlaIndex(name string) (*coverage.Index, error) {
 		}
 		return v.(*coverage.Index), nil
 	}
-	p, err := coverage.BuiltinPack(name)
+	p, err := coverage.BuiltinPackLazy(name)
 	if err != nil {
 		xlaPacks.Store(name, err)
 		return nil, err
@@ -109,7 +109,7 @@ func xlaIndex(name string) (*coverage.Index, error) {
 // (training.XLADeviceOf) and the index of its kernels; a nil index for a
 // target without one.
 func xlaDeviceOf(t Target) (training.XLADevice, *coverage.Index, error) {
-	p := t.Index.Pack()
+	p := t.Index.Info()
 	mech := string(p.Mechanism)
 	if p.Derived != nil && p.Mechanism == coverage.MechanismDerived {
 		mech = string(p.Derived.BaseMechanism)

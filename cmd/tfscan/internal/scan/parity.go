@@ -147,12 +147,12 @@ func Parity(ctx context.Context, o ParityOptions) (rep *reports.Report, failed b
 		rt := Coverage(nodes, t)
 		name := o.Precision
 		if name == "" {
-			name = t.Index.Pack().Precision
+			name = t.Index.Info().Precision
 		}
 		if name == "" {
 			// A derived pack's stack computes like its base (hygon-dcu like rocm).
 			like := t.Name
-			if d := t.Index.Pack().Derived; d != nil {
+			if d := t.Index.Info().Derived; d != nil {
 				like = d.Base
 			}
 			name = precision.DefaultFor(like, t.Index.DeviceType()).Profile

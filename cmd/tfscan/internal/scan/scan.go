@@ -384,7 +384,7 @@ func (ts *Targets) pack(name, what string) (*coverage.Pack, error) {
 	if i := slices.IndexFunc(ts.learned, func(l *coverage.Pack) bool { return l.Name == name }); i >= 0 {
 		return nil, &UsageError{fmt.Errorf("%s %q is a pack learned from a log (%s): it corrects a target's pack rather than being one; name the target it corrects with --target and keep it in --registry", what, name, ts.learned[i].Source)}
 	}
-	p, err := coverage.BuiltinPack(name)
+	p, err := coverage.BuiltinPackLazy(name)
 	if err == nil {
 		return p, nil
 	}
@@ -422,7 +422,7 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 	if len(names) == 0 {
 		return nil, &UsageError{errors.New("no --target given (see 'tfscan registry list')")}
 	}
-	defaults, err := coverage.BuiltinPack("default")
+	defaults, err := coverage.BuiltinPackLazy("default")
 	if err != nil {
 		return nil, err
 	}
@@ -463,14 +463,14 @@ func ResolveTargets(names, registryFiles []string) (*Targets, error) {
 		ts.List = append(ts.List, t)
 	}
 	ts.cpu = sync.OnceValues(func() (*coverage.Index, error) {
-		cpu, err := coverage.BuiltinPack("cpu")
+		cpu, err := coverage.BuiltinPackLazy("cpu")
 		if err != nil {
 			return nil, err
 		}
 		return coverage.NewIndex(coverage.MergeLearned(cpu, learned, defaults), defaults), nil
 	})
 	ts.source = sync.OnceValues(func() (*coverage.Index, error) {
-		cuda, err := coverage.BuiltinPack("cuda")
+		cuda, err := coverage.BuiltinPackLazy("cuda")
 		if err != nil {
 			return nil, err
 		}

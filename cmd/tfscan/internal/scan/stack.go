@@ -19,7 +19,7 @@ func (ts *Targets) ConfigureStacks(s coverage.StackSettings) error {
 	usedMode := false
 	usedOpt := map[string]bool{}
 	for _, t := range ts.List {
-		p := t.Index.Pack()
+		p := t.Index.Info()
 		mine := coverage.StackSettings{Options: map[string]string{}}
 		if st := p.Stack; st != nil {
 			if st.Precision != nil && s.PrecisionMode != "" {
@@ -42,7 +42,7 @@ func (ts *Targets) ConfigureStacks(s coverage.StackSettings) error {
 	// The source the model runs on today (--from) runs with its stack's
 	// defaults: the user's settings are for the targets.
 	if ts.From != nil && ts.fromTarget() < 0 {
-		c, err := ts.From.Index.Pack().ResolveStack(coverage.StackSettings{})
+		c, err := ts.From.Index.Info().ResolveStack(coverage.StackSettings{})
 		if err != nil {
 			return &UsageError{err}
 		}
