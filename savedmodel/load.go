@@ -202,11 +202,15 @@ func decodeBinary(file string, b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg, err := decodeProto(kind, b)
+	msg, counted, err := decodeCounted(kind, b)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid binary %s: %s", kind, protoErr(err))
 	}
-	return fromMessage(msg, false)
+	m, err := fromMessage(msg, false)
+	if err == nil {
+		m.setDecoded(counted)
+	}
+	return m, err
 }
 
 // decodeText decodes a text-format SavedModel, MetaGraphDef or GraphDef,

@@ -72,6 +72,49 @@ type Model struct {
 	// lazy holds the Const tensor contents the load left in File
 	// (lazy.go); nil when every content is in the messages.
 	lazy *lazyContents
+	// decoded is what the decode of a file of one graph counted.
+	decoded decodedCount
+}
+
+// decodedCount is the NodeDefs of a model's one graph, its functions'
+// included, and their inputs, as the decode counted them.
+type decodedCount struct {
+	nodes, inputs int
+	ok            bool
+}
+
+// DecodedNodes is the NodeDefs of m's one MetaGraph and their inputs
+// (MetaGraph.NodeDefs) as the decode of its file counted them while it
+// read them, with no walk of the graph; ok is false for a model the decode
+// did not count (a text format, a graph proto.Unmarshal decoded, a
+// SavedModel of several MetaGraphs).
+func (m *Model) DecodedNodes() (nodes, inputs int, ok bool) {
+	return m.decoded.nodes, m.decoded.inputs, m.decoded.ok
+}
+
+// NodeDefs is the number of NodeDefs of mg's graph, its functions'
+// included, and of their inputs, data and control.
+func (mg *MetaGraph) NodeDefs() (nodes, inputs int) {
+	gd := mg.Def.GetGraphDef()
+	nodes = len(gd.GetNode())
+	for _, nd := range gd.GetNode() {
+		inputs += len(nd.GetInput())
+	}
+	for _, f := range gd.GetLibrary().GetFunction() {
+		nodes += len(f.GetNodeDef())
+		for _, nd := range f.GetNodeDef() {
+			inputs += len(nd.GetInput())
+		}
+	}
+	return nodes, inputs
+}
+
+// setDecoded keeps what the decode of m's file counted, when the file
+// holds one graph.
+func (m *Model) setDecoded(c decodedCount) {
+	if len(m.MetaGraphs) == 1 {
+		m.decoded = c
+	}
 }
 
 // MetaGraph is one MetaGraphDef with its signatures decoded.

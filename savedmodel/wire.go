@@ -91,11 +91,20 @@ const maxFastDepth = 64
 // decodeProto decodes b as the message kind into a new message, with the
 // result and error of proto.Unmarshal.
 func decodeProto(kind protoKind, b []byte) (proto.Message, error) {
-	if msg, _, err := fastDecode(kind, b); err == nil {
-		return msg, nil
+	msg, _, err := decodeCounted(kind, b)
+	return msg, err
+}
+
+// decodeCounted is decodeProto that also gives the NodeDefs the wire
+// decoder counted (Model.DecodedNodes); not ok where proto.Unmarshal
+// decoded the file.
+func decodeCounted(kind protoKind, b []byte) (proto.Message, decodedCount, error) {
+	d := newWireDecoder()
+	if msg, err := d.decode(kind, b); err == nil {
+		return msg, decodedCount{nodes: d.nodeDefs, inputs: d.inputs, ok: true}, nil
 	}
 	msg := newMessage(kind)
-	return msg, proto.Unmarshal(b, msg)
+	return msg, decodedCount{}, proto.Unmarshal(b, msg)
 }
 
 // fastDecode decodes b as the message kind, with errFallback where
@@ -126,6 +135,9 @@ func (d *wireDecoder) decode(kind protoKind, b []byte) (msg proto.Message, err e
 // wireDecoder holds the slabs and arenas of one file's decode.
 type wireDecoder struct {
 	fallbacks int
+	// nodeDefs and inputs count the NodeDefs decoded and their inputs
+	// (Model.DecodedNodes).
+	nodeDefs, inputs int
 
 	nodes    slab.Of[nodepb.NodeDef]
 	attrs    slab.Of[attrpb.AttrValue]
@@ -420,18 +432,18 @@ func appendNode(nodes []*nodepb.NodeDef, n *nodepb.NodeDef) []*nodepb.NodeDef {
 // not follow is decoded by proto.Unmarshal.
 func (d *wireDecoder) nodeDef(b []byte, depth int) (*nodepb.NodeDef, error) {
 	n := d.nodes.New()
-	err := d.fastNodeDef(b, n, depth)
-	if err == nil {
-		return n, nil
+	if err := d.fastNodeDef(b, n, depth); err != nil {
+		if d.holes != nil {
+			return nil, errFallback
+		}
+		d.fallbacks++
+		opts := proto.UnmarshalOptions{RecursionLimit: protowireLimit - depth}
+		if opts.Unmarshal(b, n) != nil {
+			return nil, errFallback
+		}
 	}
-	if d.holes != nil {
-		return nil, errFallback
-	}
-	d.fallbacks++
-	opts := proto.UnmarshalOptions{RecursionLimit: protowireLimit - depth}
-	if opts.Unmarshal(b, n) != nil {
-		return nil, errFallback
-	}
+	d.nodeDefs++
+	d.inputs += len(n.Input)
 	return n, nil
 }
 

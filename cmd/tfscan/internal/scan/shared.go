@@ -93,21 +93,14 @@ func (r *reservedScratch) scratch() *placement.Scratch {
 
 // decodedNodes is the number of nodes of m's largest MetaGraph, its
 // functions' included, about as many as a placement flattens, and the
-// number of their inputs, data and control.
+// number of their inputs, data and control: as the decode counted them,
+// else by a walk of the NodeDefs.
 func decodedNodes(m *savedmodel.Model) (nodes, inputs int) {
+	if nodes, inputs, ok := m.DecodedNodes(); ok {
+		return nodes, inputs
+	}
 	for _, mg := range m.MetaGraphs {
-		gd := mg.Def.GetGraphDef()
-		n, in := len(gd.GetNode()), 0
-		for _, nd := range gd.GetNode() {
-			in += len(nd.GetInput())
-		}
-		for _, f := range gd.GetLibrary().GetFunction() {
-			n += len(f.GetNodeDef())
-			for _, nd := range f.GetNodeDef() {
-				in += len(nd.GetInput())
-			}
-		}
-		if n > nodes {
+		if n, in := mg.NodeDefs(); n > nodes {
 			nodes, inputs = n, in
 		}
 	}
