@@ -51,6 +51,8 @@ type Shapes struct {
 	// every node's rule (no alike): the plain inference the shortcuts are
 	// tested against.
 	reference bool
+	// calling are the scopes that call functions (callingScopes).
+	calling map[*graph.Function]bool
 	// consts are the shapes and values of the last few Const tensors
 	// (constOf), outputShapes the `_output_shapes` of the last few attr
 	// maps (outputShapesOf).
@@ -128,16 +130,29 @@ func Infer(g *graph.Graph, o Options) *Shapes {
 // are inferred in, topo its topological order from the build (Graph.Topo,
 // Function.Topo: data and control edges, loops broken at NextIteration).
 // Where no node of the scope calls a function, any topological order gives
-// every node the same inputs, and the build's is at hand. Where one does,
-// the order decides which caller's arguments a callee's body is inferred
-// with (function), and the walk's data-edge order (walkOrder) stays the
-// one; so it does for every scope under reference. A graph without
-// functions (noFuncs) has no call to look for.
-func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node {
-	if walkOnly || len(topo) != len(nodes) || !noFuncs && slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
+// every node the same inputs, and the build's is at hand. Where one does
+// (calls), the order decides which caller's arguments a callee's body is
+// inferred with (function), and the walk's data-edge order (walkOrder)
+// stays the one; so it does for every scope under reference.
+func scopeOrder(nodes, topo []*graph.Node, walkOnly, calls bool) []*graph.Node {
+	if walkOnly || calls || len(topo) != len(nodes) {
 		return walkOrder(nodes)
 	}
 	return topo
+}
+
+// callingScopes are the functions whose bodies hold a node that calls a
+// function, and nil where the top level does: the scopes of every
+// function's callers (graph.Function.Callers), rather than a read of every
+// node's calls.
+func callingScopes(g *graph.Graph) map[*graph.Function]bool {
+	scopes := map[*graph.Function]bool{}
+	for _, f := range g.Functions {
+		for _, c := range f.Callers {
+			scopes[c.Func] = true
+		}
+	}
+	return scopes
 }
 
 // infer is Infer; reference walks every scope in walkOrder and runs every
@@ -145,13 +160,11 @@ func scopeOrder(nodes, topo []*graph.Node, walkOnly, noFuncs bool) []*graph.Node
 // shortcut are tested against.
 func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	// Most nodes have one output: room for a few more, whose pages stay
-	// untouched when the nodes have fewer. Filled in one pass, the array
-	// is backed by huge pages where it spans them.
-	outs := make([]packed, 0, len(g.Nodes)+len(g.Nodes)/4+16)
-	hugepage.Advise(outs)
+	// untouched when the nodes have fewer. Filled in one pass, the arrays
+	// are backed by huge pages where they span them (hugepage.Make).
 	s := &Shapes{
-		outs:      outs,
-		at:        make([]int32, len(g.Nodes)),
+		outs:      hugepage.Make[packed](len(g.Nodes) + len(g.Nodes)/4 + 16)[:0],
+		at:        hugepage.Make[int32](len(g.Nodes)),
 		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		busy:      map[*graph.Function]bool{},
@@ -164,7 +177,8 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 		reference: reference,
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.run(&frame{order: scopeOrder(top, g.Topo(), reference, len(g.Functions) == 0)})
+	s.calling = callingScopes(g)
+	s.run(&frame{order: scopeOrder(top, g.Topo(), reference, s.calling[nil])})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -172,7 +186,7 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 		s.AssumedDims = append(s.AssumedDims, k)
 	}
 	sort.Strings(s.AssumedDims)
-	s.inputs, s.dims, s.ckpt, s.captured = nil, nil, nil, nil
+	s.inputs, s.dims, s.ckpt, s.captured, s.calling = nil, nil, nil, nil, nil
 	return s
 }
 
@@ -312,7 +326,7 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 		in[i] = t
 	}
 	s.args[f] = in
-	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, false)}
+	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, s.calling[f])}
 }
 
 // leave takes f's results (graph.Function.Rets) from its inferred body.
