@@ -14,13 +14,15 @@ import (
 	"github.com/tfscan/tfscan/internal/slab"
 )
 
-// The fast pack decoder. Every scan with placement reads the CPU pack (9,161
-// kernels) and the target's; parsePackProtojson spends most of that time in
+// The fast pack decoder. A pack read whole (BuiltinPack, ReadPack) or an
+// op's kernels of one read lazily (lazypack.go) are decoded here; the CPU
+// pack has 9,184 kernels. parsePackProtojson spends most of its time in
 // protojson, once per KernelDef, and in encoding/json's two passes over the
 // kernels array. parsePackFast reads the kernels array itself, in one pass:
 // a kernel line in the shape WritePack writes (canonicalJSON: proto names, in
 // field order, no spaces, strings of printable ASCII without escapes, a
-// constraint's allowed values as a list of dtype names) is built directly;
+// constraint's allowed values as a list of dtype names, bools or int64s)
+// is built directly;
 // any other kernel is checked to be valid JSON and decoded by protojson, as
 // the plain decode does. The rest of the document, with the kernels array
 // replaced by [], goes through encoding/json as before. parsePackFast gives
