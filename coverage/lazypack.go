@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	kdpb "github.com/wamuir/graft/tensorflow/core/framework/kernel_def_go_proto"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Built-in packs read lazily. A scan looks up the kernels of the few dozen
@@ -180,14 +179,11 @@ func (lk *lazyKernels) kernels(op string) []*kdpb.KernelDef {
 	}
 	ks := make([]*kdpb.KernelDef, 0, len(lk.at[op]))
 	for _, at := range lk.at[op] {
-		k, _ := lk.d.kernel(lk.data, int(at))
-		if k == nil {
-			k = &kdpb.KernelDef{}
-			if e := skipValue(lk.data, int(at)); e < 0 || protojson.Unmarshal(lk.data[at:e], k) != nil || checkKernel(k) != nil {
-				// Not the pack BuiltinPack reads (which refuses it):
-				// that one's kernels, if any.
-				return lk.completeKernels(op)
-			}
+		k, _ := lk.d.anyKernel(lk.data, int(at))
+		if k == nil || checkKernel(k) != nil {
+			// Not the pack BuiltinPack reads (which refuses it): that
+			// one's kernels, if any.
+			return lk.completeKernels(op)
 		}
 		ks = append(ks, k)
 	}

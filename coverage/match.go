@@ -58,14 +58,17 @@ type Matcher interface {
 // pack's device type, and the DEFAULT kernels that back them up.
 type Index struct {
 	pack *Pack
-	// ops are the kernels of each op (opKernels): all of them made by
-	// NewIndex, or, for a built-in pack read lazily (BuiltinPackLazy), each
-	// op's the first time it is asked for (lazyOps), with the DEFAULT
-	// kernels of the defaults pack where it has none of its own
-	// (lazyDefaults).
-	ops          map[string]*opKernels
-	lazyOps      sync.Map // string → *opKernels
+	// own and dflt are the kernels of a pack read whole grouped by op
+	// (groupByOp), dflt with the defaults pack's DEFAULT kernels where the
+	// pack has none of its own; nil for a built-in pack read lazily
+	// (BuiltinPackLazy), whose kernels it looks up op by op, and those of
+	// lazyDefaults, a defaults pack read lazily, where such a pack borrows
+	// theirs.
+	own, dflt    map[string][]*kdpb.KernelDef
 	lazyDefaults *Pack
+	// ops holds each op's kernels (opKernels), made the first time they
+	// are asked for.
+	ops sync.Map // string → *opKernels
 	// noDefaults: symbolic devices (XLA JIT types) get no DEFAULT
 	// fallback (op_kernel.cc:1419-1452, xla_op_registry.cc:614-621). A
 	// graph-offload stack (Ascend) keeps TensorFlow's own DEFAULT ops —
@@ -91,9 +94,6 @@ type opKernels struct {
 	constrained []string
 }
 
-// noKernels are the kernels of an op the pack has none of.
-var noKernels = &opKernels{}
-
 // NewIndex indexes p for matching. DEFAULT kernels come from p itself when it
 // carries any (a live dump does), otherwise from defaults (the built-in
 // `default` pack); defaults may be nil.
@@ -111,88 +111,62 @@ func NewIndex(p *Pack, defaults *Pack) *Index {
 	for _, op := range p.UnresolvedOps {
 		ix.unresolved[op] = true
 	}
-	own, dflt := map[string][]*kdpb.KernelDef{}, map[string][]*kdpb.KernelDef{}
-	ownDefaults := false
+	var ownDefaults bool
 	if p.lazy != nil {
 		ownDefaults = p.DeviceType != DeviceDefault && p.lazy.hasDevice(DeviceDefault)
 	} else {
-		ownDefaults = groupByOp(p.Kernels, p.DeviceType, own, dflt)
+		ix.own, ix.dflt = map[string][]*kdpb.KernelDef{}, map[string][]*kdpb.KernelDef{}
+		ownDefaults = groupByOp(p.Kernels, p.DeviceType, ix.own, ix.dflt)
 	}
-	borrows := !ownDefaults && defaults != nil && p.DeviceType != DeviceDefault
-	if p.lazy != nil {
-		if borrows {
-			ix.lazyDefaults = defaults
+	switch {
+	case ownDefaults || defaults == nil || p.DeviceType == DeviceDefault:
+	case p.lazy != nil && defaults.lazy != nil:
+		ix.lazyDefaults = defaults
+	default:
+		if ix.dflt == nil {
+			ix.dflt = map[string][]*kdpb.KernelDef{}
 		}
-		return ix
-	}
-	if borrows {
-		groupByOp(defaults.complete().Kernels, "", nil, dflt)
-	}
-	ix.ops = make(map[string]*opKernels, len(own)+len(dflt))
-	entries := make([]opKernels, 0, len(own)+len(dflt))
-	kept := map[string][]string{}
-	var buf constrainedBuf
-	for _, m := range []map[string][]*kdpb.KernelDef{own, dflt} {
-		for op := range m {
-			if _, done := ix.ops[op]; done {
-				continue
-			}
-			entries = append(entries, opKernels{own: own[op], dflt: dflt[op]})
-			e := &entries[len(entries)-1]
-			e.constrained = buf.of(e.own, e.dflt, kept)
-			ix.ops[op] = e
-		}
+		groupByOp(defaults.complete().Kernels, "", nil, ix.dflt)
 	}
 	return ix
 }
 
-// kernelsOf are op's kernels.
+// kernelsOf are op's kernels, made the first time they are asked for.
 func (ix *Index) kernelsOf(op string) *opKernels {
-	if ix.pack.lazy == nil {
-		if e := ix.ops[op]; e != nil {
-			return e
-		}
-		return noKernels
-	}
-	if e, ok := ix.lazyOps.Load(op); ok {
+	if e, ok := ix.ops.Load(op); ok {
 		return e.(*opKernels)
 	}
-	e := &opKernels{}
+	e := &opKernels{own: ix.own[op], dflt: ix.dflt[op]}
 	p := ix.pack
-	for _, k := range p.lazy.kernels(op) {
-		switch k.GetDeviceType() {
-		case p.DeviceType:
-			e.own = append(e.own, k)
-		case DeviceDefault:
-			e.dflt = append(e.dflt, k)
+	if p.lazy != nil {
+		// A pack's own DEFAULT kernels, where it has them, are the ones;
+		// else the defaults pack's, which dflt holds.
+		own, dflt := kernelsFor(p.lazy.kernels(op), p.DeviceType)
+		e.own = own
+		if len(dflt) > 0 {
+			e.dflt = dflt
 		}
 	}
 	if d := ix.lazyDefaults; d != nil {
-		e.dflt = defaultKernels(d, op)
+		_, e.dflt = kernelsFor(d.lazy.kernels(op), "")
 	}
-	var buf constrainedBuf
-	e.constrained = buf.of(e.own, e.dflt, nil)
-	got, _ := ix.lazyOps.LoadOrStore(op, e)
+	e.constrained = constrainedAttrs(e.own, e.dflt)
+	got, _ := ix.ops.LoadOrStore(op, e)
 	return got.(*opKernels)
 }
 
-// defaultKernels are op's DEFAULT kernels in pack d, in pack order.
-func defaultKernels(d *Pack, op string) []*kdpb.KernelDef {
-	var ks []*kdpb.KernelDef
-	if d.lazy != nil {
-		for _, k := range d.lazy.kernels(op) {
-			if k.GetDeviceType() == DeviceDefault {
-				ks = append(ks, k)
-			}
-		}
-		return ks
-	}
-	for _, k := range d.Kernels {
-		if k.GetOp() == op && k.GetDeviceType() == DeviceDefault {
-			ks = append(ks, k)
+// kernelsFor splits kernels of one op into those for device type dev
+// (none for "") and the other DEFAULT ones, in pack order.
+func kernelsFor(ks []*kdpb.KernelDef, dev string) (own, dflt []*kdpb.KernelDef) {
+	for _, k := range ks {
+		switch dt := k.GetDeviceType(); {
+		case dev != "" && dt == dev:
+			own = append(own, k)
+		case dt == DeviceDefault:
+			dflt = append(dflt, k)
 		}
 	}
-	return ks
+	return own, dflt
 }
 
 // groupByOp adds to own the kernels of ks for device type dev (none for
@@ -227,43 +201,21 @@ func groupByOp(ks []*kdpb.KernelDef, dev string, own, dflt map[string][]*kdpb.Ke
 	return anyDefault
 }
 
-// constrainedBuf is the memory constrainedBuf.of works in.
-type constrainedBuf struct {
-	names []string
-	key   []byte
-}
-
-// of lists the attrs some kernel of own or dflt constrains, sorted; nil
-// for none. Most ops constrain the same few attrs ("T"): with kept, each
-// list is made once.
-func (b *constrainedBuf) of(own, dflt []*kdpb.KernelDef, kept map[string][]string) []string {
-	b.names = b.names[:0]
+// constrainedAttrs lists the attrs some kernel of own or dflt constrains,
+// sorted; nil for none.
+func constrainedAttrs(own, dflt []*kdpb.KernelDef) []string {
+	var names []string
 	for _, l := range [2][]*kdpb.KernelDef{own, dflt} {
 		for _, k := range l {
 			for _, c := range k.GetConstraint() {
-				if !slices.Contains(b.names, c.GetName()) {
-					b.names = append(b.names, c.GetName())
+				if !slices.Contains(names, c.GetName()) {
+					names = append(names, c.GetName())
 				}
 			}
 		}
 	}
-	if len(b.names) == 0 {
-		return nil
-	}
-	slices.Sort(b.names)
-	if kept == nil {
-		return slices.Clone(b.names)
-	}
-	b.key = b.key[:0]
-	for _, n := range b.names {
-		b.key = append(append(b.key, n...), 0)
-	}
-	l, ok := kept[string(b.key)]
-	if !ok {
-		l = slices.Clone(b.names)
-		kept[string(b.key)] = l
-	}
-	return l
+	slices.Sort(names)
+	return names
 }
 
 // Pack returns the indexed pack with its kernels: for a built-in pack read

@@ -181,17 +181,9 @@ func (d *kernelDecoder) array(b []byte, i int) int {
 		return d.index.array(d, b, i)
 	}
 	for {
-		k, e := d.kernel(b, i)
+		k, e := d.anyKernel(b, i)
 		if k == nil {
-			// Not in WritePack's shape: protojson decides, as in the plain
-			// decode, on a value encoding/json accepts.
-			if e = skipValue(b, i); e < 0 || !json.Valid(b[i:e]) {
-				return -1
-			}
-			k = &kdpb.KernelDef{}
-			if protojson.Unmarshal(b[i:e], k) != nil {
-				return -1
-			}
+			return -1
 		}
 		d.kernels = append(d.kernels, k)
 		if i = skipSpace(b, e); i >= len(b) {
@@ -205,6 +197,24 @@ func (d *kernelDecoder) array(b []byte, i int) int {
 		}
 		i = skipSpace(b, i+1)
 	}
+}
+
+// anyKernel reads the kernel at b[i:] and returns it and its end: in
+// WritePack's shape (kernel), else as protojson decides, as in the plain
+// decode, on a value encoding/json accepts; nil where it refuses it.
+func (d *kernelDecoder) anyKernel(b []byte, i int) (*kdpb.KernelDef, int) {
+	if k, e := d.kernel(b, i); k != nil {
+		return k, e
+	}
+	e := skipValue(b, i)
+	if e < 0 || !json.Valid(b[i:e]) {
+		return nil, 0
+	}
+	k := &kdpb.KernelDef{}
+	if protojson.Unmarshal(b[i:e], k) != nil {
+		return nil, 0
+	}
+	return k, e
 }
 
 // kernel reads one kernel in WritePack's shape at b[i:]:

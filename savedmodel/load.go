@@ -202,7 +202,7 @@ func decodeBinary(file string, b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg, counted, err := decodeCounted(kind, b)
+	msg, counted, err := decodeProto(kind, b)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid binary %s: %s", kind, protoErr(err))
 	}

@@ -61,7 +61,7 @@ func loadStream(file string, f *os.File, fi os.FileInfo) (*Model, error) {
 		if err != nil {
 			return nil, errNotLazy // the whole-file load gives the error
 		}
-		m.setDecoded(decodedCount{nodes: s.d.nodeDefs, inputs: s.d.inputs, ok: true})
+		m.setDecoded(s.d.counted())
 		if len(s.holes) == 0 {
 			return m, nil
 		}

@@ -89,31 +89,28 @@ var errFallback = errors.New("not canonical")
 const maxFastDepth = 64
 
 // decodeProto decodes b as the message kind into a new message, with the
-// result and error of proto.Unmarshal.
-func decodeProto(kind protoKind, b []byte) (proto.Message, error) {
-	msg, _, err := decodeCounted(kind, b)
-	return msg, err
-}
-
-// decodeCounted is decodeProto that also gives the NodeDefs the wire
-// decoder counted (Model.DecodedNodes); not ok where proto.Unmarshal
-// decoded the file.
-func decodeCounted(kind protoKind, b []byte) (proto.Message, decodedCount, error) {
-	d := newWireDecoder()
-	if msg, err := d.decode(kind, b); err == nil {
-		return msg, decodedCount{nodes: d.nodeDefs, inputs: d.inputs, ok: true}, nil
+// result and error of proto.Unmarshal, and what the wire decoder counted
+// (Model.DecodedNodes; not ok where proto.Unmarshal decoded the file).
+func decodeProto(kind protoKind, b []byte) (proto.Message, decodedCount, error) {
+	if msg, d, err := fastDecode(kind, b); err == nil {
+		return msg, d.counted(), nil
 	}
 	msg := newMessage(kind)
 	return msg, decodedCount{}, proto.Unmarshal(b, msg)
 }
 
-// fastDecode decodes b as the message kind, with errFallback where
-// proto.Unmarshal must decode the whole file; fallbacks counts the
-// NodeDefs left to proto.Unmarshal.
-func fastDecode(kind protoKind, b []byte) (msg proto.Message, fallbacks int, err error) {
+// fastDecode decodes b as the message kind with a wire decoder, which it
+// returns (its fallbacks count the NodeDefs left to proto.Unmarshal), with
+// errFallback where proto.Unmarshal must decode the whole file.
+func fastDecode(kind protoKind, b []byte) (proto.Message, *wireDecoder, error) {
 	d := newWireDecoder()
-	msg, err = d.decode(kind, b)
-	return msg, d.fallbacks, err
+	msg, err := d.decode(kind, b)
+	return msg, d, err
+}
+
+// counted is the NodeDefs d decoded and their inputs (Model.DecodedNodes).
+func (d *wireDecoder) counted() decodedCount {
+	return decodedCount{nodes: d.nodeDefs, inputs: d.inputs, ok: true}
 }
 
 // decode decodes b as the message kind.

@@ -35,7 +35,7 @@ func sameAsUnmarshal(t *testing.T, b []byte, kinds ...protoKind) {
 	for _, kind := range kinds {
 		want := newMessage(kind)
 		wantErr := proto.Unmarshal(b, want)
-		got, err := decodeProto(kind, b)
+		got, _, err := decodeProto(kind, b)
 		if wantErr != nil {
 			require.EqualError(t, err, wantErr.Error(), "%s", kind)
 			continue
@@ -127,9 +127,9 @@ func TestWireDecodeCanonical(t *testing.T) {
 	for name, b := range canonicalFiles(t) {
 		kind, err := sniffBinary(b)
 		require.NoError(t, err, name)
-		got, fallbacks, err := fastDecode(kind, b)
+		got, d, err := fastDecode(kind, b)
 		require.NoError(t, err, name)
-		assert.Zero(t, fallbacks, name)
+		assert.Zero(t, d.fallbacks, name)
 		want := newMessage(kind)
 		require.NoError(t, proto.Unmarshal(b, want))
 		assert.True(t, proto.Equal(want, got), name)
@@ -305,7 +305,7 @@ func FuzzWireDecode(f *testing.F) {
 func TestWireDecodeMarshalsBack(t *testing.T) {
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(modelgen.KerasSavedModel())
 	require.NoError(t, err)
-	msg, err := decodeProto(kindSavedModel, b)
+	msg, _, err := decodeProto(kindSavedModel, b)
 	require.NoError(t, err)
 	again, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	require.NoError(t, err)
@@ -340,7 +340,7 @@ func TestWireDecodeSharesAttrMaps(t *testing.T) {
 		nodeRec(rec(1, []byte("j")), rec(2, []byte("Const")), typeAttr, tensor),
 	)
 	sameAsUnmarshal(t, gd, kindGraphDef)
-	msg, err := decodeProto(kindGraphDef, gd)
+	msg, _, err := decodeProto(kindGraphDef, gd)
 	require.NoError(t, err)
 	nodes := msg.(*gpb.GraphDef).GetNode()
 	require.Len(t, nodes, 10)
