@@ -67,8 +67,8 @@ type nodeIndex struct {
 	m     map[*graph.Node]int
 }
 
-func newNodeIndex(nodes []*graph.Node) nodeIndex {
-	x := nodeIndex{nodes: nodes, pos: make([]int32, len(nodes))}
+func newNodeIndex(sc *Scratch, nodes []*graph.Node) nodeIndex {
+	x := nodeIndex{nodes: nodes, pos: flatArray[int32](sc, len(nodes))}
 	if len(nodes) > 0 {
 		x.base = nodes[0].ID
 	}
@@ -404,7 +404,7 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 // top-level graph) in the order GraphConstructor gives them ids; keeps is
 // the build's word that they are in that order already (TopoKeepsOrder).
 func (b *builder) addInstance(inst *instance, nodes []*graph.Node, keeps bool) {
-	inst.nodes = newNodeIndex(nodes)
+	inst.nodes = newNodeIndex(b.s.opts.Scratch, nodes)
 	for _, gn := range topoOrder(nodes, keeps) {
 		b.addNode(inst, gn)
 	}

@@ -21,7 +21,7 @@ func TestNodeIndexIsAMap(t *testing.T) {
 			n := rng.Intn(40)
 			nodes := testmodel.Numbered(ids, n, 7)
 			outside := []*graph.Node{{ID: 7}, {ID: 8}, {ID: -1}}
-			x := newNodeIndex(nodes)
+			x := newNodeIndex(nil, nodes)
 			want := map[*graph.Node]int{}
 			for _, i := range rng.Perm(n) {
 				if rng.Intn(4) > 0 {

@@ -57,11 +57,15 @@ func (sc *Scratch) Reserve(n, inputs int, beside bool) {
 
 // flatWords is the words of the arrays a flattening of about n nodes and
 // inputs inputs fills (flatArray): the first placement node of each graph
-// node (sim.firstOf), the out edges' counts and each node's lookup class
-// (lentRoom's nodes each, and one more), the class sizes lookupClasses
-// counts, the pins of every input and the out edges of every node.
+// node (sim.firstOf) and the top level's placement nodes (nodeIndex), the
+// out edges' counts, each node's lookup class and its CPU lookup
+// (cpuLookups) (lentRoom's nodes each, and one more), the class sizes
+// lookupClasses counts, each node's flags and kinds (walk), the pins of
+// every input and the out edges of every node.
 func flatWords(n, inputs int) int {
-	return hugepage.Words[int32](n) + 3*hugepage.Words[int32](lentRoom(n)+1) + hugepage.Words[pin](inputs) + hugepage.Words[outEdge](inputs)
+	room := lentRoom(n) + 1
+	return 2*hugepage.Words[int32](n) + 4*hugepage.Words[int32](room) + 2*hugepage.Words[uint8](room) +
+		hugepage.Words[pin](inputs) + hugepage.Words[outEdge](inputs)
 }
 
 // flatArray is n zeroed elements of T, a type without pointers, for the

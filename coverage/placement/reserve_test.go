@@ -11,10 +11,10 @@ import (
 )
 
 // A Scratch reserved for a graph's nodes lends what it reserved: the
-// flattening fills its slabs and cuts its arrays from the reserved
-// block, the simulation takes its groups and arrays,
-// and Beside gives the Scratch reserved beside it, once. The Results are
-// those of simulations lent nothing.
+// flattening fills its slabs and cuts its arrays (its node index and its
+// nodes' flags among them) from the reserved block, the simulation takes
+// its groups and arrays, and Beside gives the Scratch reserved beside it,
+// once. The Results are those of simulations lent nothing.
 func TestReservedArraysAreLent(t *testing.T) {
 	g := buildGraph(t, graphText(
 		placeholder("x", "DT_FLOAT", 2, 3),
@@ -51,6 +51,14 @@ Placeholder DEFAULT
 	require.NotNil(t, sc.flat)
 	assert.Same(t, (*int32)(unsafe.Pointer(&flat[0])), &sc.flat.firstOf[0], "the flattening's first array")
 	assert.Less(t, sc.flatArrays.Free(), len(flat)-hugepage.Words[int32](len(g.Nodes)), "more than one array cut")
+	inBlock := func(p unsafe.Pointer) bool {
+		lo, hi := uintptr(unsafe.Pointer(&flat[0])), uintptr(unsafe.Pointer(&flat[len(flat)-1]))
+		return uintptr(p) >= lo && uintptr(p) <= hi
+	}
+	assert.True(t, inBlock(unsafe.Pointer(&sc.flat.nodes[0].inst.nodes.pos[0])), "the top level's node index")
+	require.NotEmpty(t, sc.flat.opFlags())
+	assert.True(t, inBlock(unsafe.Pointer(&sc.flat.flags[0])), "the nodes' flags")
+	assert.True(t, inBlock(unsafe.Pointer(&sc.flat.kinds[0])), "the nodes' kinds")
 
 	b := sc.Beside()
 	assert.Same(t, reserved, b)

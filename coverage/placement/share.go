@@ -294,6 +294,7 @@ func (s *sim) shared() (*flattened, error) {
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
 		crossings: s.crossings, crossAt: s.crossAt}
 	f.classOf, f.classes = lookupClasses(sc, f.nodes)
+	f.flags, f.kinds = flatArray[uint8](sc, len(f.nodes)), flatArray[uint8](sc, len(f.nodes)) // filled by walk
 	if sc != nil {
 		sc.flat = f
 	}
@@ -423,6 +424,7 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 		op    string
 	}
 	var firstOfOp map[mapOp]int32
+	var recentOfOp lastfew.Cache[mapOp, int32] // the last few of firstOfOp's: a layer's ops share its maps
 	alike := func(a, b *graph.Node) bool {
 		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls) > 0) == (len(b.Calls) > 0)
 	}
@@ -446,9 +448,12 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 				firstOfOp = map[mapOp]int32{}
 			}
 			ko := mapOp{k, p.op()}
-			if f, ok = firstOfOp[ko]; !ok {
-				firstOfOp[ko] = int32(i)
-				f = int32(i)
+			if f, ok = recentOfOp.Get(ko); !ok {
+				if f, ok = firstOfOp[ko]; !ok {
+					firstOfOp[ko] = int32(i)
+					f = int32(i)
+				}
+				recentOfOp.Put(ko, f)
 			}
 			if !alike(nodes[f].look, p.look) {
 				continue
@@ -547,7 +552,7 @@ func (s *sim) cpuLookups() *cpuLookups {
 	if c := sc.cpu; c != nil && c.flat == s.flat && c.id == id {
 		return c
 	}
-	c := &cpuLookups{flat: s.flat, id: id, idx: make([]int32, len(s.flat.nodes))}
+	c := &cpuLookups{flat: s.flat, id: id, idx: flatArray[int32](sc, len(s.flat.nodes))}
 	var mt matchTable
 	// Each lookup class's match, -1 before its first lookup, when m
 	// answers alike for a class.

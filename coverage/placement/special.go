@@ -80,8 +80,9 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 		memo = make([]uint16, classes)
 	}
 	if f != nil {
-		f.flags = make([]uint8, len(nodes))
-		f.kinds = make([]uint8, len(nodes))
+		if len(f.flags) != len(nodes) || len(f.kinds) != len(nodes) {
+			f.flags, f.kinds = make([]uint8, len(nodes)), make([]uint8, len(nodes))
+		}
 	}
 	kindOf := func(p *pnode) uint16 {
 		k := uint16(classKnown)

@@ -63,8 +63,9 @@ type Nodes struct {
 	// bits are each node's bits by position (nodeBits).
 	bits []uint8
 	// arrays is where dtypes, key, bits and class are cut from
-	// (hugepage.Cut, a new array once it has no room), and sourceRoom, the array of a source's nodes
-	// (sourceNodes): apart, each of a graph of 200,000 nodes is under a
+	// (hugepage.Cut, a new array once it has no room), and sourceRoom,
+	// the array of a source's nodes (sourceNodes), and the placed arrays
+	// (placeNodes): apart, each of a graph of 200,000 nodes is under a
 	// huge page, and would be mapped 4 KiB at a time.
 	arrays     hugepage.Block
 	sourceRoom []sourceNode
@@ -152,8 +153,9 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 		ns.at = positionsUpTo(len(g.Nodes), 0)
 	}
 	n := len(ns.list)
-	ns.arrays = hugepage.NewBlock(3*hugepage.Words[int32](n) + hugepage.Words[uint8](n) + hugepage.Words[sourceNode](n))
+	ns.arrays = hugepage.NewBlock(5*hugepage.Words[int32](n) + hugepage.Words[uint8](n) + hugepage.Words[sourceNode](n))
 	ns.dtypes = hugepage.Cut[int32](&ns.arrays, n)
+	ns.placedDev, ns.placedReq = hugepage.Cut[int32](&ns.arrays, n), hugepage.Cut[int32](&ns.arrays, n)
 	ns.key = hugepage.Cut[int32](&ns.arrays, n)
 	ns.bits = hugepage.Cut[uint8](&ns.arrays, n)
 	ns.sourceRoom = hugepage.Cut[sourceNode](&ns.arrays, n)

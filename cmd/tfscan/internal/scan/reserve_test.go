@@ -69,3 +69,24 @@ func TestScanReservesItsPlacements(t *testing.T) {
 	assert.NotNil(t, r.scratch().Beside())
 	assert.NotSame(t, r.scratch(), (*reservedScratch)(nil).scratch())
 }
+
+// The arrays a placement is read into (placeNodes) are cut from the
+// prepared nodes' block with theirs, made once for every placement.
+func TestPlacedArraysArePrepared(t *testing.T) {
+	_, g, err := Load(filepath.Join(testutil.RepoRoot(), "testdata", "models", "convnet_frozen.pb"), nil)
+	require.NoError(t, err)
+	ts, err := ResolveTargets([]string{"musa"}, nil)
+	require.NoError(t, err)
+	ns := PrepareNodes(g, nil, ts.List)
+	require.Len(t, ns.placedDev, len(ns.list))
+	require.Len(t, ns.placedReq, len(ns.list))
+	dev, req := &ns.placedDev[0], &ns.placedReq[0]
+	for range 2 {
+		res, err := place(g, ns, ts.List[0], ts, Options{}, nil, true)
+		require.NoError(t, err)
+		pl := placeNodes(ns, res)
+		assert.Same(t, dev, &pl.dev[0])
+		assert.Same(t, req, &pl.req[0])
+		assert.NotEmpty(t, pl.device(0))
+	}
+}
