@@ -72,17 +72,13 @@ const (
 // dataset-to-dataset variant edges, none of them to or from a client feed
 // or fetch. With the nodes' lookup classes (classOf, not nil) a class's op,
 // attrs and types, which its op and attr map give, are read once. With f
-// (not nil) it fills f's flags and withClass too. ln are the nodes' inputs.
+// (not nil) it fills f's flags, kinds (arrays of a flag a node, which
+// shared makes) and withClass too. ln are the nodes' inputs.
 func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf []int32, classOf []int32, classes int, f *flattened) *special {
 	sp := &special{}
 	var memo []uint16
 	if classOf != nil {
 		memo = make([]uint16, classes)
-	}
-	if f != nil {
-		if len(f.flags) != len(nodes) || len(f.kinds) != len(nodes) {
-			f.flags, f.kinds = make([]uint8, len(nodes)), make([]uint8, len(nodes))
-		}
 	}
 	kindOf := func(p *pnode) uint16 {
 		k := uint16(classKnown)
