@@ -90,7 +90,10 @@ func (ix *Index) lowered(n *graph.Node, t tpb.DataType) (Match, bool) {
 	for k, v := range n.Attrs {
 		attrs[k] = swapFloat32(v, t)
 	}
-	ln := &graph.Node{ID: n.ID, Name: n.Name, Op: n.Op, Def: n.Def, OpDef: n.OpDef, Attrs: attrs, Calls: n.Calls}
+	ln := &graph.Node{ID: n.ID, Name: n.Name, Op: n.Op, Def: n.Def, OpDef: n.OpDef, Attrs: attrs}
+	if calls := n.Calls(); calls != nil {
+		ln.SetCalls(calls)
+	}
 	m := ix.matchKernels(ln)
 	return m, m.Reason == ReasonCovered
 }

@@ -268,7 +268,7 @@ func (ix *Index) Match(n *graph.Node) Match {
 // no op registry, and calls resolved through the function library.
 func notKernel(n *graph.Node) (Match, bool) {
 	switch {
-	case n.OpDef == nil && len(n.Calls) > 0, callOps[n.Op]:
+	case n.OpDef == nil && len(n.Calls()) > 0, callOps[n.Op]:
 		return Match{Reason: ReasonFunctionCall}, true
 	case n.OpDef == nil:
 		return Match{Reason: ReasonUnknownOp, Hint: CustomOpHint(n.Op)}, true

@@ -96,7 +96,7 @@ func TestMatch(t *testing.T) {
 		{"highest priority wins", node("Prio", nil), ReasonCovered, nil, []string{"a"}},
 		{"function call ops", node("StatefulPartitionedCall", nil), ReasonFunctionCall, nil, nil},
 		{"unknown op", &graph.Node{Op: "Addons>GeluGrad", Unknown: true}, ReasonUnknownOp, nil, nil},
-		{"library function called by op name", &graph.Node{Op: "__inference_f_1", Calls: []*graph.Function{{Name: "__inference_f_1"}}}, ReasonFunctionCall, nil, nil},
+		{"library function called by op name", calling("__inference_f_1"), ReasonFunctionCall, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,4 +148,11 @@ func TestMatchUnresolvedOpsAreUnverified(t *testing.T) {
 	ix := NewIndex(p, nil)
 	assert.True(t, ix.Match(node("XlaConv", nil)).Unverified)
 	assert.False(t, ix.Match(node("Conv2D", nil)).Unverified)
+}
+
+// calling is a node whose op names the library function op.
+func calling(op string) *graph.Node {
+	n := &graph.Node{Op: op}
+	n.SetCalls([]*graph.Function{{Name: op}})
+	return n
 }

@@ -90,7 +90,7 @@ func (s *scope) planFor(roots []*graph.Node, fed map[outKey]bool) (*plan, error)
 			p.needed[j] = true
 			stack = append(stack, j)
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			j, ok := s.local[c]
 			if !ok || p.needed[j] || feedTakesControl(c, fed[outKey{j, 0}]) {
 				continue
@@ -100,7 +100,7 @@ func (s *scope) planFor(roots []*graph.Node, fed map[outKey]bool) (*plan, error)
 		}
 	}
 	for i, n := range s.nodes {
-		if p.needed[i] && len(n.Inputs) == 0 && len(n.ControlInputs) == 0 {
+		if p.needed[i] && len(n.Inputs) == 0 && len(n.ControlInputs()) == 0 {
 			p.sources = append(p.sources, i)
 		}
 	}

@@ -220,8 +220,8 @@ func topByName(g *graph.Graph) map[string]*graph.Node {
 
 // numOutputs returns the node's output count, or -1 when unknown.
 func numOutputs(n *graph.Node) int {
-	if n.OutputTypes != nil || n.OpDef != nil || len(n.Calls) > 0 {
-		return len(n.OutputTypes)
+	if n.OutputTypes() != nil || n.OpDef != nil || len(n.Calls()) > 0 {
+		return len(n.OutputTypes())
 	}
 	return -1
 }
@@ -422,8 +422,8 @@ func (e *Executor) RunSignature(ctx context.Context, sigKey string, inputs map[s
 }
 
 func outputType(n *graph.Node, i int) tpb.DataType {
-	if i < len(n.OutputTypes) {
-		return n.OutputTypes[i]
+	if i < len(n.OutputTypes()) {
+		return n.OutputTypes()[i]
 	}
 	return tpb.DataType_DT_INVALID
 }

@@ -124,7 +124,7 @@ func (e *Executor) constness() *constness {
 // isInputConst says whether n's data input k is constant.
 func (c *constness) isInputConst(n *graph.Node, k int) bool {
 	in := n.Inputs[k]
-	if k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING {
+	if k < len(n.InputTypes()) && n.InputTypes()[k] == tpb.DataType_DT_STRING {
 		return false
 	}
 	if in.Node == nil {
@@ -195,7 +195,7 @@ func (c *constness) withinFoldLimit(n *graph.Node) bool {
 			in += b
 		}
 	}
-	for j := range n.OutputTypes {
+	for j := range n.OutputTypes() {
 		if b, ok := sh.Bytes(n, j); ok && !sh.Assumed(n, j) && b > in && b > maxConstantSize {
 			return false
 		}
@@ -252,12 +252,12 @@ func foldable(n *graph.Node) bool {
 			return false
 		}
 	}
-	for _, t := range n.OutputTypes {
+	for _, t := range n.OutputTypes() {
 		if dtype.IsRef(t) || t == tpb.DataType_DT_RESOURCE || t == tpb.DataType_DT_VARIANT {
 			return false
 		}
 	}
-	for _, t := range n.InputTypes {
+	for _, t := range n.InputTypes() {
 		if dtype.IsRef(t) {
 			return false
 		}

@@ -270,7 +270,7 @@ func (rs *runState) exec(n *graph.Node, t task) ([]slot, error) {
 		}
 		return nil, fmt.Errorf("%s (%s): %w", nodePath(n), n.Op, err)
 	}
-	if nout := len(n.OutputTypes); (n.OpDef != nil) && len(outs) != nout {
+	if nout := len(n.OutputTypes()); (n.OpDef != nil) && len(outs) != nout {
 		return nil, fmt.Errorf("%s (%s): kernel returned %d outputs, the op has %d (a tfscan bug)", nodePath(n), n.Op, len(outs), nout)
 	}
 	res := make([]slot, len(outs))

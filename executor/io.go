@@ -137,7 +137,7 @@ func SinkOutputs(g *graph.Graph) []string {
 				consumed[in.Node] = true
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			consumed[c] = true
 		}
 	}

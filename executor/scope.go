@@ -86,7 +86,7 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 	}
 	for i, n := range nodes {
 		s.numData[i] = len(n.Inputs)
-		s.numCtl[i] = len(n.ControlInputs)
+		s.numCtl[i] = len(n.ControlInputs())
 		s.isMerge[i] = n.Op == "Merge" || n.Op == "RefMerge"
 		for slot, in := range n.Inputs {
 			if in.Node == nil {
@@ -99,7 +99,7 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: slot, srcSlot: in.Output})
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			if src, ok := s.local[c]; ok {
 				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: -1, srcSlot: -1})
 			}
@@ -158,7 +158,7 @@ func (s *scope) outputFrames() []string {
 	seen := make([]bool, len(s.nodes))
 	var queue []int
 	for i, n := range s.nodes {
-		if len(n.Inputs) == 0 && len(n.ControlInputs) == 0 {
+		if len(n.Inputs) == 0 && len(n.ControlInputs()) == 0 {
 			seen[i] = true
 			queue = append(queue, i)
 		}

@@ -3,7 +3,6 @@ package graph
 import (
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
-	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 
 	"github.com/tfscan/tfscan/savedmodel"
 )
@@ -40,8 +39,8 @@ type attrKey struct {
 // OpDef's defaults (nil when none was missing, so that the node keeps its
 // own map) and the dtypes of its inputs and outputs.
 type attrSet struct {
-	attrs   map[string]*attrpb.AttrValue
-	in, out []tpb.DataType
+	attrs map[string]*attrpb.AttrValue
+	types *dtypes
 }
 
 // setsFor reports whether the nodes of an op with these OpDef attrs have

@@ -138,8 +138,11 @@ type builder struct {
 	funcNodes    map[string]*Node
 	funcNodesMax int
 	ops          map[string]*opInfo
-	// slab and inputSlab hold the dtypes and Inputs of many nodes.
+	// slab, typeSlab, edgeSlab and inputSlab hold the dtypes, dtype
+	// pairs, rare edges and Inputs of many nodes.
 	slab      []tpb.DataType
+	typeSlab  slab.Of[dtypes]
+	edgeSlab  slab.Of[rareEdges]
 	inputSlab slab.Of[Input]
 	setStats  attrSetStats
 	// unknown are the nodes of ops no registry knows, in ID order.
@@ -289,10 +292,10 @@ type opInfo struct {
 	defaults []*opdefpb.OpDef_AttrDef
 	// funcAttrs are the OpDef's func and list(func) attrs.
 	funcAttrs []string
-	// fixedIn/fixedOut are the flattened dtypes when they need no attr
-	// (every arg has a fixed type and no number or list attr); shared.
-	fixedIn, fixedOut []tpb.DataType
-	fixed             bool
+	// fixedTypes are the flattened dtypes when they need no attr (every
+	// arg has a fixed type and no number or list attr); shared.
+	fixedTypes *dtypes
+	fixed      bool
 	// sets is set when its nodes' attr sets are looked up (attrset.go);
 	// known holds those met so far.
 	sets  bool
@@ -321,8 +324,7 @@ func (b *builder) opInfo(op string) *opInfo {
 		oi.fixed = fixedArgs(d.GetInputArg()) && fixedArgs(d.GetOutputArg())
 		oi.sets = !b.plain && (!oi.fixed || len(oi.defaults) > 0) && setsFor(d.GetAttr())
 		if oi.fixed {
-			oi.fixedIn = argTypes(d.GetInputArg(), nil)
-			oi.fixedOut = argTypes(d.GetOutputArg(), nil)
+			oi.fixedTypes = &dtypes{in: argTypes(d.GetInputArg(), nil), out: argTypes(d.GetOutputArg(), nil)}
 		}
 	}
 	if b.ops == nil {
@@ -360,10 +362,10 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 		if set.attrs != nil {
 			n.Attrs = set.attrs
 		}
-		n.InputTypes, n.OutputTypes = set.in, set.out
+		n.types = set.types
 	} else {
 		n.Attrs = completeAttrs(attrs, oi.defaults)
-		n.InputTypes, n.OutputTypes = b.nodeTypes(oi, n.Attrs)
+		n.types = b.nodeTypes(oi, n.Attrs)
 		n.Unknown = oi.def == nil && oi.callee == nil
 	}
 
@@ -371,7 +373,7 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 	// function-valued attrs in name order — the OpDef's func and list(func)
 	// attrs, or, for an op without an OpDef, any attr holding functions.
 	if oi.callee != nil {
-		n.Calls = append(n.Calls, oi.callee)
+		b.addCallee(n, oi.callee)
 	}
 	var names []string
 	if oi.def != nil {
@@ -401,7 +403,7 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 		}
 	}
 	// Nodes are made in ID order: each callee lists its callers in it.
-	for _, f := range n.Calls {
+	for _, f := range n.Calls() {
 		f.Callers = append(f.Callers, n)
 	}
 	if n.Unknown {
@@ -411,17 +413,41 @@ func (b *builder) newNode(n *Node, nd *nodepb.NodeDef, f *Function) {
 
 // nodeTypes resolves the input and output dtypes of a node of op oi with
 // the completed attrs; nil for an unknown op.
-func (b *builder) nodeTypes(oi *opInfo, attrs map[string]*attrpb.AttrValue) (in, out []tpb.DataType) {
+func (b *builder) nodeTypes(oi *opInfo, attrs map[string]*attrpb.AttrValue) *dtypes {
+	var in, out []*opdefpb.OpDef_ArgDef
 	switch {
 	case oi.fixed:
-		return oi.fixedIn, oi.fixedOut
+		return oi.fixedTypes
 	case oi.def != nil:
-		return b.argTypes(oi.def.GetInputArg(), attrs), b.argTypes(oi.def.GetOutputArg(), attrs)
+		in, out = oi.def.GetInputArg(), oi.def.GetOutputArg()
 	case oi.callee != nil:
 		sig := oi.callee.Def.GetSignature()
-		return b.argTypes(sig.GetInputArg(), attrs), b.argTypes(sig.GetOutputArg(), attrs)
+		in, out = sig.GetInputArg(), sig.GetOutputArg()
+	default:
+		return nil
 	}
-	return nil, nil
+	t := b.typeSlab.New()
+	t.in, t.out = b.argTypes(in, attrs), b.argTypes(out, attrs)
+	return t
+}
+
+// addCallee adds f to n's calls, and addControl src to its control
+// inputs; the first of either gives n its rare edges.
+func (b *builder) addCallee(n *Node, f *Function) {
+	e := b.edgesOf(n)
+	e.calls = append(e.calls, f)
+}
+
+func (b *builder) addControl(n *Node, src *Node) {
+	e := b.edgesOf(n)
+	e.control = append(e.control, src)
+}
+
+func (b *builder) edgesOf(n *Node) *rareEdges {
+	if n.edges == nil {
+		n.edges = b.edgeSlab.New()
+	}
+	return n.edges
 }
 
 // attrSet returns the completed attrs and dtypes of a node of op oi with
@@ -458,7 +484,7 @@ func (b *builder) attrSet(oi *opInfo, attrs map[string]*attrpb.AttrValue) *attrS
 	if len(full) != len(attrs) {
 		set.attrs = full
 	}
-	set.in, set.out = b.nodeTypes(oi, full)
+	set.types = b.nodeTypes(oi, full)
 	if oi.known == nil {
 		oi.known = map[attrKey]*attrSet{}
 	}
@@ -499,12 +525,12 @@ func (b *builder) addCall(n *Node, attr, name string) {
 	if attr == "f" && (n.Op == "PartitionedCall" || n.Op == "StatefulPartitionedCall") {
 		b.checkCallOutputs(n, f)
 	}
-	for _, c := range n.Calls {
+	for _, c := range n.Calls() {
 		if c == f {
 			return
 		}
 	}
-	n.Calls = append(n.Calls, f)
+	b.addCallee(n, f)
 }
 
 // missingFunction reports a function-valued attr naming no library
@@ -653,7 +679,7 @@ func (b *builder) topInputs(n *Node) {
 		}
 		switch {
 		case ctl && src != nil:
-			n.ControlInputs = append(n.ControlInputs, src)
+			b.addControl(n, src)
 		case ctl:
 		case src == nil:
 			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
@@ -693,16 +719,16 @@ func (b *builder) nearby(n *Node, name string) *Node {
 func (b *builder) inputs(n int) []Input { return b.inputSlab.Take(n)[:0] }
 
 func (b *builder) checkInputCount(n *Node) {
-	if n.InputTypes == nil && n.OpDef == nil {
+	if n.InputTypes() == nil && n.OpDef == nil {
 		return
 	}
-	for _, t := range n.InputTypes {
+	for _, t := range n.InputTypes() {
 		if t == tpb.DataType_DT_INVALID {
 			return // counts unresolved; nothing to compare
 		}
 	}
-	if len(n.Inputs) != len(n.InputTypes) {
-		b.diagNode("input_count", n, "node %q (%s) has %d data inputs; its op takes %d", nodeLabel(n), n.Op, len(n.Inputs), len(n.InputTypes))
+	if len(n.Inputs) != len(n.InputTypes()) {
+		b.diagNode("input_count", n, "node %q (%s) has %d data inputs; its op takes %d", nodeLabel(n), n.Op, len(n.Inputs), len(n.InputTypes()))
 	}
 }
 
@@ -745,7 +771,7 @@ func (b *builder) funcInputs(f *Function) {
 		for i, s := range n.Def.GetInput() {
 			if name, ok := strings.CutPrefix(s, "^"); ok {
 				if src := byName[name]; src != nil {
-					n.ControlInputs = append(n.ControlInputs, src)
+					b.addControl(n, src)
 				} else if _, arg := args[name]; !arg {
 					// A control input on an argument is legal; anything
 					// else naming no node is refused when the function is
@@ -897,8 +923,8 @@ func (b *builder) outputRange(n *Node, arg string) (start, count int, ok bool) {
 	switch {
 	case n.OpDef != nil:
 		outs = n.OpDef.GetOutputArg()
-	case len(n.Calls) > 0 && n.Calls[0].Name == n.Op:
-		outs = n.Calls[0].Def.GetSignature().GetOutputArg()
+	case len(n.Calls()) > 0 && n.Calls()[0].Name == n.Op:
+		outs = n.Calls()[0].Def.GetSignature().GetOutputArg()
 	default:
 		return 0, 0, false
 	}
@@ -932,7 +958,7 @@ func (b *builder) recursion() {
 	for i, f := range fs {
 		seen := map[int]bool{}
 		for _, n := range f.Nodes {
-			for _, c := range n.Calls {
+			for _, c := range n.Calls() {
 				j := idx[c]
 				if !seen[j] {
 					seen[j] = true

@@ -139,8 +139,8 @@ func TestBuildCallsThroughEveryFuncAttr(t *testing.T) {
 	}
 	for name, want := range calls {
 		n := nodeByPath(t, g, name)
-		assert.ElementsMatch(t, want, funcNames(n.Calls), name)
-		for _, f := range n.Calls {
+		assert.ElementsMatch(t, want, funcNames(n.Calls()), name)
+		for _, f := range n.Calls() {
 			assert.Equal(t, []*Node{n}, f.Callers)
 		}
 	}
@@ -161,8 +161,8 @@ func TestBuildCallsThroughEveryFuncAttr(t *testing.T) {
 	direct := nodeByPath(t, g, "direct")
 	assert.Nil(t, direct.OpDef)
 	assert.False(t, direct.Unknown)
-	assert.Equal(t, []tpb.DataType{tpb.DataType_DT_FLOAT}, direct.InputTypes)
-	assert.Equal(t, []tpb.DataType{tpb.DataType_DT_FLOAT}, direct.OutputTypes)
+	assert.Equal(t, []tpb.DataType{tpb.DataType_DT_FLOAT}, direct.InputTypes())
+	assert.Equal(t, []tpb.DataType{tpb.DataType_DT_FLOAT}, direct.OutputTypes())
 
 	// Reachability: signature outputs reach into called bodies; the dataset
 	// branch and the unused function are not needed.
@@ -208,7 +208,7 @@ func TestBuildUnknownOp(t *testing.T) {
 	c := nodeByPath(t, g, "c")
 	assert.True(t, c.Unknown)
 	assert.Nil(t, c.OpDef)
-	assert.Nil(t, c.InputTypes)
+	assert.Nil(t, c.InputTypes())
 	assert.Equal(t, []string{"float16"}, c.DTypes())
 	require.Len(t, c.Inputs, 2)
 	assert.Equal(t, "x:0", c.Inputs[1].Raw)
@@ -274,8 +274,8 @@ graph_def {
 	for _, tt := range tests {
 		t.Run(tt.node, func(t *testing.T) {
 			n := nodeByPath(t, g, tt.node)
-			assert.Equal(t, tt.in, n.InputTypes, "inputs")
-			assert.Equal(t, tt.out, n.OutputTypes, "outputs")
+			assert.Equal(t, tt.in, n.InputTypes(), "inputs")
+			assert.Equal(t, tt.out, n.OutputTypes(), "outputs")
 			assert.Equal(t, tt.dtypes, n.DTypes())
 			for _, k := range tt.attrKeys {
 				assert.Contains(t, n.Attrs, k)

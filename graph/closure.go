@@ -20,8 +20,8 @@ func Closure(roots []*Node) map[*Node]bool {
 				stack = append(stack, in.Node)
 			}
 		}
-		stack = append(stack, n.ControlInputs...)
-		for _, f := range n.Calls {
+		stack = append(stack, n.ControlInputs()...)
+		for _, f := range n.Calls() {
 			if !seenFn[f] {
 				seenFn[f] = true
 				stack = append(stack, f.Nodes...)

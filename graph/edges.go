@@ -25,7 +25,7 @@ func (b *builder) index() {
 			last[i] = -1
 		}
 		for _, n := range g.Nodes {
-			if len(n.Inputs)+len(n.ControlInputs) > fewProducers {
+			if len(n.Inputs)+len(n.ControlInputs()) > fewProducers {
 				if last == nil {
 					last = make([]int32, len(g.Nodes))
 					for i := range last {
@@ -43,7 +43,7 @@ func (b *builder) index() {
 						visit(in.Node)
 					}
 				}
-				for _, c := range n.ControlInputs {
+				for _, c := range n.ControlInputs() {
 					visit(c)
 				}
 				continue
@@ -53,8 +53,8 @@ func (b *builder) index() {
 					add(in.Node.ID, n)
 				}
 			}
-			for i, c := range n.ControlInputs {
-				if !slices.ContainsFunc(n.Inputs, func(e Input) bool { return e.Node == c }) && !slices.Contains(n.ControlInputs[:i], c) {
+			for i, c := range n.ControlInputs() {
+				if !slices.ContainsFunc(n.Inputs, func(e Input) bool { return e.Node == c }) && !slices.Contains(n.ControlInputs()[:i], c) {
 					add(c.ID, n)
 				}
 			}

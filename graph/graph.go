@@ -133,15 +133,13 @@ type Node struct {
 	Attrs  map[string]*attrpb.AttrValue
 	Device string
 	// Inputs are the data inputs in order; ControlInputs the ^inputs.
-	Inputs        []Input
-	ControlInputs []*Node
-	// InputTypes and OutputTypes are the resolved dtype of every input and
-	// output (DT_INVALID where it cannot be told). Nodes of the same op may
-	// share these slices: do not modify them.
-	InputTypes, OutputTypes []tpb.DataType
-	// Calls are the functions this node calls, through any function-valued
-	// attr or by naming a library function as its op.
-	Calls []*Function
+	Inputs []Input
+	// types are the node's dtypes (InputTypes, OutputTypes), edges its
+	// control inputs and calls (ControlInputs, Calls): a pointer each keeps
+	// a node small, which every walk over a graph's nodes reads the faster
+	// for (nodeparts.go).
+	types *dtypes
+	edges *rareEdges
 	// Reachable is set when some signature output (or, without signatures,
 	// some sink) needs this node through data or control edges.
 	Reachable bool

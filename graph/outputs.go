@@ -44,7 +44,7 @@ func (g *Graph) PossibleOutputs() []*Node {
 		for _, in := range n.Inputs {
 			mark(in.Node)
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			mark(c)
 		}
 	}
@@ -72,7 +72,7 @@ func (n *Node) NumOutputs() (int, bool) {
 	if n.Unknown {
 		return 0, false
 	}
-	return len(n.OutputTypes), true
+	return len(n.OutputTypes()), true
 }
 
 // ResolveFetch finds the tensor a client fetch names in the top-level

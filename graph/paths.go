@@ -176,8 +176,8 @@ func (b *builder) paths() {
 			n := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			// Push callees' nodes in reverse so that they pop in order.
-			for ci := len(n.Calls) - 1; ci >= 0; ci-- {
-				f := n.Calls[ci]
+			for ci := len(n.Calls()) - 1; ci >= 0; ci-- {
+				f := n.Calls()[ci]
 				if based[f] {
 					continue
 				}
@@ -187,7 +187,7 @@ func (b *builder) paths() {
 					f.sig, f.viaSig = sig, true
 				}
 				for i := len(f.Nodes) - 1; i >= 0; i-- {
-					if len(f.Nodes[i].Calls) > 0 {
+					if len(f.Nodes[i].Calls()) > 0 {
 						stack = append(stack, f.Nodes[i])
 					}
 				}
@@ -198,13 +198,13 @@ func (b *builder) paths() {
 		for _, sig := range g.Signatures {
 			need := b.topClosure(b.signatureRoots(sig, false))
 			for _, n := range g.Nodes[:g.TopLevel] {
-				if need[n.ID] && len(n.Calls) > 0 {
+				if need[n.ID] && len(n.Calls()) > 0 {
 					visit(n, sig.Key, true)
 				}
 			}
 		}
 		for _, n := range g.Nodes[:g.TopLevel] {
-			if len(n.Calls) > 0 {
+			if len(n.Calls()) > 0 {
 				visit(n, "", false)
 			}
 		}
@@ -215,7 +215,7 @@ func (b *builder) paths() {
 			based[f] = true
 			setCaller(f, nil)
 			for _, fn := range f.Nodes {
-				if len(fn.Calls) > 0 {
+				if len(fn.Calls()) > 0 {
 					visit(fn, "", false)
 				}
 			}
@@ -365,7 +365,7 @@ func (b *builder) topClosure(roots []*Node) []bool {
 				stack = append(stack, in.Node)
 			}
 		}
-		stack = append(stack, n.ControlInputs...)
+		stack = append(stack, n.ControlInputs()...)
 	}
 	return need
 }

@@ -353,12 +353,12 @@ func (w *phaseWalk) walk(p Phase, roots []*Node, fns []*Function) {
 				stack = append(stack, in.Node)
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			if !w.reached[c.ID] {
 				stack = append(stack, c)
 			}
 		}
-		for _, f := range n.Calls {
+		for _, f := range n.Calls() {
 			stack = w.enter(f, stack)
 		}
 	}
@@ -450,7 +450,7 @@ func runsUnpruned(n *Node) bool {
 	if n.OpDef != nil {
 		return n.OpDef.GetIsStateful()
 	}
-	for _, f := range n.Calls {
+	for _, f := range n.Calls() {
 		if f.Def.GetSignature().GetName() == n.Op {
 			return f.Def.GetSignature().GetIsStateful()
 		}
@@ -518,7 +518,7 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 					f |= flags[in.Node.ID]
 				}
 			}
-			for _, c := range n.ControlInputs {
+			for _, c := range n.ControlInputs() {
 				if c.ID < g.TopLevel {
 					f |= flags[c.ID]
 				}
@@ -527,8 +527,8 @@ func (g *Graph) sinkSteps(load, save []*Node) (step, moreLoad, moreSave []*Node)
 			switch {
 			case k&initializes != 0:
 				inits[n.ID] = true
-			case n.Op == "NoOp" && len(n.ControlInputs) > 0 && len(n.Inputs) == 0:
-				inits[n.ID] = !slices.ContainsFunc(n.ControlInputs, func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })
+			case n.Op == "NoOp" && len(n.ControlInputs()) > 0 && len(n.Inputs) == 0:
+				inits[n.ID] = !slices.ContainsFunc(n.ControlInputs(), func(c *Node) bool { return c.ID >= g.TopLevel || !inits[c.ID] })
 			}
 		}
 	}

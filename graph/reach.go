@@ -47,12 +47,12 @@ func (b *builder) reachability() {
 				stack = append(stack, in.Node)
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			if !c.Reachable {
 				stack = append(stack, c)
 			}
 		}
-		for _, f := range n.Calls {
+		for _, f := range n.Calls() {
 			if entered[f] {
 				continue // also what stops recursion
 			}

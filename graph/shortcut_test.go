@@ -88,8 +88,8 @@ func requireSameBuild(t testing.TB, m *savedmodel.Model, mg *savedmodel.MetaGrap
 			delete(w.Def.Attr, "\x00probe")
 			require.True(t, own, "%s: not its NodeDef's map", w.Path())
 		}
-		require.Equal(t, w.InputTypes, g.InputTypes, w.Path())
-		require.Equal(t, w.OutputTypes, g.OutputTypes, w.Path())
+		require.Equal(t, w.InputTypes(), g.InputTypes(), w.Path())
+		require.Equal(t, w.OutputTypes(), g.OutputTypes(), w.Path())
 		require.Equal(t, w.Unknown, g.Unknown, w.Path())
 		require.Equal(t, w.Reachable, g.Reachable, w.Path())
 		require.Equal(t, len(w.Inputs), len(g.Inputs), w.Path())
@@ -101,9 +101,9 @@ func requireSameBuild(t testing.TB, m *savedmodel.Model, mg *savedmodel.MetaGrap
 			}
 			require.Equal(t, [3]any{in.Output, in.Arg, in.Raw}, [3]any{gi.Output, gi.Arg, gi.Raw}, w.Path())
 		}
-		require.Equal(t, len(w.Calls), len(g.Calls), w.Path())
-		for j, f := range w.Calls {
-			require.Equal(t, f.Name, g.Calls[j].Name, w.Path())
+		require.Equal(t, len(w.Calls()), len(g.Calls()), w.Path())
+		for j, f := range w.Calls() {
+			require.Equal(t, f.Name, g.Calls()[j].Name, w.Path())
 		}
 	}
 	require.Equal(t, len(want.Diagnostics), len(got.Diagnostics))

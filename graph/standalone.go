@@ -16,6 +16,6 @@ func (r *OpRegistry) Standalone(nd *nodepb.NodeDef, fn *Function) *Node {
 	n := &Node{}
 	b.newNode(n, nd, fn)
 	n.ID = -1
-	n.Calls = nil
+	n.edges = nil
 	return n
 }

@@ -36,7 +36,7 @@ func topoOrder(g *Graph, nodes []*Node, ids *storeIDs, loops bool) (order, cycli
 	// follows tells whether consumer c waits for producer p: through a
 	// control edge, or a data edge other than a loop's back edge.
 	follows := func(p, c *Node) bool {
-		return !loops || !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs, p)
+		return !loops || !isNextIteration(p) || !isMergeLike(c) || slices.Contains(c.ControlInputs(), p)
 	}
 	indeg := make([]int32, len(nodes))
 	forward := true

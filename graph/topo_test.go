@@ -62,7 +62,7 @@ func TestTopoOrderCountsEveryEdge(t *testing.T) {
 		for _, p := range g.Nodes {
 			var consumers []*Node
 			for _, c := range g.Nodes {
-				if slices.ContainsFunc(c.Inputs, func(in Input) bool { return in.Node == p }) || slices.Contains(c.ControlInputs, p) {
+				if slices.ContainsFunc(c.Inputs, func(in Input) bool { return in.Node == p }) || slices.Contains(c.ControlInputs(), p) {
 					consumers = append(consumers, c)
 				}
 			}
@@ -92,7 +92,7 @@ func topoOrderEveryEdge(nodes []*Node) (order, cyclic []*Node) {
 				edge(i.Node)
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			if in(c) {
 				edge(c)
 			}

@@ -172,18 +172,18 @@ func (b *builder) checkControlOrder(n *Node) {
 // count is known.
 func (b *builder) checkOutputIndex(n *Node, in Input) {
 	src := in.Node
-	if src == nil || (src.OpDef == nil && len(src.Calls) == 0) || src.Unknown {
+	if src == nil || (src.OpDef == nil && len(src.Calls()) == 0) || src.Unknown {
 		return
 	}
-	for _, t := range src.OutputTypes {
+	for _, t := range src.OutputTypes() {
 		if t == 0 {
 			return // the count is not known
 		}
 	}
-	if in.Output < len(src.OutputTypes) {
+	if in.Output < len(src.OutputTypes()) {
 		return
 	}
-	msg := fmt.Sprintf("Node '%s': Connecting to invalid output %d of source node %s which has %d outputs.", n.Name, in.Output, src.Name, len(src.OutputTypes))
+	msg := fmt.Sprintf("Node '%s': Connecting to invalid output %d of source node %s which has %d outputs.", n.Name, in.Output, src.Name, len(src.OutputTypes()))
 	switch src.Op {
 	case "If", "StatelessIf", "While", "StatelessWhile":
 		msg += " Try using tf.compat.v1.experimental.output_all_intermediates(True)."

@@ -118,7 +118,7 @@ func TestDuplicateNameKeepsFirst(t *testing.T) {
 	require.Equal(t, "b", b.Name)
 	require.Len(t, b.Inputs, 1)
 	assert.Same(t, g.Nodes[1], b.Inputs[0].Node)
-	assert.Equal(t, []*Node{g.Nodes[2]}, b.ControlInputs)
+	assert.Equal(t, []*Node{g.Nodes[2]}, b.ControlInputs())
 	var dups []int
 	for _, d := range g.Diagnostics {
 		if d.Kind == "duplicate_node" {

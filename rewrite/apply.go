@@ -165,8 +165,8 @@ func validateNodeDef(ops *graph.OpRegistry, nd *nodepb.NodeDef) error {
 			data++
 		}
 	}
-	if def := n.OpDef; def != nil && len(n.InputTypes) != data {
-		return fmt.Errorf("%s (%s): %d data inputs, the op takes %d", nd.GetName(), nd.GetOp(), data, len(n.InputTypes))
+	if def := n.OpDef; def != nil && len(n.InputTypes()) != data {
+		return fmt.Errorf("%s (%s): %d data inputs, the op takes %d", nd.GetName(), nd.GetOp(), data, len(n.InputTypes()))
 	}
 	return nil
 }

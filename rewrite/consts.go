@@ -88,14 +88,14 @@ func (p *planner) foldsAtTop(n *graph.Node) bool {
 	shapes := p.staticShapes()
 	in := int64(0)
 	for k, e := range n.Inputs {
-		if k < len(n.InputTypes) && n.InputTypes[k] == tpb.DataType_DT_STRING {
+		if k < len(n.InputTypes()) && n.InputTypes()[k] == tpb.DataType_DT_STRING {
 			return false
 		}
 		if b, ok := shapes.Bytes(e.Node, e.Output); ok && !shapes.Assumed(e.Node, e.Output) {
 			in += b
 		}
 	}
-	for j := range n.OutputTypes {
+	for j := range n.OutputTypes() {
 		if b, ok := shapes.Bytes(n, j); ok && !shapes.Assumed(n, j) && overFoldLimit(b, in) {
 			return false
 		}
@@ -153,7 +153,7 @@ func unfoldable(n *graph.Node) string {
 			return "it outputs a variant"
 		}
 	}
-	for _, t := range n.OutputTypes {
+	for _, t := range n.OutputTypes() {
 		if dtype.IsRef(t) || t == tpb.DataType_DT_RESOURCE {
 			return "it outputs a reference"
 		}
@@ -276,7 +276,7 @@ func constControls(n *graph.Node) []string {
 			out = append(out, "^"+c.Name)
 		}
 	}
-	for _, c := range n.ControlInputs {
+	for _, c := range n.ControlInputs() {
 		add(c)
 	}
 	visited := map[*graph.Node]bool{}
@@ -286,7 +286,7 @@ func constControls(n *graph.Node) []string {
 			return
 		}
 		visited[m] = true
-		for _, c := range m.ControlInputs {
+		for _, c := range m.ControlInputs() {
 			add(c)
 		}
 		if m.Op != "Const" {

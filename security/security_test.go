@@ -19,13 +19,13 @@ func TestScan(t *testing.T) {
 	save := mk("save/SaveV2", "SaveV2")
 	save.Inputs = []graph.Input{{Node: filename}}
 	saveDep := mk("save/control_dependency", "Identity")
-	saveDep.ControlInputs = []*graph.Node{save}
+	saveDep.SetControlInputs([]*graph.Node{save})
 	restoreFn := &graph.Function{Name: "__inference__traced_restore_9"}
 	restoreInFn := mk("RestoreV2", "RestoreV2")
 	restoreInFn.Func = restoreFn // its path is "__inference__traced_restore_9/RestoreV2"
 	restoreFn.Nodes = []*graph.Node{restoreInFn}
 	restoreCall := mk("StatefulPartitionedCall_2", "StatefulPartitionedCall")
-	restoreCall.Calls = []*graph.Function{restoreFn}
+	restoreCall.SetCalls([]*graph.Function{restoreFn})
 
 	rogueSave := mk("rogue/SaveV2", "SaveV2")
 	readFile := mk("ReadFile", "ReadFile")

@@ -62,13 +62,13 @@ func CompiledFunctions(g *graph.Graph) []Compiled {
 	for _, n := range g.Nodes {
 		// Only a call compiles a function: the attr of any other node
 		// is not looked up.
-		if len(n.Calls) == 0 {
+		if len(n.Calls()) == 0 {
 			continue
 		}
 		if a, ok := n.Attrs["_XlaMustCompile"]; !ok || !a.GetB() {
 			continue
 		}
-		for _, f := range n.Calls {
+		for _, f := range n.Calls() {
 			if seen[f] {
 				continue
 			}
@@ -83,7 +83,7 @@ func callTree(f *graph.Function) []*graph.Function {
 	out := []*graph.Function{f}
 	for i := 0; i < len(out); i++ {
 		for _, n := range out[i].Nodes {
-			for _, c := range n.Calls {
+			for _, c := range n.Calls() {
 				if !slices.Contains(out, c) {
 					out = append(out, c)
 				}

@@ -260,8 +260,7 @@ func (s *sim) applyAMP() {
 			}
 			look.Attrs[k] = v
 		}
-		look.InputTypes = swapFloat(p.look.InputTypes, half)
-		look.OutputTypes = swapFloat(p.look.OutputTypes, half)
+		look.SetTypes(swapFloat(p.look.InputTypes(), half), swapFloat(p.look.OutputTypes(), half))
 		p.look = &look
 		s.amp[i] = half
 	}

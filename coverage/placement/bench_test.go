@@ -25,11 +25,13 @@ func genGraph(n int) *graph.Graph {
 	f32 := []tpb.DataType{tpb.DataType_DT_FLOAT}
 	tattr := map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_FLOAT}}}
 	add := func(name, op string, attrs map[string]*attrpb.AttrValue, ins ...*graph.Node) *graph.Node {
-		nd := &graph.Node{ID: len(g.Nodes), Name: name, Op: op, OpDef: ops.Lookup(op), Attrs: attrs, OutputTypes: f32}
+		nd := &graph.Node{ID: len(g.Nodes), Name: name, Op: op, OpDef: ops.Lookup(op), Attrs: attrs}
+		var inTypes []tpb.DataType
 		for _, in := range ins {
 			nd.Inputs = append(nd.Inputs, graph.Input{Node: in})
-			nd.InputTypes = append(nd.InputTypes, tpb.DataType_DT_FLOAT)
+			inTypes = append(inTypes, tpb.DataType_DT_FLOAT)
 		}
+		nd.SetTypes(inTypes, f32)
 		g.Nodes = append(g.Nodes, nd)
 		return nd
 	}

@@ -404,8 +404,8 @@ func (s *sim) lookupOn(p *pnode, look *graph.Node, d int, m coverage.Matcher) co
 	}
 	// System kernels exist on every device (function_ops.cc:91-172).
 	r := coverage.Match{Reason: coverage.ReasonCovered}
-	if d != s.cpu && look != nil && len(look.OutputTypes)+len(look.InputTypes) > 0 {
-		t := append(append([]tpb.DataType(nil), look.InputTypes...), look.OutputTypes...)[0]
+	if d != s.cpu && look != nil && len(look.OutputTypes())+len(look.InputTypes()) > 0 {
+		t := append(append([]tpb.DataType(nil), look.InputTypes()...), look.OutputTypes()...)[0]
 		if hostType(t) || t == tpb.DataType_DT_INT32 {
 			r.HostMemory = argHostMemory
 		}

@@ -45,7 +45,7 @@ type everything struct{ dev string }
 func (e everything) DeviceType() string { return e.dev }
 func (e everything) Match(n *graph.Node) coverage.Match {
 	if n.OpDef == nil {
-		if len(n.Calls) > 0 {
+		if len(n.Calls()) > 0 {
 			return coverage.Match{Reason: coverage.ReasonFunctionCall}
 		}
 		return coverage.Match{Reason: coverage.ReasonUnknownOp}

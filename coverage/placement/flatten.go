@@ -226,8 +226,8 @@ func (p *pnode) root() *graph.Node {
 	return p.x.root
 }
 
-func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes }
-func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes }
+func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes() }
+func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes() }
 func (p *pnode) frameHint() string        { return p.inst.frame }
 func (p *pnode) singleWhy() string        { return p.inst.singleK }
 func (p *pnode) extra() *pextra {
@@ -310,7 +310,7 @@ func funcAttr(n *graph.Node, name string) *graph.Function {
 }
 
 func lookupFn(n *graph.Node, name string) *graph.Function {
-	for _, f := range n.Calls {
+	for _, f := range n.Calls() {
 		if f.Name == name {
 			return f
 		}
@@ -437,7 +437,7 @@ func inOrder(nodes []*graph.Node) bool {
 				return false
 			}
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			if !forward(c, i) {
 				return false
 			}
@@ -481,7 +481,7 @@ func topoSort(nodes []*graph.Node) []*graph.Node {
 		for _, in := range n.Inputs {
 			add(in.Node)
 		}
-		for _, c := range n.ControlInputs {
+		for _, c := range n.ControlInputs() {
 			add(c)
 		}
 	}
@@ -652,8 +652,8 @@ func argSize(attrs map[string]*attrpb.AttrValue, numberAttr, typeListAttr string
 // synth makes a synthetic node (lowered control flow) with a lookup node.
 func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrpb.AttrValue, ins []ref, inT, outT []tpb.DataType, req devSpec) int {
 	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
-		InputTypes: inT, OutputTypes: outT,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
+	look.SetTypes(inT, outT)
 	p := &pnode{look: look, x: &pextra{name: name, rin: ins},
 		rq: b.s.spec(req), dflt: int32(inst.dflt), assigned: -1, ghostOf: -1,
 		passthrough: op != "LoopCond"}
@@ -673,15 +673,15 @@ func strAttr(s string) *attrpb.AttrValue {
 func boolAttr(v bool) *attrpb.AttrValue { return &attrpb.AttrValue{Value: &attrpb.AttrValue_B{B: v}} }
 
 func inType(gn *graph.Node, i int) tpb.DataType {
-	if i < len(gn.InputTypes) {
-		return gn.InputTypes[i]
+	if i < len(gn.InputTypes()) {
+		return gn.InputTypes()[i]
 	}
 	return tpb.DataType_DT_INVALID
 }
 
 func outType(gn *graph.Node, i int) tpb.DataType {
-	if i < len(gn.OutputTypes) {
-		return gn.OutputTypes[i]
+	if i < len(gn.OutputTypes()) {
+		return gn.OutputTypes()[i]
 	}
 	return tpb.DataType_DT_INVALID
 }
@@ -757,7 +757,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		ff := f
 		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes, ff.TopoKeepsOrder()) })
 	}
-	p.x.alias = make([]ref, len(gn.OutputTypes))
+	p.x.alias = make([]ref, len(gn.OutputTypes()))
 	for j := range p.x.alias {
 		ins := make([]ref, nb)
 		inT := make([]tpb.DataType, nb)
@@ -927,9 +927,9 @@ func (s *sim) resolveAll() {
 				}
 				s.noteCrossing(p, i, via)
 			}
-			if len(gn.ControlInputs) > 0 {
+			if len(gn.ControlInputs()) > 0 {
 				buf = buf[:0]
-				for _, c := range gn.ControlInputs {
+				for _, c := range gn.ControlInputs() {
 					buf = s.resolveCtrl(buf, p.inst, c)
 				}
 				sort.Ints(buf)

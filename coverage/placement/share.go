@@ -426,7 +426,7 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 	var firstOfOp map[mapOp]int32
 	var recentOfOp lastfew.Cache[mapOp, int32] // the last few of firstOfOp's: a layer's ops share its maps
 	alike := func(a, b *graph.Node) bool {
-		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls) > 0) == (len(b.Calls) > 0)
+		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls()) > 0) == (len(b.Calls()) > 0)
 	}
 	size := flatArray[int32](sc, len(nodes))
 	for i, p := range nodes {

@@ -351,7 +351,8 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			p.io = true
 			p.x.note = "argument: fed from the host (execute.cc:335-392)"
 		}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg"), OutputTypes: []tpb.DataType{t}}
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg")}
+		p.look.SetTypes(nil, []tpb.DataType{t})
 		idx := b.newNode(inst, p)
 		p.ghostOf = int32(inst.single)
 		inst.args[i] = ref{pn: idx}
@@ -372,8 +373,9 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		p := &pnode{x: &pextra{name: name, path: f.Name + "/" + name, rin: []ref{r}},
 			assigned: -1, dflt: int32(inst.dflt), ghostOf: -1, fetch: kind == unitFunction,
 			passthrough: true}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"), InputTypes: []tpb.DataType{t},
+		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"),
 			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
+		p.look.SetTypes([]tpb.DataType{t}, nil)
 		b.newNode(inst, p)
 	}
 }
@@ -387,8 +389,8 @@ func (s *sim) varDevice(dt tpb.DataType) int {
 	}
 	n := &graph.Node{ID: -1, Name: "VarHandleOp", Op: "VarHandleOp", OpDef: s.opDef("VarHandleOp"),
 		Attrs: map[string]*attrValue{"dtype": typeAttr(dt), "shape": {}, "container": strAttr(""),
-			"shared_name": strAttr(""), "allowed_devices": {}},
-		OutputTypes: []tpb.DataType{tpb.DataType_DT_RESOURCE}}
+			"shared_name": strAttr(""), "allowed_devices": {}}}
+	n.SetTypes(nil, []tpb.DataType{tpb.DataType_DT_RESOURCE})
 	if supportedReason(s.matchers[s.tgt].Match(n).Reason) {
 		return roleTarget
 	}

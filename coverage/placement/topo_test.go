@@ -53,7 +53,7 @@ func TestTopoOrderShortcut(t *testing.T) {
 				if rng.Intn(2) == 0 {
 					nd.Inputs = append(nd.Inputs, graph.Input{Node: src})
 				} else {
-					nd.ControlInputs = append(nd.ControlInputs, src)
+					nd.SetControlInputs(append(nd.ControlInputs(), src))
 				}
 			}
 		}

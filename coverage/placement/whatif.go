@@ -51,11 +51,11 @@ func PrimaryDType(n *graph.Node) tpb.DataType {
 	if len(names) > 0 {
 		return n.Attrs[names[0]].GetType()
 	}
-	if len(n.InputTypes) > 0 {
-		return n.InputTypes[0]
+	if len(n.InputTypes()) > 0 {
+		return n.InputTypes()[0]
 	}
-	if len(n.OutputTypes) > 0 {
-		return n.OutputTypes[0]
+	if len(n.OutputTypes()) > 0 {
+		return n.OutputTypes()[0]
 	}
 	return tpb.DataType_DT_INVALID
 }

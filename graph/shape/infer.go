@@ -19,7 +19,7 @@ import (
 // Shapes holds the inferred output of every node and function argument.
 type Shapes struct {
 	// outs are every inferred node's output tensors, in one array, in the
-	// order the nodes were inferred: node n's are its len(n.OutputTypes)
+	// order the nodes were inferred: node n's are its len(n.OutputTypes())
 	// from outs[at[n.ID]-1] on. They are kept packed (a graph has one per
 	// output, and most have neither values nor handle data).
 	outs  []packed
@@ -201,7 +201,7 @@ func (s *Shapes) state(n *graph.Node) int32 {
 
 // packedOutput is output i of n as outs keeps it, once n is inferred.
 func (s *Shapes) packedOutput(n *graph.Node, i int) (*packed, bool) {
-	if s == nil || n == nil || i < 0 || i >= len(n.OutputTypes) {
+	if s == nil || n == nil || i < 0 || i >= len(n.OutputTypes()) {
 		return nil, false
 	}
 	k := int(s.state(n)) - 1 + i
@@ -420,8 +420,8 @@ func (s *Shapes) input(n *graph.Node, i int) Tensor {
 		return t
 	}
 	t := Tensor{Shape: unknownRank()}
-	if in.Output < len(in.Node.OutputTypes) {
-		t.DType = in.Node.OutputTypes[in.Output]
+	if in.Output < len(in.Node.OutputTypes()) {
+		t.DType = in.Node.OutputTypes()[in.Output]
 	}
 	return t
 }
@@ -436,7 +436,7 @@ func (s *Shapes) node(n *graph.Node) {
 	// inputs are the same, compared where they are kept (sameInputs).
 	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
 	a, known := s.alike.Get(key)
-	alike := known && !a.never && !s.reference && len(n.Calls) == 0 && len(a.outs) == len(n.OutputTypes)
+	alike := known && !a.never && !s.reference && len(n.Calls()) == 0 && len(a.outs) == len(n.OutputTypes())
 	if alike && s.sameInputs(n, a) {
 		s.inferred(n, a.outs)
 		return
@@ -456,9 +456,9 @@ func (s *Shapes) node(n *graph.Node) {
 		s.ins = s.ins[:mark]
 		return
 	}
-	outs := s.takeIns(len(n.OutputTypes))
+	outs := s.takeIns(len(n.OutputTypes()))
 	for i := range outs {
-		outs[i] = Tensor{DType: n.OutputTypes[i], Shape: unknownRank()}
+		outs[i] = Tensor{DType: n.OutputTypes()[i], Shape: unknownRank()}
 	}
 	s.rule(n, ins, outs)
 	// Fill what the rules left unknown from `_output_shapes`.
@@ -480,7 +480,7 @@ func (s *Shapes) node(n *graph.Node) {
 	switch {
 	case !known && !s.alikeOp(n.Op):
 		s.alike.Put(key, alikeAnswer{never: true})
-	case !a.never && len(n.Calls) == 0 && !slices.ContainsFunc(ins, hasHandle):
+	case !a.never && len(n.Calls()) == 0 && !slices.ContainsFunc(ins, hasHandle):
 		s.alike.Put(key, s.answer(ins, s.outs[at:]))
 	}
 	s.at[n.ID] = int32(at + 1)

@@ -50,12 +50,12 @@ func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 			}
 		}
 		for _, f := range g.Functions {
-			if !slices.ContainsFunc(f.Nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 }) {
+			if !slices.ContainsFunc(f.Nodes, func(n *graph.Node) bool { return len(n.Calls()) > 0 }) {
 				bodies++
 			}
 		}
 		calls := func(nodes []*graph.Node) bool {
-			return slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls) > 0 })
+			return slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls()) > 0 })
 		}
 		scopes := callingScopes(g)
 		assert.Equal(t, calls(g.Nodes[:g.TopLevel]), scopes[nil], "%s: the top level calls", path)
@@ -66,7 +66,7 @@ func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 		got, want := Infer(g, o), infer(g, o, true)
 		assert.Equal(t, want.AssumedDims, got.AssumedDims, path)
 		for _, n := range g.Nodes {
-			for i := range n.OutputTypes {
+			for i := range n.OutputTypes() {
 				w, wok := want.Output(n, i)
 				gt, gok := got.Output(n, i)
 				if !assert.Equal(t, wok, gok, "%s: %s:%d", path, n.Name, i) || !assert.Equal(t, w, gt, "%s: %s:%d", path, n.Name, i) {

@@ -1115,7 +1115,7 @@ type call struct {
 // nothing callRule handles.
 func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 	fn := func(name string) *graph.Function {
-		for _, f := range n.Calls {
+		for _, f := range n.Calls() {
 			if f.Name == name {
 				return f
 			}
@@ -1162,8 +1162,8 @@ func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 // yet (nor being inferred, as under recursion), with its arguments; f is
 // nil when there is none.
 func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
-	if len(n.Calls) == 0 || s.state(n) != pending || !slices.ContainsFunc(n.Calls, s.uninferred) {
-		// The calls' callees are among n.Calls: none is left to enter
+	if len(n.Calls()) == 0 || s.state(n) != pending || !slices.ContainsFunc(n.Calls(), s.uninferred) {
+		// The calls' callees are among n.Calls(): none is left to enter
 		// when none of those is (the visit after the callee's body).
 		return nil, nil
 	}

@@ -25,14 +25,16 @@ type g struct{ nodes []*graph.Node }
 type A = map[string]*attrpb.AttrValue
 
 func (b *g) add(name, op string, attrs A, outs []tpb.DataType, ins ...*graph.Node) *graph.Node {
-	n := &graph.Node{ID: len(b.nodes), Name: name, Op: op, Attrs: attrs, OutputTypes: outs}
+	n := &graph.Node{ID: len(b.nodes), Name: name, Op: op, Attrs: attrs}
 	if n.Attrs == nil {
 		n.Attrs = A{}
 	}
+	var inTypes []tpb.DataType
 	for _, in := range ins {
 		n.Inputs = append(n.Inputs, graph.Input{Node: in})
-		n.InputTypes = append(n.InputTypes, in.OutputTypes[0])
+		inTypes = append(inTypes, in.OutputTypes()[0])
 	}
+	n.SetTypes(inTypes, outs)
 	b.nodes = append(b.nodes, n)
 	return n
 }
@@ -212,9 +214,10 @@ func TestFunctionArgsFromCaller(t *testing.T) {
 	var gb g
 	x := gb.ph("x", 2, 9)
 	call := gb.add("call", "PartitionedCall", A{"f": {Value: &attrpb.AttrValue_Func{Func: &attrpb.NameAttrList{Name: "f"}}}}, f32, x)
-	call.Calls = []*graph.Function{f}
-	relu := &graph.Node{ID: len(gb.nodes), Name: "relu", Op: "Relu", Func: f, Attrs: A{}, OutputTypes: f32,
-		Inputs: []graph.Input{{Arg: 0}}, InputTypes: f32}
+	call.SetCalls([]*graph.Function{f})
+	relu := &graph.Node{ID: len(gb.nodes), Name: "relu", Op: "Relu", Func: f, Attrs: A{},
+		Inputs: []graph.Input{{Arg: 0}}}
+	relu.SetTypes(f32, f32)
 	f.Nodes = []*graph.Node{relu}
 	f.Rets = []graph.Input{{Node: relu, Raw: "relu:0"}} // as graph.Build resolves Ret
 	gr := gb.graph()
@@ -293,7 +296,7 @@ func FuzzInfer(f *testing.F) {
 		}
 		sh := Infer(gb.graph(), opts)
 		for _, n := range gb.nodes {
-			for k := range n.OutputTypes {
+			for k := range n.OutputTypes() {
 				if o, ok := sh.Output(n, k); ok {
 					o.Bytes()
 				}

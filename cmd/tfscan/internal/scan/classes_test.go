@@ -175,12 +175,14 @@ func TestClassesKeepFloat32Apart(t *testing.T) {
 	typ := func(dt tpb.DataType) map[string]*attrpb.AttrValue {
 		return map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: dt}}}
 	}
+	calling := &graph.Node{Op: "Foo", Attrs: typ(tpb.DataType_DT_INT32)}
+	calling.SetCalls([]*graph.Function{{Name: "Foo"}})
 	ns := &Nodes{
 		list: []*graph.Node{
 			{Op: "Foo", Attrs: typ(tpb.DataType_DT_FLOAT)},
 			{Op: "Foo", Attrs: typ(tpb.DataType_DT_INT32)},
 			{Op: "Foo", Attrs: typ(tpb.DataType_DT_FLOAT)},
-			{Op: "Foo", Attrs: typ(tpb.DataType_DT_INT32), Calls: []*graph.Function{{Name: "Foo"}}},
+			calling,
 		},
 		key: []int32{0, 0, 0, 0},
 		// as after a target whose precision mode lowers float32 (classesFor)

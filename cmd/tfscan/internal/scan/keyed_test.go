@@ -65,7 +65,6 @@ node { name: "relu_h" op: "Relu" input: "h" attr { key: "T" value { type: DT_HAL
 	assert.True(t, k.Match(reluF).Reason.Covered())
 	half := *reluF
 	half.Attrs = map[string]*attrpb.AttrValue{"T": {Value: &attrpb.AttrValue_Type{Type: tpb.DataType_DT_HALF}}}
-	half.InputTypes = []tpb.DataType{tpb.DataType_DT_HALF}
-	half.OutputTypes = []tpb.DataType{tpb.DataType_DT_HALF}
+	half.SetTypes([]tpb.DataType{tpb.DataType_DT_HALF}, []tpb.DataType{tpb.DataType_DT_HALF})
 	assert.False(t, k.Match(&half).Reason.Covered())
 }

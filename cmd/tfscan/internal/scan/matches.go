@@ -235,7 +235,7 @@ func bitsOf(n *graph.Node) uint8 {
 	var b uint8
 	if n.OpDef != nil {
 		b |= bitKernel
-	} else if len(n.Calls) > 0 {
+	} else if len(n.Calls()) > 0 {
 		b |= bitCalls
 	}
 	if n.Reachable {

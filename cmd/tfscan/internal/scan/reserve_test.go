@@ -52,7 +52,7 @@ func TestScanReservesItsPlacements(t *testing.T) {
 		assert.Equal(t, len(g.Nodes), nodes, path)
 		want := 0
 		for _, n := range g.Nodes {
-			want += len(n.Inputs) + len(n.ControlInputs)
+			want += len(n.Inputs) + len(n.ControlInputs())
 		}
 		assert.Equal(t, want, inputs, path)
 	}

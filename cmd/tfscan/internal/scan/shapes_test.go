@@ -27,7 +27,7 @@ func TestShapesAheadAreThePlacements(t *testing.T) {
 		want := placement.InferShapes(g, shapeOptions(opts))
 		assert.Equal(t, want.AssumedDims, got.AssumedDims, model)
 		for _, n := range g.Nodes {
-			for i := range n.OutputTypes {
+			for i := range n.OutputTypes() {
 				w, wok := want.Output(n, i)
 				o, ok := got.Output(n, i)
 				assert.Equal(t, wok, ok, "%s: %s:%d", model, n.Name, i)

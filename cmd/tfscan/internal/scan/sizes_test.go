@@ -187,8 +187,8 @@ func inputShape(sh *shape.Shapes, n *graph.Node, i int) shape.Shape {
 // a callee's result, out of an argument to its first caller's input.
 func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]bool) *graph.Node {
 	seen[n] = true
-	if len(n.Calls) > 0 {
-		f := n.Calls[0]
+	if len(n.Calls()) > 0 {
+		f := n.Calls()[0]
 		if outs := f.Def.GetSignature().GetOutputArg(); port < len(outs) {
 			ret := f.Def.GetRet()[outs[port].GetName()]
 			name, rest, _ := strings.Cut(ret, ":")
@@ -204,7 +204,7 @@ func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]b
 		}
 	}
 	for i, in := range n.Inputs {
-		if inputShape(sh, n, i).FullyKnown() || (i < len(n.InputTypes) && dtype.Base(n.InputTypes[i]) == tpb.DataType_DT_RESOURCE) {
+		if inputShape(sh, n, i).FullyKnown() || (i < len(n.InputTypes()) && dtype.Base(n.InputTypes()[i]) == tpb.DataType_DT_RESOURCE) {
 			continue
 		}
 		for in.Node == nil && n.Func != nil && len(n.Func.Callers) > 0 {
