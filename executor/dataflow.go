@@ -73,18 +73,18 @@ func (s *scope) planFor(roots []*graph.Node, fed map[outKey]bool) (*plan, error)
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n := s.nodes[i]
-		for _, in := range n.Inputs {
+		for k, in := range n.Inputs {
 			if in.Node == nil {
 				if s.fn == nil || in.Arg < 0 {
-					return nil, fmt.Errorf("%s (%s): input %q names no node", nodePath(n), n.Op, in.Raw)
+					return nil, fmt.Errorf("%s (%s): input %d names no node", nodePath(n), n.Op, k)
 				}
 				continue
 			}
 			j, ok := s.local[in.Node]
 			if !ok {
-				return nil, fmt.Errorf("%s (%s): input %q is outside the scope", nodePath(n), n.Op, in.Raw)
+				return nil, fmt.Errorf("%s (%s): input %s:%d is outside the scope", nodePath(n), n.Op, in.Node.Name, in.Output)
 			}
-			if fed[outKey{j, in.Output}] || p.needed[j] {
+			if fed[outKey{j, int(in.Output)}] || p.needed[j] {
 				continue
 			}
 			p.needed[j] = true

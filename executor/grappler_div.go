@@ -128,7 +128,7 @@ func (c *constness) isInputConst(n *graph.Node, k int) bool {
 		return false
 	}
 	if in.Node == nil {
-		return n.Func != nil && in.Arg >= 0 && c.isArgConst(n.Func, in.Arg)
+		return n.Func != nil && in.Arg >= 0 && c.isArgConst(n.Func, int(in.Arg))
 	}
 	return in.Node.Func == n.Func && c.isConst(in.Node)
 }
@@ -191,7 +191,7 @@ func (c *constness) withinFoldLimit(n *graph.Node) bool {
 		if e.Node == nil {
 			continue
 		}
-		if b, ok := sh.Bytes(e.Node, e.Output); ok && !sh.Assumed(e.Node, e.Output) {
+		if b, ok := sh.Bytes(e.Node, int(e.Output)); ok && !sh.Assumed(e.Node, int(e.Output)) {
 			in += b
 		}
 	}

@@ -90,13 +90,13 @@ func newScope(e *Executor, fn *graph.Function, nodes []*graph.Node) *scope {
 		s.isMerge[i] = n.Op == "Merge" || n.Op == "RefMerge"
 		for slot, in := range n.Inputs {
 			if in.Node == nil {
-				if fn != nil && in.Arg >= 0 && in.Arg < len(s.argUses) {
-					s.argUses[in.Arg] = append(s.argUses[in.Arg], edge{dst: i, dstSlot: slot, srcSlot: in.Arg})
+				if fn != nil && in.Arg >= 0 && int(in.Arg) < len(s.argUses) {
+					s.argUses[in.Arg] = append(s.argUses[in.Arg], edge{dst: i, dstSlot: slot, srcSlot: int(in.Arg)})
 				}
 				continue
 			}
 			if src, ok := s.local[in.Node]; ok {
-				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: slot, srcSlot: in.Output})
+				s.out[src] = append(s.out[src], edge{dst: i, dstSlot: slot, srcSlot: int(in.Output)})
 			}
 		}
 		for _, c := range n.ControlInputs() {

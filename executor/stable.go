@@ -70,7 +70,7 @@ func (rs *runState) stable(i int) uint64 {
 			continue
 		}
 		for hops := 0; hops < 8 && in.Node != nil; hops++ {
-			if p, ok := rs.sc.local[in.Node]; ok && rs.fed[outKey{p, in.Output}] {
+			if p, ok := rs.sc.local[in.Node]; ok && rs.fed[outKey{p, int(in.Output)}] {
 				m &^= 1 << uint(slot)
 				break
 			}

@@ -682,9 +682,9 @@ func (b *builder) topInputs(n *Node) {
 			b.addControl(n, src)
 		case ctl:
 		case src == nil:
-			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: idx, Raw: s})
+			n.Inputs = append(n.Inputs, Input{Arg: -1, Output: index32(idx)})
 		default:
-			in := Input{Node: src, Output: idx, Raw: s}
+			in := Input{Node: src, Output: index32(idx)}
 			b.checkOutputIndex(n, in)
 			n.Inputs = append(n.Inputs, in)
 		}
@@ -808,22 +808,22 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 	}
 	if np == 1 {
 		if i, ok := args[s]; ok {
-			return append(dst, Input{Arg: i, Raw: s})
+			return append(dst, Input{Arg: index32(i)})
 		}
 		if src := byName[s]; src != nil { // lenient: a bare node name is output 0
-			return append(dst, Input{Node: src, Raw: s})
+			return append(dst, Input{Node: src})
 		}
 		b.notFound(n, s)
-		return append(dst, Input{Arg: -1, Raw: s})
+		return append(dst, Input{Arg: -1})
 	}
 	src := byName[parts[0]]
 	if src == nil {
 		b.notFound(n, s)
-		return append(dst, Input{Arg: -1, Raw: s})
+		return append(dst, Input{Arg: -1})
 	}
 	if np == 2 {
 		if v, err := strconv.Atoi(parts[1]); err == nil && v >= 0 { // GraphDef-style "node:1"
-			return append(dst, Input{Node: src, Output: v, Raw: s})
+			return append(dst, Input{Node: src, Output: index32(v)})
 		}
 	}
 	start, count, ok := b.outputRange(src, parts[1])
@@ -835,7 +835,7 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 		if !src.Unknown {
 			b.notFound(n, s)
 		}
-		return append(dst, Input{Node: src, Output: idx, Raw: s})
+		return append(dst, Input{Node: src, Output: index32(idx)})
 	}
 	if np == 3 {
 		idx, err := strconv.Atoi(parts[2])
@@ -843,13 +843,13 @@ func (b *builder) resolveFuncRef(dst []Input, f *Function, byName map[string]*No
 			b.notFound(n, s)
 			idx = 0
 		}
-		return append(dst, Input{Node: src, Output: start + idx, Raw: s})
+		return append(dst, Input{Node: src, Output: index32(start + idx)})
 	}
 	if count < 0 {
 		count = 1
 	}
 	for i := 0; i < count; i++ {
-		dst = append(dst, Input{Node: src, Output: start + i, Raw: s})
+		dst = append(dst, Input{Node: src, Output: index32(start + i)})
 	}
 	return dst
 }
@@ -865,7 +865,7 @@ func (b *builder) funcRets(f *Function, byName map[string]*Node, args map[string
 	out := make([]Input, len(oas))
 	for i, oa := range oas {
 		s, ok := f.Def.GetRet()[oa.GetName()]
-		out[i] = Input{Arg: -1, Raw: s}
+		out[i] = Input{Arg: -1}
 		if ok {
 			out[i] = b.funcRet(byName, args, strings.TrimPrefix(s, "^"))
 		}
@@ -878,11 +878,11 @@ func (b *builder) funcRets(f *Function, byName map[string]*Node, args map[string
 // reporting what it cannot resolve (Arg -1): the body's inputs report
 // what the function lacks.
 func (b *builder) funcRet(byName map[string]*Node, args map[string]int, s string) Input {
-	none := Input{Arg: -1, Raw: s}
+	none := Input{Arg: -1}
 	name, rest, colon := strings.Cut(s, ":")
 	if !colon {
 		if i, ok := args[s]; ok {
-			return Input{Arg: i, Raw: s}
+			return Input{Arg: index32(i)}
 		}
 		return none
 	}
@@ -899,13 +899,13 @@ func (b *builder) funcRet(byName map[string]*Node, args map[string]int, s string
 		}
 		idx = v
 	} else if v, err := strconv.Atoi(rest); err == nil && v >= 0 {
-		return Input{Node: src, Output: v, Raw: s}
+		return Input{Node: src, Output: index32(v)}
 	}
 	start, _, ok := b.outputRange(src, arg)
 	if !ok {
 		return none
 	}
-	return Input{Node: src, Output: start + idx, Raw: s}
+	return Input{Node: src, Output: index32(start + idx)}
 }
 
 // notFound refuses a function body's data input that names no argument and

@@ -211,7 +211,7 @@ func TestBuildUnknownOp(t *testing.T) {
 	assert.Nil(t, c.InputTypes())
 	assert.Equal(t, []string{"float16"}, c.DTypes())
 	require.Len(t, c.Inputs, 2)
-	assert.Equal(t, "x:0", c.Inputs[1].Raw)
+	assert.Equal(t, Input{Node: nodeByPath(t, g, "x")}, c.Inputs[1], "x:0")
 	assert.Equal(t, []string{"unknown_op:c"}, diagKinds(g))
 	assert.False(t, g.Diagnostics[0].Fatal, "an unknown op is not refused")
 	// Without signatures, sinks are the roots.
@@ -290,18 +290,18 @@ graph_def {
 	assert.Equal(t, []tpb.DataType{f32, i32}, fn.ArgTypes)
 	assert.Equal(t, []tpb.DataType{f16}, fn.RetTypes)
 	sp := nodeByPath(t, g, "pc/fn/sp")
-	assert.Equal(t, []Input{{Node: nil, Arg: 1, Raw: "b"}, {Node: nil, Arg: 0, Raw: "a"}}, sp.Inputs)
+	assert.Equal(t, []Input{{Node: nil, Arg: 1}, {Node: nil, Arg: 0}}, sp.Inputs)
 	u := nodeByPath(t, g, "pc/fn/u")
 	assert.Equal(t, sp, u.Inputs[0].Node)
-	assert.Equal(t, 2, u.Inputs[0].Output)
+	assert.EqualValues(t, 2, u.Inputs[0].Output)
 	idn := nodeByPath(t, g, "pc/fn/idn")
 	require.Len(t, idn.Inputs, 4, "sp:output expands to all three outputs")
 	for i := 0; i < 3; i++ {
 		assert.Equal(t, sp, idn.Inputs[i].Node)
-		assert.Equal(t, i, idn.Inputs[i].Output)
+		assert.EqualValues(t, i, idn.Inputs[i].Output)
 	}
 	assert.Equal(t, u, idn.Inputs[3].Node)
-	assert.Equal(t, 1, idn.Inputs[3].Output, "Unique's idx is its second output")
+	assert.EqualValues(t, 1, idn.Inputs[3].Output, "Unique's idx is its second output")
 	assert.Empty(t, g.Diagnostics)
 }
 

@@ -155,12 +155,10 @@ type Input struct {
 	Node *Node
 	// Output is the index of the producing output (flattened over the
 	// OpDef's output args).
-	Output int
+	Output int32
 	// Arg is the function argument's index when Node is nil; -1 when the
 	// input names nothing (a dangling input, also reported as a Diagnostic).
-	Arg int
-	// Raw is the input string as written in the NodeDef.
-	Raw string
+	Arg int32
 }
 
 // Diagnostic is a problem found while building the graph.

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"math"
+
 	tpb "github.com/wamuir/graft/tensorflow/core/framework/types_go_proto"
 )
 
@@ -77,4 +79,11 @@ func (n *Node) ownEdges() *rareEdges {
 	}
 	n.edges = e
 	return e
+}
+
+// index32 is v as an Input's Output or Arg: an index past int32's range
+// (a hand-written "x:9999999999") stays past every node's outputs rather
+// than wrapping into them.
+func index32(v int) int32 {
+	return int32(max(min(v, math.MaxInt32), math.MinInt32))
 }

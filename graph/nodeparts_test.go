@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 
@@ -43,4 +44,17 @@ func TestCopiedNodeOwnsWhatItSets(t *testing.T) {
 	assert.Nil(t, bare.ControlInputs())
 	assert.Nil(t, bare.Calls())
 	assert.Nil(t, bare.InputTypes())
+}
+
+// An input is a node and two indexes: a graph has about two for each of
+// its nodes, and every walk of its edges reads them.
+func TestInputIsSmall(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(Input{}), uintptr(16))
+}
+
+// An output index past int32's range stays past every node's outputs.
+func TestIndex32Saturates(t *testing.T) {
+	assert.Equal(t, int32(7), index32(7))
+	assert.Equal(t, int32(math.MaxInt32), index32(1<<40))
+	assert.Equal(t, int32(math.MinInt32), index32(-1<<40))
 }

@@ -180,7 +180,7 @@ func (b *builder) checkOutputIndex(n *Node, in Input) {
 			return // the count is not known
 		}
 	}
-	if in.Output < len(src.OutputTypes()) {
+	if int(in.Output) < len(src.OutputTypes()) {
 		return
 	}
 	msg := fmt.Sprintf("Node '%s': Connecting to invalid output %d of source node %s which has %d outputs.", n.Name, in.Output, src.Name, len(src.OutputTypes()))

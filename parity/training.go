@@ -87,7 +87,7 @@ func gradientSource(in graph.Input) *graph.Node {
 		switch n.Op {
 		case "Mul", "Cast", "Identity", "RealDiv":
 		case "IdentityN":
-			next = in.Output
+			next = int(in.Output)
 		default:
 			return n
 		}
@@ -233,7 +233,7 @@ func RunStep(ctx context.Context, m Model, opts Options, scale float64) (*StepRu
 	seen := map[*graph.Node]int{}
 	gradOut := map[*graph.Node][]int{} // gradient producers → output indexes
 	for _, g := range grads {
-		gradOut[g.Tensor.Node] = append(gradOut[g.Tensor.Node], g.Tensor.Output)
+		gradOut[g.Tensor.Node] = append(gradOut[g.Tensor.Node], int(g.Tensor.Output))
 	}
 	type pair struct{ got, ref []float64 }
 	gradVals := map[graph.Input]pair{}
@@ -271,7 +271,7 @@ func RunStep(ctx context.Context, m Model, opts Options, scale float64) (*StepRu
 				if k == 0 {
 					for _, gi := range gradOut[n] {
 						if gi == i {
-							gradVals[graph.Input{Node: n, Output: i}] = pair{a, b}
+							gradVals[graph.Input{Node: n, Output: int32(i)}] = pair{a, b}
 						}
 					}
 				}

@@ -91,7 +91,7 @@ func (p *planner) foldsAtTop(n *graph.Node) bool {
 		if k < len(n.InputTypes()) && n.InputTypes()[k] == tpb.DataType_DT_STRING {
 			return false
 		}
-		if b, ok := shapes.Bytes(e.Node, e.Output); ok && !shapes.Assumed(e.Node, e.Output) {
+		if b, ok := shapes.Bytes(e.Node, int(e.Output)); ok && !shapes.Assumed(e.Node, int(e.Output)) {
 			in += b
 		}
 	}
@@ -174,7 +174,7 @@ func (p *planner) constInput(n *graph.Node, i int) *kernels.Tensor {
 	if in.Node == nil || in.Node.Func != n.Func || !p.isConst(in.Node) {
 		return nil
 	}
-	t, err := p.eval(in.Node, in.Output)
+	t, err := p.eval(in.Node, int(in.Output))
 	if err != nil {
 		return nil
 	}

@@ -672,7 +672,7 @@ func (p *planner) inputShape(n *graph.Node, i int) []int64 {
 		return nil
 	}
 	src := n.Inputs[i]
-	t, ok := p.staticShapes().Output(src.Node, src.Output)
+	t, ok := p.staticShapes().Output(src.Node, int(src.Output))
 	if !ok || t.Assumed || t.Shape.UnknownRank {
 		return nil
 	}

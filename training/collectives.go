@@ -116,7 +116,7 @@ func FindCollectives(g *graph.Graph, bytes func(n *graph.Node, out int) (int64, 
 			} else {
 				tensors++
 			}
-			b, ok := bytes(in, n.Inputs[0].Output)
+			b, ok := bytes(in, int(n.Inputs[0].Output))
 			c.ReduceBytes += b
 			c.Known = c.Known && ok
 		} else {

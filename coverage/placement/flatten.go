@@ -884,7 +884,7 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 		case r.inst == nil:
 			return noPin, via
 		case r.in.Node == nil:
-			if r.in.Arg < 0 || r.in.Arg >= len(r.inst.args) {
+			if r.in.Arg < 0 || int(r.in.Arg) >= len(r.inst.args) {
 				return noPin, via
 			}
 			if r.inst.sessionCall > 0 {
@@ -896,7 +896,7 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 			if !ok {
 				return noPin, via
 			}
-			r = ref{pn: idx, port: r.in.Output}
+			r = ref{pn: idx, port: int(r.in.Output)}
 		}
 	}
 	return noPin, via

@@ -420,7 +420,7 @@ func (s *sim) resourceArgDevice(f *graph.Function, i int) (int, string) {
 func (s *sim) hostOnlyUser(f *graph.Function, i, depth int) *graph.Node {
 	for _, n := range f.Nodes {
 		for k, in := range n.Inputs {
-			if in.Node != nil || in.Arg != i {
+			if in.Node != nil || int(in.Arg) != i {
 				continue
 			}
 			if g := calledFn(n); g != nil {
@@ -450,7 +450,7 @@ func resourceArgDType(f *graph.Function, i int) tpb.DataType {
 	}
 	for _, n := range f.Nodes {
 		for _, in := range n.Inputs {
-			if in.Node != nil || in.Arg != i {
+			if in.Node != nil || int(in.Arg) != i {
 				continue
 			}
 			for _, k := range []string{"dtype", "T"} {

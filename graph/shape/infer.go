@@ -341,10 +341,10 @@ func (s *Shapes) leave(f *graph.Function) {
 		}
 		switch {
 		case r.Node != nil:
-			if t, ok := s.Output(r.Node, r.Output); ok {
+			if t, ok := s.Output(r.Node, int(r.Output)); ok {
 				rets[i] = t
 			}
-		case r.Arg >= 0 && r.Arg < len(in):
+		case r.Arg >= 0 && int(r.Arg) < len(in):
 			rets[i] = in[r.Arg]
 		}
 	}
@@ -410,17 +410,17 @@ func (s *Shapes) input(n *graph.Node, i int) Tensor {
 	in := n.Inputs[i]
 	if in.Node == nil {
 		if n.Func != nil {
-			if t, ok := s.Arg(n.Func, in.Arg); ok {
+			if t, ok := s.Arg(n.Func, int(in.Arg)); ok {
 				return t
 			}
 		}
 		return Tensor{Shape: unknownRank()}
 	}
-	if t, ok := s.Output(in.Node, in.Output); ok {
+	if t, ok := s.Output(in.Node, int(in.Output)); ok {
 		return t
 	}
 	t := Tensor{Shape: unknownRank()}
-	if in.Output < len(in.Node.OutputTypes()) {
+	if int(in.Output) < len(in.Node.OutputTypes()) {
 		t.DType = in.Node.OutputTypes()[in.Output]
 	}
 	return t
@@ -558,7 +558,7 @@ func (s *Shapes) sameInputs(n *graph.Node, a alikeAnswer) bool {
 		if in.Node == nil {
 			return false
 		}
-		p, ok := s.packedOutput(in.Node, in.Output)
+		p, ok := s.packedOutput(in.Node, int(in.Output))
 		switch {
 		case !ok:
 			return false

@@ -219,7 +219,7 @@ func TestFunctionArgsFromCaller(t *testing.T) {
 		Inputs: []graph.Input{{Arg: 0}}}
 	relu.SetTypes(f32, f32)
 	f.Nodes = []*graph.Node{relu}
-	f.Rets = []graph.Input{{Node: relu, Raw: "relu:0"}} // as graph.Build resolves Ret
+	f.Rets = []graph.Input{{Node: relu}} // as graph.Build resolves Ret
 	gr := gb.graph()
 	gr.Nodes = append(gr.Nodes, relu)
 	gr.Functions = []*graph.Function{f}

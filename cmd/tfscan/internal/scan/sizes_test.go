@@ -171,9 +171,9 @@ func inputShape(sh *shape.Shapes, n *graph.Node, i int) shape.Shape {
 	var t shape.Tensor
 	ok := false
 	if in.Node == nil {
-		t, ok = sh.Arg(n.Func, in.Arg)
+		t, ok = sh.Arg(n.Func, int(in.Arg))
 	} else {
-		t, ok = sh.Output(in.Node, in.Output)
+		t, ok = sh.Output(in.Node, int(in.Output))
 	}
 	if !ok {
 		return shape.Shape{UnknownRank: true}
@@ -210,7 +210,7 @@ func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]b
 		for in.Node == nil && n.Func != nil && len(n.Func.Callers) > 0 {
 			// an argument: what the first caller passes
 			c := n.Func.Callers[0]
-			k := in.Arg
+			k := int(in.Arg)
 			if c.Op == "If" || c.Op == "StatelessIf" || c.Op == "Case" || c.Op == "StatelessCase" {
 				k++
 			}
@@ -225,7 +225,7 @@ func rootCause(sh *shape.Shapes, n *graph.Node, port int, seen map[*graph.Node]b
 		if seen[in.Node] {
 			continue
 		}
-		return rootCause(sh, in.Node, in.Output, seen)
+		return rootCause(sh, in.Node, int(in.Output), seen)
 	}
 	return n
 }
