@@ -231,9 +231,9 @@ func RunStep(ctx context.Context, m Model, opts Options, scale float64) (*StepRu
 	nodeCounts := map[*graph.Node]*counts{}
 	order := map[*graph.Node]int{}
 	seen := map[*graph.Node]int{}
-	gradOut := map[*graph.Node][]int{} // gradient producers → output indexes
+	gradOut := map[*graph.Node][]int32{} // gradient producers → output indexes
 	for _, g := range grads {
-		gradOut[g.Tensor.Node] = append(gradOut[g.Tensor.Node], int(g.Tensor.Output))
+		gradOut[g.Tensor.Node] = append(gradOut[g.Tensor.Node], g.Tensor.Output)
 	}
 	type pair struct{ got, ref []float64 }
 	gradVals := map[graph.Input]pair{}
@@ -270,8 +270,8 @@ func RunStep(ctx context.Context, m Model, opts Options, scale float64) (*StepRu
 				c.total += len(a)
 				if k == 0 {
 					for _, gi := range gradOut[n] {
-						if gi == i {
-							gradVals[graph.Input{Node: n, Output: int32(i)}] = pair{a, b}
+						if int(gi) == i {
+							gradVals[graph.Input{Node: n, Output: gi}] = pair{a, b}
 						}
 					}
 				}
