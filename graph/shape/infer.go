@@ -18,11 +18,11 @@ import (
 
 // Shapes holds the inferred output of every node and function argument.
 type Shapes struct {
-	// outs are every inferred node's output tensors, in one array, in the
-	// order the nodes were inferred: node n's are its len(n.OutputTypes())
-	// from outs[at[n.ID]-1] on. They are kept packed (a graph has one per
-	// output, and most have neither values nor handle data).
-	outs  []packed
+	// outs are the inferred nodes' output tensors, packed (most have
+	// neither values nor handle data): node n's are its
+	// len(n.OutputTypes()) from index at[n.ID]-1 on, shared with the nodes
+	// alike (inferred).
+	outs  packedOuts
 	extra []packedExtra
 	// at is each node's state by graph.Node.ID: pending (0), inferring,
 	// else where its outputs start in outs, plus one. Appending the
@@ -77,7 +77,9 @@ type alikeAnswer struct {
 	// packed are ins as outs would keep them, for the inputs without a
 	// value or handle data, which sameInputs compares where they are kept.
 	packed []packed
-	outs   []packed
+	// at is where the outputs start in Shapes.outs, outs how many there
+	// are: a node alike takes the same ones (inferred).
+	at, outs int32
 	// never: the op's rule reads more than the op, attrs and inputs
 	// (alikeOp is false), told once while the key is held.
 	never bool
@@ -159,11 +161,9 @@ func callingScopes(g *graph.Graph) map[*graph.Function]bool {
 // node's rule: the plain inference that scopeOrder's choice and the alike
 // shortcut are tested against.
 func infer(g *graph.Graph, o Options, reference bool) *Shapes {
-	// Most nodes have one output: room for a few more, whose pages stay
-	// untouched when the nodes have fewer. Filled in one pass, the arrays
-	// are backed by huge pages where they span them (hugepage.Make).
+	// Filled in one pass, at is backed by huge pages where it spans them
+	// (hugepage.Make).
 	s := &Shapes{
-		outs:      hugepage.Make[packed](len(g.Nodes) + len(g.Nodes)/4 + 16)[:0],
 		at:        hugepage.Make[int32](len(g.Nodes)),
 		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
@@ -205,10 +205,10 @@ func (s *Shapes) packedOutput(n *graph.Node, i int) (*packed, bool) {
 		return nil, false
 	}
 	k := int(s.state(n)) - 1 + i
-	if k < i || k >= len(s.outs) {
+	if k < i {
 		return nil, false
 	}
-	return &s.outs[k], true
+	return s.outs.at(k)
 }
 
 // Output returns what is known about output i of n.
@@ -436,9 +436,9 @@ func (s *Shapes) node(n *graph.Node) {
 	// inputs are the same, compared where they are kept (sameInputs).
 	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
 	a, known := s.alike.Get(key)
-	alike := known && !a.never && !s.reference && len(n.Calls()) == 0 && len(a.outs) == len(n.OutputTypes())
+	alike := known && !a.never && !s.reference && len(n.Calls()) == 0 && int(a.outs) == len(n.OutputTypes())
 	if alike && s.sameInputs(n, a) {
-		s.inferred(n, a.outs)
+		s.inferred(n, a)
 		return
 	}
 	s.at[n.ID] = inferring
@@ -452,7 +452,7 @@ func (s *Shapes) node(n *graph.Node) {
 	// The rule writes whole Tensors on top of s.ins; they are packed into
 	// s.outs once final.
 	if alike && sameTensors(a.ins, ins) {
-		s.inferred(n, a.outs)
+		s.inferred(n, a)
 		s.ins = s.ins[:mark]
 		return
 	}
@@ -469,38 +469,40 @@ func (s *Shapes) node(n *graph.Node) {
 			}
 		}
 	}
-	at := len(s.outs)
+	at := s.outs.add(len(outs), len(s.at)+16)
 	for i := range outs {
 		outs[i].Assumed = outs[i].Assumed || assumed
 		if len(outs[i].Value) > maxValue {
 			outs[i].Value = nil
 		}
-		s.outs = append(s.outs, s.pack(outs[i]))
+		p, _ := s.outs.at(at + i)
+		*p = s.pack(outs[i])
 	}
 	switch {
 	case !known && !s.alikeOp(n.Op):
 		s.alike.Put(key, alikeAnswer{never: true})
 	case !a.never && len(n.Calls()) == 0 && !slices.ContainsFunc(ins, hasHandle):
-		s.alike.Put(key, s.answer(ins, s.outs[at:]))
+		s.alike.Put(key, s.answer(ins, at, len(outs)))
 	}
 	s.at[n.ID] = int32(at + 1)
 	s.ins = s.ins[:mark]
 }
 
 // answer is what the alike cache keeps of a node inferred from ins to
-// outs.
-func (s *Shapes) answer(ins []Tensor, outs []packed) alikeAnswer {
-	a := alikeAnswer{ins: slices.Clone(ins), packed: make([]packed, len(ins)), outs: slices.Clone(outs)}
+// the outs outputs from index at of s.outs on.
+func (s *Shapes) answer(ins []Tensor, at, outs int) alikeAnswer {
+	a := alikeAnswer{ins: slices.Clone(ins), packed: make([]packed, len(ins)), at: int32(at), outs: int32(outs)}
 	for i, t := range ins {
 		a.packed[i] = packPlain(t)
 	}
 	return a
 }
 
-// inferred gives n the outputs outs, at the end of s.outs.
-func (s *Shapes) inferred(n *graph.Node, outs []packed) {
-	s.at[n.ID] = int32(len(s.outs) + 1)
-	s.outs = append(s.outs, outs...)
+// inferred gives n the outputs of a, where they are kept: the outputs of
+// nodes alike are one copy in s.outs, never written once packed, so a
+// layer repeated over a graph adds nothing to s.outs past its first.
+func (s *Shapes) inferred(n *graph.Node, a alikeAnswer) {
+	s.at[n.ID] = a.at + 1
 }
 
 // alikeOp tells whether op's rule reads only the op, the node's attrs and
