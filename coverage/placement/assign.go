@@ -28,7 +28,7 @@ func (p *pnode) isMetadata() bool {
 
 // assignAll runs the placer's two passes (placer.cc:186-331) unit by unit.
 func (s *sim) assignAll() {
-	s.dev = s.opts.Scratch.lentInt(lentDev, len(s.nodes))
+	s.dev = s.opts.Scratch.lentInt8(lentDev, len(s.nodes))
 	for i := range s.dev {
 		s.dev[i] = -1
 	}
@@ -42,7 +42,7 @@ func (s *sim) assignAll() {
 	s.pinCallResourceUsers()
 	for i, f := range s.flat.opFlags() {
 		if f&flagGhost != 0 {
-			s.dev[i] = s.ghostDevice(i)
+			s.dev[i] = int8(s.ghostDevice(i))
 		}
 	}
 }
@@ -104,8 +104,8 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		d, why := cands[0], ""
 		if p := s.nodes[i]; fl&flagMetadata != 0 && p.in.n > 0 && s.inputs(p)[0].n >= 0 {
 			src := s.inputs(p)[0].n
-			if sd := s.dev[src]; sd >= 0 && contains(cands, sd) {
-				d, why = sd, fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
+			if sd := s.dev[src]; sd >= 0 && contains(cands, int(sd)) {
+				d, why = int(sd), fmt.Sprintf("metadata op follows its input %s %s (placer.cc:257-271)", s.nodes[src].op(), s.nodes[src].name())
 			}
 		}
 		// Neither in a host nor in a single-device body: the placer's (place).
@@ -165,7 +165,7 @@ func (s *sim) outcome(i, d int) (aloneOutcome, bool) {
 // reasons.
 func (s *sim) placeAsBefore(i int, o aloneOutcome) {
 	g := &s.gslab[i]
-	s.dev[i], s.reasons[i] = int(o.dev), o.reasons
+	s.dev[i], s.reasons[i] = int8(o.dev), o.reasons
 	g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
 }
 
@@ -249,7 +249,7 @@ func (s *sim) assignSingle(i int) {
 	p := s.nodes[i]
 	d := s.cpu
 	if !p.host && p.ghostOf >= 0 {
-		d = s.dev[p.ghostOf]
+		d = int(s.dev[p.ghostOf])
 		if d < 0 {
 			d = s.cpu
 		}
@@ -275,7 +275,7 @@ func (s *sim) place(i, d int, reason string) {
 // of assignNodes' second pass are, and are placed without reading their
 // nodes again.
 func (s *sim) placeBy(i, d int, reason string, placer bool) {
-	s.dev[i] = d
+	s.dev[i] = int8(d)
 	if reason != "" {
 		// First: the reason the node is placed where it is.
 		s.prependReason(i, reason)
@@ -289,7 +289,7 @@ func (s *sim) ghostDevice(i int) int {
 	p := s.nodes[i]
 	for _, a := range p.alias() {
 		if q := s.resolve(a); q.n >= 0 && s.dev[q.n] >= 0 {
-			return s.dev[q.n]
+			return int(s.dev[q.n])
 		}
 	}
 	return s.callDevice(i)
@@ -672,18 +672,18 @@ func (s *sim) fixControlFlow() {
 		switch p.op() {
 		case "Switch", "RefSwitch", "Exit", "RefExit":
 			if q := s.inputs(p)[0]; q.n >= 0 {
-				nd = s.dev[q.n]
+				nd = int(s.dev[q.n])
 			}
 		case "Enter", "NextIteration":
 			for _, e := range outs.Of(i) {
 				if !e.isCtrl() {
-					nd = s.dev[e.dst]
+					nd = int(s.dev[e.dst])
 					break
 				}
 			}
 		}
-		if nd >= 0 && nd != s.dev[i] {
-			s.dev[i] = nd
+		if nd >= 0 && nd != int(s.dev[i]) {
+			s.dev[i] = int8(nd)
 			s.prependReason(i, s.devs[nd]+": moved by OptimizeControlFlowColocation (graph_partition.cc:359-398)")
 		}
 	}

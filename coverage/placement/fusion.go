@@ -72,7 +72,7 @@ func (s *sim) fusions() []Fusion {
 	}
 	for _, i32 := range s.special().fusionHeads {
 		i, p := int(i32), s.nodes[i32]
-		if s.dev[i] != s.tgt {
+		if int(s.dev[i]) != s.tgt {
 			continue
 		}
 		var fused string

@@ -235,7 +235,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// node is read when a transfer is made or its memory types are.
 	fl := s.flat.opFlags()
 	mem := func(i int) ([]bool, []bool) {
-		d := s.dev[i]
+		d := int(s.dev[i])
 		if d == s.cpu || fl[i]&flagIO != 0 {
 			p := s.nodes[i]
 			if n := max(len(p.inTypes()), len(p.outTypes())); len(allHost) < n {
@@ -275,7 +275,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		if fl[si]&flagGhost != 0 || s.dev[si] < 0 {
 			return
 		}
-		sd := s.dev[si]
+		sd := int(s.dev[si])
 		io := fl[si]&(flagIO|flagFed) != 0
 		if io {
 			sd = s.cpu
@@ -284,7 +284,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		var srcOutHost []bool
 		srcMem := false
 		for _, e := range outs.Of(si) {
-			dd := s.dev[e.dst]
+			dd := int(s.dev[e.dst])
 			if dd < 0 || !e.isCtrl() && sd == dd && dd == s.cpu || fl[e.dst]&flagGhost != 0 {
 				continue // unplaced, a ghost, or from the CPU to itself: no transfer
 			}
@@ -368,13 +368,13 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 	// host memory. Most nodes of a model placed whole are such; quiet
 	// tells so in one pass over their edges, before visit's bookkeeping.
 	quiet := func(si int) bool {
-		sd := s.dev[si]
+		sd := int(s.dev[si])
 		if sd == s.cpu || fl[si]&(flagIO|flagFed|flagGhost) != 0 || sd < 0 {
 			return false
 		}
 		srcMem := false
 		for _, e := range outs.Of(si) {
-			dd := s.dev[e.dst]
+			dd := int(s.dev[e.dst])
 			switch {
 			case dd < 0 || fl[e.dst]&flagGhost != 0:
 				continue // visit's too
@@ -415,7 +415,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 			return
 		}
 		src := s.nodes[q.n]
-		sd := s.dev[q.n]
+		sd := int(s.dev[q.n])
 		if src.io || src.fed || sd < 0 || sd == s.cpu {
 			return
 		}

@@ -34,7 +34,7 @@ Placeholder DEFAULT
 	require.NoError(t, err)
 
 	var sc Scratch
-	sc.Reserve(len(g.Nodes), 2*len(g.Nodes), true)
+	sc.Reserve(Extent{Nodes: len(g.Nodes), Inputs: 2 * len(g.Nodes)}, true)
 	slab, groups, parent := &sc.slabs[0][0], &sc.groups[0], &sc.int32s[lentParent][0]
 	flat := sc.flatArrays.Rest()
 	reserved := sc.beside
@@ -73,25 +73,28 @@ Placeholder DEFAULT
 // allows for it), up to a slab.
 func TestReserveSize(t *testing.T) {
 	pnodeSize, groupSize := uint64(unsafe.Sizeof(pnode{})), uint64(unsafe.Sizeof(group{}))
-	for _, beside := range []bool{false, true} {
-		var sc Scratch
-		sc.Reserve(5000, 9000, beside)
-		got := uint64(0)
-		for _, s := range sc.slabs {
-			got += uint64(len(s)) * pnodeSize
-		}
-		add := func(sc *Scratch) {
-			got += uint64(len(sc.groups))*groupSize + uint64(len(sc.ints[lentDev]))*8
-			for _, a := range sc.int32s {
-				got += uint64(len(a)) * 4
+	for _, e := range []Extent{{Nodes: 5000, Inputs: 9000}, {Nodes: 5000, Inputs: 9000, Functions: true}} {
+		for _, beside := range []bool{false, true} {
+			var sc Scratch
+			sc.Reserve(e, beside)
+			got := uint64(0)
+			for _, s := range sc.slabs {
+				got += uint64(len(s)) * pnodeSize
 			}
+			add := func(sc *Scratch) {
+				assert.Len(t, sc.groups, lentRoom(e.Nodes, e.Functions))
+				got += uint64(len(sc.groups))*groupSize + uint64(len(sc.ints[lentDev]))
+				for _, a := range sc.int32s {
+					got += uint64(len(a)) * 4
+				}
+			}
+			add(&sc)
+			got += 8 * uint64(sc.flatArrays.Free())
+			if beside {
+				add(sc.beside)
+			}
+			want := ReserveSize(e, beside)
+			assert.InDelta(t, float64(want), float64(got), float64(pnodeSlab*pnodeSize), "%+v, beside %v", e, beside)
 		}
-		add(&sc)
-		got += 8 * uint64(sc.flatArrays.Free())
-		if beside {
-			add(sc.beside)
-		}
-		want := ReserveSize(5000, 9000, beside)
-		assert.InDelta(t, float64(want), float64(got), float64(pnodeSlab*pnodeSize), "beside %v", beside)
 	}
 }

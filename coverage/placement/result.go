@@ -223,7 +223,7 @@ func (s *sim) otherInstances() map[int]map[int]bool {
 			if others[p.src.ID] == nil {
 				others[p.src.ID] = map[int]bool{}
 			}
-			others[p.src.ID][s.dev[i]] = true
+			others[p.src.ID][int(s.dev[i])] = true
 		}
 	}
 	return others
@@ -301,9 +301,9 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 	// neither needs the node.
 	fl := s.flat.opFlags()
 	onCPU := func(i int) bool {
-		return s.dev[i] == s.cpu && fl[i]&(flagGhost|flagIO|flagFed) == 0 && s.counted(i)
+		return int(s.dev[i]) == s.cpu && fl[i]&(flagGhost|flagIO|flagFed) == 0 && s.counted(i)
 	}
-	if !slices.Contains(s.dev, s.cpu) {
+	if !slices.Contains(s.dev, int8(s.cpu)) {
 		return nil // no node on the CPU (most of a well-covered model's): no island
 	}
 	comp, sizes := s.components(s.opts.Scratch.lentInt32(lentIslands, len(s.nodes)), func(_, k int) bool { return onCPU(k) })
@@ -321,7 +321,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		}
 		infos[c].nodes = append(infos[c].nodes, j)
 		border := func(k int) {
-			if k >= 0 && !onCPU(k) && s.dev[k] == s.tgt && !s.nodes[k].ghost && s.counted(k) {
+			if k >= 0 && !onCPU(k) && int(s.dev[k]) == s.tgt && !s.nodes[k].ghost && s.counted(k) {
 				touches[c] = true
 			}
 		}

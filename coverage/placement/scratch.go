@@ -27,7 +27,7 @@ type Scratch struct {
 	// ints and int32s are the arrays a simulation makes of
 	// its own, by use (lentInts, lentInt32s), lent to each simulation in
 	// turn (lend).
-	ints       [lentInts][]int
+	ints       [lentInts][]int8
 	int32s     [lentInt32s][]int32
 	groupNodes members
 	// fresh tells which lent arrays no simulation has been lent yet:
@@ -43,7 +43,7 @@ type Scratch struct {
 	// spareDev and spareReasons are the arrays a lazy Result reads,
 	// given back by a Result that kept them (Result.Own), lent again
 	// once the next Result keeps its own.
-	spareDev     []int
+	spareDev     []int8
 	spareReasons []int32
 	// beside is the Scratch Reserve made ready for Beside to give.
 	beside *Scratch
@@ -57,8 +57,8 @@ type Scratch struct {
 // of a simulation reads some of them (Options.LazyNodes): it must be done
 // with before the Scratch is lent to another simulation.
 const (
-	lentDev = iota // sim.dev
-	lentInts
+	lentDev  = iota // sim.dev
+	lentInts        // the int8 arrays' uses
 )
 
 const (
@@ -91,16 +91,16 @@ func lend[T any](keep *[]T, fresh *bool, n int) []T {
 	return *keep
 }
 
-// lentInt is the Scratch's int array of use k, n zeroed elements (a new
+// lentInt8 is the Scratch's int8 array of use k, n zeroed elements (a new
 // array without a Scratch).
-func (sc *Scratch) lentInt(k, n int) []int {
+func (sc *Scratch) lentInt8(k, n int) []int8 {
 	if sc == nil {
-		return make([]int, n)
+		return make([]int8, n)
 	}
 	return lend(&sc.ints[k], &sc.fresh.ints[k], n)
 }
 
-// lentInt32 is lentInt's int32 array of use k.
+// lentInt32 is lentInt8's int32 array of use k.
 func (sc *Scratch) lentInt32(k, n int) []int32 {
 	if sc == nil {
 		return make([]int32, n)
@@ -175,6 +175,6 @@ func (sc *Scratch) keepNodeArrays() {
 
 // giveNodeArrays takes back the arrays keepNodeArrays left to a Result,
 // as the spare ones.
-func (sc *Scratch) giveNodeArrays(dev []int, reasons []int32) {
+func (sc *Scratch) giveNodeArrays(dev []int8, reasons []int32) {
 	sc.spareDev, sc.spareReasons = dev[:0], reasons[:0]
 }

@@ -31,7 +31,7 @@ func TestScratchChangesNothing(t *testing.T) {
 	for i, model := range []string{"tfjs/centernet", "tf/sm_simple_while_loop", "tfjs/emotion", "tf/gd_lstm_layer_inference/lstm_layer_inference.pbtxt", "tfjs/centernet"} {
 		g := testmodel.Graph(t, filepath.Join(corpusDir(t), model))
 		if i == 0 {
-			sc.Reserve(len(g.Nodes), 2*len(g.Nodes), false)
+			sc.Reserve(placement.Extent{Nodes: len(g.Nodes), Inputs: 2 * len(g.Nodes), Functions: len(g.Functions) > 0}, false)
 		}
 		for _, target := range []string{"rocm", "musa", "intel-xpu"} {
 			for _, precision := range []string{"", placement.PrecisionMixedFloat16} {

@@ -50,7 +50,7 @@ func (s *sim) consumerDevice(e outEdge) int {
 			return s.callDevice(call)
 		}
 	}
-	return s.dev[e.dst]
+	return int(s.dev[e.dst])
 }
 
 // callDevice is where the placer puts call node i by itself: its requested
@@ -96,7 +96,7 @@ func (s *sim) pinCallResourceUsers() {
 		g := s.group(root)
 		if g != nil && s.prio(g)[dp] >= 0 {
 			if _, ok := move[root]; !ok {
-				move[root] = dp
+				move[root] = int(dp)
 				why[root] = fmt.Sprintf("%s: reads resource %s %s through call %s, whose argument is pinned to the resource's device (docs/placement.md#calls-in-a-session-graph)",
 					s.devs[dp], s.nodes[src].op(), s.nodes[src].name(), s.nodes[c.call].name())
 			}
@@ -114,8 +114,8 @@ func (s *sim) pinCallResourceUsers() {
 			continue
 		}
 		root := s.find(i)
-		if d, ok := move[root]; ok && s.dev[i] != d {
-			s.dev[i] = d
+		if d, ok := move[root]; ok && int(s.dev[i]) != d {
+			s.dev[i] = int8(d)
 			s.prependReason(i, why[root])
 		}
 	}

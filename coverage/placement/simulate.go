@@ -65,7 +65,10 @@ type sim struct {
 	sups    []int
 	mtab    []coverage.Match
 	rowMidx []int32
-	dev     []int
+	// dev is each node's device, an index in devs (-1: none yet); int8,
+	// as maxDevs allows, so that the passes over edges that read their
+	// ends' devices read from an array a cache holds.
+	dev []int8
 	// reasons are node i's reasons: reasonLists[reasons[i]], the first
 	// list nil (see reasonsOf). Most nodes give one reason many give alike.
 	reasons     []int32
@@ -213,7 +216,7 @@ func (s *sim) build() error {
 	b := &builder{s: s, budget: budget}
 	// Every node of the model, most once, and the nodes the flattening
 	// adds (a call's arguments and results), with lentRoom's room for them.
-	s.nodes = make([]*pnode, 0, lentRoom(len(s.g.Nodes)))
+	s.nodes = make([]*pnode, 0, lentRoom(len(s.g.Nodes), len(s.g.Functions) > 0))
 	top := s.g.Nodes[:min(s.g.TopLevel, len(s.g.Nodes))]
 	if len(top) > 0 {
 		s.units = append(s.units, &unit{kind: unitTopLevel, first: 0})

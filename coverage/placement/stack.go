@@ -23,7 +23,7 @@ func (s *sim) oneCluster() {
 	}
 	on := func(i int) bool {
 		p := s.nodes[i]
-		return !p.ghost && !p.io && !p.fed && s.dev[i] == s.tgt
+		return !p.ghost && !p.io && !p.fed && int(s.dev[i]) == s.tgt
 	}
 	outs := s.outEdges()
 	comp, sizes := s.components(make([]int32, len(s.nodes)), func(_, k int) bool { return on(k) })
@@ -90,7 +90,7 @@ func (s *sim) oneCluster() {
 		if comp[i] < 0 || merged[comp[i]] {
 			continue
 		}
-		s.dev[i] = s.cpu
+		s.dev[i] = int8(s.cpu)
 		s.prependReason(i, why)
 		if s.sup(i) != nil && s.sup(i)[s.cpu] < 0 && p.src != nil && int(s.firstOf[p.src.ID]) == i {
 			s.errs = append(s.errs, fmt.Sprintf("%s: %s has no CPU kernel, but mix_compile_mode=false leaves its cluster on the host", s.label(p), p.op()))

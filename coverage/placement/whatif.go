@@ -243,7 +243,7 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 // cpuComponents labels connected components of CPU-placed nodes, each
 // within one function-call unit.
 func (s *sim) cpuComponents() []int32 {
-	onCPU := func(i int) bool { return !s.nodes[i].ghost && s.dev[i] == s.cpu && !s.nodes[i].io }
+	onCPU := func(i int) bool { return !s.nodes[i].ghost && int(s.dev[i]) == s.cpu && !s.nodes[i].io }
 	comp, _ := s.components(s.opts.Scratch.lentInt32(lentCPUComps, len(s.nodes)), func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
 	return comp
 }
@@ -278,7 +278,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	kept := len(s.rowMidx)
 	roots := map[int]group{}
 	for _, i := range idx {
-		oldDev[i] = s.dev[i]
+		oldDev[i] = int(s.dev[i])
 		oldReasons[i] = s.reasons[i]
 		r := s.find(i)
 		if g := s.group(r); g != nil {
@@ -337,7 +337,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 	// restore
 	s.errs, s.warnings = s.errs[:saveErrs], s.warnings[:saveWarn]
 	for i, d := range oldDev {
-		s.dev[i] = d
+		s.dev[i] = int8(d)
 		s.reasons[i] = oldReasons[i]
 	}
 	for i, r := range oldRow {

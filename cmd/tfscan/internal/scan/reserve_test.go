@@ -48,13 +48,14 @@ func TestScanReservesItsPlacements(t *testing.T) {
 	} {
 		m, g, err := Load(path, nil)
 		require.NoError(t, err)
-		nodes, inputs := decodedNodes(m)
-		assert.Equal(t, len(g.Nodes), nodes, path)
+		e := decodedExtent(m)
+		assert.Equal(t, len(g.Nodes), e.Nodes, path)
+		assert.Equal(t, len(g.Functions) > 0, e.Functions, path)
 		want := 0
 		for _, n := range g.Nodes {
 			want += len(n.Inputs) + len(n.ControlInputs())
 		}
-		assert.Equal(t, want, inputs, path)
+		assert.Equal(t, want, e.Inputs, path)
 	}
 
 	t.Setenv("GOGC", "")
@@ -64,8 +65,7 @@ func TestScanReservesItsPlacements(t *testing.T) {
 	defer pace.end()
 	goal := pacing.goal
 	r := reserveAhead(m, true, pace)
-	nodes, inputs := decodedNodes(m)
-	assert.Equal(t, goal+placement.ReserveSize(nodes, inputs, true), pacing.goal)
+	assert.Equal(t, goal+placement.ReserveSize(decodedExtent(m), true), pacing.goal)
 	assert.NotNil(t, r.scratch().Beside())
 	assert.NotSame(t, r.scratch(), (*reservedScratch)(nil).scratch())
 }

@@ -76,9 +76,9 @@ type reservedScratch struct {
 // that they start no collection while the graph is built.
 func reserveAhead(m *savedmodel.Model, beside bool, pace *modelPacing) *reservedScratch {
 	r := &reservedScratch{sc: new(placement.Scratch)}
-	n, inputs := decodedNodes(m)
-	pace.allow(placement.ReserveSize(n, inputs, beside))
-	r.done = started(func() { r.sc.Reserve(n, inputs, beside) })
+	e := decodedExtent(m)
+	pace.allow(placement.ReserveSize(e, beside))
+	r.done = started(func() { r.sc.Reserve(e, beside) })
 	return r
 }
 
@@ -91,20 +91,25 @@ func (r *reservedScratch) scratch() *placement.Scratch {
 	return r.sc
 }
 
-// decodedNodes is the number of nodes of m's largest MetaGraph, its
+// decodedExtent is the number of nodes of m's largest MetaGraph, its
 // functions' included, about as many as a placement flattens, and the
 // number of their inputs, data and control: as the decode counted them,
-// else by a walk of the NodeDefs.
-func decodedNodes(m *savedmodel.Model) (nodes, inputs int) {
+// else by a walk of the NodeDefs; and whether any MetaGraph has functions.
+func decodedExtent(m *savedmodel.Model) placement.Extent {
+	var e placement.Extent
+	for _, mg := range m.MetaGraphs {
+		e.Functions = e.Functions || len(mg.Def.GetGraphDef().GetLibrary().GetFunction()) > 0
+	}
 	if nodes, inputs, ok := m.DecodedNodes(); ok {
-		return nodes, inputs
+		e.Nodes, e.Inputs = nodes, inputs
+		return e
 	}
 	for _, mg := range m.MetaGraphs {
-		if n, in := mg.NodeDefs(); n > nodes {
-			nodes, inputs = n, in
+		if n, in := mg.NodeDefs(); n > e.Nodes {
+			e.Nodes, e.Inputs = n, in
 		}
 	}
-	return nodes, inputs
+	return e
 }
 
 // flattenAhead starts flattening g for a placement of target t with opts,
