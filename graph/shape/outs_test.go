@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -20,7 +21,7 @@ func TestPackedOutsKeepEachNodesOutputsApart(t *testing.T) {
 	}{
 		{"small graph", 10, []int{1, 0, 3, 1, 1, 1, 1, 1, 1, 1, 2}},
 		{"past the first chunk", 5, []int{4, 4, 4}},
-		{"chunk boundaries", 1 << 20, append(repeat(1, outsChunk-1), 2, 1, outsChunk, 3)},
+		{"chunk boundaries", 1 << 20, append(slices.Repeat([]int{1}, outsChunk-1), 2, 1, outsChunk, 3)},
 		{"more than a chunk", 100, []int{1, 2*outsChunk + 5, 1, outsChunk + 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,14 +58,6 @@ func TestPackedOutsKeepEachNodesOutputsApart(t *testing.T) {
 			assert.False(t, ok)
 		})
 	}
-}
-
-func repeat(v, n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
 }
 
 // The first chunk of a small graph's outputs is no larger than its nodes.
