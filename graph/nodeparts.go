@@ -59,16 +59,10 @@ func (n *Node) Calls() []*Function {
 
 // SetControlInputs gives the node these control inputs, for a node made
 // outside a build.
-func (n *Node) SetControlInputs(c []*Node) {
-	e := n.ownEdges()
-	e.control = c
-}
+func (n *Node) SetControlInputs(c []*Node) { n.ownEdges().control = c }
 
 // SetCalls gives the node these callees, for a node made outside a build.
-func (n *Node) SetCalls(c []*Function) {
-	e := n.ownEdges()
-	e.calls = c
-}
+func (n *Node) SetCalls(c []*Function) { n.ownEdges().calls = c }
 
 // ownEdges is n's edges to write: a copy of a node (Node is copied by
 // value) shares its original's, which a write must not change.

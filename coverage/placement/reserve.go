@@ -129,7 +129,7 @@ func (sc *Scratch) lentWords(room int, int32s []int) int {
 	if cap(sc.groups) < room {
 		w += hugepage.Words[group](room)
 	}
-	if cap(sc.ints[lentDev]) < room {
+	if cap(sc.int8s[lentDev]) < room {
 		w += hugepage.Words[int8](room)
 	}
 	for _, k := range int32s {
@@ -149,8 +149,8 @@ func (sc *Scratch) reserveLent(b *hugepage.Block, room int, int32s []int) {
 	if cap(sc.groups) < room {
 		sc.groups, sc.fresh.groups = hugepage.Cut[group](b, room), true
 	}
-	if cap(sc.ints[lentDev]) < room {
-		sc.ints[lentDev], sc.fresh.ints[lentDev] = hugepage.Cut[int8](b, room), true
+	if cap(sc.int8s[lentDev]) < room {
+		sc.int8s[lentDev], sc.fresh.int8s[lentDev] = hugepage.Cut[int8](b, room), true
 	}
 	for _, k := range int32s {
 		if cap(sc.int32s[k]) < room {

@@ -83,7 +83,7 @@ func TestReserveSize(t *testing.T) {
 			}
 			add := func(sc *Scratch) {
 				assert.Len(t, sc.groups, lentRoom(e.Nodes, e.Functions))
-				got += uint64(len(sc.groups))*groupSize + uint64(len(sc.ints[lentDev]))
+				got += uint64(len(sc.groups))*groupSize + uint64(len(sc.int8s[lentDev]))
 				for _, a := range sc.int32s {
 					got += uint64(len(a)) * 4
 				}

@@ -24,16 +24,16 @@ type Scratch struct {
 	flat *flattened
 	// cpu are the CPU's kernel lookups of flat's nodes (share.go).
 	cpu *cpuLookups
-	// ints and int32s are the arrays a simulation makes of
-	// its own, by use (lentInts, lentInt32s), lent to each simulation in
+	// int8s and int32s are the arrays a simulation makes of
+	// its own, by use (lentInt8s, lentInt32s), lent to each simulation in
 	// turn (lend).
-	ints       [lentInts][]int8
+	int8s      [lentInt8s][]int8
 	int32s     [lentInt32s][]int32
 	groupNodes members
 	// fresh tells which lent arrays no simulation has been lent yet:
 	// Reserve's, zero as made, which lend need not clear again.
 	fresh struct {
-		ints   [lentInts]bool
+		int8s  [lentInt8s]bool
 		int32s [lentInt32s]bool
 		groups bool
 	}
@@ -57,8 +57,8 @@ type Scratch struct {
 // of a simulation reads some of them (Options.LazyNodes): it must be done
 // with before the Scratch is lent to another simulation.
 const (
-	lentDev  = iota // sim.dev
-	lentInts        // the int8 arrays' uses
+	lentDev = iota // sim.dev
+	lentInt8s
 )
 
 const (
@@ -97,7 +97,7 @@ func (sc *Scratch) lentInt8(k, n int) []int8 {
 	if sc == nil {
 		return make([]int8, n)
 	}
-	return lend(&sc.ints[k], &sc.fresh.ints[k], n)
+	return lend(&sc.int8s[k], &sc.fresh.int8s[k], n)
 }
 
 // lentInt32 is lentInt8's int32 array of use k.
@@ -168,9 +168,9 @@ func (sc *Scratch) members(n int, each func(add func(int, int32))) members {
 // (its devices and reasons) to that Result: the next simulation is lent
 // the spare ones, if any were given back, else new ones.
 func (sc *Scratch) keepNodeArrays() {
-	sc.ints[lentDev], sc.spareDev = sc.spareDev, nil
+	sc.int8s[lentDev], sc.spareDev = sc.spareDev, nil
 	sc.int32s[lentReasons], sc.spareReasons = sc.spareReasons, nil
-	sc.fresh.ints[lentDev], sc.fresh.int32s[lentReasons] = false, false
+	sc.fresh.int8s[lentDev], sc.fresh.int32s[lentReasons] = false, false
 }
 
 // giveNodeArrays takes back the arrays keepNodeArrays left to a Result,

@@ -164,6 +164,7 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	// Filled in one pass, at is backed by huge pages where it spans them
 	// (hugepage.Make).
 	s := &Shapes{
+		outs:      packedOuts{first: len(g.Nodes) + 16},
 		at:        hugepage.Make[int32](len(g.Nodes)),
 		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
@@ -469,14 +470,13 @@ func (s *Shapes) node(n *graph.Node) {
 			}
 		}
 	}
-	at := s.outs.add(len(outs), len(s.at)+16)
+	at, kept := s.outs.add(len(outs))
 	for i := range outs {
 		outs[i].Assumed = outs[i].Assumed || assumed
 		if len(outs[i].Value) > maxValue {
 			outs[i].Value = nil
 		}
-		p, _ := s.outs.at(at + i)
-		*p = s.pack(outs[i])
+		kept[i] = s.pack(outs[i])
 	}
 	switch {
 	case !known && !s.alikeOp(n.Op):

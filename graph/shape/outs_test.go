@@ -25,14 +25,17 @@ func TestPackedOutsKeepEachNodesOutputsApart(t *testing.T) {
 		{"more than a chunk", 100, []int{1, 2*outsChunk + 5, 1, outsChunk + 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var o packedOuts
+			o := packedOuts{first: c.hint}
 			seen := map[*packed]bool{}
 			starts := make([]int, len(c.outs))
 			for n, m := range c.outs {
-				starts[n] = o.add(m, c.hint)
+				var fill []packed
+				starts[n], fill = o.add(m)
+				require.Len(t, fill, m)
 				for i := 0; i < m; i++ {
 					p, ok := o.at(starts[n] + i)
 					require.True(t, ok, "node %d output %d", n, i)
+					assert.Same(t, &fill[i], p, "node %d output %d: filled where it is read", n, i)
 					assert.False(t, seen[p], "node %d output %d given twice", n, i)
 					seen[p] = true
 					p.bits = uint32(n)
@@ -62,8 +65,8 @@ func TestPackedOutsKeepEachNodesOutputsApart(t *testing.T) {
 
 // The first chunk of a small graph's outputs is no larger than its nodes.
 func TestPackedOutsFirstChunkFitsTheGraph(t *testing.T) {
-	var o packedOuts
-	o.add(1, 26)
+	o := packedOuts{first: 26}
+	o.add(1)
 	require.Len(t, o.chunks, 1)
 	assert.Equal(t, 26, len(o.chunks[0]))
 }
