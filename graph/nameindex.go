@@ -3,6 +3,8 @@ package graph
 import (
 	"hash/maphash"
 	"math/bits"
+
+	"github.com/tfscan/tfscan/internal/hugepage"
 )
 
 // nameIndex finds top-level nodes by name: an open-addressing table,
@@ -34,10 +36,13 @@ func newNameIndex(nodes []Node, n int) *nameIndex {
 func newNameIndexOf(nodes []Node, n int, wide bool) *nameIndex {
 	size := 1 << bits.Len(uint(max(2*n, 8)-1))
 	x := &nameIndex{seed: maphash.MakeSeed(), nodes: nodes}
+	// The slots are read before they are written, at random: their pages
+	// are written first (hugepage.Touch), and span huge pages where they
+	// can.
 	if wide {
-		x.wide = make([]uint64, size)
+		x.wide = hugepage.Touch(hugepage.Make[uint64](size))
 	} else {
-		x.narrow = make([]uint32, size)
+		x.narrow = hugepage.Touch(hugepage.Make[uint32](size))
 	}
 	return x
 }

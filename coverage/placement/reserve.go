@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"os"
 	"unsafe"
 
 	"github.com/tfscan/tfscan/internal/hugepage"
@@ -35,7 +34,8 @@ func (sc *Scratch) Reserve(e Extent, beside bool) {
 	n, inputs, room := e.Nodes, e.Inputs, lentRoom(e.Nodes, e.Functions)
 	if k := len(sc.slabs); k*pnodeSlab < n {
 		// The slabs are cut from one array, which huge pages can back.
-		all := touched(hugepage.Make[pnode]((n+pnodeSlab-1)/pnodeSlab*pnodeSlab-k*pnodeSlab), n-k*pnodeSlab)
+		all := hugepage.Make[pnode]((n+pnodeSlab-1)/pnodeSlab*pnodeSlab - k*pnodeSlab)
+		hugepage.Touch(all[:n-k*pnodeSlab])
 		for ; len(all) > 0; all = all[pnodeSlab:] {
 			sc.slabs = append(sc.slabs, all[:pnodeSlab:pnodeSlab])
 		}
@@ -162,20 +162,6 @@ func (sc *Scratch) reserveLent(b *hugepage.Block, room int, int32s []int) {
 // newBlock is a block of w words, each of its pages written once.
 func newBlock(w int) hugepage.Block {
 	b := hugepage.NewBlock(w)
-	touched(b.Rest(), w)
+	hugepage.Touch(b.Rest())
 	return b
-}
-
-// pageSize is the size of the pages touched maps.
-var pageSize = os.Getpagesize()
-
-// touched writes one element of a in every page its first n elements
-// span (a huge page where hugepage.Make asked for them), and returns a.
-func touched[T any](a []T, n int) []T {
-	var zero T
-	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
-	for i := 0; i < min(n, len(a)); i += step {
-		a[i] = zero
-	}
-	return a
 }

@@ -162,10 +162,11 @@ func callingScopes(g *graph.Graph) map[*graph.Function]bool {
 // shortcut are tested against.
 func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	// Filled in one pass, at is backed by huge pages where it spans them
-	// (hugepage.Make).
+	// (hugepage.Make); a node's entry is read before it is written, so its
+	// pages are written first (hugepage.Touch).
 	s := &Shapes{
 		outs:      packedOuts{first: len(g.Nodes) + 16},
-		at:        hugepage.Make[int32](len(g.Nodes)),
+		at:        hugepage.Touch(hugepage.Make[int32](len(g.Nodes))),
 		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
 		busy:      map[*graph.Function]bool{},

@@ -1,8 +1,11 @@
 package hugepage
 
 import (
+	"os"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,4 +68,41 @@ func TestMakeAligns(t *testing.T) {
 	assert.Equal(t, cap(small), len(small))
 	assert.Empty(t, Make[uint64](0))
 	assert.Len(t, Make[struct{}](5), 5)
+}
+
+// Touch maps every page of an array that the process has not touched yet
+// (mincore: resident) by writing zeros, whatever the element's size; the
+// pages past the array stay unmapped.
+func TestTouchMapsEveryPage(t *testing.T) {
+	type triple struct{ a, b, c uint32 } // 12 bytes: pages do not hold a whole number
+	const pages = 64
+	page := os.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, (pages+1)*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	require.NoError(t, err)
+	defer unix.Munmap(mem)
+	resident := func() []bool {
+		vec := make([]byte, pages+1)
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
+		require.Zero(t, errno, "mincore")
+		out := make([]bool, len(vec))
+		for i, v := range vec {
+			out[i] = v&1 != 0
+		}
+		return out
+	}
+	require.NotContains(t, resident(), true, "fresh mapping already resident")
+	a := unsafe.Slice((*triple)(unsafe.Pointer(&mem[0])), pages*page/12)
+	assert.Same(t, &a[0], &Touch(a)[0])
+	got := resident()
+	for i := range pages {
+		assert.True(t, got[i], "page %d not mapped", i)
+	}
+	assert.False(t, got[pages], "the page past the array mapped")
+	for i, v := range a {
+		if v != (triple{}) {
+			t.Fatalf("element %d not zero", i)
+		}
+	}
+	assert.Empty(t, Touch([]uint64(nil)))
+	assert.Len(t, Touch(make([]struct{}, 3)), 3)
 }

@@ -7,7 +7,10 @@
 // a few hundred of them instead of thousands.
 package hugepage
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
 
 // Size is the huge page the advice asks for: 2 MiB, the one size that
 // x86-64 and arm64 Linux back transparently.
@@ -69,6 +72,28 @@ func Make[T any](n int) []T {
 	advise(unsafe.Add(unsafe.Pointer(&a[0]), first-base), end-first)
 	return a[off : off+n : off+int((end-start)/es)]
 }
+
+// Touch writes the zero value to one element in every page that a's
+// elements span, and returns a: a's pages are mapped, on a first write,
+// before the program reads them. The first read of a page the process has
+// not touched maps the system's shared page of zeros, and the write after
+// it stops the writer again to copy that page, which on a machine of
+// several cores also stops the other cores that run the process while
+// their address translations are flushed; an array read at random before
+// it is written (a hash table's slots, a walk's states) pays both stops
+// for each of its pages, and Touch spares it the second. Touch writes
+// only zeros: it changes nothing a program can read of a zeroed array.
+func Touch[T any](a []T) []T {
+	var zero T
+	step := max(1, pageSize/max(1, int(unsafe.Sizeof(zero))))
+	for i := 0; i < len(a); i += step {
+		a[i] = zero
+	}
+	return a
+}
+
+// pageSize is the size of the pages Touch maps.
+var pageSize = os.Getpagesize()
 
 // MakeBytes is about the bytes Make allocates for an array of size bytes:
 // its pads included, which the heap counts though the system maps none of
