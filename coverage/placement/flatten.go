@@ -281,6 +281,8 @@ type builder struct {
 	lastDev  string
 	lastSpec devSpec
 	lastBad  bool
+	// lastKept is the sim's spec of lastSpec (reqSpec), nil until kept.
+	lastKept *devSpec
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -528,7 +530,7 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 	}
 	if dev != b.lastDev {
 		d, err := parseDevice(dev)
-		b.lastDev, b.lastSpec, b.lastBad = dev, d, err != nil
+		b.lastDev, b.lastSpec, b.lastBad, b.lastKept = dev, d, err != nil, nil
 	}
 	if b.lastBad {
 		return inst.req, true
@@ -539,6 +541,22 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 		d.raw = d.String()
 	}
 	return d, false
+}
+
+// reqSpec is the device node gn of inst requests (reqFor), as the sim
+// keeps it (sim.spec), and whether its device field is bad. Nodes one
+// after the other that request the same device of an instance without a
+// request of its own share the spec last kept, without a lookup.
+func (b *builder) reqSpec(inst *instance, gn *graph.Node) (*devSpec, bool) {
+	if inst.req.empty() && gn.Device == b.lastDev && b.lastKept != nil && !(b.s.opts.ClearDevices && gn.Func == nil) {
+		return b.lastKept, false
+	}
+	req, bad := b.reqFor(inst, gn)
+	rq := b.s.spec(req)
+	if inst.req.empty() && !bad && gn.Device == b.lastDev {
+		b.lastKept = rq
+	}
+	return rq, bad
 }
 
 // inputRefs are the data inputs of a graph node added to inst, as refs
@@ -558,13 +576,16 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 			b.placeholders = append(b.placeholders, gn)
 		}
 	}
-	req, bad := b.reqFor(inst, gn)
 	// Field by field into the slab's zeroed node: a whole-struct copy
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
 	p.src, p.look = gn, gn
-	p.rq, p.dflt = b.s.spec(req), int32(inst.dflt)
-	p.assigned, p.ghostOf, p.badDevice, p.devField = -1, -1, bad, gn.Device != ""
+	p.dflt, p.assigned, p.ghostOf, p.devField = int32(inst.dflt), -1, -1, gn.Device != ""
+	if gn.Device != "" || !inst.req.empty() {
+		// Most nodes request no device, in an instance that requests
+		// none: their rq stays nil without a devSpec made for them.
+		p.rq, p.badDevice = b.reqSpec(inst, gn)
+	}
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
 	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {
@@ -902,6 +923,25 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 	return noPin, via
 }
 
+// plainInput is resolveVia's answer for an input from a node of inst
+// itself that is placed as it is (no inlined call or lowered op), the
+// input of nearly every node, found without its walk: false for the
+// others, which resolveVia follows.
+func (s *sim) plainInput(inst *instance, in graph.Input) (pin, bool) {
+	if in.Node == nil {
+		return pin{}, false
+	}
+	k := inst.nodes.at(in.Node)
+	if k < 0 {
+		return pin{}, false
+	}
+	idx := inst.nodes.pos[k]
+	if idx < 0 || s.nodes[idx].ghost {
+		return pin{}, false
+	}
+	return pin{idx, in.Output}, true
+}
+
 // inputsFromGraph tells a node whose inputs are its graph node's, not
 // refs of its own (pextra.rin).
 func (p *pnode) inputsFromGraph() bool { return p.src != nil && (p.x == nil || p.x.rin == nil) }
@@ -920,12 +960,16 @@ func (s *sim) resolveAll() {
 		if p.inputsFromGraph() {
 			gn := p.src
 			for i, in := range gn.Inputs {
-				q, via := s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
+				q, ok := s.plainInput(p.inst, in)
+				if !ok {
+					var via int32
+					q, via = s.resolveVia(ref{inst: p.inst, in: in, pn: -1})
+					s.noteCrossing(p, i, via)
+				}
 				s.pins = append(s.pins, q)
 				if q.n >= 0 {
 					outs[q.n+1]++
 				}
-				s.noteCrossing(p, i, via)
 			}
 			if len(gn.ControlInputs()) > 0 {
 				buf = buf[:0]

@@ -229,3 +229,23 @@ func TestAloneNodesKeepTheirDefaultDevice(t *testing.T) {
 	assert.Equal(t, "GPU:0: kernel on GPU", reasonsOf(r, "mm_top")[0])
 	assert.Equal(t, "GPU:0: kernel on GPU, the default device", reasonsOf(r, "mm")[0])
 }
+
+// Body nodes that request a partial device take the fields they leave
+// unset from their caller's (inline_function_utils.cc:218-239), though a
+// top-level node requested the same partial device before them: the
+// builder's last parsed device is the top level's, not the body's.
+func TestBodyRequestFilledFromCallerAfterTheSameRequest(t *testing.T) {
+	job := dev("/job:localhost")
+	lib := strings.NewReplacer(`name: "mm" op: "MatMul"`, `name: "mm" op: "MatMul" `+job,
+		`name: "relu" op: "Relu"`, `name: "relu" op: "Relu" `+job).Replace(mlpLib)
+	g := buildGraph(t, "graph_def { "+
+		nd("x", "Placeholder", nil, ta("dtype", "DT_FLOAT"), job)+
+		nd("call", "StatefulPartitionedCall", in("x"), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", "mlp"), dev("/device:CPU:0"))+
+		nd("out", "Identity", in("call"), ta("T", "DT_FLOAT"), job)+
+		lib+" }", "serving_default=x:0->out:0")
+	r := simulate(t, g, "GPU", cpuOps+mlpReg+"Identity GPU T=float32\n", Options{})
+	d := devices(r)
+	assert.Equal(t, "CPU:0", d["mm"])
+	assert.Equal(t, "CPU:0", d["relu"])
+	assert.Equal(t, "GPU:0", d["out"])
+}
