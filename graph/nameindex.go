@@ -37,12 +37,17 @@ func newNameIndexOf(nodes []Node, n int, wide bool) *nameIndex {
 	size := 1 << bits.Len(uint(max(2*n, 8)-1))
 	x := &nameIndex{seed: maphash.MakeSeed(), nodes: nodes}
 	// The slots are read before they are written, at random: their pages
-	// are written first (hugepage.Touch), and span huge pages where they
-	// can.
+	// are written first (hugepage.Touch), huge ones where the table spans
+	// them (hugepage.Advise; not hugepage.Make, whose pads would count in
+	// the load's heap, as the node array's would).
 	if wide {
-		x.wide = hugepage.Touch(hugepage.Make[uint64](size))
+		x.wide = make([]uint64, size)
+		hugepage.Advise(x.wide)
+		hugepage.Touch(x.wide)
 	} else {
-		x.narrow = hugepage.Touch(hugepage.Make[uint32](size))
+		x.narrow = make([]uint32, size)
+		hugepage.Advise(x.narrow)
+		hugepage.Touch(x.narrow)
 	}
 	return x
 }
