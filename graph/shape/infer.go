@@ -479,8 +479,12 @@ func (s *Shapes) node(n *graph.Node) {
 		}
 		kept[i] = s.pack(outs[i])
 	}
+	// A node that calls functions is never alike, and its attr map is its
+	// own (its function attr names the callee): an answer kept for it would
+	// only push out of the few kept the bodies' answers, which every
+	// function's nodes ask for again.
 	switch {
-	case !known && !s.alikeOp(n.Op):
+	case !known && len(n.Calls()) == 0 && !s.alikeOp(n.Op):
 		s.alike.Put(key, alikeAnswer{never: true})
 	case !a.never && len(n.Calls()) == 0 && !slices.ContainsFunc(ins, hasHandle):
 		s.alike.Put(key, s.answer(ins, at, len(outs)))
