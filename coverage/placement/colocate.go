@@ -84,7 +84,11 @@ func (s *sim) spec(d devSpec) *devSpec {
 	if d.empty() {
 		return nil
 	}
+	if s.lastSpec != nil && *s.lastSpec == d {
+		return s.lastSpec
+	}
 	if x, ok := s.specs[d]; ok {
+		s.lastSpec = x
 		return x
 	}
 	if s.specs == nil {
@@ -92,7 +96,7 @@ func (s *sim) spec(d devSpec) *devSpec {
 	}
 	x := new(devSpec) // not &d, which would put every d on the heap
 	*x = d
-	s.specs[d] = x
+	s.specs[d], s.lastSpec = x, x
 	return x
 }
 

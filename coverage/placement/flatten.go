@@ -281,8 +281,6 @@ type builder struct {
 	lastDev  string
 	lastSpec devSpec
 	lastBad  bool
-	// lastKept is the sim's spec of lastSpec (reqSpec), nil until kept.
-	lastKept *devSpec
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -530,7 +528,7 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 	}
 	if dev != b.lastDev {
 		d, err := parseDevice(dev)
-		b.lastDev, b.lastSpec, b.lastBad, b.lastKept = dev, d, err != nil, nil
+		b.lastDev, b.lastSpec, b.lastBad = dev, d, err != nil
 	}
 	if b.lastBad {
 		return inst.req, true
@@ -541,22 +539,6 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 		d.raw = d.String()
 	}
 	return d, false
-}
-
-// reqSpec is the device node gn of inst requests (reqFor), as the sim
-// keeps it (sim.spec), and whether its device field is bad. Nodes one
-// after the other that request the same device of an instance without a
-// request of its own share the spec last kept, without a lookup.
-func (b *builder) reqSpec(inst *instance, gn *graph.Node) (*devSpec, bool) {
-	if inst.req.empty() && gn.Device == b.lastDev && b.lastKept != nil && !(b.s.opts.ClearDevices && gn.Func == nil) {
-		return b.lastKept, false
-	}
-	req, bad := b.reqFor(inst, gn)
-	rq := b.s.spec(req)
-	if inst.req.empty() && !bad && gn.Device == b.lastDev {
-		b.lastKept = rq
-	}
-	return rq, bad
 }
 
 // inputRefs are the data inputs of a graph node added to inst, as refs
@@ -584,7 +566,8 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	if gn.Device != "" || !inst.req.empty() {
 		// Most nodes request no device, in an instance that requests
 		// none: their rq stays nil without a devSpec made for them.
-		p.rq, p.badDevice = b.reqSpec(inst, gn)
+		req, bad := b.reqFor(inst, gn)
+		p.rq, p.badDevice = b.s.spec(req), bad
 	}
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -931,15 +914,11 @@ func (s *sim) plainInput(inst *instance, in graph.Input) (pin, bool) {
 	if in.Node == nil {
 		return pin{}, false
 	}
-	k := inst.nodes.at(in.Node)
-	if k < 0 {
+	idx, ok := inst.nodes.get(in.Node)
+	if !ok || s.nodes[idx].ghost {
 		return pin{}, false
 	}
-	idx := inst.nodes.pos[k]
-	if idx < 0 || s.nodes[idx].ghost {
-		return pin{}, false
-	}
-	return pin{idx, in.Output}, true
+	return pin{int32(idx), in.Output}, true
 }
 
 // inputsFromGraph tells a node whose inputs are its graph node's, not

@@ -128,8 +128,11 @@ type sim struct {
 	// request, by key (candidates).
 	recentCands [4]recentCand
 	nextCands   int
-	// specs are the device requests of nodes, each once (spec).
-	specs map[devSpec]*devSpec
+	// specs are the device requests of nodes, each once (spec), and
+	// lastSpec the last one asked for: nodes one after the other mostly
+	// request the same device.
+	specs    map[devSpec]*devSpec
+	lastSpec *devSpec
 	// said holds describe's texts (says), kernelTexts those of kernelOn,
 	// by device, as says gives them.
 	said        map[saysKey]string
