@@ -109,10 +109,10 @@ func (s *sim) ampPaint(l ampLists, bf16 bool) map[int]bool {
 	outs := s.outEdges()
 	isF32 := func(i int) bool {
 		p := s.nodes[i]
-		if i < 0 || p.ghost || p.look == nil {
+		if i < 0 || p.is(pGhost) || p.look() == nil {
 			return false
 		}
-		t, ok := p.look.Attrs["T"]
+		t, ok := p.look().Attrs["T"]
 		return ok && t.GetType() == tpb.DataType_DT_FLOAT
 	}
 	kind := make([]byte, n) // a allow, i infer, d deny, c clear
@@ -250,9 +250,10 @@ func (s *sim) applyAMP() {
 	s.amp = map[int]tpb.DataType{}
 	for i := range s.ampPaint(l, bf16) {
 		p := s.own(i)
-		look := *p.look
-		look.Attrs = make(map[string]*attrpb.AttrValue, len(p.look.Attrs))
-		for k, v := range p.look.Attrs {
+		from := p.look()
+		look := *from
+		look.Attrs = make(map[string]*attrpb.AttrValue, len(from.Attrs))
+		for k, v := range from.Attrs {
 			if v.GetType() == tpb.DataType_DT_FLOAT {
 				if _, ok := v.GetValue().(*attrpb.AttrValue_Type); ok {
 					v = typeAttr(half)
@@ -260,8 +261,15 @@ func (s *sim) applyAMP() {
 			}
 			look.Attrs[k] = v
 		}
-		look.SetTypes(swapFloat(p.look.InputTypes(), half), swapFloat(p.look.OutputTypes(), half))
-		p.look = &look
+		look.SetTypes(swapFloat(from.InputTypes(), half), swapFloat(from.OutputTypes(), half))
+		// The node's extra is the shared graph's too (own copies the
+		// node, not its extra).
+		var x pextra
+		if p.x != nil {
+			x = *p.x
+		}
+		x.look = &look
+		p.x = &x
 		s.amp[i] = half
 	}
 }

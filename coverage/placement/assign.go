@@ -74,10 +74,10 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		plain := kinds != nil && kinds[i]&kindPlain != 0
 		if !plain {
 			p := s.nodes[i]
-			if p.ghost {
+			if p.is(pGhost) {
 				continue
 			}
-			if p.host || p.ghostOf >= 0 || p.assigned == -2 {
+			if p.is(pHost) || p.ghostOf >= 0 || p.assigned == -2 {
 				s.assignSingle(i)
 				continue
 			}
@@ -248,7 +248,7 @@ func (s *sim) pinnedReason(p *pnode) string {
 func (s *sim) assignSingle(i int) {
 	p := s.nodes[i]
 	d := s.cpu
-	if !p.host && p.ghostOf >= 0 {
+	if !p.is(pHost) && p.ghostOf >= 0 {
 		d = int(s.dev[p.ghostOf])
 		if d < 0 {
 			d = s.cpu
@@ -267,7 +267,7 @@ func (s *sim) assignSingle(i int) {
 // place assigns node i to device d and pins its group (AssignAndLog,
 // placer.cc:141-151).
 func (s *sim) place(i, d int, reason string) {
-	s.placeBy(i, d, reason, !s.nodes[i].host && s.nodes[i].ghostOf < 0)
+	s.placeBy(i, d, reason, !s.nodes[i].is(pHost) && s.nodes[i].ghostOf < 0)
 }
 
 // placeBy is place for a node the placer places (placer: neither in a
@@ -497,7 +497,7 @@ func (s *sim) explicitError(p *pnode, g *group, assigned int) error {
 		// (Member::AssignDevice).
 		greq = greq.specialize(localSpec(s.types[assigned]))
 	}
-	if !p.badDevice && own.sameAs(greq) {
+	if !p.is(pBadDevice) && own.sameAs(greq) {
 		exists := false
 		for _, t := range s.types {
 			exists = exists || own.matchesLocal(t)

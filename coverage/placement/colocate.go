@@ -163,7 +163,7 @@ func (s *sim) lookupKernels() {
 		// A node auto mixed precision gave a lookup node of its own is
 		// in no class and has no shared lookup.
 		c, ci := int32(-1), int32(-1)
-		if !s.ownNodes || p.look == s.flat.nodes[i].look {
+		if !s.ownNodes || p.look() == s.flat.nodes[i].look() {
 			c = s.flat.classOf[i]
 			if shared != nil {
 				ci = shared.idx[i]
@@ -191,12 +191,12 @@ func (s *sim) lookupKernels() {
 				k = fromShared[ci]
 			} else {
 				if keyers[d] != nil && s.flags(i)&flagSystem == 0 {
-					lk, keyed = keyers[d].LookupKey(p.look)
+					lk, keyed = keyers[d].LookupKey(p.look())
 				}
 				if kk, ok := byKey[d][lk]; keyed && ok {
 					k = kk
 				} else {
-					m := s.lookupOn(p, p.look, d, s.matchers[d])
+					m := s.lookupOn(p, p.look(), d, s.matchers[d])
 					k = mt.add(&m)
 					if keyed {
 						byKey[d][lk] = k
@@ -260,7 +260,7 @@ func (t *rowTable) intern(key rowKey, sup [maxDevs]int) int32 {
 // sup is node i's kernel priority on each device (-1: unsupported), nil
 // for a ghost node (never placed itself). A what-if writes it in place.
 func (s *sim) sup(i int) []int {
-	if s.nodes[i].ghost {
+	if s.nodes[i].is(pGhost) {
 		return nil
 	}
 	return s.supRow(i)
@@ -485,11 +485,11 @@ func (s *sim) colocate() {
 			continue
 		}
 		// Single-device bodies run without a placer (function.cc:930-951).
-		noPlacer := p.host || p.ghostOf >= 0
-		if p.ghost {
+		noPlacer := p.is(pHost) || p.ghostOf >= 0
+		if p.is(pGhost) {
 			// An inlined call or lowered control flow: TF places the
 			// call node itself (or the lowered nodes carrying its device).
-			if p.badDevice && !noPlacer {
+			if p.is(pBadDevice) && !noPlacer {
 				s.addErr(s.malformedDevice(p))
 			}
 			continue
@@ -519,7 +519,7 @@ func (s *sim) colocate() {
 				p.op(), p.name(), attrString(p), strings.Join(sortedTypes(s.types), ", "), strings.TrimSuffix(s.registeredKernels(p.op()), "\n")))
 			s.addReason(i, "TensorFlow fails: no kernel on any device (colocation_graph.cc:1508-1521); tfscan assumes CPU to go on")
 			s.ownPrio(g)[s.cpu] = 0
-		case p.badDevice:
+		case p.is(pBadDevice):
 			// SetRequestedDeviceName / SetResourceDeviceName fail whatever
 			// the soft-placement setting (colocation_graph.cc:194-232).
 			s.addErr(s.malformedDevice(p))
@@ -661,7 +661,7 @@ func (s *sim) colocateClasses() {
 	// _class refers to (base).
 	wanted, base := map[groupKey]bool{}, map[string]bool{}
 	for _, i := range s.flat.classed() {
-		if p := s.nodes[i]; !p.ghost {
+		if p := s.nodes[i]; !p.is(pGhost) {
 			classRefs(p, func(k groupKey, name string) { wanted[k], base[name] = true, true })
 		}
 	}
@@ -693,14 +693,14 @@ func (s *sim) colocateClasses() {
 		s.noteMerge(root, fmt.Sprintf("_class loc:@%s of %s", k.name, s.nodes[i].name()))
 	}
 	for i, p := range s.nodes {
-		if p.ghost {
+		if p.is(pGhost) {
 			continue
 		}
 		classRefs(p, func(k groupKey, name string) { join(i, k, name) })
 		if p.src != nil && !base[p.src.Name] {
 			continue
 		}
-		if k := (groupKey{int(p.unit), p.name()}); wanted[k] {
+		if k := (groupKey{p.unit(), p.name()}); wanted[k] {
 			join(i, k, "")
 		}
 	}
@@ -719,7 +719,7 @@ func classRefs(p *pnode, fn func(k groupKey, name string)) {
 	prefix := p.inst.prefix // p.name() less its graph node's name
 	for _, c := range cls {
 		if name, ok := strings.CutPrefix(string(c), "loc:@"); ok {
-			fn(groupKey{int(p.unit), prefix + name}, name)
+			fn(groupKey{p.unit(), prefix + name}, name)
 		}
 	}
 }
@@ -881,8 +881,8 @@ func (s *sim) hostOnlyVariants() {
 		}
 		memo[i] = 3
 		p := s.nodes[i]
-		if tensorListOps[p.op()] && p.look != nil {
-			if a, ok := p.look.Attrs["element_dtype"]; ok {
+		if tensorListOps[p.op()] && p.look() != nil {
+			if a, ok := p.look().Attrs["element_dtype"]; ok {
 				et := a.GetType()
 				if et != tpb.DataType_DT_INVALID && et != tpb.DataType_DT_VARIANT {
 					r := int8(2)

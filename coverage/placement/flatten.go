@@ -124,60 +124,77 @@ type unit struct {
 // pnode is one node of the flattened graph the placer sees. A flattened
 // graph has a pnode per node of the model and of every inlined body, so
 // its size counts: what is derived (the op and dtypes, from look; the
-// frame hint and the single-device reason, from the instance; the inputs
-// of a model node, from its graph node) is not stored, and what few nodes
-// carry is kept apart (extra).
+// unit, the frame hint and the single-device reason, from the instance;
+// the inputs of a model node, from its graph node) is not stored, and what
+// few nodes carry is kept apart (extra). It is 64 bytes, one cache line:
+// the walks of a simulation read every node's.
 type pnode struct {
-	// The numbers of a node are int32: a node is small (see below), and a
-	// model has fewer than 2^31 of them.
-	idx  int32
-	unit int32
 	// src is the graph node this instance comes from (nil when synthetic).
 	src *graph.Node
-	// look is the node used for kernel lookups; its op and dtypes are the
-	// node's (AMP gives the node a half-precision copy).
-	look *graph.Node
 	// inst is the instance the node was added to.
 	inst *instance
+	x    *pextra
+	// rq is the device the node requests (req), nil for none: few nodes
+	// request one, and a devSpec is 64 bytes.
+	rq *devSpec
 
 	// in are the node's inputs and ctrl the nodes it waits for, ranges of
 	// the flattened graph's arrays (links).
 	in, ctrl span
 
-	// rq is the device the node requests (req), nil for none: few nodes
-	// request one, and a devSpec is 64 bytes.
-	rq *devSpec
+	// The numbers of a node are int32: a node is small, and a model has
+	// fewer than 2^31 of them.
+	idx     int32
+	ghostOf int32 // for body nodes of a single-device unit: the op they run under
+	frame   int32
 	// dflt and assigned are devices as roles (roleTarget, roleCPU; see
 	// share.go), -1 for none; assigned -2 is the caller's device.
-	dflt     int32
-	assigned int32
-	ghostOf  int32 // for body nodes of a single-device unit: the op they run under
-	frame    int32
-	x        *pextra
+	dflt     int8
+	assigned int8
+	flags    pflags
+}
 
-	// The flags, together.
+// pflags are a pnode's flags, one bit each.
+type pflags uint8
 
-	// io marks the client-side feed nodes (_Arg of a function unit).
-	io bool
-	// fed marks a Placeholder fed by the chosen signature.
-	fed bool
-	// fetch marks _Retval nodes of a function unit.
-	fetch bool
-	// ghost nodes are inlined calls and lowered functional ops; they are
+const (
+	// pIO marks the client-side feed nodes (_Arg of a function unit).
+	pIO pflags = 1 << iota
+	// pFed marks a Placeholder fed by the chosen signature.
+	pFed
+	// pFetch marks _Retval nodes of a function unit.
+	pFetch
+	// pGhost marks inlined calls and lowered functional ops; they are
 	// not placed themselves, their outputs alias the body's.
-	ghost bool
-	// passthrough synthetic nodes carry the bytes of input 0.
-	passthrough bool
-	host        bool
-	// badDevice: the node's device field does not parse (req ignores it).
-	badDevice bool
-	// devField: its graph node has a device field (pinOf reads it only
+	pGhost
+	// pPassthrough marks synthetic nodes that carry the bytes of input 0.
+	pPassthrough
+	// pHost marks the nodes of a host-only instance.
+	pHost
+	// pBadDevice: the node's device field does not parse (req ignores it).
+	pBadDevice
+	// pDevField: its graph node has a device field (pinOf reads it only
 	// then: few nodes have one).
-	devField bool
+	pDevField
+)
+
+// is tells whether p has any of the flags f.
+func (p *pnode) is(f pflags) bool { return p.flags&f != 0 }
+
+// mark sets p's flags f when on, clears them when not.
+func (p *pnode) mark(f pflags, on bool) {
+	if on {
+		p.flags |= f
+	} else {
+		p.flags &^= f
+	}
 }
 
 // pextra is what only some placement nodes carry.
 type pextra struct {
+	// look is the node used for kernel lookups when it is not the graph
+	// node (pnode.look()): a synthetic node's, or AMP's half-precision copy.
+	look *graph.Node
 	// rin are the not yet resolved inputs of a node that has no graph
 	// node to read them from (synthetic nodes, a function's _Retval).
 	rin   []ref
@@ -192,7 +209,19 @@ type pextra struct {
 	path string
 }
 
-func (p *pnode) op() string { return p.look.Op }
+// look is the node used for kernel lookups; its op and dtypes are the
+// node's: its graph node, unless extra holds another.
+func (p *pnode) look() *graph.Node {
+	if p.x != nil && p.x.look != nil {
+		return p.x.look
+	}
+	return p.src
+}
+
+// unit is the index of the placement unit p is in, its instance's.
+func (p *pnode) unit() int { return p.inst.unit }
+
+func (p *pnode) op() string { return p.look().Op }
 
 // req is the device the node requests (empty for none).
 func (p *pnode) req() devSpec {
@@ -226,8 +255,8 @@ func (p *pnode) root() *graph.Node {
 	return p.x.root
 }
 
-func (p *pnode) inTypes() []tpb.DataType  { return p.look.InputTypes() }
-func (p *pnode) outTypes() []tpb.DataType { return p.look.OutputTypes() }
+func (p *pnode) inTypes() []tpb.DataType  { return p.look().InputTypes() }
+func (p *pnode) outTypes() []tpb.DataType { return p.look().OutputTypes() }
 func (p *pnode) frameHint() string        { return p.inst.frame }
 func (p *pnode) singleWhy() string        { return p.inst.singleK }
 func (p *pnode) extra() *pextra {
@@ -369,7 +398,6 @@ func (b *builder) pnode() *pnode {
 func (b *builder) newNode(inst *instance, p *pnode) int {
 	s := b.s
 	p.idx = int32(len(s.nodes))
-	p.unit = int32(inst.unit)
 	p.inst = inst
 	if p.src == nil && inst.root == nil && inst.fn == nil {
 		p.x.root = b.cur
@@ -387,11 +415,11 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 			s.firstOf[id] = p.idx
 		}
 	}
-	if !p.ghost && p.look != nil && (p.look.Op == "Enter" || p.look.Op == "RefEnter") {
+	if !p.is(pGhost) && p.look() != nil && (p.look().Op == "Enter" || p.look().Op == "RefEnter") {
 		s.hasEnter = true // computeFrames
 	}
 	if inst.host {
-		p.host = true
+		p.flags |= pHost
 	}
 	if inst.single >= 0 || inst.host {
 		p.ghostOf = int32(inst.single)
@@ -561,13 +589,15 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	// Field by field into the slab's zeroed node: a whole-struct copy
 	// would pass every pointer word of it through the write barrier.
 	p := b.pnode()
-	p.src, p.look = gn, gn
-	p.dflt, p.assigned, p.ghostOf, p.devField = int32(inst.dflt), -1, -1, gn.Device != ""
+	p.src = gn
+	p.dflt, p.assigned, p.ghostOf = int8(inst.dflt), -1, -1
+	p.mark(pDevField, gn.Device != "")
 	if gn.Device != "" || !inst.req.empty() {
 		// Most nodes request no device, in an instance that requests
 		// none: their rq stays nil without a devSpec made for them.
 		req, bad := b.reqFor(inst, gn)
-		p.rq, p.badDevice = b.s.spec(req), bad
+		p.rq = b.s.spec(req)
+		p.mark(pBadDevice, bad)
 	}
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
@@ -601,7 +631,7 @@ func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *insta
 // with its body (function_optimizer.cc:1211-1413,
 // inline_function_utils.cc:203-247).
 func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.Function) {
-	p.ghost = true
+	p.flags |= pGhost
 	x := p.extra()
 	x.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
 	idx := b.newNode(inst, p)
@@ -658,9 +688,9 @@ func (b *builder) synth(inst *instance, name, op string, attrs map[string]*attrp
 	look := &graph.Node{ID: -1, Name: name, Op: op, OpDef: b.s.opDef(op), Attrs: attrs,
 		Def: &nodepb.NodeDef{Name: name, Op: op, Attr: attrs}}
 	look.SetTypes(inT, outT)
-	p := &pnode{look: look, x: &pextra{name: name, rin: ins},
-		rq: b.s.spec(req), dflt: int32(inst.dflt), assigned: -1, ghostOf: -1,
-		passthrough: op != "LoopCond"}
+	p := &pnode{x: &pextra{look: look, name: name, rin: ins},
+		rq: b.s.spec(req), dflt: int8(inst.dflt), assigned: -1, ghostOf: -1}
+	p.mark(pPassthrough, op != "LoopCond")
 	return b.newNode(inst, p)
 }
 
@@ -714,7 +744,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 			return false
 		}
 	}
-	p.ghost = true
+	p.flags |= pGhost
 	p.extra().note = "lowered to Switch/Merge (lower_functional_ops.cc:101-213)"
 	idx := b.newNode(inst, p)
 	inst.nodes.set(gn, idx)
@@ -877,7 +907,7 @@ func (s *sim) resolveVia(r ref) (pin, int32) {
 			return noPin, via
 		case r.pn >= 0:
 			p := s.nodes[r.pn]
-			if !p.ghost {
+			if !p.is(pGhost) {
 				return pin{int32(r.pn), int32(r.port)}, via
 			}
 			alias := p.alias()
@@ -915,7 +945,7 @@ func (s *sim) plainInput(inst *instance, in graph.Input) (pin, bool) {
 		return pin{}, false
 	}
 	idx, ok := inst.nodes.get(in.Node)
-	if !ok || s.nodes[idx].ghost {
+	if !ok || s.nodes[idx].is(pGhost) {
 		return pin{}, false
 	}
 	return pin{int32(idx), in.Output}, true
@@ -988,7 +1018,7 @@ func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
 	}
 	if inst != nil && c != nil {
 		// control input on an inlined call: depend on its outputs
-		if idx, ok := inst.nodes.get(c); ok && s.nodes[idx].ghost {
+		if idx, ok := inst.nodes.get(c); ok && s.nodes[idx].is(pGhost) {
 			for _, a := range s.nodes[idx].alias() {
 				if q := s.resolve(a); q.n >= 0 {
 					ctrl = append(ctrl, int(q.n))

@@ -82,14 +82,14 @@ func (s *sim) fusions() []Fusion {
 		// A class's nodes are the flattened graph's, unless the
 		// simulation has its own: then only those whose lookup node is
 		// their graph node are surely alike.
-		if byClass != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || p.src == p.look) {
+		if byClass != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || p.src == p.look()) {
 			c := s.flat.classOf[i]
 			if !byClass[c].known {
-				byClass[c] = head{known: true, op: p.op(), t: p.look.Attrs["T"].GetType()}
+				byClass[c] = head{known: true, op: p.op(), t: p.look().Attrs["T"].GetType()}
 			}
 			h = byClass[c]
 		} else {
-			h = head{op: p.op(), t: p.look.Attrs["T"].GetType()}
+			h = head{op: p.op(), t: p.look().Attrs["T"].GetType()}
 		}
 		t := h.t
 		switch h.op {
@@ -120,10 +120,10 @@ func (s *sim) fusions() []Fusion {
 			}
 			fused, chain, n = "_FusedMatMul", [3]int{i, b, a}, 3
 		case "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3":
-			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF || p.look.Attrs["is_training"].GetB() {
+			if t != tpb.DataType_DT_FLOAT && t != tpb.DataType_DT_HALF || p.look().Attrs["is_training"].GetB() {
 				continue
 			}
-			if p.op() != "FusedBatchNorm" && p.look.Attrs["U"].GetType() != tpb.DataType_DT_FLOAT {
+			if p.op() != "FusedBatchNorm" && p.look().Attrs["U"].GetType() != tpb.DataType_DT_FLOAT {
 				continue
 			}
 			a := single(i)

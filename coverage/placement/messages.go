@@ -139,17 +139,17 @@ func summarizeNodeDef(p *pnode) string {
 // (node_def_util.cc:100-110) and SummarizeAttrsHelper do. DebugString walks
 // a protobuf map in no fixed order; tfscan sorts by name, as the helper does.
 func attrString(p *pnode) string {
-	if p.look == nil {
+	if p.look() == nil {
 		return ""
 	}
-	keys := make([]string, 0, len(p.look.Attrs))
-	for k := range p.look.Attrs {
+	keys := make([]string, 0, len(p.look().Attrs))
+	for k := range p.look().Attrs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + summarizeAttr(p.look.Attrs[k])
+		parts[i] = k + "=" + summarizeAttr(p.look().Attrs[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -27,12 +27,12 @@ func typeList(ts []tpb.DataType) string {
 // tensorflow/core/framework/memory_types.cc:82-175).
 func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 	p := s.nodes[i]
-	if d != s.cpu && !p.io && s.deviceMemoryOnly(i, d) {
+	if d != s.cpu && !p.is(pIO) && s.deviceMemoryOnly(i, d) {
 		return noHost(len(p.inTypes())), noHost(len(p.outTypes()))
 	}
 	inHost = make([]bool, len(p.inTypes()))
 	outHost = make([]bool, len(p.outTypes()))
-	if d == s.cpu || p.io {
+	if d == s.cpu || p.is(pIO) {
 		for j := range inHost {
 			inHost[j] = true
 		}
@@ -71,13 +71,13 @@ func (s *sim) memTypes(i, d int) (inHost, outHost []bool) {
 			s.markArg(p, name, inHost, outHost)
 		}
 	}
-	if p.look != nil {
-		for _, k := range p.look.Attrs["_input_hostmem"].GetList().GetI() {
+	if p.look() != nil {
+		for _, k := range p.look().Attrs["_input_hostmem"].GetList().GetI() {
 			if k >= 0 && int(k) < len(inHost) {
 				inHost[k] = true
 			}
 		}
-		for _, k := range p.look.Attrs["_output_hostmem"].GetList().GetI() {
+		for _, k := range p.look().Attrs["_output_hostmem"].GetList().GetI() {
 			if k >= 0 && int(k) < len(outHost) {
 				outHost[k] = true
 			}
@@ -96,7 +96,7 @@ func (s *sim) deviceMemoryOnly(i, d int) bool {
 	// answer is the class's (unless a what-if or auto mixed precision
 	// changed the node's match or lookup node).
 	slot := -1
-	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].look == s.flat.nodes[i].look) && d < len(s.classSafe) && s.classSafe[d] {
+	if s.whatIf == nil && s.flat != nil && s.flat.classOf[i] >= 0 && (!s.ownNodes || s.nodes[i].look() == s.flat.nodes[i].look()) && d < len(s.classSafe) && s.classSafe[d] {
 		if s.devMemOnly == nil {
 			s.devMemOnly = make([]int8, s.flat.classes*len(s.devs))
 		}
@@ -127,11 +127,11 @@ func (s *sim) deviceMemoryOnlyOf(i, d int) bool {
 			}
 		}
 	}
-	if p.look != nil {
-		if _, ok := p.look.Attrs["_input_hostmem"]; ok {
+	if p.look() != nil {
+		if _, ok := p.look().Attrs["_input_hostmem"]; ok {
 			return false
 		}
-		if _, ok := p.look.Attrs["_output_hostmem"]; ok {
+		if _, ok := p.look().Attrs["_output_hostmem"]; ok {
 			return false
 		}
 	}
@@ -165,12 +165,12 @@ func (s *sim) matchFor(i, d int) *coverage.Match {
 // markArg expands a host_memory_arg name to port ranges through the OpDef
 // (number_attr and type_list_attr, memory_types.cc:115-135).
 func (s *sim) markArg(p *pnode, name string, inHost, outHost []bool) {
-	if p.look == nil || p.look.OpDef == nil {
+	if p.look() == nil || p.look().OpDef == nil {
 		return
 	}
 	off := 0
-	for _, a := range p.look.OpDef.GetInputArg() {
-		n := argSize(p.look.Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
+	for _, a := range p.look().OpDef.GetInputArg() {
+		n := argSize(p.look().Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
 		if a.GetName() == name {
 			for k := off; k < off+n && k < len(inHost); k++ {
 				inHost[k] = true
@@ -180,8 +180,8 @@ func (s *sim) markArg(p *pnode, name string, inHost, outHost []bool) {
 		off += n
 	}
 	off = 0
-	for _, a := range p.look.OpDef.GetOutputArg() {
-		n := argSize(p.look.Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
+	for _, a := range p.look().OpDef.GetOutputArg() {
+		n := argSize(p.look().Attrs, a.GetNumberAttr(), a.GetTypeListAttr())
 		if a.GetName() == name {
 			for k := off; k < off+n && k < len(outHost); k++ {
 				outHost[k] = true
@@ -295,7 +295,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				dst := s.nodes[e.dst]
 				k := xferKey{src: si, port: -1, dst: dd, ctrl: true, io: io}
 				if x, ok := out[k]; !ok {
-					out[k] = &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+					out[k] = &xfer{key: k, from: sd, to: dd, unit: dst.unit(), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 						Src: s.label(src), Dst: s.label(dst), Kind: "control", BytesKnown: true, IO: io,
 						PerIteration: src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 				} else if !x.counted {
@@ -351,7 +351,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 				continue
 			}
 			dst := s.nodes[e.dst]
-			x := &xfer{key: k, from: sd, to: dd, unit: int(dst.unit), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
+			x := &xfer{key: k, from: sd, to: dd, unit: dst.unit(), Transfer: Transfer{From: s.devs[sd], To: s.devs[dd],
 				Src: fmt.Sprintf("%s:%d", s.label(src), e.port), Dst: s.label(dst), Kind: kind, IO: io,
 				PerIteration: !io && src.frame != 0 && src.frame == dst.frame}, counted: s.counted(si) && s.counted(int(e.dst))}
 			if kind == "host" {
@@ -416,7 +416,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		}
 		src := s.nodes[q.n]
 		sd := int(s.dev[q.n])
-		if src.io || src.fed || sd < 0 || sd == s.cpu {
+		if src.is(pIO|pFed) || sd < 0 || sd == s.cpu {
 			return
 		}
 		if _, ok := out[xferKey{src: int(q.n), port: int(q.port), dst: s.cpu, dstHost: true}]; ok {
@@ -444,7 +444,7 @@ func (s *sim) transfers(srcs map[int]bool) map[xferKey]*xfer {
 		fetch(s.resolve(f.ref), 0, f.name)
 	}
 	for _, i := range s.special().fetch {
-		fetch(pin{i, 0}, int(s.nodes[i].unit), s.nodes[i].name())
+		fetch(pin{i, 0}, s.nodes[i].unit(), s.nodes[i].name())
 	}
 	return out
 }
@@ -476,7 +476,7 @@ func (s *sim) countedUnit(u int) bool {
 // stands under.
 func (s *sim) counted(i int) bool {
 	p := s.nodes[i]
-	if !s.countedUnit(int(p.unit)) {
+	if !s.countedUnit(p.unit()) {
 		return false
 	}
 	if s.opts.Count == nil {
@@ -513,8 +513,8 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 			}
 			return t.Bytes()
 		}
-		if p.op() == "_Arg" && int(p.unit) < len(s.units) && s.units[p.unit].fn != nil {
-			fn := s.units[p.unit].fn
+		if p.op() == "_Arg" && p.unit() < len(s.units) && s.units[p.unit()].fn != nil {
+			fn := s.units[p.unit()].fn
 			for k, a := range fn.Def.GetSignature().GetInputArg() {
 				if a.GetName() == p.name() {
 					return s.shapes.ArgBytes(fn, k)
@@ -525,7 +525,7 @@ func (s *sim) bytesOf(q pin) (int64, bool) {
 		if p.op() == "LoopCond" {
 			return 1, true
 		}
-		if !p.passthrough || p.in.n == 0 {
+		if !p.is(pPassthrough) || p.in.n == 0 {
 			return 0, false
 		}
 		q = s.inputs(p)[0]

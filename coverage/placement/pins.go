@@ -15,7 +15,7 @@ import (
 // pinOf is the device field node p requests in this simulation: its own,
 // parsed and not cleared; "" when it has none.
 func (s *sim) pinOf(p *pnode) string {
-	if !p.devField || p.src == nil || p.badDevice || p.src.Device == "" || s.cleared(p) {
+	if !p.is(pDevField) || p.src == nil || p.is(pBadDevice) || p.src.Device == "" || s.cleared(p) {
 		return ""
 	}
 	return p.src.Device

@@ -103,7 +103,7 @@ func (s *sim) result() *Result {
 	// each: a map write per node costs more than the rest of the loop.
 	parts := make([]bool, len(s.devs))
 	for i, p := range s.nodes {
-		if d := s.dev[i]; d >= 0 && !parts[d] && !p.ghost && !p.io && !p.fed && s.counted(i) {
+		if d := s.dev[i]; d >= 0 && !parts[d] && !p.is(pGhost|pIO|pFed) && s.counted(i) {
 			parts[d] = true
 			r.Partitions++
 		}
@@ -266,17 +266,17 @@ func (s *sim) nodeResult(gn *graph.Node, others map[int]map[int]bool) (NodeResul
 	}
 	p := s.nodes[i]
 	nr := NodeResult{ID: gn.ID, Path: s.path(gn), Name: gn.Name, Op: gn.Op, Device: s.devs[s.dev[i]], RequestedDevice: s.pinOf(p)}
-	if !p.ghost && p.note() == "" && len(others[gn.ID]) == 0 {
+	if !p.is(pGhost) && p.note() == "" && len(others[gn.ID]) == 0 {
 		// The simulation's own reasons, shared: nothing appends to
 		// them past this length.
 		nr.Reasons = s.reasonsOf(i)
 		return nr, true
 	}
-	if p.ghost {
+	if p.is(pGhost) {
 		nr.Reasons = append(nr.Reasons, s.devs[s.dev[i]]+": "+p.note())
 	}
 	nr.Reasons = append(nr.Reasons, s.reasonsOf(i)...)
-	if p.note() != "" && !p.ghost && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
+	if p.note() != "" && !p.is(pGhost) && !strings.Contains(strings.Join(nr.Reasons, "\n"), p.note()) {
 		nr.Reasons = append(nr.Reasons, p.note())
 	}
 	if o := others[gn.ID]; len(o) > 0 {
@@ -321,7 +321,7 @@ func (s *sim) islands(all map[xferKey]*xfer) []Island {
 		}
 		infos[c].nodes = append(infos[c].nodes, j)
 		border := func(k int) {
-			if k >= 0 && !onCPU(k) && int(s.dev[k]) == s.tgt && !s.nodes[k].ghost && s.counted(k) {
+			if k >= 0 && !onCPU(k) && int(s.dev[k]) == s.tgt && !s.nodes[k].is(pGhost) && s.counted(k) {
 				touches[c] = true
 			}
 		}

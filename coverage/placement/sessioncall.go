@@ -81,7 +81,7 @@ func (s *sim) pinCallResourceUsers() {
 	why := map[int]string{}
 	for _, c := range s.crossings {
 		p := s.nodes[c.dst]
-		if p.ghost || p.host || p.ghostOf >= 0 || c.in >= p.in.n {
+		if p.is(pGhost|pHost) || p.ghostOf >= 0 || c.in >= p.in.n {
 			continue
 		}
 		src := int(s.inputs(p)[c.in].n)
@@ -110,7 +110,7 @@ func (s *sim) pinCallResourceUsers() {
 		return
 	}
 	for i, p := range s.nodes {
-		if p.ghost || p.host || p.ghostOf >= 0 || s.dev[i] < 0 {
+		if p.is(pGhost|pHost) || p.ghostOf >= 0 || s.dev[i] < 0 {
 			continue
 		}
 		root := s.find(i)

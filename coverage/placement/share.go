@@ -165,7 +165,7 @@ const (
 // placeKindOf is node p's placeKinds entry: kindPlain with its default
 // device's role, or 0.
 func placeKindOf(p *pnode) uint8 {
-	if p.ghost || p.host || p.ghostOf >= 0 || p.badDevice || p.assigned != -1 || p.rq != nil && !p.rq.empty() || p.dflt < -1 || p.dflt > roleCPU {
+	if p.is(pGhost|pHost) || p.ghostOf >= 0 || p.is(pBadDevice) || p.assigned != -1 || p.rq != nil && !p.rq.empty() || p.dflt < -1 || p.dflt > roleCPU {
 		return 0
 	}
 	return kindPlain | uint8(p.dflt+1)
@@ -194,7 +194,7 @@ func (f *flattened) generatorCount() int {
 // opFlagsOf are node p's opFlags.
 func opFlagsOf(p *pnode) uint8 {
 	b := nodeFlagsOf(p)
-	if p.look != nil {
+	if p.look() != nil {
 		if p.isGenerator() {
 			b |= flagGenerator
 		}
@@ -211,16 +211,16 @@ func opFlagsOf(p *pnode) uint8 {
 // nodeFlagsOf are the flags of what node p is.
 func nodeFlagsOf(p *pnode) uint8 {
 	var b uint8
-	if p.ghost {
+	if p.is(pGhost) {
 		b |= flagGhost
 	}
-	if p.io {
+	if p.is(pIO) {
 		b |= flagIO
 	}
-	if p.fed {
+	if p.is(pFed) {
 		b |= flagFed
 	}
-	if p.devField {
+	if p.is(pDevField) {
 		b |= flagDevField
 	}
 	return b
@@ -230,7 +230,7 @@ func nodeFlagsOf(p *pnode) uint8 {
 // simulation's own copy of the node looks another node up.
 func (s *sim) flags(i int) uint8 {
 	if s.ownNodes {
-		if p := s.nodes[i]; p != s.flat.nodes[i] && p.look != s.flat.nodes[i].look {
+		if p := s.nodes[i]; p != s.flat.nodes[i] && p.look() != s.flat.nodes[i].look() {
 			return opFlagsOf(p)
 		}
 	}
@@ -321,7 +321,7 @@ func (s *sim) bind() {
 		x := *p.x
 		p.x = &x
 		d, note := s.resourceArgDevice(a.f, a.i)
-		p.assigned, x.note = int32(d), note
+		p.assigned, x.note = int8(d), note
 	}
 }
 
@@ -431,10 +431,10 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 	size := flatArray[int32](sc, len(nodes))
 	for i, p := range nodes {
 		classOf[i] = -1
-		if p.ghost || p.look == nil || p.look.Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
+		if p.is(pGhost) || p.look() == nil || p.look().Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
 			continue
 		}
-		k := reflect.ValueOf(p.look.Attrs).Pointer()
+		k := reflect.ValueOf(p.look().Attrs).Pointer()
 		f, ok := recent.Get(k)
 		if !ok {
 			if f, ok = first[k]; !ok {
@@ -443,7 +443,7 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 			}
 			recent.Put(k, f)
 		}
-		if !alike(nodes[f].look, p.look) {
+		if !alike(nodes[f].look(), p.look()) {
 			if firstOfOp == nil {
 				firstOfOp = map[mapOp]int32{}
 			}
@@ -455,7 +455,7 @@ func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
 				}
 				recentOfOp.Put(ko, f)
 			}
-			if !alike(nodes[f].look, p.look) {
+			if !alike(nodes[f].look(), p.look()) {
 				continue
 			}
 		}
@@ -573,7 +573,7 @@ func (s *sim) cpuLookups() *cpuLookups {
 			c.idx[i] = byClass[cl]
 			continue
 		}
-		r := m.Match(p.look)
+		r := m.Match(p.look())
 		c.idx[i] = mt.add(&r)
 		if byClass != nil && cl >= 0 {
 			byClass[cl] = c.idx[i]

@@ -303,7 +303,7 @@ func (s *sim) bodyCaller(f *graph.Function) (int, string, bool) {
 			continue
 		}
 		p := s.nodes[pi]
-		if p.ghost {
+		if p.is(pGhost) {
 			continue
 		}
 		switch {
@@ -354,11 +354,11 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 			// Where depends on the target: bind places it.
 			resource = true
 		default:
-			p.io = true
+			p.flags |= pIO
 			p.x.note = "argument: fed from the host (execute.cc:335-392)"
 		}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg")}
-		p.look.SetTypes(nil, []tpb.DataType{t})
+		p.x.look = &graph.Node{ID: -1, Name: name, Op: "_Arg", OpDef: s.opDef("_Arg")}
+		p.x.look.SetTypes(nil, []tpb.DataType{t})
 		idx := b.newNode(inst, p)
 		p.ghostOf = int32(inst.single)
 		inst.args[i] = ref{pn: idx}
@@ -377,11 +377,11 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 		}
 		name := fmt.Sprintf("%s_retval_%d", f.Name, i)
 		p := &pnode{x: &pextra{name: name, path: f.Name + "/" + name, rin: []ref{r}},
-			assigned: -1, dflt: int32(inst.dflt), ghostOf: -1, fetch: kind == unitFunction,
-			passthrough: true}
-		p.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"),
+			assigned: -1, dflt: int8(inst.dflt), ghostOf: -1, flags: pPassthrough}
+		p.mark(pFetch, kind == unitFunction)
+		p.x.look = &graph.Node{ID: -1, Name: name, Op: "_Retval", OpDef: s.opDef("_Retval"),
 			Attrs: map[string]*attrValue{"T": typeAttr(t)}}
-		p.look.SetTypes([]tpb.DataType{t}, nil)
+		p.x.look.SetTypes([]tpb.DataType{t}, nil)
 		b.newNode(inst, p)
 	}
 }
@@ -539,7 +539,7 @@ func (s *sim) markFeeds(top, placeholders []*graph.Node) {
 	if sig == nil {
 		for _, n := range placeholders {
 			if pi := s.firstOf2(n); pi >= 0 {
-				s.nodes[pi].fed = true
+				s.nodes[pi].flags |= pFed
 			}
 		}
 		return
@@ -561,8 +561,8 @@ func (s *sim) markFeeds(top, placeholders []*graph.Node) {
 	for _, in := range sig.inputs {
 		nm, _ := tensorName(in.name)
 		if n := byName[nm]; n != nil {
-			if pi := s.firstOf2(n); pi >= 0 && !s.nodes[pi].ghost {
-				s.nodes[pi].fed = true
+			if pi := s.firstOf2(n); pi >= 0 && !s.nodes[pi].is(pGhost) {
+				s.nodes[pi].flags |= pFed
 			}
 		}
 	}
@@ -617,7 +617,7 @@ func (s *sim) computeFrames() {
 	hint := map[string]int{}
 	for _, i := range order {
 		p := s.nodes[i]
-		if p.ghost {
+		if p.is(pGhost) {
 			continue
 		}
 		inFrame := -1
@@ -630,7 +630,7 @@ func (s *sim) computeFrames() {
 		switch {
 		case p.op() == "Enter" || p.op() == "RefEnter":
 			parent := max(inFrame, 0)
-			key := string(p.look.Attrs["frame_name"].GetS())
+			key := string(p.look().Attrs["frame_name"].GetS())
 			p.frame = int32(frameFor(parent, key))
 			if p.frameHint() != "" {
 				hint[p.frameHint()] = int(p.frame)

@@ -87,7 +87,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 				k |= classClassAttr
 			}
 		}
-		if p.look != nil {
+		if p.look() != nil {
 			if slices.ContainsFunc(p.inTypes(), colocatingType) {
 				k |= classColocates
 			}
@@ -116,7 +116,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 		var k uint16
 		// A class's nodes have one op, OpDef and attr map: their graph
 		// node's (the _class attr's) when it is their lookup node.
-		if memo != nil && classOf[i] >= 0 && p.src == p.look {
+		if memo != nil && classOf[i] >= 0 && p.src == p.look() {
 			c := classOf[i]
 			if memo[c] == 0 {
 				memo[c] = kindOf(p)
@@ -144,10 +144,10 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 			f.flags[i] = fl
 			f.kinds[i] = placeKindOf(p)
 		}
-		if p.fetch {
+		if p.is(pFetch) {
 			sp.fetch = append(sp.fetch, int32(i))
 		}
-		if p.ghost {
+		if p.is(pGhost) {
 			continue
 		}
 		if k&classFusion != 0 && p.src != nil && p.src.ID >= 0 && p.src.ID < len(firstOf) && int(firstOf[p.src.ID]) == i {
@@ -166,7 +166,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 			continue
 		}
 		for j, q := range ln.inputs(p) {
-			if q.n < 0 || nodes[q.n].ghost {
+			if q.n < 0 || nodes[q.n].is(pGhost) {
 				continue
 			}
 			t := tpb.DataType_DT_INVALID
@@ -186,7 +186,7 @@ func findSpecial(nodes []*pnode, ln *links, crossAt map[[2]int32]int32, firstOf 
 			default:
 				continue
 			}
-			if src.io || p.io {
+			if src.is(pIO) || p.is(pIO) {
 				continue
 			}
 			if _, ok := crossAt[[2]int32{int32(i), int32(j)}]; ok && kind != 0 {

@@ -23,7 +23,7 @@ func (s *sim) oneCluster() {
 	}
 	on := func(i int) bool {
 		p := s.nodes[i]
-		return !p.ghost && !p.io && !p.fed && int(s.dev[i]) == s.tgt
+		return !p.is(pGhost|pIO|pFed) && int(s.dev[i]) == s.tgt
 	}
 	outs := s.outEdges()
 	comp, sizes := s.components(make([]int32, len(s.nodes)), func(_, k int) bool { return on(k) })

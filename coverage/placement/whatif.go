@@ -82,13 +82,13 @@ func (s *sim) wishlist(all map[xferKey]*xfer) []Wish {
 			continue
 		}
 		p := s.nodes[i]
-		if p.look == nil || !s.counted(i) {
+		if p.look() == nil || !s.counted(i) {
 			continue
 		}
-		if p.host || p.ghostOf >= 0 || p.assigned >= 0 {
+		if p.is(pHost) || p.ghostOf >= 0 || p.assigned >= 0 {
 			continue
 		}
-		k := wishKey{p.op(), PrimaryDType(p.look)}
+		k := wishKey{p.op(), PrimaryDType(p.look())}
 		byKey[k] = append(byKey[k], i)
 	}
 	keys := make([]wishKey, 0, len(byKey))
@@ -137,7 +137,7 @@ type members = csr.Groups[int32]
 func (s *sim) groupMembers() members {
 	return s.opts.Scratch.members(len(s.nodes), func(add func(int, int32)) {
 		for i, p := range s.nodes {
-			if !p.ghost {
+			if !p.is(pGhost) {
 				add(s.find(i), int32(i))
 			}
 		}
@@ -211,7 +211,7 @@ func (s *sim) whatIfCovered() []Wish {
 		}
 		var nodes []int
 		for i, p := range s.nodes {
-			if !p.ghost && !p.io && p.src != nil && set[p.src.ID] {
+			if !p.is(pGhost|pIO) && p.src != nil && set[p.src.ID] {
 				nodes = append(nodes, i)
 			}
 		}
@@ -243,8 +243,8 @@ func (c *coveredMatcher) Match(n *graph.Node) coverage.Match {
 // cpuComponents labels connected components of CPU-placed nodes, each
 // within one function-call unit.
 func (s *sim) cpuComponents() []int32 {
-	onCPU := func(i int) bool { return !s.nodes[i].ghost && int(s.dev[i]) == s.cpu && !s.nodes[i].io }
-	comp, _ := s.components(s.opts.Scratch.lentInt32(lentCPUComps, len(s.nodes)), func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit == s.nodes[seed].unit })
+	onCPU := func(i int) bool { return !s.nodes[i].is(pGhost) && int(s.dev[i]) == s.cpu && !s.nodes[i].is(pIO) }
+	comp, _ := s.components(s.opts.Scratch.lentInt32(lentCPUComps, len(s.nodes)), func(seed, k int) bool { return onCPU(k) && s.nodes[k].unit() == s.nodes[seed].unit() })
 	return comp
 }
 
@@ -299,7 +299,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 			oldRow[i] = s.rowOf[i]
 		}
 		s.ownRow(i)
-		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look, override)
+		sup, ms := s.kernelsFor(s.nodes[i], s.nodes[i].look(), override)
 		copy(s.sup(i), sup)
 		s.whatIf[i] = ms
 	}
