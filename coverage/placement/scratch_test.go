@@ -224,3 +224,31 @@ func allNodes(g *graph.Graph, r *placement.Result) []placement.NodeResult {
 	}
 	return out
 }
+
+// Auto mixed precision changes a simulation's own copies of the shared
+// flattened graph's nodes (their lookup nodes become half-precision
+// copies), never the shared nodes: a simulation without it that shares
+// the graph after one with it gives what a fresh one gives, on models
+// with lowered control flow, calls and float math to paint.
+func TestAMPLeavesTheSharedGraphAlone(t *testing.T) {
+	cpu, cuda := builtinIndex(t, "cpu"), builtinIndex(t, "cuda")
+	for _, path := range []string{
+		filepath.Join(corpusDir(t), "tf/gd_if_op/if_op.pbtxt"),
+		filepath.Join(corpusDir(t), "tf/sm_simple_while_loop"),
+		filepath.Join(corpusDir(t), "tf/gd_lstm_layer_inference/lstm_layer_inference.pbtxt"),
+		filepath.Join(testutil.RepoRoot(), "testdata", "models", "tf2_while_saved_model"),
+		filepath.Join(testutil.RepoRoot(), "testdata", "models", "keras_saved_model"),
+	} {
+		g := testmodel.Graph(t, path)
+		var sc placement.Scratch
+		for _, precision := range []string{placement.PrecisionMixedFloat16, "", placement.PrecisionMixedBFloat16, ""} {
+			opts := placement.Options{Precision: precision, Stack: cuda.Stack()}
+			want, err := placement.Simulate(g, plain{cuda}, plain{cpu}, opts)
+			require.NoError(t, err)
+			opts.Scratch = &sc
+			got, err := placement.Simulate(g, cuda, cpu, opts)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "%s, precision %q after the others", path, precision)
+		}
+	}
+}
