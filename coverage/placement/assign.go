@@ -136,7 +136,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 		alone := kinds != nil && kinds[i]&kindPlain != 0 && s.alone(i)
 		var gk generatorKey
 		if alone {
-			gk = generatorKey{aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}, int16(od), fls[i]&flagDevField != 0}
+			gk = generatorKey{aloneKey{row: s.rowOf[i], dflt: s.gslab[i].dflt}, int8(od), fls[i]&flagDevField != 0}
 			if o, ok := followed.Get(gk); ok {
 				s.placeAsBefore(i, o)
 				continue
@@ -157,7 +157,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 // candidates to give or failed.
 func (s *sim) outcome(i, d int) (aloneOutcome, bool) {
 	g := &s.gslab[i]
-	return aloneOutcome{dev: int16(d), cands: g.cands, reasons: s.reasons[i]}, g.candsOK && !g.failed
+	return aloneOutcome{dev: int8(d), cands: g.cands, reasons: s.reasons[i]}, g.candsOK && !g.failed
 }
 
 // placeAsBefore places node i, alone in its group, as o says an earlier
@@ -205,7 +205,7 @@ func (s *sim) alone(i int) bool {
 // aloneKey is what decides where a node alone in its group goes (alone).
 type aloneKey struct {
 	row  int32
-	dflt int16
+	dflt int8
 }
 
 // generatorKey is what decides where a generator alone in its group goes
@@ -214,14 +214,14 @@ type aloneKey struct {
 // field may pin it (pinAt).
 type generatorKey struct {
 	aloneKey
-	consumers int16
+	consumers int8
 	devField  bool
 }
 
 // aloneOutcome is where a node alone in its group went: its device, its
 // group's candidates and its reasons.
 type aloneOutcome struct {
-	dev     int16
+	dev     int8
 	cands   int32
 	reasons int32
 }
@@ -281,7 +281,7 @@ func (s *sim) placeBy(i, d int, reason string, placer bool) {
 		s.prependReason(i, reason)
 	}
 	if g := s.group(s.find(i)); g != nil && placer && !g.failed && g.pinned < 0 {
-		g.pinned = int16(d)
+		g.pinned = int8(d)
 	}
 }
 
@@ -423,7 +423,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 // device; ok marks a key in use.
 type candKey struct {
 	prio [2]int
-	dflt int16
+	dflt int8
 	ok   bool
 }
 

@@ -29,9 +29,9 @@ type group struct {
 	// lacks is a member without a target kernel (for reasons), -1.
 	lacks int32
 	// The devices are indexes in sim.devs, at most maxDevs of them.
-	assigned int16 // pre-assigned device, -1
-	dflt     int16
-	pinned   int16 // device once a member was placed, -1
+	assigned int8 // pre-assigned device, -1
+	dflt     int8
+	pinned   int8 // device once a member was placed, -1
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
 	// device names in TF's merge errors. A rank is at most log2 of the
@@ -498,7 +498,7 @@ func (s *sim) colocate() {
 		// ColocationGraph::InitializeMember (colocation_graph.cc:1494-1541).
 		if p.assigned >= 0 {
 			// SetAssignedDeviceName: the requested name is the assigned one.
-			g.assigned = int16(s.device(int(p.assigned)))
+			g.assigned = int8(s.device(int(p.assigned)))
 			g.rq = s.specID(localSpec(s.types[g.assigned]))
 			continue
 		}
@@ -535,7 +535,7 @@ func (s *sim) colocate() {
 // default device role dflt, its priorities its row's.
 func (s *sim) newGroup(i, dflt int) *group {
 	g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
-	g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int16(s.device(dflt)), int32(i), -1, true
+	g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int8(s.device(dflt)), int32(i), -1, true
 	if s.supRow(i)[s.tgt] < 0 {
 		g.lacks = int32(i)
 	}
