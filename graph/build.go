@@ -210,6 +210,9 @@ func (b *builder) build(top []*nodepb.NodeDef, lib []*fpb.FunctionDef) {
 		b.libraryFunction(fd)
 	}
 	sort.Slice(g.Functions, func(i, j int) bool { return g.Functions[i].Name < g.Functions[j].Name })
+	for i, f := range g.Functions {
+		f.index = i + 1
+	}
 
 	total := len(top)
 	for _, f := range g.Functions {
@@ -949,17 +952,13 @@ func (b *builder) recursion() {
 	if len(fs) == 0 {
 		return
 	}
-	idx := make(map[*Function]int, len(fs))
-	for i, f := range fs {
-		idx[f] = i
-	}
 	// Callees per function, deduplicated, in a stable order.
 	callees := make([][]int, len(fs))
 	for i, f := range fs {
 		seen := map[int]bool{}
 		for _, n := range f.Nodes {
 			for _, c := range n.Calls() {
-				j := idx[c]
+				j := c.Index()
 				if !seen[j] {
 					seen[j] = true
 					callees[i] = append(callees[i], j)

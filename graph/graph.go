@@ -93,7 +93,10 @@ type Function struct {
 	// Recursive is set when the function can reach itself through calls.
 	Recursive bool
 
-	topo []*Node
+	// index is the function's position in Graph.Functions plus one, set
+	// by Build: 0 for a Function made otherwise (Index).
+	index int
+	topo  []*Node
 	// unpruned are the body's nodes that run whatever its results need
 	// (runsUnpruned), listed by the build once pruneKnown.
 	unpruned   []*Node
@@ -114,6 +117,18 @@ type Function struct {
 	// leaves out calls (paths.go).
 	depth int32
 	head  *Function
+}
+
+// Index is f's position in the Functions of the graph Build made it for,
+// -1 for a Function made otherwise or nil: a pass keeps what it knows of
+// each function in a slice by Index rather than in a map. A graph
+// assembled by hand may list a built function elsewhere, so a reader
+// checks that the function at Index is f.
+func (f *Function) Index() int {
+	if f == nil {
+		return -1
+	}
+	return f.index - 1
 }
 
 // Node is one NodeDef, in the top-level graph or in a function body.

@@ -27,10 +27,16 @@ type Shapes struct {
 	// at is each node's state by graph.Node.ID: pending (0), inferring,
 	// else where its outputs start in outs, plus one. Appending the
 	// outputs as nodes are inferred needs no walk to count them first.
-	at   []int32
-	args map[*graph.Function][]Tensor
-	rets map[*graph.Function][]Tensor
-	busy map[*graph.Function]bool
+	at []int32
+	// fns is what inference knows of each function, by slot (slot).
+	fns []body
+	// others are the slots of the functions met that g.Functions does not
+	// hold at their Index (those of a graph assembled by hand).
+	others map[*graph.Function]int
+	// bodies is the memory of the bodies' arguments and results, which
+	// live as long as s: carved from arrays of a few hundred
+	// (bodyTensors) rather than allocated two for every function.
+	bodies []Tensor
 	// AssumedDims lists every assumption made, e.g.
 	// "x: dim 0 = 1 (default batch)", sorted.
 	AssumedDims []string
@@ -51,8 +57,6 @@ type Shapes struct {
 	// every node's rule (no alike): the plain inference the shortcuts are
 	// tested against.
 	reference bool
-	// calling are the scopes that call functions (callingScopes).
-	calling map[*graph.Function]bool
 	// consts are the shapes and values of the last few Const tensors
 	// (constOf), outputShapes the `_output_shapes` of the last few attr
 	// maps (outputShapesOf).
@@ -108,6 +112,26 @@ const (
 	inferring = -1
 )
 
+// body is what inference knows of one function's body.
+type body struct {
+	// args are the arguments it is inferred with, from enter on; rets its
+	// results, from leave on.
+	args, rets []Tensor
+	state      bodyState
+	// calls: the body holds a node that calls a function (callingScopes).
+	calls bool
+}
+
+// bodyState is how far a body's inference is.
+type bodyState uint8
+
+const (
+	bodyPending bodyState = iota
+	// bodyBusy from enter to leave: a recursive call sees no results.
+	bodyBusy
+	bodyDone
+)
+
 // Options are what inference knows besides the graph.
 type Options struct {
 	// Inputs gives shapes of fed tensors by tensor name ("x:0") or node
@@ -143,18 +167,46 @@ func scopeOrder(nodes, topo []*graph.Node, walkOnly, calls bool) []*graph.Node {
 	return topo
 }
 
-// callingScopes are the functions whose bodies hold a node that calls a
-// function, and nil where the top level does: the scopes of every
+// callingScopes marks the bodies that hold a node that calls a function
+// (body.calls), and tells whether the top level does: the scopes of every
 // function's callers (graph.Function.Callers), rather than a read of every
 // node's calls.
-func callingScopes(g *graph.Graph) map[*graph.Function]bool {
-	scopes := map[*graph.Function]bool{}
-	for _, f := range g.Functions {
+func (s *Shapes) callingScopes() (top bool) {
+	for _, f := range s.g.Functions {
 		for _, c := range f.Callers {
-			scopes[c.Func] = true
+			if c.Func == nil {
+				top = true
+			} else {
+				s.fns[s.slot(c.Func)].calls = true
+			}
 		}
 	}
-	return scopes
+	return top
+}
+
+// slot is where s.fns keeps what inference knows of f: at f's Index where
+// g.Functions holds f there, as it does every function of a built graph,
+// else past those, taken when f is first met.
+func (s *Shapes) slot(f *graph.Function) int {
+	if k, ok := s.known(f); ok {
+		return k
+	}
+	if s.others == nil {
+		s.others = map[*graph.Function]int{}
+	}
+	k := len(s.fns)
+	s.fns = append(s.fns, body{})
+	s.others[f] = k
+	return k
+}
+
+// known is f's slot, when f has one.
+func (s *Shapes) known(f *graph.Function) (int, bool) {
+	if k := f.Index(); s.g != nil && k >= 0 && k < len(s.g.Functions) && s.g.Functions[k] == f {
+		return k, true
+	}
+	k, ok := s.others[f]
+	return k, ok
 }
 
 // infer is Infer; reference walks every scope in walkOrder and runs every
@@ -167,9 +219,7 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 	s := &Shapes{
 		outs:      packedOuts{first: len(g.Nodes) + 16},
 		at:        hugepage.Touch(hugepage.Make[int32](len(g.Nodes))),
-		args:      make(map[*graph.Function][]Tensor, len(g.Functions)),
-		rets:      make(map[*graph.Function][]Tensor, len(g.Functions)),
-		busy:      map[*graph.Function]bool{},
+		fns:       make([]body, len(g.Functions)),
 		g:         g,
 		inputs:    o.Inputs,
 		dims:      o.Dims,
@@ -179,8 +229,7 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 		reference: reference,
 	}
 	top := g.Nodes[:min(g.TopLevel, len(g.Nodes))]
-	s.calling = callingScopes(g)
-	s.run(&frame{order: scopeOrder(top, g.Topo(), reference, s.calling[nil])})
+	s.run(frame{order: scopeOrder(top, g.Topo(), reference, s.callingScopes())})
 	for _, f := range g.Functions {
 		s.function(f, nil)
 	}
@@ -188,7 +237,7 @@ func infer(g *graph.Graph, o Options, reference bool) *Shapes {
 		s.AssumedDims = append(s.AssumedDims, k)
 	}
 	sort.Strings(s.AssumedDims)
-	s.inputs, s.dims, s.ckpt, s.captured, s.calling = nil, nil, nil, nil, nil
+	s.inputs, s.dims, s.ckpt, s.captured = nil, nil, nil, nil
 	return s
 }
 
@@ -242,7 +291,11 @@ func (s *Shapes) Arg(f *graph.Function, i int) (Tensor, bool) {
 	if s == nil {
 		return Tensor{}, false
 	}
-	a := s.args[f]
+	k, ok := s.known(f)
+	if !ok {
+		return Tensor{}, false
+	}
+	a := s.fns[k].args
 	if i < 0 || i >= len(a) {
 		return Tensor{}, false
 	}
@@ -262,11 +315,11 @@ func (s *Shapes) ArgBytes(f *graph.Function, i int) (int64, bool) {
 // the arg_attr `_output_shapes` (argHandle says where a resource
 // argument's handle data comes from). It returns the results.
 func (s *Shapes) function(f *graph.Function, args []Tensor) []Tensor {
-	if r, ok := s.rets[f]; ok || s.busy[f] {
-		return r
+	k := s.slot(f)
+	if s.fns[k].state == bodyPending {
+		s.run(s.enter(f, args))
 	}
-	s.run(s.enter(f, args))
-	return s.rets[f]
+	return s.fns[k].rets
 }
 
 // frame is one body being inferred: the nodes in the order walk visits
@@ -283,10 +336,10 @@ type frame struct {
 // that calls a function not yet inferred, the callee's body is inferred
 // with the arguments the call passes (pendingCall), so that callRule finds
 // its results; the order is that of recursing into the callee at the node.
-func (s *Shapes) run(root *frame) {
-	stack := []*frame{root}
+func (s *Shapes) run(root frame) {
+	stack := []frame{root}
 	for len(stack) > 0 {
-		fr := stack[len(stack)-1]
+		fr := &stack[len(stack)-1]
 		if fr.next == len(fr.order) {
 			if fr.f != nil {
 				s.leave(fr.f)
@@ -295,8 +348,10 @@ func (s *Shapes) run(root *frame) {
 			continue
 		}
 		n := fr.order[fr.next]
+		mark := len(s.ins)
 		if f, args := s.pendingCall(n); f != nil {
 			stack = append(stack, s.enter(f, args))
+			s.ins = s.ins[:mark]
 			continue
 		}
 		s.node(n)
@@ -305,11 +360,13 @@ func (s *Shapes) run(root *frame) {
 }
 
 // enter starts inferring f's body: its arguments, and the frame that walks
-// it. f stays busy (a recursive call sees no results) until leave.
-func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
-	s.busy[f] = true
+// it. f stays busy (a recursive call sees no results) until leave. args
+// are copied: they may be on s.ins.
+func (s *Shapes) enter(f *graph.Function, args []Tensor) frame {
+	k := s.slot(f)
+	s.fns[k].state = bodyBusy
 	sig := f.Def.GetSignature()
-	in := make([]Tensor, len(sig.GetInputArg()))
+	in := s.bodyTensors(len(sig.GetInputArg()))
 	for i, a := range sig.GetInputArg() {
 		t := Tensor{Shape: unknownRank()}
 		if i < len(f.ArgTypes) {
@@ -327,15 +384,15 @@ func (s *Shapes) enter(f *graph.Function, args []Tensor) *frame {
 		}
 		in[i] = t
 	}
-	s.args[f] = in
-	return &frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, s.calling[f])}
+	s.fns[k].args = in
+	return frame{f: f, order: scopeOrder(f.Nodes, f.Topo(), s.reference, s.fns[k].calls)}
 }
 
 // leave takes f's results (graph.Function.Rets) from its inferred body.
 func (s *Shapes) leave(f *graph.Function) {
-	delete(s.busy, f)
-	in := s.args[f]
-	rets := make([]Tensor, len(f.Rets))
+	b := &s.fns[s.slot(f)]
+	in := b.args
+	rets := s.bodyTensors(len(f.Rets))
 	for i, r := range f.Rets {
 		rets[i] = Tensor{Shape: unknownRank()}
 		if i < len(f.RetTypes) {
@@ -350,7 +407,7 @@ func (s *Shapes) leave(f *graph.Function) {
 			rets[i] = in[r.Arg]
 		}
 	}
-	s.rets[f] = rets
+	b.rets, b.state = rets, bodyDone
 }
 
 // walkOrder is the order nodes are inferred in: topological over data edges
@@ -591,6 +648,17 @@ func (s *Shapes) takeIns(n int) []Tensor {
 	k := len(s.ins)
 	s.ins = s.ins[:k+n]
 	return s.ins[k : k+n : k+n]
+}
+
+// bodyTensors is room for n tensors of a body's arguments or results
+// (s.bodies).
+func (s *Shapes) bodyTensors(n int) []Tensor {
+	if cap(s.bodies)-len(s.bodies) < n {
+		s.bodies = make([]Tensor, 0, max(n, 256))
+	}
+	k := len(s.bodies)
+	s.bodies = s.bodies[:k+n]
+	return s.bodies[k : k+n : k+n]
 }
 
 // merge takes dimensions from b where a does not know them.

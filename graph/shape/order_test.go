@@ -57,10 +57,10 @@ func TestScopeOrderInfersAsTheWalk(t *testing.T) {
 		calls := func(nodes []*graph.Node) bool {
 			return slices.ContainsFunc(nodes, func(n *graph.Node) bool { return len(n.Calls()) > 0 })
 		}
-		scopes := callingScopes(g)
-		assert.Equal(t, calls(g.Nodes[:g.TopLevel]), scopes[nil], "%s: the top level calls", path)
+		scopes := &Shapes{g: g, fns: make([]body, len(g.Functions))}
+		assert.Equal(t, calls(g.Nodes[:g.TopLevel]), scopes.callingScopes(), "%s: the top level calls", path)
 		for _, f := range g.Functions {
-			assert.Equal(t, calls(f.Nodes), scopes[f], "%s: %s calls", path, f.Name)
+			assert.Equal(t, calls(f.Nodes), scopes.fns[scopes.slot(f)].calls, "%s: %s calls", path, f.Name)
 		}
 		o := Options{Dims: map[string]int64{"batch": 3}}
 		got, want := Infer(g, o), infer(g, o, true)

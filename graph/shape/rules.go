@@ -1101,19 +1101,29 @@ func parseOutputs(b Shape, ns int, dense []*shapepb.TensorShapeProto, ragged int
 	}
 }
 
-// call is one function body a call node takes its outputs from, and the
-// arguments it passes.
+// call is what a call node's outputs depend on: the bodies, in the order
+// they are inferred (calls), and the arguments it passes them, its inputs
+// past the first skip.
 type call struct {
-	f    *graph.Function
-	args []Tensor
+	bodies [2]*graph.Function
+	n      int
+	skip   int
+	// loop is set for While, whose outputs keep its inputs' shapes.
+	loop bool
 }
 
-// calls lists the bodies whose shapes a call node's outputs depend on, in
+// callees are c's bodies.
+func (c *call) callees() []*graph.Function { return c.bodies[:c.n] }
+
+// args are the arguments of c, of the node's inputs ins.
+func (c *call) args(ins []Tensor) []Tensor { return ins[min(c.skip, len(ins)):] }
+
+// calls tells the bodies whose shapes a call node's outputs depend on, in
 // the order they are inferred: the called function, If's then branch,
-// Case's first branch, While's body then cond. loop is set for While,
-// whose outputs keep its inputs' shapes; ok is false for a node that calls
-// nothing callRule handles.
-func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
+// Case's first branch, While's body then cond. ok is false for a node that
+// calls nothing callRule handles. It reads n alone, so that pendingCall
+// and callRule, which both ask, need not keep the answer.
+func calls(n *graph.Node) (c call, ok bool) {
 	fn := func(name string) *graph.Function {
 		for _, f := range n.Calls() {
 			if f.Name == name {
@@ -1122,59 +1132,54 @@ func calls(n *graph.Node, ins []Tensor) (cs []call, loop, ok bool) {
 		}
 		return nil
 	}
-	one := func(f *graph.Function, args []Tensor) ([]call, bool, bool) {
-		if f == nil {
-			return nil, false, false
-		}
-		return []call{{f, args}}, false, true
-	}
-	rest := ins
-	if len(ins) > 0 {
-		rest = ins[1:]
+	one := func(f *graph.Function, skip int) (call, bool) {
+		return call{bodies: [2]*graph.Function{f}, n: 1, skip: skip}, f != nil
 	}
 	switch n.Op {
 	case "PartitionedCall", "StatefulPartitionedCall":
-		return one(fn(n.Attrs["f"].GetFunc().GetName()), ins)
+		return one(fn(n.Attrs["f"].GetFunc().GetName()), 0)
 	case "If", "StatelessIf":
-		return one(fn(n.Attrs["then_branch"].GetFunc().GetName()), rest)
+		return one(fn(n.Attrs["then_branch"].GetFunc().GetName()), 1)
 	case "Case", "StatelessCase":
 		var f *graph.Function
 		if bs := n.Attrs["branches"].GetList().GetFunc(); len(bs) > 0 {
 			f = fn(bs[0].GetName())
 		}
-		return one(f, rest)
+		return one(f, 1)
 	case "While", "StatelessWhile":
 		// loop variables keep their shapes in the common case
-		for _, k := range []string{"body", "cond"} {
+		c.loop = true
+		for _, k := range [...]string{"body", "cond"} {
 			if f := fn(n.Attrs[k].GetFunc().GetName()); f != nil {
-				cs = append(cs, call{f, ins})
+				c.bodies[c.n] = f
+				c.n++
 			}
 		}
-		return cs, true, true
+		return c, true
 	}
 	if n.OpDef == nil {
-		return one(fn(n.Op), ins)
+		return one(fn(n.Op), 0)
 	}
-	return nil, false, false
+	return call{}, false
 }
 
 // pendingCall is the first body n's outputs depend on that is not inferred
-// yet (nor being inferred, as under recursion), with its arguments; f is
-// nil when there is none.
+// yet (nor being inferred, as under recursion), with its arguments, taken
+// on top of s.ins; f is nil when there is none.
 func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
 	if len(n.Calls()) == 0 || s.state(n) != pending || !slices.ContainsFunc(n.Calls(), s.uninferred) {
 		// The calls' callees are among n.Calls(): none is left to enter
 		// when none of those is (the visit after the callee's body).
 		return nil, nil
 	}
-	ins := make([]Tensor, len(n.Inputs))
-	for i := range n.Inputs {
-		ins[i] = s.input(n, i)
-	}
-	cs, _, _ := calls(n, ins)
-	for _, c := range cs {
-		if s.uninferred(c.f) {
-			return c.f, c.args
+	c, _ := calls(n)
+	for _, f := range c.callees() {
+		if s.uninferred(f) {
+			ins := s.takeIns(len(n.Inputs))
+			for i := range ins {
+				ins[i] = s.input(n, i)
+			}
+			return f, c.args(ins)
 		}
 	}
 	return nil, nil
@@ -1183,22 +1188,22 @@ func (s *Shapes) pendingCall(n *graph.Node) (f *graph.Function, args []Tensor) {
 // uninferred tells a function whose body is neither inferred nor being
 // inferred.
 func (s *Shapes) uninferred(f *graph.Function) bool {
-	_, ok := s.rets[f]
-	return !ok && !s.busy[f]
+	k, ok := s.known(f)
+	return !ok || s.fns[k].state == bodyPending
 }
 
 // callRule takes the outputs of function calls from the callee's body,
 // inferred with this caller's argument shapes when it is the first caller.
 func (s *Shapes) callRule(n *graph.Node, ins []Tensor, outs []Tensor) bool {
-	cs, loop, ok := calls(n, ins)
+	c, ok := calls(n)
 	if !ok {
 		return false
 	}
 	var rets []Tensor
-	for _, c := range cs {
-		rets = s.function(c.f, c.args)
+	for _, f := range c.callees() {
+		rets = s.function(f, c.args(ins))
 	}
-	if loop {
+	if c.loop {
 		for i := range outs {
 			if i < len(ins) {
 				outs[i].Shape = ins[i].Shape
