@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
@@ -13,6 +14,9 @@ import (
 	"github.com/tfscan/tfscan/coverage"
 	"github.com/tfscan/tfscan/coverage/placement"
 	"github.com/tfscan/tfscan/graph"
+	"github.com/tfscan/tfscan/internal/benchmodel"
+	"github.com/tfscan/tfscan/internal/testmodel"
+	"github.com/tfscan/tfscan/savedmodel"
 )
 
 // genGraph builds (by hand, without graph.Build) a chain of MatMul+Relu
@@ -119,5 +123,47 @@ func TestWishlistIsLocal(t *testing.T) {
 		if w.TransfersRemoved <= 0 || w.BytesRemoved <= 0 {
 			t.Errorf("%+v removes nothing", w)
 		}
+	}
+}
+
+// BenchmarkFlattenNodeHeavy measures flattening (Scratch.Flatten) of the
+// node-heavy shapes of about 200,000 nodes, flat and in 5,000 inlined
+// functions, with a Scratch reserved outside the timer, as a scan reserves
+// it while it builds the graph (a scan's profile shows the flattening of
+// functions5k at about twice that of flat200k).
+// Run: go test -bench FlattenNodeHeavy -run '^$' ./coverage/placement/
+func BenchmarkFlattenNodeHeavy(b *testing.B) {
+	for _, s := range benchmodel.NodeHeavy() {
+		if s.Name == "flat1m" {
+			continue
+		}
+		var (
+			g *graph.Graph
+			e placement.Extent
+		)
+		b.Run(s.Name, func(b *testing.B) {
+			if g == nil { // once, not again for each b.N
+				path, _, err := s.Write(b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				var m *savedmodel.Model
+				m, g = testmodel.Load(b, path)
+				nodes, inputs, _ := m.DecodedNodes()
+				e = placement.Extent{Nodes: nodes, Inputs: inputs, Functions: len(g.Functions) > 0}
+			}
+			tm, _ := benchMatchers()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				sc := new(placement.Scratch)
+				sc.Reserve(e, true)
+				runtime.GC() // the collection Reserve's garbage brings on is not the flattening's
+				b.StartTimer()
+				if err := sc.Flatten(g, tm, placement.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
