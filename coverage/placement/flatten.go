@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"sort"
+	"unsafe"
 
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
@@ -27,14 +28,18 @@ type ref struct {
 
 // instance is one instantiation of a function body (or the top-level graph).
 type instance struct {
-	fn     *graph.Function
-	nodes  nodeIndex
-	args   []ref
-	req    devSpec // requested device given to body nodes without one
-	dflt   int     // default device, -1 for none
-	unit   int
-	depth  int
-	stack  []*graph.Function
+	fn    *graph.Function
+	nodes nodeIndex
+	args  []ref
+	req   devSpec // requested device given to body nodes without one
+	dflt  int     // default device, -1 for none
+	unit  int
+	depth int
+	// parent is the instance whose call this one's body stands for (nil
+	// for the top-level graph and a function placed on its own): the
+	// functions being called are the fns up its chain (onStack), which no
+	// instance copies.
+	parent *instance
 	prefix string // TF's inliner prefixes body names with the caller's
 	frame  string // frame hint for input-less nodes of a lowered loop body
 	// single >= 0 assigns every body node to the device of that node
@@ -292,10 +297,18 @@ const (
 )
 
 type builder struct {
-	s      *sim
-	slab   []pnode
-	slabs  int // slabs taken
-	queue  []func()
+	s     *sim
+	slab  []pnode
+	slabs int // slabs taken
+	// queue are the instances whose bodies are still to add, each of its
+	// fn's nodes.
+	queue []*instance
+	// What each inlined call adds besides its body's nodes (its instance,
+	// its arguments and results, its node's extra) is cut from larger
+	// arrays: a model of many small functions has a call every few nodes.
+	insts  chunks[instance]
+	refs   chunks[ref]
+	extras chunks[pextra]
 	budget int
 	frames int
 	// cur is the top-level node being added, the root of what it expands to.
@@ -374,9 +387,11 @@ func lowerable(n *graph.Node) bool {
 // isPlaceholder tells the ops of a graph's feeds without a signature.
 func isPlaceholder(op string) bool { return op == "Placeholder" || op == "PlaceholderV2" }
 
-func onStack(st []*graph.Function, f *graph.Function) bool {
-	for _, x := range st {
-		if x == f {
+// onStack tells whether f is being called in inst: inst's function or
+// one of those that called it.
+func onStack(inst *instance, f *graph.Function) bool {
+	for ; inst != nil; inst = inst.parent {
+		if inst.fn == f {
 			return true
 		}
 	}
@@ -394,6 +409,28 @@ func (b *builder) pnode() *pnode {
 	b.slab = b.slab[1:]
 	return p
 }
+
+// chunks cuts small arrays of T from larger ones, allocated about 16 KiB
+// at a time.
+type chunks[T any] struct{ free []T }
+
+// cut is n zeroed elements, capped at n; an empty array for n 0, as make
+// gives.
+func (c *chunks[T]) cut(n int) []T {
+	if n > len(c.free) {
+		per := max(16<<10/int(unsafe.Sizeof(*new(T))), 1)
+		if n > per/8 || n == 0 {
+			return make([]T, n)
+		}
+		c.free = make([]T, per)
+	}
+	out := c.free[:n:n]
+	c.free = c.free[n:]
+	return out
+}
+
+// one is a new zeroed T.
+func (c *chunks[T]) one() *T { return &c.cut(1)[0] }
 
 func (b *builder) newNode(inst *instance, p *pnode) int {
 	s := b.s
@@ -572,7 +609,7 @@ func (b *builder) reqFor(inst *instance, gn *graph.Node) (req devSpec, bad bool)
 // inputRefs are the data inputs of a graph node added to inst, as refs
 // (what a call's or a lowered op's body reads as its arguments).
 func (b *builder) inputRefs(inst *instance, gn *graph.Node) []ref {
-	rin := make([]ref, len(gn.Inputs))
+	rin := b.refs.cut(len(gn.Inputs))
 	for i, in := range gn.Inputs {
 		rin[i] = ref{inst: inst, in: in, pn: -1}
 	}
@@ -601,7 +638,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	}
 	canExpand := inst.single < 0 && !inst.host && b.budget > 0 && inst.depth < maxInlineDepth
 
-	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst.stack, f) {
+	if f := calledFn(gn); f != nil && canExpand && !isXLAMarked(gn) && !onStack(inst, f) {
 		b.inlineCall(inst, gn, p, f)
 		return
 	}
@@ -613,10 +650,12 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 	inst.nodes.set(gn, b.newNode(inst, p))
 }
 
-func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *instance {
-	st := append(append([]*graph.Function(nil), inst.stack...), f)
-	c := &instance{fn: f, req: caller.req(), dflt: inst.dflt, unit: inst.unit,
-		depth: inst.depth + 1, stack: st, prefix: caller.name() + "/", frame: inst.frame, single: -1, root: caller.root(),
+// child is the instance of f's body that caller, a node of inst, calls;
+// its nodes' names start with prefix.
+func (b *builder) child(inst *instance, f *graph.Function, caller *pnode, prefix string) *instance {
+	c := b.insts.one()
+	*c = instance{fn: f, req: caller.req(), dflt: inst.dflt, unit: inst.unit,
+		depth: inst.depth + 1, parent: inst, prefix: prefix, frame: inst.frame, single: -1, root: caller.root(),
 		inlined: inst.inlined}
 	if c.req.empty() && c.dflt < 0 {
 		// The call runs on its requested device, else the default
@@ -632,18 +671,20 @@ func (b *builder) child(inst *instance, f *graph.Function, caller *pnode) *insta
 // inline_function_utils.cc:203-247).
 func (b *builder) inlineCall(inst *instance, gn *graph.Node, p *pnode, f *graph.Function) {
 	p.flags |= pGhost
-	x := p.extra()
+	x := b.extras.one()
+	p.x = x
 	x.note = "function call: body inlined (function_optimizer.cc:1211-1413)"
 	idx := b.newNode(inst, p)
 	inst.nodes.set(gn, idx)
-	c := b.child(inst, f, p)
+	// The prefix is caller.name()'s and a slash, made in one string.
+	c := b.child(inst, f, p, inst.prefix+gn.Name+"/")
 	c.args = b.inputRefs(inst, gn)
 	c.inlined = true
 	if b.s.units[inst.unit].kind == unitTopLevel && !inst.inlined && !lowerAsMultiDevice(gn) {
 		c.sessionCall = int32(idx) + 1
 	}
 	x.alias = b.retRefs(c, f)
-	b.queue = append(b.queue, func() { b.addInstance(c, f.Nodes, f.TopoKeepsOrder()) })
+	b.queue = append(b.queue, c)
 }
 
 // lowerAsMultiDevice reports a call LowerFunctionalOpsPass inlines before a
@@ -658,7 +699,7 @@ func lowerAsMultiDevice(gn *graph.Node) bool {
 // retRefs are f's results (graph.Function.Rets) as refs of instance c;
 // a result that names nothing is pn -2.
 func (b *builder) retRefs(c *instance, f *graph.Function) []ref {
-	out := make([]ref, len(f.Rets))
+	out := b.refs.cut(len(f.Rets))
 	for i, r := range f.Rets {
 		out[i] = ref{pn: -2}
 		if r.Node != nil || r.Arg >= 0 {
@@ -740,7 +781,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 		return false
 	}
 	for _, f := range fns {
-		if f == nil || onStack(inst.stack, f) {
+		if f == nil || onStack(inst, f) {
 			return false
 		}
 	}
@@ -777,8 +818,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 	}
 	rets := make([][]ref, nb)
 	for k, f := range fns {
-		c := b.child(inst, f, p)
-		c.prefix = fmt.Sprintf("%s/branch_%d/", name, k)
+		c := b.child(inst, f, p, fmt.Sprintf("%s/branch_%d/", name, k))
 		port := k
 		if nb == 2 && ifOps[gn.Op] {
 			port = 1 - k // then_branch takes Switch's true output (port 1)
@@ -788,8 +828,7 @@ func (b *builder) lower(inst *instance, gn *graph.Node, p *pnode) bool {
 			c.args[i] = ref{pn: sw[i], port: port}
 		}
 		rets[k] = b.retRefs(c, f)
-		ff := f
-		b.queue = append(b.queue, func() { b.addInstance(c, ff.Nodes, ff.TopoKeepsOrder()) })
+		b.queue = append(b.queue, c)
 	}
 	p.x.alias = make([]ref, len(gn.OutputTypes()))
 	for j := range p.x.alias {
@@ -833,8 +872,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 			map[string]*attrpb.AttrValue{"T": typeAttr(t), "N": intAttr(2)},
 			[]ref{{pn: enter[i]}, {pn: -2}}, []tpb.DataType{t, t}, []tpb.DataType{t, tpb.DataType_DT_INT32}, p.req())
 	}
-	cc := b.child(&inner, cond, p)
-	cc.prefix = name + "/cond/"
+	cc := b.child(&inner, cond, p, name+"/cond/")
 	cc.args = make([]ref, n)
 	for i := range merge {
 		cc.args[i] = ref{pn: merge[i]}
@@ -859,8 +897,7 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 			[]tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		p.x.alias[i] = ref{pn: ex}
 	}
-	bc := b.child(&inner, body, p)
-	bc.prefix = name + "/body/"
+	bc := b.child(&inner, body, p, name+"/body/")
 	bc.args = make([]ref, n)
 	for i := range sw {
 		bc.args[i] = ref{pn: sw[i], port: 1}
@@ -877,16 +914,15 @@ func (b *builder) lowerWhile(inst *instance, gn *graph.Node, p *pnode, name stri
 			[]tpb.DataType{t}, []tpb.DataType{t}, p.req())
 		b.s.nodes[merge[i]].x.rin[1] = ref{pn: next[i]}
 	}
-	b.queue = append(b.queue, func() { b.addInstance(cc, cond.Nodes, cond.TopoKeepsOrder()) },
-		func() { b.addInstance(bc, body.Nodes, body.TopoKeepsOrder()) })
+	b.queue = append(b.queue, cc, bc)
 }
 
 // drain expands queued bodies breadth-first, in creation order.
 func (b *builder) drain() {
 	for len(b.queue) > 0 {
-		f := b.queue[0]
+		c := b.queue[0]
 		b.queue = b.queue[1:]
-		f()
+		b.addInstance(c, c.fn.Nodes, c.fn.TopoKeepsOrder())
 	}
 }
 
@@ -1012,6 +1048,9 @@ func (s *sim) resolveAll() {
 // resolveCtrl appends what a control input from c (a node of inst) makes
 // the node wait for.
 func (s *sim) resolveCtrl(ctrl []int, inst *instance, c *graph.Node) []int {
+	if q, ok := s.plainInput(inst, graph.Input{Node: c}); ok {
+		return append(ctrl, int(q.n))
+	}
 	q := s.resolve(ref{inst: inst, in: graph.Input{Node: c}, pn: -1})
 	if q.n >= 0 {
 		return append(ctrl, int(q.n))

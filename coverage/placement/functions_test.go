@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -248,4 +249,61 @@ func TestBodyRequestFilledFromCallerAfterTheSameRequest(t *testing.T) {
 	assert.Equal(t, "CPU:0", d["mm"])
 	assert.Equal(t, "CPU:0", d["relu"])
 	assert.Equal(t, "GPU:0", d["out"])
+}
+
+// A call of a function that is being called (recursion, direct or through
+// other functions) is not inlined: the flattening inlines each call whose
+// function is neither its body's function nor one of its callers'
+// (onStack), and leaves that one a node of its own, where inlining it
+// again would repeat the bodies up to maxInlineDepth.
+func TestRecursiveCallsAreNotInlined(t *testing.T) {
+	call := func(name, fn, input string) string {
+		return strings.Replace(nd(name, "PartitionedCall", in(input), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", fn)), "node {", "node_def {", 1)
+	}
+	// fn's body calls each of calls, one after the other, then returns.
+	fn := func(name string, calls ...string) string {
+		body, last := "", "x"
+		for i, c := range calls {
+			n := fmt.Sprintf("c%d", i)
+			body += call(n, c, last)
+			last = n + ":output:0"
+		}
+		return fmt.Sprintf(`function { signature { name: %q input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } } %s ret { key: "y" value: %q } }`, name, body, last)
+	}
+	for _, c := range []struct {
+		name string
+		lib  []string
+		// inlined are the calls inlined, the top-level one's included;
+		// left those left a node of their own.
+		inlined, left int
+	}{
+		{"direct", []string{fn("f", "f")}, 1, 1},
+		{"through another", []string{fn("f", "g"), fn("g", "f")}, 2, 1},
+		{"through two others", []string{fn("f", "g"), fn("g", "h"), fn("h", "f")}, 3, 1},
+		{"a callee's own callee", []string{fn("f", "g"), fn("g", "g")}, 2, 1},
+		{"siblings are not callers", []string{fn("f", "g", "g"), fn("g")}, 3, 0},
+		{"a sibling's callee", []string{fn("f", "g", "h"), fn("g", "h"), fn("h")}, 4, 0},
+	} {
+		// The build refuses recursion as TensorFlow does, and gives the
+		// graph still (graph.Build).
+		g, _ := buildGraphErr(t, "graph_def { "+placeholder("x", "DT_FLOAT", 2)+
+			nd("call", "StatefulPartitionedCall", in("x"), tla("Tin", "DT_FLOAT"), tla("Tout", "DT_FLOAT"), funcA("f", "f"))+
+			nd("out", "Identity", in("call"), ta("T", "DT_FLOAT"))+
+			" library { "+strings.Join(c.lib, " ")+" } }", "serving_default=x:0->out:0")
+		tm, cm := matchers(t, "GPU", cpuOps)
+		s := newSim(g, tm, cm, Options{})
+		f, err := s.shared()
+		require.NoError(t, err, c.name)
+		inlined, calls := 0, 0
+		for _, p := range f.nodes {
+			if p.src != nil && callOps[p.src.Op] {
+				calls++
+				if p.is(pGhost) {
+					inlined++
+				}
+			}
+		}
+		assert.Equal(t, c.inlined, inlined, c.name)
+		assert.Equal(t, c.left, calls-inlined, "%s: calls left a node of their own", c.name)
+	}
 }

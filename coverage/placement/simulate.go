@@ -325,7 +325,7 @@ func (s *sim) addFunctionUnit(b *builder, f *graph.Function, kind unitKind, call
 	u := &unit{kind: kind, fn: f, first: len(s.nodes), why: why}
 	s.units = append(s.units, u)
 	ui := len(s.units) - 1
-	inst := &instance{fn: f, dflt: -1, unit: ui, single: -1, stack: []*graph.Function{f}}
+	inst := &instance{fn: f, dflt: -1, unit: ui, single: -1}
 	switch {
 	case kind == unitBody && caller < 0:
 		inst.host, inst.singleK = true, why
