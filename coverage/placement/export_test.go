@@ -27,3 +27,11 @@ func FlattenedNodes(sc *Scratch) int {
 
 // LentRoom is lentRoom.
 var LentRoom = lentRoom
+
+// LookupClasses are the lookup classes of the graph sc flattened as the
+// build works them out, and as lookupClasses's walk of its nodes alone
+// does.
+func LookupClasses(sc *Scratch) (built, walked []int32, builtN, walkedN int) {
+	walked, walkedN = lookupClasses(nil, sc.flat.nodes)
+	return sc.flat.classOf, walked, sc.flat.classes, walkedN
+}

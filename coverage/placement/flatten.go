@@ -1000,7 +1000,9 @@ func (s *sim) resolveAll() {
 	s.links = links{pins: flatArray[pin](s.opts.Scratch, s.inputsMet)[:0]}
 	outs := flatArray[int32](s.opts.Scratch, len(s.nodes)+1)
 	var buf []int
-	for _, p := range s.nodes {
+	cl := newClasser(s.opts.Scratch, s.nodes)
+	for i, p := range s.nodes {
+		cl.add(i, p)
 		p.in.off = int32(len(s.pins))
 		if p.inputsFromGraph() {
 			gn := p.src
@@ -1043,6 +1045,7 @@ func (s *sim) resolveAll() {
 		p.in.n = int32(len(s.pins)) - p.in.off
 	}
 	s.outCounts = outs
+	s.classOf, s.classes = cl.classes()
 }
 
 // resolveCtrl appends what a control input from c (a node of inst) makes

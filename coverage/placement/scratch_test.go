@@ -252,3 +252,29 @@ func TestAMPLeavesTheSharedGraphAlone(t *testing.T) {
 		}
 	}
 }
+
+// The lookup classes the build works out as it resolves each node's
+// inputs are those a walk of the flattened nodes alone gives, on every
+// corpus model and the generated ones, whose calls, lowered control flow
+// and arguments add nodes of their own.
+func TestBuildClassesAsTheWalk(t *testing.T) {
+	cpu := builtinIndex(t, "cpu")
+	var graphs []string
+	for _, name := range corpusModels {
+		graphs = append(graphs, filepath.Join(corpusDir(t), name))
+	}
+	for _, name := range []string{"convnet_saved_model", "keras_saved_model", "resource_vars.pbtxt", "tf2_while_saved_model", "convnet.meta"} {
+		graphs = append(graphs, filepath.Join(testutil.RepoRoot(), "testdata", "models", name))
+	}
+	classes := 0
+	for _, path := range graphs {
+		g := testmodel.Graph(t, path)
+		var sc placement.Scratch
+		require.NoError(t, sc.Flatten(g, cpu, placement.Options{}))
+		built, walked, builtN, walkedN := placement.LookupClasses(&sc)
+		assert.Equal(t, walked, built, path)
+		assert.Equal(t, walkedN, builtN, path)
+		classes += builtN
+	}
+	assert.Positive(t, classes, "no model has a class of two nodes or more")
+}

@@ -293,7 +293,7 @@ func (s *sim) shared() (*flattened, error) {
 	f := &flattened{g: s.g, key: key, nodes: s.nodes, links: s.links, units: s.units, firstOf: s.firstOf,
 		topFetches: s.topFetches, outs: s.outEdges(), warnings: slices.Clip(s.warnings), resArgs: s.resArgs,
 		crossings: s.crossings, crossAt: s.crossAt}
-	f.classOf, f.classes = lookupClasses(sc, f.nodes)
+	f.classOf, f.classes = s.classOf, s.classes
 	f.flags, f.kinds = flatArray[uint8](sc, len(f.nodes)), flatArray[uint8](sc, len(f.nodes)) // filled by walk
 	if sc != nil {
 		sc.flat = f
@@ -411,73 +411,103 @@ func (sc *Scratch) Beside() *Scratch {
 // alike one map, across ops too) and whose op, OpDef and whether they call
 // functions are alike. A node alone in its group is in none (-1), and so
 // are inlined calls and lowered ops (no lookup) and _Arg and _Retval
-// (system kernels).
+// (system kernels). The build meets every node once when it resolves its
+// inputs (resolveAll) and classes it there (classer), while the node is
+// read anyway; this is that walk alone.
 func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
-	classOf := flatArray[int32](sc, len(nodes))
+	c := newClasser(sc, nodes)
+	for i, p := range nodes {
+		c.add(i, p)
+	}
+	return c.classes()
+}
+
+// classer puts nodes in lookup classes (lookupClasses), met in order.
+type classer struct {
+	nodes []*pnode
+	// classOf is each node's class while they are met: the first node of
+	// its class, -1 for none; size counts each first node's class.
+	classOf, size []int32
 	// The first node of each attr map, and of each op of a map that
 	// other ops share; a layer's few maps come together, and the last few
 	// are tried before the map.
-	first := map[uintptr]int32{} // grown as maps are met: most graphs' nodes share a few
-	var recent lastfew.Cache[uintptr, int32]
-	type mapOp struct {
-		attrs uintptr
-		op    string
+	first      map[uintptr]int32 // grown as maps are met: most graphs' nodes share a few
+	recent     lastfew.Cache[uintptr, int32]
+	firstOfOp  map[mapOp]int32
+	recentOfOp lastfew.Cache[mapOp, int32] // the last few of firstOfOp's: a layer's ops share its maps
+}
+
+// mapOp is an attr map and an op of the nodes that share it.
+type mapOp struct {
+	attrs uintptr
+	op    string
+}
+
+// newClasser is a classer of nodes, every one of which its add meets.
+func newClasser(sc *Scratch, nodes []*pnode) *classer {
+	return &classer{nodes: nodes, classOf: flatArray[int32](sc, len(nodes)), size: flatArray[int32](sc, len(nodes)),
+		first: map[uintptr]int32{}}
+}
+
+// alike tells nodes whose lookups are one: op, OpDef and whether they call
+// functions.
+func alike(a, b *graph.Node) bool {
+	return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls()) > 0) == (len(b.Calls()) > 0)
+}
+
+// add meets node i, p.
+func (c *classer) add(i int, p *pnode) {
+	c.classOf[i] = -1
+	if p.is(pGhost) || p.look() == nil || p.look().Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
+		return
 	}
-	var firstOfOp map[mapOp]int32
-	var recentOfOp lastfew.Cache[mapOp, int32] // the last few of firstOfOp's: a layer's ops share its maps
-	alike := func(a, b *graph.Node) bool {
-		return a.Op == b.Op && a.OpDef == b.OpDef && (len(a.Calls()) > 0) == (len(b.Calls()) > 0)
-	}
-	size := flatArray[int32](sc, len(nodes))
-	for i, p := range nodes {
-		classOf[i] = -1
-		if p.is(pGhost) || p.look() == nil || p.look().Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
-			continue
+	k := reflect.ValueOf(p.look().Attrs).Pointer()
+	f, ok := c.recent.Get(k)
+	if !ok {
+		if f, ok = c.first[k]; !ok {
+			c.first[k] = int32(i)
+			f = int32(i)
 		}
-		k := reflect.ValueOf(p.look().Attrs).Pointer()
-		f, ok := recent.Get(k)
-		if !ok {
-			if f, ok = first[k]; !ok {
-				first[k] = int32(i)
+		c.recent.Put(k, f)
+	}
+	if !alike(c.nodes[f].look(), p.look()) {
+		if c.firstOfOp == nil {
+			c.firstOfOp = map[mapOp]int32{}
+		}
+		ko := mapOp{k, p.op()}
+		if f, ok = c.recentOfOp.Get(ko); !ok {
+			if f, ok = c.firstOfOp[ko]; !ok {
+				c.firstOfOp[ko] = int32(i)
 				f = int32(i)
 			}
-			recent.Put(k, f)
+			c.recentOfOp.Put(ko, f)
 		}
-		if !alike(nodes[f].look(), p.look()) {
-			if firstOfOp == nil {
-				firstOfOp = map[mapOp]int32{}
-			}
-			ko := mapOp{k, p.op()}
-			if f, ok = recentOfOp.Get(ko); !ok {
-				if f, ok = firstOfOp[ko]; !ok {
-					firstOfOp[ko] = int32(i)
-					f = int32(i)
-				}
-				recentOfOp.Put(ko, f)
-			}
-			if !alike(nodes[f].look(), p.look()) {
-				continue
-			}
+		if !alike(c.nodes[f].look(), p.look()) {
+			return
 		}
-		classOf[i] = f
-		size[f]++
 	}
-	// Number the groups of two or more nodes.
-	num := size // reused: a group's number, by its first node
+	c.classOf[i] = f
+	c.size[f]++
+}
+
+// classes numbers the classes of two or more nodes, once every node is
+// met: each node's class, -1 for none, and how many there are.
+func (c *classer) classes() ([]int32, int) {
+	num := c.size // reused: a group's number, by its first node
 	n := int32(0)
-	for i, c := range size {
+	for i, k := range c.size {
 		num[i] = -1
-		if c > 1 {
+		if k > 1 {
 			num[i] = n
 			n++
 		}
 	}
-	for i, f := range classOf {
+	for i, f := range c.classOf {
 		if f >= 0 {
-			classOf[i] = num[f]
+			c.classOf[i] = num[f]
 		}
 	}
-	return classOf, int(n)
+	return c.classOf, int(n)
 }
 
 // classSafe tells that m looks a node up by its op, OpDef, attrs and

@@ -43,6 +43,10 @@ type sim struct {
 	// groups them by.
 	inputsMet int
 	outCounts []int32
+	// classOf and classes are the nodes' lookup classes (lookupClasses),
+	// which resolveAll works out as it meets each node.
+	classOf []int32
+	classes int
 	// ownSpecial are the special nodes of a simulation whose nodes' types
 	// differ from the flattened graph's (sim.special).
 	ownSpecial *special
