@@ -249,7 +249,7 @@ func (s *sim) applyAMP() {
 	}
 	s.amp = map[int]tpb.DataType{}
 	for i := range s.ampPaint(l, bf16) {
-		p := s.own(i)
+		p, x := s.ownExtra(i)
 		from := p.look()
 		look := *from
 		look.Attrs = make(map[string]*attrpb.AttrValue, len(from.Attrs))
@@ -262,14 +262,7 @@ func (s *sim) applyAMP() {
 			look.Attrs[k] = v
 		}
 		look.SetTypes(swapFloat(from.InputTypes(), half), swapFloat(from.OutputTypes(), half))
-		// The node's extra is the shared graph's too (own copies the
-		// node, not its extra).
-		var x pextra
-		if p.x != nil {
-			x = *p.x
-		}
 		x.look = &look
-		p.x = &x
 		s.amp[i] = half
 	}
 }

@@ -165,7 +165,7 @@ const (
 // placeKindOf is node p's placeKinds entry: kindPlain with its default
 // device's role, or 0.
 func placeKindOf(p *pnode) uint8 {
-	if p.is(pGhost|pHost) || p.ghostOf >= 0 || p.is(pBadDevice) || p.assigned != -1 || p.rq != nil && !p.rq.empty() || p.dflt < -1 || p.dflt > roleCPU {
+	if p.is(pGhost|pHost|pBadDevice) || p.ghostOf >= 0 || p.assigned != -1 || p.rq != nil && !p.rq.empty() || p.dflt < -1 || p.dflt > roleCPU {
 		return 0
 	}
 	return kindPlain | uint8(p.dflt+1)
@@ -317,12 +317,23 @@ func (s *sim) adopt(f *flattened) {
 // which ask the target's matcher.
 func (s *sim) bind() {
 	for _, a := range s.resArgs {
-		p := s.own(a.pn)
-		x := *p.x
-		p.x = &x
+		p, x := s.ownExtra(a.pn)
 		d, note := s.resourceArgDevice(a.f, a.i)
 		p.assigned, x.note = int8(d), note
 	}
+}
+
+// ownExtra is node i and its extra as the simulation may change them:
+// its own copy of the node (own), which shares the shared node's extra,
+// given a copy of that extra (a new one where it has none).
+func (s *sim) ownExtra(i int) (*pnode, *pextra) {
+	p := s.own(i)
+	var x pextra
+	if p.x != nil {
+		x = *p.x
+	}
+	p.x = &x
+	return p, &x
 }
 
 // own is node i as the simulation may change it: its own copy of the
