@@ -8,9 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tfscan/tfscan/graph"
 	"github.com/tfscan/tfscan/internal/benchmodel"
-	"github.com/tfscan/tfscan/savedmodel"
+	"github.com/tfscan/tfscan/internal/testmodel"
 )
 
 // The nodes of function bodies alike are inferred alike across the calls
@@ -21,12 +20,7 @@ func TestCallsKeepTheBodiesAlike(t *testing.T) {
 	const calls = 64
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "saved_model.pb"), benchmodel.FunctionsSavedModel(calls), 0o644))
-	m, err := savedmodel.Load(dir)
-	require.NoError(t, err)
-	mg, err := graph.SelectMetaGraph(m, nil)
-	require.NoError(t, err)
-	g, err := graph.Build(m, mg)
-	require.NoError(t, err)
+	g := testmodel.Graph(t, dir)
 	got, want := Infer(g, Options{}), infer(g, Options{}, true)
 	for _, n := range g.Nodes {
 		w, _ := want.Output(n, 0)
