@@ -83,6 +83,31 @@ func newNodeIndex(sc *Scratch, nodes []*graph.Node) nodeIndex {
 	return x
 }
 
+// firstIndex is the nodeIndex of nodes, a run of the graph's nodes all
+// (graph.Graph.Nodes, which Node.ID indexes), kept in firstOf
+// (sim.firstOf) rather than in an array of its own while none of them has
+// a placement node yet: in the first instance of a graph node, its
+// placement node is its first (builder.newNode writes firstOf, then the
+// instance's index, one value). Most of a model's nodes are in a first
+// instance (all of a graph's without functions), which then need no
+// second array of a word a node.
+func firstIndex(sc *Scratch, nodes, all []*graph.Node, firstOf []int32) nodeIndex {
+	if len(nodes) == 0 {
+		return nodeIndex{}
+	}
+	base := nodes[0].ID
+	if base < 0 || base > len(all)-len(nodes) || len(all) != len(firstOf) || &all[base] != &nodes[0] {
+		return newNodeIndex(sc, nodes)
+	}
+	pos := firstOf[base : base+len(nodes) : base+len(nodes)]
+	for _, k := range pos {
+		if k >= 0 {
+			return newNodeIndex(sc, nodes)
+		}
+	}
+	return nodeIndex{base: base, nodes: nodes, pos: pos}
+}
+
 // at is n's position by its ID, -1 when n is not there.
 func (x *nodeIndex) at(n *graph.Node) int {
 	if k := n.ID - x.base; k >= 0 && k < len(x.nodes) && x.nodes[k] == n {
@@ -469,7 +494,7 @@ func (b *builder) newNode(inst *instance, p *pnode) int {
 // top-level graph) in the order GraphConstructor gives them ids; keeps is
 // the build's word that they are in that order already (TopoKeepsOrder).
 func (b *builder) addInstance(inst *instance, nodes []*graph.Node, keeps bool) {
-	inst.nodes = newNodeIndex(b.s.opts.Scratch, nodes)
+	inst.nodes = firstIndex(b.s.opts.Scratch, nodes, b.s.g.Nodes, b.s.firstOf)
 	for _, gn := range topoOrder(nodes, keeps) {
 		b.addNode(inst, gn)
 	}

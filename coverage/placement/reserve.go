@@ -66,14 +66,14 @@ func (sc *Scratch) Reserve(e Extent, beside bool) {
 
 // flatWords is the words of the arrays a flattening of about n nodes and
 // inputs inputs fills (flatArray): the first placement node of each graph
-// node (sim.firstOf) and the top level's placement nodes (nodeIndex), the
-// out edges' counts, each node's lookup class and its CPU lookup
+// node (sim.firstOf, which is also the first instances' nodeIndex:
+// firstIndex), the out edges' counts, each node's lookup class and its CPU lookup
 // (cpuLookups) (room's nodes each, and one more), the class sizes
 // lookupClasses counts, each node's flags and kinds (walk), the pins of
 // every input and the out edges of every node.
 func flatWords(n, inputs, room int) int {
 	room++
-	return 2*hugepage.Words[int32](n) + 4*hugepage.Words[int32](room) + 2*hugepage.Words[uint8](room) +
+	return hugepage.Words[int32](n) + 4*hugepage.Words[int32](room) + 2*hugepage.Words[uint8](room) +
 		hugepage.Words[pin](inputs) + hugepage.Words[outEdge](inputs)
 }
 
