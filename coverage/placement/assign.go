@@ -157,7 +157,7 @@ func (s *sim) assignNodes(idx iter.Seq[int]) {
 // candidates to give or failed.
 func (s *sim) outcome(i, d int) (aloneOutcome, bool) {
 	g := &s.gslab[i]
-	return aloneOutcome{dev: int8(d), cands: g.cands, reasons: s.reasons[i]}, g.candsOK && !g.failed
+	return aloneOutcome{dev: int8(d), cands: g.cands, reasons: s.reasons[i]}, g.cands >= 0 && !g.failed
 }
 
 // placeAsBefore places node i, alone in its group, as o says an earlier
@@ -166,7 +166,7 @@ func (s *sim) outcome(i, d int) (aloneOutcome, bool) {
 func (s *sim) placeAsBefore(i int, o aloneOutcome) {
 	g := &s.gslab[i]
 	s.dev[i], s.reasons[i] = int8(o.dev), o.reasons
-	g.pinned, g.cands, g.candsOK = o.dev, o.cands, true
+	g.pinned, g.cands = o.dev, o.cands
 }
 
 // placeGenerator places generator i, whose consumers are all on device od
@@ -221,9 +221,8 @@ type generatorKey struct {
 // aloneOutcome is where a node alone in its group went: its device, its
 // group's candidates and its reasons.
 type aloneOutcome struct {
-	dev     int8
-	cands   int32
-	reasons int32
+	dev, cands int8
+	reasons    int32
 }
 
 func contains(xs []int, x int) bool {
@@ -346,7 +345,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 		}
 		return nil, s.explicitError(p, g, int(a))
 	}
-	if g.candsOK {
+	if g.cands >= 0 {
 		return s.candLists[g.cands], nil
 	}
 	prio := s.prio(g)
@@ -396,7 +395,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 			k = candKey{prio: [2]int{prio[0], prio[1]}, dflt: g.dflt, ok: true}
 			for _, r := range s.recentCands {
 				if r.ok && r.candKey == k {
-					g.cands, g.candsOK = r.cands, true
+					g.cands = r.cands
 					return s.candLists[g.cands], nil
 				}
 			}
@@ -406,7 +405,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 			return nil, fmt.Errorf("Node had no OpKernel registered to support this operation: Operation was %s and inputs were [%s].", p.op(), typeList(p.inTypes()))
 		}
 		s.sortCands(out, g)
-		g.cands, g.candsOK = s.internCands(out), true
+		g.cands = s.internCands(out)
 		if k.ok {
 			s.recentCands[s.nextCands] = recentCand{candKey: k, cands: g.cands}
 			s.nextCands = (s.nextCands + 1) % len(s.recentCands)
@@ -414,7 +413,7 @@ func (s *sim) candidates(i int) ([]int, error) {
 		return s.candLists[g.cands], nil
 	}
 	s.sortCands(out, g)
-	g.cands, g.candsOK = s.internCands(out), true
+	g.cands = s.internCands(out)
 	return s.candLists[g.cands], nil
 }
 
@@ -429,20 +428,22 @@ type candKey struct {
 
 type recentCand struct {
 	candKey
-	cands int32
+	cands int8
 }
 
 // internCands is the index in candLists of the simulation's one copy of
-// the device list c: the lists are few (orders of subsets of two or three
-// devices) and read only, and a graph has a group for most of its nodes.
-func (s *sim) internCands(c []int) int32 {
+// the device list c: the lists are few and read only, and a graph has a
+// group for most of its nodes. A list holds each of a simulation's
+// devices at most once, in some order, and a simulation has at most
+// maxDevs devices: four lists at most, which a group's int8 holds.
+func (s *sim) internCands(c []int) int8 {
 	for k, l := range s.candLists {
 		if slices.Equal(l, c) {
-			return int32(k)
+			return int8(k)
 		}
 	}
 	s.candLists = append(s.candLists, slices.Clone(c))
-	return int32(len(s.candLists) - 1)
+	return int8(len(s.candLists) - 1)
 }
 
 // sortCands orders candidates: default device first, then kernel priority,

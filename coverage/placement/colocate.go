@@ -24,14 +24,16 @@ type group struct {
 	rq, res int32
 	// prio is the group's device priorities (sim.prio): node prio's sup
 	// while prio ≥ 0, else the group's own, sim.ownPrios[-prio-1].
-	prio  int32
-	cands int32 // the candidates (candLists) once candsOK
+	prio int32
 	// lacks is a member without a target kernel (for reasons), -1.
 	lacks int32
 	// The devices are indexes in sim.devs, at most maxDevs of them.
 	assigned int8 // pre-assigned device, -1
 	dflt     int8
 	pinned   int8 // device once a member was placed, -1
+	// cands are the candidates (candLists), -1 until candidates works
+	// them out: a simulation has few lists (internCands).
+	cands int8
 	// rank is the union-find rank of Member::Merge (colocation_graph.cc:323-366):
 	// it decides which root survives a merge, and so the order of the two
 	// device names in TF's merge errors. A rank is at most log2 of the
@@ -41,8 +43,7 @@ type group struct {
 	live     bool
 	hostOnly bool
 	// failed is set once a member could not be placed (error recorded).
-	failed  bool
-	candsOK bool
+	failed bool
 }
 
 // group is the colocation group whose root is node r, nil when r is no
@@ -535,7 +536,7 @@ func (s *sim) colocate() {
 // default device role dflt, its priorities its row's.
 func (s *sim) newGroup(i, dflt int) *group {
 	g := &s.gslab[i] // zeroed: set field by field (see builder.addNode)
-	g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live = -1, -1, int8(s.device(dflt)), int32(i), -1, true
+	g.assigned, g.pinned, g.dflt, g.prio, g.lacks, g.live, g.cands = -1, -1, int8(s.device(dflt)), int32(i), -1, true, -1
 	if s.supRow(i)[s.tgt] < 0 {
 		g.lacks = int32(i)
 	}
@@ -631,7 +632,7 @@ func (s *sim) ensureCompatible(src, dst int) error {
 		// "Ignoring device specification ... because the input edge ...
 		// is a reference connection": the producer's request wins.
 		gd.rq = s.specID(s.req(gs).specialize(s.assignedSpec(gd)).specialize(s.resSpec(gd)))
-		gd.candsOK = false
+		gd.cands = -1
 	}
 	return nil
 }
@@ -774,7 +775,7 @@ func (s *sim) union(x, y int) error {
 	if g.rank == o.rank {
 		g.rank++
 	}
-	g.candsOK = false
+	g.cands = -1
 	s.parent[other] = int32(root)
 	o.live = false
 	return nil

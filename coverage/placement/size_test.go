@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -15,8 +16,18 @@ func TestFlattenedGraphStaysSmall(t *testing.T) {
 	if s := unsafe.Sizeof(pnode{}); s > 64 {
 		t.Errorf("pnode is %d bytes, more than 64", s)
 	}
-	if s := unsafe.Sizeof(group{}); s > 28 {
-		t.Errorf("group is %d bytes, more than 28", s)
+	if s := unsafe.Sizeof(group{}); s > 24 {
+		t.Errorf("group is %d bytes, more than 24", s)
+	}
+	// A group's candidates are an int8 index in candLists (internCands),
+	// which holds orderings of distinct devices among maxDevs at most.
+	lists, k := 0, 1
+	for n := maxDevs; n > 0; n-- {
+		k *= n
+		lists += k
+	}
+	if lists > math.MaxInt8 {
+		t.Errorf("%d devices make %d candidate lists, more than a group's int8 indexes", maxDevs, lists)
 	}
 	// A group holds no pointer, so that the collector does not scan the
 	// slab of them (sim.gslab).

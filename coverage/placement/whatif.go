@@ -326,7 +326,7 @@ func (s *sim) whatIfRegion(override coverage.Matcher, nodes []int, region map[in
 		if prio != nil {
 			s.setPrio(g, prio)
 		}
-		g.pinned, g.candsOK, g.failed = -1, false, false
+		g.pinned, g.cands, g.failed = -1, -1, false
 	}
 	for _, i := range idx {
 		s.dev[i] = -1
