@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"unsafe"
+
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
 
@@ -124,4 +126,13 @@ type attrSetStats struct{ hits, misses int }
 // thousand misses, only while hits are at least a quarter of the misses.
 func (s *attrSetStats) useful() bool {
 	return s.misses < 1024 || 4*s.hits >= s.misses
+}
+
+// AttrsID is the identity of an attr map: the same for nodes handed one
+// map (see above), 0 for none. Walks that work something out once per
+// attr map key their memos by it. A map value is a pointer to the
+// runtime's map, which this reads as reflect.Value.Pointer does, without
+// an interface and a call per node.
+func AttrsID(attrs map[string]*attrpb.AttrValue) uintptr {
+	return *(*uintptr)(unsafe.Pointer(&attrs))
 }

@@ -472,7 +472,7 @@ func (c *classer) add(i int, p *pnode) {
 	if p.is(pGhost) || p.look() == nil || p.look().Attrs == nil || p.op() == "_Arg" || p.op() == "_Retval" {
 		return
 	}
-	k := reflect.ValueOf(p.look().Attrs).Pointer()
+	k := graph.AttrsID(p.look().Attrs)
 	f, ok := c.recent.Get(k)
 	if !ok {
 		if f, ok = c.first[k]; !ok {

@@ -2,7 +2,6 @@ package shape
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 
@@ -97,7 +96,7 @@ func (s *Shapes) outputShapesOf(attrs map[string]*attrpb.AttrValue) []*tspb.Tens
 	if len(attrs) == 0 {
 		return nil
 	}
-	id := reflect.ValueOf(attrs).Pointer()
+	id := graph.AttrsID(attrs)
 	if l, ok := s.outputShapes.Get(id); ok {
 		return l
 	}
@@ -493,7 +492,7 @@ func (s *Shapes) node(n *graph.Node) {
 	// the op, the attrs and the inputs takes the outputs of the last node
 	// of its op and attr map (one of the last few such pairs) when its
 	// inputs are the same, compared where they are kept (sameInputs).
-	key := alikeKey{reflect.ValueOf(n.Attrs).Pointer(), n.Op}
+	key := alikeKey{graph.AttrsID(n.Attrs), n.Op}
 	a, known := s.alike.Get(key)
 	alike := known && !a.never && !s.reference && len(n.Calls()) == 0 && int(a.outs) == len(n.OutputTypes())
 	if alike && s.sameInputs(n, a) {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math/bits"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -191,7 +190,7 @@ func PrepareNodes(g *graph.Graph, scope map[*graph.Node]bool, ts []Target) *Node
 			ns.at[n.ID] = int32(i)
 		}
 		ns.bits[i] = bitsOf(n)
-		l := like{reflect.ValueOf(n.Attrs).Pointer(), n.OpDef, n.Op}
+		l := like{graph.AttrsID(n.Attrs), n.OpDef, n.Op}
 		if r, ok := recent.Get(l); ok { // none without an attr map is put
 			ns.dtypes[i], ns.key[i] = r.dt, r.k
 			ns.bits[i] |= r.f32
