@@ -119,6 +119,7 @@ func buildGraph(m *savedmodel.Model, mg *savedmodel.MetaGraph, extra []*opdefpb.
 		MetaGraph:  mg,
 		Ops:        NewOpRegistry(mg.Def.GetMetaInfoDef().GetStrippedOpList()).WithExtra(extra),
 		Signatures: mg.Signatures,
+		outputs:    new(outputsOnce),
 	}}
 	b.names = m.Format != savedmodel.FormatTFJS
 	b.plain = plain

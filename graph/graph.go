@@ -5,6 +5,8 @@
 package graph
 
 import (
+	"sync"
+
 	attrpb "github.com/wamuir/graft/tensorflow/core/framework/attr_value_go_proto"
 	fpb "github.com/wamuir/graft/tensorflow/core/framework/function_go_proto"
 	nodepb "github.com/wamuir/graft/tensorflow/core/framework/node_def_go_proto"
@@ -46,6 +48,16 @@ type Graph struct {
 	reachRoots []*Node
 	// reachable counts the nodes reachability marked Reachable.
 	reachable int
+	// outputs are PossibleOutputs' nodes, worked out once; nil for a
+	// graph Build did not make.
+	outputs *outputsOnce
+}
+
+// outputsOnce holds PossibleOutputs' nodes once worked out (a pointer in
+// Graph, which copies of a Graph share).
+type outputsOnce struct {
+	once  sync.Once
+	nodes []*Node
 }
 
 // HasOp tells whether some node of the graph, a function's included, may

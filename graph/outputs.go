@@ -19,18 +19,23 @@ var unlikelyOutputOps = map[string]bool{"Const": true, "Assign": true, "NoOp": t
 // (summarize_graph_main.cc:177-187). The rule is TF's, exactly: it does
 // not leave out PlaceholderV2, variables or a saver's nodes, nor look inside
 // functions. The nodes come in GraphDef order.
+//
+// On a graph Build made the list is worked out once (a scan asks for it
+// twice: for its report and for its placement's fetches) and shared: read
+// it, do not modify it.
 func (g *Graph) PossibleOutputs() []*Node {
 	top := g.Nodes[:g.TopLevel]
-	if len(g.Nodes) > 0 && g.edges.Keys() == len(g.Nodes) {
+	if len(g.Nodes) > 0 && g.edges.Keys() == len(g.Nodes) && g.outputs != nil {
 		// The build's consumer index tells which nodes are consumed
 		// without reading every node's inputs.
-		var out []*Node
-		for i, n := range top {
-			if len(g.edges.Of(i)) == 0 && !unlikelyOutputOps[n.Op] {
-				out = append(out, n)
+		g.outputs.once.Do(func() {
+			for i, n := range top {
+				if len(g.edges.Of(i)) == 0 && !unlikelyOutputOps[n.Op] {
+					g.outputs.nodes = append(g.outputs.nodes, n)
+				}
 			}
-		}
-		return out
+		})
+		return g.outputs.nodes
 	}
 	// A graph assembled by hand (tests, benchmarks) has no index: from
 	// the nodes' own inputs.

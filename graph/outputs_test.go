@@ -34,6 +34,10 @@ func TestPossibleOutputs(t *testing.T) {
 	}`)
 	assert.Equal(t, []string{"v2", "lonely_var", "w"}, names(g.PossibleOutputs()),
 		"guarded is consumed by a control input; y and z by data inputs")
+	// Worked out once from the build's index, as from the nodes' inputs.
+	first, again := g.PossibleOutputs(), g.PossibleOutputs()
+	assert.Same(t, &first[0], &again[0], "one list for the graph")
+	assert.Equal(t, names(first), names(WithoutIndex(g).PossibleOutputs()))
 }
 
 func TestResolveFetch(t *testing.T) {
