@@ -348,6 +348,9 @@ type builder struct {
 	lastDev  string
 	lastSpec devSpec
 	lastBad  bool
+	// lowers tells that the graph may hold an op lowerable asks of: most
+	// graphs hold none, whose nodes then need not be asked one by one.
+	lowers bool
 }
 
 func isXLAMarked(n *graph.Node) bool {
@@ -397,16 +400,23 @@ func calledFn(n *graph.Node) *graph.Function {
 }
 
 // lowerable tells a functional If, Case or While that TensorFlow lowers
-// to Switch and Merge. The ops are told apart without hashing every
-// node's op (ifOps, caseOps, whileOps).
+// to Switch and Merge.
 func lowerable(n *graph.Node) bool {
-	switch n.Op {
-	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
-	default:
+	if !functionalOp(n.Op) {
 		return false
 	}
 	a, ok := n.Attrs["_lower_using_switch_merge"]
 	return ok && a.GetB() && !isXLAMarked(n)
+}
+
+// functionalOp tells the ops lowerable lowers, without hashing the op
+// (ifOps, caseOps, whileOps).
+func functionalOp(op string) bool {
+	switch op {
+	case "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile":
+		return true
+	}
+	return false
 }
 
 // isPlaceholder tells the ops of a graph's feeds without a signature.
@@ -667,7 +677,7 @@ func (b *builder) addNode(inst *instance, gn *graph.Node) {
 		b.inlineCall(inst, gn, p, f)
 		return
 	}
-	if canExpand && lowerable(gn) {
+	if canExpand && b.lowers && lowerable(gn) {
 		if b.lower(inst, gn, p) {
 			return
 		}

@@ -220,7 +220,7 @@ func (s *sim) build() error {
 	if budget < 1_000_000 {
 		budget = 1_000_000
 	}
-	b := &builder{s: s, budget: budget}
+	b := &builder{s: s, budget: budget, lowers: s.g.HasAnyOp(functionalOp)}
 	// Every node of the model, most once, and the nodes the flattening
 	// adds (a call's arguments and results), with lentRoom's room for them.
 	s.nodes = make([]*pnode, 0, lentRoom(len(s.g.Nodes), len(s.g.Functions) > 0))
