@@ -20,7 +20,7 @@ type besideState struct {
 // placesBeside tells whether the --from source is placed beside a scan's
 // target, on a core of its own: when there is a core for it, and one
 // target, since each placement beside another holds a set of arrays of
-// its own (56–63 bytes a node), which against many targets would cost
+// its own (52–59 bytes a node), which against many targets would cost
 // more memory than one placement's time among theirs is worth.
 func placesBeside(ts *Targets, fromIdx int, opts Options) bool {
 	return fromIdx < 0 && ts.From != nil && len(ts.List) == 1 && !opts.Placement.Disabled && !opts.oneAtATime && runtime.GOMAXPROCS(0) > 1
