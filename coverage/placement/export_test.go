@@ -29,9 +29,18 @@ func FlattenedNodes(sc *Scratch) int {
 var LentRoom = lentRoom
 
 // LookupClasses are the lookup classes of the graph sc flattened as the
-// build works them out, and as lookupClasses's walk of its nodes alone
-// does.
+// build works them out, and as a walk of its nodes alone does.
 func LookupClasses(sc *Scratch) (built, walked []int32, builtN, walkedN int) {
 	walked, walkedN = lookupClasses(nil, sc.flat.nodes)
 	return sc.flat.classOf, walked, sc.flat.classes, walkedN
+}
+
+// lookupClasses is the classer's walk of nodes alone, apart from the
+// build's resolving of their inputs.
+func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
+	c := newClasser(sc, nodes)
+	for i, p := range nodes {
+		c.add(i, p)
+	}
+	return c.classes()
 }

@@ -69,7 +69,7 @@ func (sc *Scratch) Reserve(e Extent, beside bool) {
 // node (sim.firstOf, which is also the first instances' nodeIndex:
 // firstIndex), the out edges' counts, each node's lookup class and its CPU lookup
 // (cpuLookups) (room's nodes each, and one more), the class sizes
-// lookupClasses counts, each node's flags and kinds (walk), the pins of
+// classer counts, each node's flags and kinds (walk), the pins of
 // every input and the out edges of every node.
 func flatWords(n, inputs, room int) int {
 	room++

@@ -114,7 +114,7 @@ type flattened struct {
 	crossings  []crossing
 	crossAt    map[[2]int32]int32
 	// classOf is each node's lookup class, -1 for none; classes counts
-	// them (lookupClasses).
+	// them (classer).
 	classOf []int32
 	classes int
 	// withClass are the nodes whose graph node has a _class attr, made
@@ -416,24 +416,15 @@ func (sc *Scratch) Beside() *Scratch {
 	return b
 }
 
-// lookupClasses groups the nodes whose kernel lookups a matcher over a
-// coverage.Index answers alike (classSafe): nodes whose attrs are one map
-// (graph.Build, and the decoder before it, hand the nodes whose attrs are
-// alike one map, across ops too) and whose op, OpDef and whether they call
-// functions are alike. A node alone in its group is in none (-1), and so
-// are inlined calls and lowered ops (no lookup) and _Arg and _Retval
-// (system kernels). The build meets every node once when it resolves its
-// inputs (resolveAll) and classes it there (classer), while the node is
-// read anyway; this is that walk alone.
-func lookupClasses(sc *Scratch, nodes []*pnode) ([]int32, int) {
-	c := newClasser(sc, nodes)
-	for i, p := range nodes {
-		c.add(i, p)
-	}
-	return c.classes()
-}
-
-// classer puts nodes in lookup classes (lookupClasses), met in order.
+// classer puts nodes, met in order, in lookup classes: the nodes whose
+// kernel lookups a matcher over a coverage.Index answers alike
+// (classSafe), nodes whose attrs are one map (graph.Build, and the decoder
+// before it, hand the nodes whose attrs are alike one map, across ops too)
+// and whose op, OpDef and whether they call functions are alike. A node
+// alone in its class is in none (-1), and so are inlined calls and lowered
+// ops (no lookup) and _Arg and _Retval (system kernels). The build meets
+// every node once when it resolves its inputs (resolveAll) and classes it
+// there, while the node is read anyway.
 type classer struct {
 	nodes []*pnode
 	// classOf is each node's class while they are met: the first node of

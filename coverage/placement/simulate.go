@@ -43,7 +43,7 @@ type sim struct {
 	// groups them by.
 	inputsMet int
 	outCounts []int32
-	// classOf and classes are the nodes' lookup classes (lookupClasses),
+	// classOf and classes are the nodes' lookup classes (classer),
 	// which resolveAll works out as it meets each node.
 	classOf []int32
 	classes int
