@@ -230,9 +230,23 @@ var scopeKinds = func() map[string]scopeKind {
 	return m
 }()
 
+// scopeStarts are the first bytes of the scopes scopeKindOf tells apart
+// by name: most scopes of a model start with none of them, and are told
+// plain without trimming their index and hashing them.
+var scopeStarts = func() (starts [256]bool) {
+	for s := range scopeKinds {
+		starts[s[0]] = true
+	}
+	starts['g'] = true // gradients, gradient_tape
+	return starts
+}()
+
 // scopeKindOf is what scope s tells: the scopes TensorFlow builds
 // gradients in, those of a loss scale and of an optimizer, or none.
 func scopeKindOf(s string) scopeKind {
+	if s == "" || !scopeStarts[s[0]] && !strings.HasSuffix(s, "_grad") {
+		return plainScope
+	}
 	base := trimIndex(s)
 	if base == "gradients" || base == "gradient_tape" || strings.HasSuffix(s, "_grad") {
 		return gradientScope

@@ -122,3 +122,23 @@ func TestNotTraining(t *testing.T) {
 	assert.False(t, IsTraining([]Part{Forward, Input, Forward}))
 	assert.True(t, IsTraining([]Part{Forward, Optimizer}))
 }
+
+// Every scope the lists name is told by its name, with or without the
+// index TensorFlow makes it unique with; scopeKindOf's first-byte check
+// tells the others plain without looking them up.
+func TestScopeKindOfEveryListedScope(t *testing.T) {
+	want := map[string]scopeKind{"gradients": gradientScope, "gradients_3": gradientScope,
+		"gradient_tape": gradientScope, "dense_grad": gradientScope, "Relu_grad": gradientScope,
+		"dense": plainScope, "dense_1": plainScope, "model": plainScope, "": plainScope, "Adamant": plainScope}
+	for _, s := range optimizerScopes {
+		want[s], want[s+"_2"] = optimizerScope, optimizerScope
+	}
+	for _, s := range lossScaleScopes {
+		want[s], want[s+"_1"] = lossScaleScope, lossScaleScope
+	}
+	for s, k := range want {
+		if got := scopeKindOf(s); got != k {
+			t.Errorf("scopeKindOf(%q) = %d, want %d", s, got, k)
+		}
+	}
+}

@@ -153,13 +153,27 @@ func (s *sim) result() *Result {
 		for d, name := range s.devs {
 			byDev[d] = nm.index(name)
 		}
-		for id, k := range positions(at, len(dev)) {
-			if k < 0 || id >= len(s.g.Nodes) {
+		// placedAt and pinAt of every node, their arrays held in locals: a
+		// call a node would cost more than the rest of the walk.
+		first, sdev, fl := s.firstOf, s.dev, s.flat.opFlags()
+		n := min(len(dev), len(s.g.Nodes))
+		if at != nil {
+			n = min(len(at), len(s.g.Nodes))
+		}
+		for id := range n {
+			k := int32(id)
+			if at != nil {
+				if k = at[id]; k < 0 {
+					continue
+				}
+			}
+			i := first[id]
+			if i < 0 || sdev[i] < 0 {
 				continue
 			}
-			if i, ok := s.placedAt(id); ok {
-				dev[k], req[k] = byDev[s.dev[i]], 0
-				if pin := s.pinAt(i); pin != "" {
+			dev[k], req[k] = byDev[sdev[i]], 0
+			if fl[i]&flagDevField != 0 {
+				if pin := s.pinOf(s.nodes[i]); pin != "" {
 					req[k] = nm.index(pin)
 				}
 			}
