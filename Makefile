@@ -146,7 +146,7 @@ opdefs-check: $(TF_SRC)/tensorflow/core/ops/ops.pbtxt
 html-check:
 	tools/html_check/run.sh
 
-# Built-in kernel registry packs (coverage/packs/*.json.gz), regenerated from
+# Built-in kernel registry packs (coverage/packs/*.json), regenerated from
 # pinned sources by tools/registries.sh, which ends with the completeness
 # audit (tools/registries-exclusions.txt); SRC holds the vendor repositories
 # exported at the pinned commits (see docs/registries.md).

@@ -198,7 +198,7 @@ func kernelsSection(files []*tfgolden.File) string {
 			}
 		}
 		lacks := slices.Sorted(mapKeys(have))
-		fmt.Fprintf(&b, "\nOps TensorFlow %s registers CPU kernels for that tfscan's executor cannot run (%d; from coverage/packs/cpu.json.gz):\n%s.\n",
+		fmt.Fprintf(&b, "\nOps TensorFlow %s registers CPU kernels for that tfscan's executor cannot run (%d; from coverage/packs/cpu.json):\n%s.\n",
 			tfenv.Version, len(lacks), strings.Join(lacks, ", "))
 	}
 	return b.String()

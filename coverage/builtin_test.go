@@ -2,8 +2,10 @@ package coverage
 
 import (
 	"bytes"
-	"path"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,12 +96,12 @@ func TestBuiltinPacksAreCanonical(t *testing.T) {
 	packs, err := BuiltinPacks()
 	require.NoError(t, err)
 	for _, p := range packs {
-		embedded, err := builtinFS.ReadFile(path.Join("packs", p.Name+".json.gz"))
+		embedded, err := builtinFile(p.Name)
 		require.NoError(t, err)
 		clone := *p
 		var buf bytes.Buffer
-		require.NoError(t, WritePackGzip(&buf, &clone))
-		assert.True(t, bytes.Equal(embedded, buf.Bytes()), "%s is not in WritePackGzip's canonical form; regenerate with make registries", p.Name)
+		require.NoError(t, WritePack(&buf, &clone))
+		assert.True(t, bytes.Equal(embedded, buf.Bytes()), "%s is not in WritePack's canonical form; regenerate with make registries", p.Name)
 	}
 }
 
@@ -228,4 +230,26 @@ func TestBuiltinPacksDecodeOnceAtTheSameTime(t *testing.T) {
 		require.NoError(t, err)
 		assert.Same(t, got[i][0], again, name)
 	}
+}
+
+// builtinData embeds every pack file of coverage/packs, and only those, each
+// under the name its file has: a pack `make registries` adds needs its line
+// in builtin_files.go.
+func TestBuiltinDataListsEveryPackFile(t *testing.T) {
+	entries, err := os.ReadDir("packs")
+	require.NoError(t, err)
+	var files []string
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		require.True(t, ok, "%s: a built-in pack file is NAME.json", e.Name())
+		files = append(files, name)
+		data, err := os.ReadFile(filepath.Join("packs", e.Name()))
+		require.NoError(t, err)
+		embedded, err := builtinFile(name)
+		require.NoError(t, err, "%s.json is not embedded", name)
+		assert.True(t, bytes.Equal(data, embedded), "%s: the embedded bytes are not the file's", name)
+	}
+	names, err := builtinNames()
+	require.NoError(t, err)
+	assert.Equal(t, files, names)
 }

@@ -219,7 +219,7 @@ func readFileLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAllMaybeGzip(f, 0)
+	return readAllMaybeGzip(f)
 }
 
 // isPackJSON reports whether data is a JSON object with the pack format key.

@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -56,25 +55,12 @@ func BuiltinPackLazy(name string) (*Pack, error) {
 // readBuiltinLazy reads the embedded pack name lazily, or whole where it
 // cannot.
 func readBuiltinLazy(name string) (*Pack, error) {
-	if gz, err := builtinFile(name); err == nil {
-		if data, err := unzipBuiltin(gz); err == nil {
-			if p, ok := parsePackLazy(name, data); ok && p.Name == name {
-				return p, nil
-			}
+	if data, err := builtinFile(name); err == nil {
+		if p, ok := parsePackLazy(name, data); ok && p.Name == name {
+			return p, nil
 		}
 	}
 	return loadBuiltin(name) // whole, or its error
-}
-
-// unzipBuiltin is an embedded pack file's JSON, read into one buffer of
-// the size its gzip trailer records (the size modulo 4 GiB, as RFC 1952
-// has it; the packs are a few MiB).
-func unzipBuiltin(gz []byte) ([]byte, error) {
-	size := 0
-	if len(gz) >= 4 {
-		size = int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
-	}
-	return readAllMaybeGzip(bytes.NewReader(gz), size)
 }
 
 // parsePackLazy reads the document data of the built-in pack name as

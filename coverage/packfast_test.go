@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"path"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,19 +19,17 @@ import (
 	"github.com/tfscan/tfscan/internal/benchmodel"
 )
 
-// builtinPackJSON returns the uncompressed JSON of every embedded pack, by
-// name.
+// builtinPackJSON returns the JSON of every embedded pack, by name, each a
+// copy a test may change.
 func builtinPackJSON(t testing.TB) map[string][]byte {
 	t.Helper()
 	names, err := builtinNames()
 	require.NoError(t, err)
 	out := map[string][]byte{}
 	for _, name := range names {
-		gz, err := builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+		data, err := builtinFile(name)
 		require.NoError(t, err)
-		data, err := readAllMaybeGzip(bytes.NewReader(gz), 0)
-		require.NoError(t, err)
-		out[name] = data
+		out[name] = bytes.Clone(data)
 	}
 	return out
 }
@@ -325,10 +323,10 @@ func FuzzKernelLine(f *testing.F) {
 }
 
 // BenchmarkParsePack reads the CPU pack (what every scan with placement
-// reads) and every built-in pack from their gzip files as loadBuiltin does
-// (fast) and as BuiltinPackLazy does (lazy: the kernels found, none
+// reads) and every built-in pack from their embedded files as loadBuiltin
+// does (fast) and as BuiltinPackLazy does (lazy: the kernels found, none
 // decoded), with the plain decode as the same-run baseline (the plain
-// decode: io.ReadAll of the gzip stream, parsePackProtojson). A step's peak
+// decode: io.ReadAll of the file, parsePackProtojson). A step's peak
 // heap counts its packs, held to its end as the caches hold them;
 // fast-kept-MiB, lazy-kept-MiB and protojson-kept-MiB are what they hold
 // after collection.
@@ -337,11 +335,11 @@ func BenchmarkParsePack(b *testing.B) {
 	names, err := builtinNames()
 	require.NoError(b, err)
 	for _, name := range names {
-		all[name], err = builtinFS.ReadFile(path.Join("packs", name+".json.gz"))
+		all[name], err = builtinFile(name)
 		require.NoError(b, err)
 	}
-	plain := func(gz []byte) (*Pack, error) {
-		data, err := readAllMaybeGzip(bytes.NewReader(gz), 0)
+	plain := func(file []byte) (*Pack, error) {
+		data, err := io.ReadAll(bytes.NewReader(file))
 		if err != nil {
 			return nil, err
 		}
@@ -349,11 +347,7 @@ func BenchmarkParsePack(b *testing.B) {
 	}
 	// lazy is what a scan reads (BuiltinPackLazy): the pack, its kernels
 	// found but none decoded.
-	lazy := func(gz []byte) (*Pack, error) {
-		data, err := unzipBuiltin(gz)
-		if err != nil {
-			return nil, err
-		}
+	lazy := func(data []byte) (*Pack, error) {
 		p, ok := parsePackLazy("", data)
 		if !ok {
 			return nil, errors.New("not read lazily")
@@ -391,11 +385,11 @@ func BenchmarkParsePack(b *testing.B) {
 		b.Run(set.name, func(b *testing.B) {
 			benchmodel.Compare(b,
 				benchmodel.Step{Name: "protojson", Run: func() { read(plain, set.packs) }},
-				benchmodel.Step{Name: "fast", Run: func() { read(readBuiltin, set.packs) }},
+				benchmodel.Step{Name: "fast", Run: func() { read(parsePack, set.packs) }},
 				benchmodel.Step{Name: "lazy", Run: func() { read(lazy, set.packs) }},
 			)
 			b.ReportMetric(kept(plain, set.packs), "protojson-kept-MiB")
-			b.ReportMetric(kept(readBuiltin, set.packs), "fast-kept-MiB")
+			b.ReportMetric(kept(parsePack, set.packs), "fast-kept-MiB")
 			b.ReportMetric(kept(lazy, set.packs), "lazy-kept-MiB")
 		})
 	}

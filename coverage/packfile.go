@@ -55,7 +55,7 @@ type packHeader struct {
 // ReadPack reads one pack file (JSON, optionally gzip-compressed) written by
 // WritePack. It checks the provenance fields and every KernelDef.
 func ReadPack(r io.Reader) (*Pack, error) {
-	data, err := readAllMaybeGzip(r, 0)
+	data, err := readAllMaybeGzip(r)
 	if err != nil {
 		return nil, err
 	}
@@ -423,11 +423,8 @@ func allowedString(v *avpb.AttrValue) string {
 }
 
 // readAllMaybeGzip reads r, gunzipping when the data starts with the gzip
-// magic, and refuses anything that expands past maxPackBytes. size, when
-// known (an embedded pack's gzip trailer), is the size of the data read, so
-// that it is read into one buffer of its size; unknown (0), the data is read
-// by io.ReadAll.
-func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
+// magic, and refuses anything that expands past maxPackBytes.
+func readAllMaybeGzip(r io.Reader) ([]byte, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
 	var src io.Reader = br
@@ -439,17 +436,7 @@ func readAllMaybeGzip(r io.Reader, size int) ([]byte, error) {
 		defer zr.Close()
 		src = zr
 	}
-	src = io.LimitReader(src, maxPackBytes+1)
-	var data []byte
-	var err error
-	if size > 0 {
-		// bytes.MinRead spare: the read that finds EOF needs no new buffer.
-		buf := bytes.NewBuffer(make([]byte, 0, min(size, int(maxPackBytes))+bytes.MinRead))
-		_, err = buf.ReadFrom(src)
-		data = buf.Bytes()
-	} else {
-		data, err = io.ReadAll(src)
-	}
+	data, err := io.ReadAll(io.LimitReader(src, maxPackBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates tfscan's built-in kernel registry packs (coverage/packs/*.json.gz)
+# Regenerates tfscan's built-in kernel registry packs (coverage/packs/*.json)
 # from pinned sources with the extractor (tools/extract). See docs/registries.md.
 #
 # Usage: tools/registries.sh OUTDIR
@@ -97,13 +97,13 @@ tf() {
   "$EXTRACT" --source "$TF_SRC" "${TF_DIRS[@]}" --vendor Google \
     --source-ref "$TF_REF" --date "$TF_DATE" --tf-version 2.15.0 "$@"
 }
-tf --name cpu --device-type CPU -o "$out/cpu.json.gz" "${LINUX_WHEEL[@]}" --confidence-level high \
+tf --name cpu --device-type CPU -o "$out/cpu.json" "${LINUX_WHEEL[@]}" --confidence-level high \
   --note "CPU kernels of the Linux x86-64 tensorflow wheel, oneDNN included: unlabelled Quantized*/_Fused* kernels that the oneDNN layout pass rewrites, and _Mkl* kernels whose Mkl labels only that pass sets"
-tf --name default --device-type DEFAULT -o "$out/default.json.gz" "${LINUX_WHEEL[@]}" --confidence-level high \
+tf --name default --device-type DEFAULT -o "$out/default.json" "${LINUX_WHEEL[@]}" --confidence-level high \
   --note "DEVICE_DEFAULT kernels: the fallback of every non-XLA device when its own kernels do not match"
-tf --name cuda --device-type GPU -o "$out/cuda.json.gz" "${LINUX_WHEEL[@]}" --confidence-level high \
+tf --name cuda --device-type GPU -o "$out/cuda.json" "${LINUX_WHEEL[@]}" --confidence-level high \
   --note "CUDA build with MLIR-generated GPU kernels (the TF 2.15 default) and TF-TRT"
-tf --name rocm --device-type GPU -o "$out/rocm.json.gz" "${ROCM_BUILD[@]}" --confidence-level high \
+tf --name rocm --device-type GPU -o "$out/rocm.json" "${ROCM_BUILD[@]}" --confidence-level high \
   --note "ROCm build of upstream TF (not ROCm/tensorflow-upstream); the base of the derived hygon-dcu pack"
 
 xla() {
@@ -113,7 +113,7 @@ xla() {
     --type-lists tensorflow/compiler/tf2xla/kernels/conv_op_helpers.cc  \
     --vendor Google --mechanism xla_cluster --source-ref "$TF_REF" --date "$TF_DATE" --tf-version 2.15.0 "$@"
 }
-xla --name xla --device-type XLA_GPU_JIT --xla-device XLA_GPU_JIT --xla-types kGpuAllTypes -o "$out/xla.json.gz" --confidence-level medium \
+xla --name xla --device-type XLA_GPU_JIT --xla-device XLA_GPU_JIT --xla-types kGpuAllTypes -o "$out/xla.json" --confidence-level medium \
   --note "XLA GPU JIT (jit_compile / auto-clustering): ops without an OpDef in the embedded TF 2.15 OpDefs (Xla*, Addons>*) keep only their registration's own type constraints"
 
 need() { [[ -d $SRC/$1 ]] || { echo "missing $SRC/$1 (see the header of this script)" >&2; exit 2; }; }
@@ -129,20 +129,20 @@ need itex; need musa; need dml; need ascend; need canndev
   --stack-input remapper=itex/core/graph/remapper/remapper.cc --stack-input constants=itex/core/graph/remapper/constant_names.h \
   --stack-input op_types=itex/core/graph/utils/op_types.cc --stack-input post_ops=itex/core/utils/onednn/onednn_post_op_util.cc \
   --stack-input optimizer=itex/core/graph/xpu_optimizer.cc --stack-input config=itex/core/graph/optimizer_config.h \
-  -o "$out/intel-xpu.json.gz"
+  -o "$out/intel-xpu.json"
 
 "$EXTRACT" --source "$SRC/musa" --dir musa_ext --include musa_ext/kernels --include musa_ext \
   --name musa --vendor "Moore Threads" --device-type MUSA --tf-version 2.6.1 --confidence-level high \
   --source-ref "MooreThreads/tensorflow_musa_extension@083894371d7a0022d49685d155bb06a21f927312" --date 2026-07-17 \
   --note "a young, fast-moving repository built against tensorflow 2.6.1; MUSA registers Const, Identity, Shape and variables itself" \
   --stack musa-fusion --stack-input fusions=musa_ext/graph/fusion --stack-input optimizer=musa_ext/mu/optimizer/musa_graph_optimizer.cc \
-  -o "$out/musa.json.gz"
+  -o "$out/musa.json"
 
 "$EXTRACT" --style dml --source "$SRC/dml" --dir tfdml/kernels --op-defs tfdml/runtime_adapter/op_defs_core.h \
   --name directml --vendor Microsoft --device-type GPU --tf-version 2.12 --confidence-level medium \
   --source-ref "microsoft/tensorflow-directml-plugin@6c3e918359b70fb4f0de9d703eb8aa56a8cd3592" --date 2023-10-24 \
   --note "development paused in 2023; pairs with tensorflow-cpu 2.12; device type GPU collides with CUDA; DEFAULT kernels are inherited from TensorFlow and not in this pack" \
-  -o "$out/directml.json.gz"
+  -o "$out/directml.json"
 
 "$EXTRACT" --style ascend --source "$SRC" \
   --dir canndev/ops/built-in/framework/tf_plugin --dir ascend/tf_adapter_2.x/npu_device/core/npu_device.cpp \
@@ -160,38 +160,38 @@ need itex; need musa; need dml; need ascend; need canndev
   --name ascend --vendor Huawei --device-type NPU --mechanism graph_offload --tf-version 2.6.5 --confidence-level low \
   --source-ref "canndev mirror dengguojie/vue-element-admin@7d77ce32d0541475052616d118df360baf50a5f5 + Ascend/tensorflow@085a7b2e7feac20dae2e3371fe08ea34296ea9fc" --date 2022-06-30 \
   --note "LOW-MEDIUM confidence: an upper bound from CANN parser plugins, not CANN's npu_supported_ops.json (not public); dtypes are input0 of the Ascend IR op on ascend910 AI Core or AI CPU only, and many ops choose dtypes at run time; Const, _Arg, _Retval, StringJoin and *Dataset ops are kept off the NPU by the adapter" \
-  -o "$out/ascend.json.gz"
+  -o "$out/ascend.json"
 # Derived packs (docs/registries.md, "Derived packs"): stacks that publish no
 # registry but whose public material shows they run TensorFlow's own kernels.
 HIST=$TF_SRC/tensorflow/core/ops/compat
 NO_OP_DATES="not possible for a TensorFlow 2.x stack from the TF 2.15 tree: the GraphDef version history in tensorflow/core/public/version.h names ops only up to version 30 (2019-05-09, before TF 2.0) and is date-based after it, ops_history_v2 records no release per op, and RELEASE.md names few new ops; ops added after that release are counted as covered"
-"$TFSCAN" registry derive --base "$out/cuda.json.gz" --name iluvatar-corex --vendor "Iluvatar CoreX" --device-type GPU \
+"$TFSCAN" registry derive --base "$out/cuda.json" --name iluvatar-corex --vendor "Iluvatar CoreX" --device-type GPU \
   --tf-version 2.6.5 --confidence-level low \
   --rule "TensorFlow's CUDA kernels (GOOGLE_CUDA build), device type GPU, as rebuilt by Iluvatar for its CUDA-compatible CoreX stack" \
   --evidence "Deep-Spark/DeepSparkHub models/hpc/molecular_dynamics/water_se_e2_a/tensorflow/README.md@6aa8a871: pip3 install tensorflow-2.6.5+corex.3.1.0-cp38-cp38-linux_x86_64.whl (BI_SDK3.1.0), export CUDA_VISIBLE_DEVICES=0" \
   --evidence "Deep-Spark/DeepSparkHub cv/classification/alexnet/tensorflow/run_train_alexnet_multigpu_imagenet.sh@2c1806f1: upstream tf_cnn_benchmarks.py --num_gpus=\${IX_NUM_CUDA_VISIBLE_DEVICES}, TF_CUDNN_USE_AUTOTUNE=1" \
   --version-check "$NO_OP_DATES; low because TF 2.6.5 is nine releases older than the base pack and which kernels CoreX leaves out is not public" \
-  -o "$out/iluvatar-corex.json.gz"
-"$TFSCAN" registry derive --base "$out/rocm.json.gz" --name hygon-dcu --vendor Hygon --device-type GPU \
+  -o "$out/iluvatar-corex.json"
+"$TFSCAN" registry derive --base "$out/rocm.json" --name hygon-dcu --vendor Hygon --device-type GPU \
   --tf-version 2.13.1 --confidence-level medium \
   --rule "TensorFlow's ROCm kernels (TENSORFLOW_USE_ROCM build), device type GPU, as built by Hygon's DAS on DTK, a ROCm-compatible stack (HIP, MIOpen)" \
   --evidence "onescience-ai/OneScience-examples models/biosciences/LSTM-CDRs/README.md@f95f98f6: tensorflow-2.13.1+das.opt1.dtk2604-cp311 wheel from download.sourcefind.cn (DAS1.8), module load compiler/dtk/26.04" \
   --evidence "JoeNan1/MAD-YOLO README.md (a copy of the DAS TensorFlow README): tensorflow 2.13.1, DCU package 2.13.1+das.opt1.dtk24042, no TensorFlow above 2.14 yet" \
   --evidence "HYGON-AI/xla-das docs/das/BUILDING.md@0ecca389: xla-das is built on ROCm/xla; DTK provides HIP, hipBLASLt and MIOpen" \
   --version-check "$NO_OP_DATES; TF 2.13.1 is two releases older than the base pack" \
-  -o "$out/hygon-dcu.json.gz"
-"$TFSCAN" registry derive --base "$out/xla.json.gz" --name enflame-gcu --vendor Enflame --device-type XLA_DTU \
+  -o "$out/hygon-dcu.json"
+"$TFSCAN" registry derive --base "$out/xla.json" --name enflame-gcu --vendor Enflame --device-type XLA_DTU \
   --tf-version 1.x --confidence-level low \
   --rule "what tf2xla lowers (REGISTER_XLA_OP), on an XLA device named XLA_DTU in a TensorFlow 1.x fork; dtypes are those of the XLA GPU backend (the DTU's are not public)" \
   --evidence "EnflameTechnology/ModelZoo training/tensorflow/vision/resnet/run_classify.py@afc077c3: device options dtu and xla_dtu, TF 1.x APIs (tf.app.flags, tf.contrib.compiler.jit, tf.Session), config.dtu_options (a forked ConfigProto)" \
   --evidence "EnflameTechnology/ModelZoo training/tensorflow/vision/resnet/README.md@afc077c3: --device cpu|dtu|gpu; dtu and _dtu in the source refer to gcu; ENFLAME_ENABLE_TF32" \
   --version-check "ops recorded in TensorFlow's op history for major version 2 (tensorflow/core/ops/compat/ops_history_v2) but in neither ops_history.v0.pbtxt nor ops_history_v1 did not exist in any TensorFlow 1.x release; ops outside those histories (internal _ ops, Xla* ops) cannot be dated. Not verified: which device name (dtu or xla_dtu) the fork registers, and whether it lowers through tf2xla at all (tops_models.common_utils.device_mapping is not public)" \
   --known-ops "$HIST/ops_history.v0.pbtxt" --known-ops "$HIST/ops_history_v1" --recorded-ops "$HIST/ops_history_v2" \
-  -o "$out/enflame-gcu.json.gz"
+  -o "$out/enflame-gcu.json"
 
 # The completeness check: every literal kernel registration in the non-test
 # sources of the pinned TensorFlow tree is in a pack for its device type or
 # on tools/registries-exclusions.txt with the reason.
 "$TFSCAN" registry audit --source "$TF_SRC" --exclusions tools/registries-exclusions.txt \
-  --pack CPU="$out/cpu.json.gz" --pack GPU="$out/cuda.json.gz" --pack GPU="$out/rocm.json.gz" \
-  --pack DEFAULT="$out/default.json.gz" --pack XLA="$out/xla.json.gz"
+  --pack CPU="$out/cpu.json" --pack GPU="$out/cuda.json" --pack GPU="$out/rocm.json" \
+  --pack DEFAULT="$out/default.json" --pack XLA="$out/xla.json"
