@@ -23,14 +23,16 @@ type lazyKernels struct {
 	// name is the built-in pack's: complete decodes it whole.
 	name string
 	data []byte
-	// at is where each op's kernels start in data, in pack order.
-	at map[string][]int32
+	// at is each op's kernels: where in starts they are, in pack order;
+	// starts is where each kernel starts in data. A pack lists an op's
+	// kernels together (WritePack sorts them by op).
+	at     map[string]kernelSpan
+	starts []int32
+	// last is the op whose kernels are being found, and where in starts
+	// they begin.
+	last opRun
 	// devices are the device types the kernels name, each once.
 	devices []string
-	// run is the op whose kernels array is recording, and where they
-	// start: a pack lists an op's kernels together.
-	run   string
-	runAt []int32
 
 	mu      sync.Mutex
 	d       *kernelDecoder
@@ -68,7 +70,10 @@ func readBuiltinLazy(name string) (*Pack, error) {
 // where it cannot, or where the kernels name a device type other than the
 // pack's and DEFAULT.
 func parsePackLazy(name string, data []byte) (*Pack, bool) {
-	lk := &lazyKernels{name: name, data: data, at: map[string][]int32{}, decoded: map[string][]*kdpb.KernelDef{}}
+	// The built-in packs' kernel lines are under 200 bytes, and an op's
+	// kernels about a kilobyte.
+	lk := &lazyKernels{name: name, data: data, at: make(map[string]kernelSpan, len(data)/1024),
+		starts: make([]int32, 0, len(data)/128), decoded: map[string][]*kdpb.KernelDef{}}
 	d := newKernelDecoder()
 	d.index = lk
 	p, ok := d.pack(data)
@@ -87,27 +92,41 @@ func parsePackLazy(name string, data []byte) (*Pack, bool) {
 
 // array records the kernels array at b[i:] (i at its first kernel) and
 // returns its end, or -1. A kernel starts as WritePack writes it, with its
-// op and device type; what follows is checked where it is decoded.
+// op and device type, and ends where its line does; what follows is
+// checked where it is decoded. An op whose kernels are not together is
+// refused, as is a kernel its line does not end.
 func (lk *lazyKernels) array(d *kernelDecoder, b []byte, i int) int {
 	c := &d.cur
+	// The last kernel's op and device type, quoted: most kernels repeat
+	// them, which a comparison tells without reading them again.
+	var op, dev []byte
 	for {
 		c.b, c.i = b, i
 		if !c.lit(`{"op":`) {
 			return -1
 		}
-		op, ok := d.strLast(c, &d.lastOp)
-		if !ok || !c.lit(`,"device_type":`) {
+		if !c.same(op) {
+			o, ok := c.str()
+			if !ok || !lk.startOp(string(o)) {
+				return -1
+			}
+			op = b[i+len(`{"op":`) : c.i]
+		}
+		if !c.lit(`,"device_type":`) {
 			return -1
 		}
-		dev, ok := d.strLast(c, &d.lastDevice)
-		if !ok {
-			return -1
+		if at := c.i; !c.same(dev) {
+			dv, ok := c.str()
+			if !ok {
+				return -1
+			}
+			if !slices.Contains(lk.devices, string(dv)) {
+				lk.devices = append(lk.devices, string(dv))
+			}
+			dev = b[at:c.i]
 		}
-		if !slices.Contains(lk.devices, dev) {
-			lk.devices = append(lk.devices, dev)
-		}
-		lk.record(op, int32(i))
-		e := skipLine(b, i)
+		lk.starts = append(lk.starts, int32(i))
+		e := kernelEnd(b, c.i)
 		if e < 0 {
 			return -1
 		}
@@ -115,7 +134,7 @@ func (lk *lazyKernels) array(d *kernelDecoder, b []byte, i int) int {
 			return -1
 		}
 		if b[i] == ']' {
-			lk.record("", -1)
+			lk.endOp()
 			return i + 1
 		}
 		if b[i] != ',' {
@@ -125,33 +144,59 @@ func (lk *lazyKernels) array(d *kernelDecoder, b []byte, i int) int {
 	}
 }
 
-// skipLine returns the end of the kernel at b[i:], or -1: WritePack writes
-// one kernel a line, which ends where the line does when that leaves its
-// braces and brackets balanced (its strings hold neither); otherwise as
-// skipValue finds it.
-func skipLine(b []byte, i int) int {
-	e := bytes.IndexByte(b[i:], '\n')
-	if e > 0 {
-		line := b[i : i+e]
-		line = bytes.TrimSuffix(line, []byte(","))
-		if line[len(line)-1] == '}' && bytes.Count(line, []byte("{")) == bytes.Count(line, []byte("}")) &&
-			bytes.Count(line, []byte("[")) == bytes.Count(line, []byte("]")) && bytes.IndexByte(line, '\\') < 0 {
-			return i + len(line)
-		}
+// same reads q, a string as read before with its quotes, when the cursor
+// is at it; a nil q is never the same.
+func (c *cursor) same(q []byte) bool {
+	if q == nil || !bytes.HasPrefix(c.b[c.i:], q) {
+		return false
 	}
-	return skipValue(b, i)
+	c.i += len(q)
+	return true
 }
 
-// record notes that a kernel of op starts at at; op "" ends the array.
-func (lk *lazyKernels) record(op string, at int32) {
-	if op != lk.run || op == "" {
-		if lk.run != "" {
-			lk.at[lk.run] = append(lk.at[lk.run], lk.runAt...)
-		}
-		lk.run, lk.runAt = op, lk.runAt[:0]
+// kernelEnd returns the end of the kernel whose line goes on at b[i:]:
+// where the line ends, before a comma, when it ends the object (WritePack
+// writes one kernel a line, and its strings hold no line break); else -1.
+func kernelEnd(b []byte, i int) int {
+	e := bytes.IndexByte(b[i:], '\n')
+	if e <= 0 {
+		return -1
 	}
-	if op != "" {
-		lk.runAt = append(lk.runAt, at)
+	e += i
+	if b[e-1] == ',' {
+		e--
+	}
+	if b[e-1] != '}' {
+		return -1
+	}
+	return e
+}
+
+// kernelSpan is a range of lazyKernels.starts.
+type kernelSpan struct{ off, n int32 }
+
+// opRun is an op and where in lazyKernels.starts its kernels begin.
+type opRun struct {
+	op  string
+	off int32
+}
+
+// startOp ends the last op's kernels (endOp) and starts op's; false for
+// no op, or one whose kernels were met before.
+func (lk *lazyKernels) startOp(op string) bool {
+	lk.endOp()
+	if _, ok := lk.at[op]; ok || op == "" {
+		return false
+	}
+	lk.last = opRun{op, int32(len(lk.starts))}
+	return true
+}
+
+// endOp ends the last op's kernels, if any.
+func (lk *lazyKernels) endOp() {
+	if lk.last.op != "" {
+		lk.at[lk.last.op] = kernelSpan{lk.last.off, int32(len(lk.starts)) - lk.last.off}
+		lk.last = opRun{}
 	}
 }
 
@@ -163,8 +208,9 @@ func (lk *lazyKernels) kernels(op string) []*kdpb.KernelDef {
 	if ks, ok := lk.decoded[op]; ok {
 		return ks
 	}
-	ks := make([]*kdpb.KernelDef, 0, len(lk.at[op]))
-	for _, at := range lk.at[op] {
+	sp := lk.at[op]
+	ks := make([]*kdpb.KernelDef, 0, sp.n)
+	for _, at := range lk.starts[sp.off : sp.off+sp.n] {
 		k, _ := lk.d.anyKernel(lk.data, int(at))
 		if k == nil || checkKernel(k) != nil {
 			// Not the pack BuiltinPack reads (which refuses it): that
