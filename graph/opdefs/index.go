@@ -1,11 +1,8 @@
 package opdefs
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	opdefpb "github.com/wamuir/graft/tensorflow/core/framework/op_def_go_proto"
@@ -27,11 +24,7 @@ type Index struct {
 
 // Embedded is the Index of the embedded OpList, made once.
 var Embedded = sync.OnceValues(func() (*Index, error) {
-	raw, err := unzipped()
-	if err != nil {
-		return nil, err
-	}
-	x, err := NewIndex(raw)
+	x, err := NewIndex(opsPb)
 	if err != nil {
 		return nil, fmt.Errorf("embedded opdefs: %w", err)
 	}
@@ -134,17 +127,4 @@ func (x *Index) Lookup(op string) (*opdefpb.OpDef, error) {
 	}
 	got, _ := x.defs.LoadOrStore(op, d)
 	return got.(*opdefpb.OpDef), nil
-}
-
-// unzipped is the embedded OpList's encoding.
-func unzipped() ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(opsPbGz))
-	if err != nil {
-		return nil, fmt.Errorf("embedded opdefs: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("embedded opdefs: %w", err)
-	}
-	return raw, nil
 }

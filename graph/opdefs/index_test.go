@@ -164,11 +164,7 @@ func BenchmarkEmbedded(b *testing.B) {
 	})
 	b.Run("Index", func(b *testing.B) {
 		for b.Loop() {
-			raw, err := unzipped()
-			if err != nil {
-				b.Fatal(err)
-			}
-			x, err := NewIndex(raw)
+			x, err := NewIndex(opsPb)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -2,7 +2,7 @@
 // release named by TFVersion plus the underscore-prefixed internal ops
 // TensorFlow registers only in C++ (_FusedConv2D, _Arg, _Send, ...).
 //
-// ops.pb.gz and zz_generated.go are generated; do not edit them. To
+// ops.pb and zz_generated.go are generated; do not edit them. To
 // regenerate from a TensorFlow source tree (by default the Go module cache
 // copy of github.com/tensorflow/tensorflow@v2.15.0+incompatible):
 //
@@ -24,18 +24,16 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-//go:embed ops.pb.gz
-var opsPbGz []byte
+// opsPb is the OpList's encoding, read in place: nothing decodes into it.
+//
+//go:embed ops.pb
+var opsPb []byte
 
 // Load decodes the whole embedded OpList. Each call returns a fresh copy;
 // Embedded decodes only the ops asked for.
 func Load() (*opdefpb.OpList, error) {
-	raw, err := unzipped()
-	if err != nil {
-		return nil, err
-	}
 	list := &opdefpb.OpList{}
-	if err := proto.Unmarshal(raw, list); err != nil {
+	if err := proto.Unmarshal(opsPb, list); err != nil {
 		return nil, fmt.Errorf("embedded opdefs: %w", err)
 	}
 	return list, nil

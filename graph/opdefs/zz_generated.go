@@ -2,10 +2,10 @@
 
 package opdefs
 
-// TFVersion is the TensorFlow release ops.pb.gz was generated from.
+// TFVersion is the TensorFlow release ops.pb was generated from.
 const TFVersion = "2.15.0"
 
-// NumOps is the number of OpDefs in ops.pb.gz.
+// NumOps is the number of OpDefs in ops.pb.
 const NumOps = 1695
 
 // Source says where the OpDefs came from.

@@ -1,4 +1,4 @@
-// Command opdefgen regenerates graph/opdefs/ops.pb.gz and
+// Command opdefgen regenerates graph/opdefs/ops.pb and
 // graph/opdefs/zz_generated.go from a TensorFlow source tree; with -check it
 // regenerates in memory and fails when the committed files differ.
 //
@@ -54,7 +54,7 @@ func run(tf, out string, check bool) error {
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"ops.pb.gz": pb, "zz_generated.go": opdefgen.GoSource(res)}
+	files := map[string][]byte{"ops.pb": pb, "zz_generated.go": opdefgen.GoSource(res)}
 	for name, want := range files {
 		p := filepath.Join(out, name)
 		if check {
