@@ -94,7 +94,9 @@ func parsePackLazy(name string, data []byte) (*Pack, bool) {
 // returns its end, or -1. A kernel starts as WritePack writes it, with its
 // op and device type, and ends where its line does; what follows is
 // checked where it is decoded. An op whose kernels are not together is
-// refused, as is a kernel its line does not end.
+// refused, as is a kernel its line does not end; a second kernel on a line
+// would go unseen, which the built-in packs, WritePack's bytes
+// (TestBuiltinPacksAreCanonical), never have.
 func (lk *lazyKernels) array(d *kernelDecoder, b []byte, i int) int {
 	c := &d.cur
 	// The last kernel's op and device type, quoted: most kernels repeat
