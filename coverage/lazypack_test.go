@@ -74,3 +74,43 @@ func TestParsePackLazyFindsEachOpsKernels(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParsePackLazy reads any bytes lazily, and where they are a pack in
+// WritePack's bytes (what the lazy read is for: the built-in packs), gives
+// each op the kernels the whole decode gives it.
+func FuzzParsePackLazy(f *testing.F) {
+	var good bytes.Buffer
+	require.NoError(f, WritePack(&good, samplePack()))
+	f.Add(good.Bytes())
+	for _, p := range builtinPackJSON(f) {
+		lines := kernelLines(p)
+		f.Add(packWithKernels(f, string(lines[0]), string(lines[len(lines)-1])))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lazy, ok := parsePackLazy("", data)
+		if !ok {
+			return
+		}
+		whole, err := parsePack(data)
+		if err != nil {
+			return
+		}
+		// WritePack sorts and normalizes the kernels it is given: a
+		// second decode's, so that whole's stay as read.
+		canon, err := parsePack(data)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		if WritePack(&buf, canon) != nil || !bytes.Equal(buf.Bytes(), data) {
+			return
+		}
+		for _, op := range whole.Ops() {
+			var want []*kdpb.KernelDef
+			for _, k := range whole.Kernels {
+				if k.GetOp() == op {
+					want = append(want, k)
+				}
+			}
+			requireSameKernels(t, want, lazy.lazy.kernels(op), op)
+		}
+	})
+}
