@@ -217,10 +217,17 @@ const (
 	optimizerScope
 )
 
-// scopeKinds are the scopes lossScaleScopes and optimizerScopes list, by
-// the name their index is trimmed to.
+// gradientScopes are the scopes TensorFlow builds gradients in, besides
+// an op's own NAME_grad: tf.gradients' and a GradientTape's.
+var gradientScopes = []string{"gradients", "gradient_tape"}
+
+// scopeKinds are the scopes gradientScopes, lossScaleScopes and
+// optimizerScopes list, by the name their index is trimmed to.
 var scopeKinds = func() map[string]scopeKind {
 	m := map[string]scopeKind{}
+	for _, s := range gradientScopes {
+		m[s] = gradientScope
+	}
 	for _, s := range lossScaleScopes {
 		m[s] = lossScaleScope
 	}
@@ -237,7 +244,6 @@ var scopeStarts = func() (starts [256]bool) {
 	for s := range scopeKinds {
 		starts[s[0]] = true
 	}
-	starts['g'] = true // gradients, gradient_tape
 	return starts
 }()
 
@@ -247,11 +253,10 @@ func scopeKindOf(s string) scopeKind {
 	if s == "" || !scopeStarts[s[0]] && !strings.HasSuffix(s, "_grad") {
 		return plainScope
 	}
-	base := trimIndex(s)
-	if base == "gradients" || base == "gradient_tape" || strings.HasSuffix(s, "_grad") {
+	if strings.HasSuffix(s, "_grad") {
 		return gradientScope
 	}
-	return scopeKinds[base]
+	return scopeKinds[trimIndex(s)]
 }
 
 // trimIndex drops the "_<n>" TensorFlow appends to make a scope unique
